@@ -1,0 +1,87 @@
+package storage
+
+import (
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Batch is a set of writes applied atomically by Commit. A Batch is not safe
+// for concurrent use. Close must be called, committed or not.
+type Batch struct {
+	b       *pebble.Batch
+	s       *Store
+	indexed bool
+}
+
+// Set writes value under key. The batch copies both.
+func (b *Batch) Set(key, value []byte) error {
+	if err := b.b.Set(key, value, nil); err != nil {
+		return fmt.Errorf("storage: batch set: %w", err)
+	}
+	return nil
+}
+
+// Delete removes key.
+func (b *Batch) Delete(key []byte) error {
+	if err := b.b.Delete(key, nil); err != nil {
+		return fmt.Errorf("storage: batch delete: %w", err)
+	}
+	return nil
+}
+
+// DeleteRange removes every key in [start, end).
+func (b *Batch) DeleteRange(start, end []byte) error {
+	if err := b.b.DeleteRange(start, end, nil); err != nil {
+		return fmt.Errorf("storage: batch delete range: %w", err)
+	}
+	return nil
+}
+
+// Get reads key through the batch: its own writes over the latest state of
+// the store. Only an indexed batch can be read.
+func (b *Batch) Get(key []byte) ([]byte, error) {
+	if !b.indexed {
+		return nil, ErrNotIndexed
+	}
+	return get(b.b, key)
+}
+
+// NewIter iterates [lower, upper) through the batch. Only an indexed batch
+// can be read.
+func (b *Batch) NewIter(lower, upper []byte) (*Iter, error) {
+	if !b.indexed {
+		return nil, ErrNotIndexed
+	}
+	return newIter(b.b, lower, upper)
+}
+
+// Count returns the number of writes in the batch.
+func (b *Batch) Count() uint32 { return b.b.Count() }
+
+// Empty reports whether the batch holds no writes.
+func (b *Batch) Empty() bool { return b.b.Empty() }
+
+// Len returns the size of the batch's representation in bytes.
+func (b *Batch) Len() int { return b.b.Len() }
+
+// Commit applies the batch atomically with the store's durability: under
+// DurabilitySync it returns once the log is fsynced.
+func (b *Batch) Commit() error {
+	if b.s.closed.Load() {
+		return ErrClosed
+	}
+	if b.b.Empty() {
+		return nil
+	}
+	if err := b.b.Commit(b.s.writeOpt); err != nil {
+		return fmt.Errorf("storage: commit: %w", err)
+	}
+	if b.s.writeOpt != pebble.Sync {
+		b.s.dirty.Store(true)
+	}
+	return nil
+}
+
+// Close releases the batch. Writes not committed are discarded.
+func (b *Batch) Close() error { return b.b.Close() }

@@ -1,0 +1,65 @@
+package storage
+
+import (
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Iter walks keys in order within its bounds. Key and Value are valid only
+// until the next call that moves the iterator. An Iter must be closed.
+type Iter struct {
+	it *pebble.Iterator
+}
+
+func newIter(r pebbleReader, lower, upper []byte) (*Iter, error) {
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, fmt.Errorf("storage: new iterator: %w", err)
+	}
+	return &Iter{it: it}, nil
+}
+
+// First moves to the first key; it reports whether one exists.
+func (i *Iter) First() bool { return i.it.First() }
+
+// Last moves to the last key; it reports whether one exists.
+func (i *Iter) Last() bool { return i.it.Last() }
+
+// Next moves to the next key; it reports whether one exists.
+func (i *Iter) Next() bool { return i.it.Next() }
+
+// Prev moves to the previous key; it reports whether one exists.
+func (i *Iter) Prev() bool { return i.it.Prev() }
+
+// SeekGE moves to the first key >= key.
+func (i *Iter) SeekGE(key []byte) bool { return i.it.SeekGE(key) }
+
+// SeekLT moves to the last key < key.
+func (i *Iter) SeekLT(key []byte) bool { return i.it.SeekLT(key) }
+
+// Valid reports whether the iterator is on a key.
+func (i *Iter) Valid() bool { return i.it.Valid() }
+
+// Key returns the current key.
+func (i *Iter) Key() []byte { return i.it.Key() }
+
+// Value returns the current value.
+func (i *Iter) Value() []byte {
+	v, err := i.it.ValueAndErr()
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// Error returns the first error the iterator met, if any.
+func (i *Iter) Error() error { return i.it.Error() }
+
+// Close releases the iterator and returns its error, if any.
+func (i *Iter) Close() error {
+	if err := i.it.Close(); err != nil {
+		return fmt.Errorf("storage: iterator: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package storage
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Durability says when a committed write is safe from a power failure.
+type Durability int
+
+const (
+	// DurabilityGroup acknowledges a write once it is in the write-ahead log
+	// and fsyncs the log at least every GroupSyncInterval. A crash of the
+	// process loses nothing; a power failure loses at most the writes of the
+	// last interval. This is the default, like MongoDB's journal commit
+	// interval and Redis's appendfsync everysec.
+	DurabilityGroup Durability = iota
+	// DurabilitySync fsyncs the write-ahead log before a write is
+	// acknowledged: an acknowledged write survives a power failure.
+	DurabilitySync
+)
+
+// String returns the flag spelling of d.
+func (d Durability) String() string {
+	switch d {
+	case DurabilitySync:
+		return "sync"
+	case DurabilityGroup:
+		return "group"
+	default:
+		return fmt.Sprintf("Durability(%d)", int(d))
+	}
+}
+
+// ParseDurability parses the flag spelling of a durability mode.
+func ParseDurability(s string) (Durability, error) {
+	switch s {
+	case "sync":
+		return DurabilitySync, nil
+	case "group", "":
+		return DurabilityGroup, nil
+	default:
+		return 0, fmt.Errorf("storage: unknown durability %q (want sync or group)", s)
+	}
+}
+
+// Options configure a Store.
+type Options struct {
+	// Dir is the data directory. It is created if missing.
+	Dir string
+	// InMemory keeps everything in memory (tests); Dir is then only a name.
+	InMemory bool
+	// Durability is the durability mode; the zero value is DurabilityGroup.
+	Durability Durability
+	// GroupSyncInterval is the longest time between log fsyncs under
+	// DurabilityGroup; zero means 100 ms.
+	GroupSyncInterval time.Duration
+	// CacheSize is the block cache size in bytes; zero means 64 MiB.
+	CacheSize int64
+	// Logger receives Pebble's informational and error messages; nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// EnsureDefaults fills in the zero fields with their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.GroupSyncInterval == 0 {
+		o.GroupSyncInterval = 100 * time.Millisecond
+	}
+	if o.CacheSize == 0 {
+		o.CacheSize = 64 << 20
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// Validate reports the first invalid option.
+func (o *Options) Validate() error {
+	if o.Dir == "" && !o.InMemory {
+		return fmt.Errorf("storage: no data directory given")
+	}
+	if o.Durability != DurabilityGroup && o.Durability != DurabilitySync {
+		return fmt.Errorf("storage: unknown durability %d", o.Durability)
+	}
+	if o.GroupSyncInterval < 0 {
+		return fmt.Errorf("storage: negative group sync interval %s", o.GroupSyncInterval)
+	}
+	return nil
+}
