@@ -1,0 +1,45 @@
+package docdb
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// Engine is the document database on one storage.Store. It is safe for
+// concurrent use. Its methods are in api.go.
+type Engine struct {
+	opts  Options
+	store *storage.Store
+
+	// mu guards the catalog cache. Catalog changes commit to storage and
+	// update the cache under mu held for writing; readers take mu for
+	// reading to load a collection's metadata together with a storage
+	// snapshot, so the two always agree.
+	mu    sync.RWMutex
+	cat   *catalog
+	close sync.Once
+}
+
+// Open opens the document database on opts.Store, loading its catalog.
+func Open(opts Options) (*Engine, error) {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: opts, store: opts.Store}
+	cat, err := loadCatalog(e.store)
+	if err != nil {
+		return nil, fmt.Errorf("docdb: load catalog: %w", err)
+	}
+	e.cat = cat
+	return e, nil
+}
+
+// Close unregisters the Engine's expiry sources. It does not close the
+// store, which the caller owns.
+func (e *Engine) Close() error {
+	e.close.Do(e.unregisterAllSources)
+	return nil
+}

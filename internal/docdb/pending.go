@@ -1,0 +1,95 @@
+package docdb
+
+// This file holds the bodies of API methods not implemented yet; each
+// returns NotImplemented (238) until its real implementation replaces it.
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+var errPending = mongoerr.New(mongoerr.NotImplemented, "not implemented yet")
+
+type catalog struct{}
+
+func loadCatalog(*storage.Store) (*catalog, error) { return &catalog{}, nil }
+
+func (e *Engine) unregisterAllSources() {}
+
+func (e *Engine) createCollection(context.Context, string, string, bson.D) error { return errPending }
+func (e *Engine) dropCollection(context.Context, string, string) (bool, error) {
+	return false, errPending
+}
+func (e *Engine) dropDatabase(context.Context, string) error { return errPending }
+func (e *Engine) listDatabases(context.Context) ([]DatabaseInfo, error) {
+	return nil, errPending
+}
+func (e *Engine) listCollections(context.Context, string, bson.D, bool) ([]bson.D, error) {
+	return nil, errPending
+}
+func (e *Engine) renameCollection(context.Context, string, string, string, string, bool) error {
+	return errPending
+}
+func (e *Engine) collMod(context.Context, string, string, bson.D) (bson.D, error) {
+	return nil, errPending
+}
+func (e *Engine) createIndexes(context.Context, string, string, []bson.D) (CreateIndexesResult, error) {
+	return CreateIndexesResult{}, errPending
+}
+func (e *Engine) listIndexes(context.Context, string, string) ([]bson.D, error) {
+	return nil, errPending
+}
+func (e *Engine) dropIndexes(context.Context, string, string, any) (int, error) {
+	return 0, errPending
+}
+func (e *Engine) find(context.Context, string, string, FindRequest) (Cursor, error) {
+	return nil, errPending
+}
+func (e *Engine) count(context.Context, string, string, CountRequest) (int64, error) {
+	return 0, errPending
+}
+func (e *Engine) distinct(context.Context, string, string, DistinctRequest) (bson.A, error) {
+	return nil, errPending
+}
+func (e *Engine) aggregate(context.Context, string, string, AggregateRequest) (Cursor, error) {
+	return nil, errPending
+}
+func (e *Engine) insert(context.Context, string, string, InsertRequest) (InsertResult, error) {
+	return InsertResult{}, errPending
+}
+func (e *Engine) update(context.Context, string, string, UpdateRequest) (UpdateResult, error) {
+	return UpdateResult{}, errPending
+}
+func (e *Engine) delete(context.Context, string, string, DeleteRequest) (DeleteResult, error) {
+	return DeleteResult{}, errPending
+}
+func (e *Engine) findAndModify(context.Context, string, string, FindAndModifyRequest) (FindAndModifyResult, error) {
+	return FindAndModifyResult{}, errPending
+}
+func (e *Engine) explainFind(context.Context, string, string, FindRequest, Verbosity) (bson.D, error) {
+	return nil, errPending
+}
+func (e *Engine) explainCount(context.Context, string, string, CountRequest, Verbosity) (bson.D, error) {
+	return nil, errPending
+}
+func (e *Engine) explainDistinct(context.Context, string, string, DistinctRequest, Verbosity) (bson.D, error) {
+	return nil, errPending
+}
+func (e *Engine) explainAggregate(context.Context, string, string, AggregateRequest, Verbosity) (bson.D, error) {
+	return nil, errPending
+}
+func (e *Engine) explainUpdate(context.Context, string, string, UpdateStatement, Verbosity) (bson.D, error) {
+	return nil, errPending
+}
+func (e *Engine) explainDelete(context.Context, string, string, DeleteStatement, Verbosity) (bson.D, error) {
+	return nil, errPending
+}
+func (e *Engine) dbStats(context.Context, string) (DBStats, error) { return DBStats{}, errPending }
+func (e *Engine) collStats(context.Context, string, string) (CollStats, error) {
+	return CollStats{}, errPending
+}
+func (e *Engine) check(context.Context) error { return errPending }
