@@ -1,0 +1,345 @@
+package expiry
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"time"
+)
+
+// pass runs one pass: sub-passes until no source has due items left (as of
+// the time the pass started), as MongoDB's _doTTLPass does. periodic says
+// the sleep ran into its ttlMonitorSleepSecs bound, so every source is asked
+// for its next due time, not only those known or hinted to be due.
+func (e *Engine) pass(ctx context.Context, periodic bool) {
+	passNow := e.now()
+	nowMs := passNow.UnixMilli()
+	e.sleepUntil.Store(math.MinInt64)
+	e.sw.backoff.evaluate(passNow, &e.fg)
+	e.mu.Lock()
+	e.pub.inPass, e.pub.passNow, e.pub.lastPassStart = true, passNow, passNow
+	e.publishBackoffLocked()
+	e.mu.Unlock()
+
+	subPasses, completed := 0, true
+	for {
+		subPasses++
+		e.mu.Lock()
+		e.tot.subPasses++
+		e.mu.Unlock()
+		refreshAll := e.takeHint(nowMs) || (periodic && subPasses == 1)
+		due := e.refresh(ctx, passNow, refreshAll)
+		more, ok := e.subPass(ctx, due, passNow)
+		if !ok {
+			completed = false
+			break
+		}
+		if len(more) == 0 {
+			break
+		}
+		e.countBacklogs(ctx, more, passNow)
+	}
+
+	end := e.now()
+	e.sw.lastPassEnd = end
+	e.mu.Lock()
+	if completed {
+		e.tot.passes++
+	} else {
+		e.pub.abandoned++
+	}
+	e.pub.inPass = false
+	e.pub.lastPassDuration = end.Sub(passNow)
+	e.mu.Unlock()
+	e.log.LogAttrs(ctx, slog.LevelDebug, "expiry pass",
+		slog.Bool("completed", completed),
+		slog.Int("subPasses", subPasses),
+		slog.Duration("took", end.Sub(passNow)))
+}
+
+// refresh asks sources for their next due time and returns those with items
+// due at or before passNow, rotated by the round-robin offset. It asks every
+// source when all is set, otherwise only those not yet asked or last known
+// to be due; a source waiting out ErrorRetry is skipped.
+func (e *Engine) refresh(ctx context.Context, passNow time.Time, all bool) []*sourceState {
+	nowMs := passNow.UnixMilli()
+	e.mu.Lock()
+	cands := make([]*sourceState, 0, len(e.order))
+	for _, st := range e.order {
+		if st.retryAt > nowMs {
+			continue
+		}
+		if all || !st.known || (st.hasNext && st.nextDue <= nowMs) {
+			cands = append(cands, st)
+		}
+	}
+	e.mu.Unlock()
+	due := cands[:0]
+	for _, st := range cands {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !st.removed.Load() && e.askNextDue(ctx, st, passNow) {
+			due = append(due, st)
+		}
+	}
+	if n := len(due); n > 1 {
+		k := e.sw.rr % n
+		due = append(due[k:], due[:k]...)
+	}
+	e.sw.rr++
+	return due
+}
+
+// askNextDue calls NextDue, records the answer and reports whether the
+// source has an item due at or before passNow. A source with nothing due
+// has a backlog of zero.
+func (e *Engine) askNextDue(ctx context.Context, st *sourceState, passNow time.Time) bool {
+	due, ok, err := st.src.NextDue(ctx)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err != nil {
+		st.known = false
+		st.c.backlogKnown = false
+		e.sourceErrorLocked(ctx, st, "next due", err, true)
+		return false
+	}
+	st.known, st.hasNext, st.retryAt = true, ok, 0
+	if ok {
+		st.nextDue = due.UnixMilli()
+	}
+	if ok && st.nextDue <= passNow.UnixMilli() {
+		return true
+	}
+	st.setBacklog(0, time.Time{}, time.Time{}, passNow)
+	return false
+}
+
+// sourceErrorLocked logs a source's error, counts it and, if hold is set,
+// holds the source back for ErrorRetry. An error caused by the sweeper
+// stopping is not one. e.mu is held.
+func (e *Engine) sourceErrorLocked(ctx context.Context, st *sourceState, op string, err error, hold bool) {
+	if hold {
+		st.retryAt = e.now().Add(e.cfg.ErrorRetry).UnixMilli()
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	st.c.errors++
+	e.tot.errors++
+	e.log.LogAttrs(ctx, slog.LevelError, "expiry source failed",
+		slog.String("source", st.name),
+		slog.String("kind", string(st.kind)),
+		slog.String("op", op),
+		slog.Any("err", err))
+}
+
+// subPass visits every due source once, then keeps revisiting those with
+// more work until none is left or ttlMonitorSubPassTargetSecs has elapsed
+// (0: one visit each). It returns the sources that still have work, and
+// false for ok when the pass must stop (ctx done or the monitor disabled).
+func (e *Engine) subPass(ctx context.Context, list []*sourceState, passNow time.Time) (more []*sourceState, ok bool) {
+	start := e.now()
+	for len(list) > 0 {
+		var next []*sourceState
+		for _, st := range list {
+			if ctx.Err() != nil || !e.params.Load().MonitorEnabled {
+				return nil, false
+			}
+			if st.removed.Load() {
+				continue
+			}
+			if e.visit(ctx, st, passNow) {
+				next = append(next, st)
+			}
+		}
+		list = next
+		target := time.Duration(e.params.Load().SubPassTargetSecs) * time.Second
+		if len(list) == 0 || target == 0 {
+			break
+		}
+		if e.now().Sub(start) >= target {
+			e.mu.Lock()
+			e.tot.subPassCaps++
+			e.mu.Unlock()
+			break
+		}
+	}
+	return list, true
+}
+
+// visit reaps one source, batch by batch, until it has nothing due, its
+// per-visit budget (ttlIndexDeleteTargetDocs, ttlIndexDeleteTargetTimeMS)
+// is spent, it fails, or the sweeper must stop. It reports whether the
+// source has more due items for a later visit.
+func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) bool {
+	p := e.params.Load()
+	start := e.now()
+	var deadline time.Time
+	var target int64 // 0 = unlimited
+	if p.BatchDeletes {
+		target = p.DeleteTargetDocs
+		if p.DeleteTargetTimeMS > 0 {
+			deadline = start.Add(time.Duration(p.DeleteTargetTimeMS) * time.Millisecond)
+		}
+	}
+	var deleted int64
+	for {
+		if ctx.Err() != nil || st.removed.Load() || !e.params.Load().MonitorEnabled {
+			return false
+		}
+		p = e.params.Load()
+		batchStart := e.now()
+		if e.sw.backoff.evaluate(batchStart, &e.fg) {
+			e.mu.Lock()
+			e.publishBackoffLocked()
+			e.mu.Unlock()
+		}
+		if pause := e.sw.backoff.pause(); pause > 0 {
+			if e.wait(ctx, pause) != nil {
+				return false
+			}
+			e.mu.Lock()
+			e.tot.pauses++
+			e.tot.pauseTime += pause
+			e.mu.Unlock()
+		}
+		want := e.sw.backoff.batch(int(p.BatchSize))
+		if target > 0 {
+			want = int(min(int64(want), target-deleted))
+		}
+		want, waited, err := e.sw.limiter.take(ctx, want, p.MaxDeletesPerSecond, e.now, e.wait)
+		if waited > 0 {
+			e.mu.Lock()
+			e.tot.rateWait += waited
+			e.mu.Unlock()
+		}
+		if err != nil || st.removed.Load() {
+			return false
+		}
+		t0 := e.now()
+		r, err := st.src.Reap(ctx, passNow, Budget{MaxItems: want, Deadline: deadline, BatchSize: want})
+		t1 := e.now()
+		e.sw.limiter.refund(want - r.Items)
+		deleted += int64(r.Items)
+		e.account(ctx, st, r, t0, t1, batchStart, err)
+		switch {
+		case err != nil:
+			return false
+		case !r.More:
+			e.afterVisit(ctx, st, passNow, deleted)
+			return false
+		case r.Items == 0:
+			// More with no progress: a broken source. Leave it for
+			// ErrorRetry rather than spin on it.
+			e.mu.Lock()
+			e.tot.stalls++
+			st.retryAt = t1.Add(e.cfg.ErrorRetry).UnixMilli()
+			e.mu.Unlock()
+			e.log.LogAttrs(ctx, slog.LevelWarn, "expiry source reported more work but deleted nothing",
+				slog.String("source", st.name), slog.String("kind", string(st.kind)))
+			return false
+		case target > 0 && deleted >= target, !deadline.IsZero() && !t1.Before(deadline):
+			e.mu.Lock()
+			e.tot.capHits++
+			st.c.capHits++
+			e.mu.Unlock()
+			return true
+		}
+	}
+}
+
+// afterVisit refreshes the next due time of a source that reported no more
+// due items, so the sleep after the pass knows it. A source that still
+// claims due items although its visit deleted none is held back for
+// ErrorRetry, so it cannot make the sweeper spin.
+func (e *Engine) afterVisit(ctx context.Context, st *sourceState, passNow time.Time, deleted int64) {
+	if !e.askNextDue(ctx, st, passNow) || deleted > 0 {
+		return
+	}
+	e.mu.Lock()
+	e.tot.stalls++
+	st.retryAt = e.now().Add(e.cfg.ErrorRetry).UnixMilli()
+	e.mu.Unlock()
+	e.log.LogAttrs(ctx, slog.LevelWarn, "expiry source reports a due item it does not reap",
+		slog.String("source", st.name), slog.String("kind", string(st.kind)))
+}
+
+// account records one Reap call: counters, lag, rate, errors, and the
+// OnReaped hook.
+func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, t0, t1, batchStart time.Time, err error) {
+	rateMoved := e.sw.rate.add(r.Items, t1.Sub(batchStart))
+	e.mu.Lock()
+	k := e.kinds[st.kind]
+	if k == nil {
+		k = &kindCounters{}
+		e.kinds[st.kind] = k
+	}
+	took := max(t1.Sub(t0), 0)
+	st.c.items += int64(r.Items)
+	st.c.keys += int64(r.Keys)
+	st.c.reaps++
+	st.c.reapTime += took
+	k.items += int64(r.Items)
+	k.keys += int64(r.Keys)
+	e.tot.items += int64(r.Items)
+	e.tot.keys += int64(r.Keys)
+	e.tot.reaps++
+	e.tot.reapTime += took
+	for _, due := range r.Due {
+		d := max(t1.Sub(time.UnixMilli(due)), 0)
+		b := lagBucket(d)
+		st.c.lag.add(b, d)
+		k.lag.add(b, d)
+		e.tot.lag.add(b, d)
+	}
+	if rateMoved {
+		e.pub.rate = e.sw.rate.rate
+	}
+	if err != nil {
+		st.c.backlogKnown = false
+		e.sourceErrorLocked(ctx, st, "reap", err, true)
+	}
+	e.mu.Unlock()
+	if r.Items > 0 && e.onReaped != nil {
+		e.onReaped(st.name, r)
+	}
+}
+
+// countBacklogs refreshes the backlog gauge of sources left with more work
+// at the end of a sub-pass: CountDue for a Counter (at most once per
+// BacklogInterval), unknown otherwise.
+func (e *Engine) countBacklogs(ctx context.Context, more []*sourceState, passNow time.Time) {
+	nowMs := e.now().UnixMilli()
+	for _, st := range more {
+		if st.removed.Load() {
+			continue
+		}
+		e.mu.Lock()
+		fresh := st.c.backlogKnown && nowMs-st.lastCount < e.cfg.BacklogInterval.Milliseconds()
+		if st.counter == nil {
+			st.c.backlogKnown = false
+		}
+		e.mu.Unlock()
+		if st.counter == nil || fresh {
+			continue
+		}
+		n, oldest, newest, err := st.counter.CountDue(ctx, passNow)
+		e.mu.Lock()
+		if err != nil {
+			st.c.backlogKnown = false
+			e.sourceErrorLocked(ctx, st, "count due", err, false)
+		} else {
+			st.setBacklog(n, oldest, newest, passNow)
+			st.lastCount = nowMs
+		}
+		e.mu.Unlock()
+	}
+}
+
+// publishBackoffLocked copies the back-off state for Stats; e.mu is held.
+func (e *Engine) publishBackoffLocked() {
+	b := &e.sw.backoff
+	e.pub.level, e.pub.baseline, e.pub.recent = b.level, b.baseline, b.recent
+	e.pub.windows, e.pub.slowWindows = b.windows, b.slow
+}
