@@ -53,7 +53,7 @@ func (b *Batch) NewIter(lower, upper []byte) (*Iter, error) {
 	if !b.indexed {
 		return nil, ErrNotIndexed
 	}
-	return newIter(b.b, lower, upper)
+	return newIter(b.s, b.b, lower, upper)
 }
 
 // Count returns the number of writes in the batch.

@@ -4,20 +4,26 @@ import (
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/mayfly/mayfly/internal/invariants"
 )
 
 // Iter walks keys in order within its bounds. Key and Value are valid only
 // until the next call that moves the iterator. An Iter must be closed.
 type Iter struct {
-	it *pebble.Iterator
+	it    *pebble.Iterator
+	store *Store
 }
 
-func newIter(r pebbleReader, lower, upper []byte) (*Iter, error) {
+func newIter(s *Store, r pebbleReader, lower, upper []byte) (*Iter, error) {
 	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, fmt.Errorf("storage: new iterator: %w", err)
 	}
-	return &Iter{it: it}, nil
+	if invariants.Enabled {
+		s.openIters.Add(1)
+	}
+	return &Iter{it: it, store: s}, nil
 }
 
 // First moves to the first key; it reports whether one exists.
@@ -58,6 +64,9 @@ func (i *Iter) Error() error { return i.it.Error() }
 
 // Close releases the iterator and returns its error, if any.
 func (i *Iter) Close() error {
+	if invariants.Enabled {
+		i.store.openIters.Add(-1)
+	}
 	if err := i.it.Close(); err != nil {
 		return fmt.Errorf("storage: iterator: %w", err)
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/mayfly/mayfly/internal/invariants"
 )
 
 // Store is one Pebble database on one data directory. It is safe for
@@ -28,6 +30,9 @@ type Store struct {
 	stopSync chan struct{}
 	syncDone sync.WaitGroup
 	writeOpt *pebble.WriteOptions
+	// openIters counts iterators not yet closed, under invariants only:
+	// closing a store with open iterators is a bug that Pebble reports late.
+	openIters atomic.Int64
 }
 
 // Open opens (creating if needed) the store in opts.Dir. It fails with
@@ -132,6 +137,9 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	if n := s.openIters.Load(); invariants.Enabled && n != 0 {
+		panic(fmt.Sprintf("storage: Close with %d iterators still open", n))
+	}
 	close(s.stopSync)
 	s.syncDone.Wait()
 	var errs []error
@@ -179,13 +187,13 @@ func get(g pebbleReader, key []byte) ([]byte, error) {
 // NewIter returns an iterator over the keys in [lower, upper); a nil bound
 // means unbounded on that side.
 func (s *Store) NewIter(lower, upper []byte) (*Iter, error) {
-	return newIter(s.db, lower, upper)
+	return newIter(s, s.db, lower, upper)
 }
 
 // NewSnapshot returns a consistent read-only view of the store as of now.
 // The caller must Close it.
 func (s *Store) NewSnapshot() *Snapshot {
-	return &Snapshot{snap: s.db.NewSnapshot()}
+	return &Snapshot{snap: s.db.NewSnapshot(), store: s}
 }
 
 // NewBatch returns a write-only batch.
@@ -218,14 +226,17 @@ func (s *Store) Compact(ctx context.Context, start, end []byte) error {
 
 // Snapshot is a consistent read-only view of the store.
 type Snapshot struct {
-	snap *pebble.Snapshot
+	snap  *pebble.Snapshot
+	store *Store
 }
 
 // Get returns a copy of the value stored under key, or ErrNotFound.
 func (s *Snapshot) Get(key []byte) ([]byte, error) { return get(s.snap, key) }
 
 // NewIter returns an iterator over [lower, upper) in the snapshot.
-func (s *Snapshot) NewIter(lower, upper []byte) (*Iter, error) { return newIter(s.snap, lower, upper) }
+func (s *Snapshot) NewIter(lower, upper []byte) (*Iter, error) {
+	return newIter(s.store, s.snap, lower, upper)
+}
 
 // Close releases the snapshot.
 func (s *Snapshot) Close() error { return s.snap.Close() }

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mayfly/mayfly/internal/server"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+func newServeCommand() *cobra.Command {
+	def := server.DefaultConfig()
+	var (
+		cfg        = def
+		durability string
+		logLevel   string
+		logFormat  string
+		configFile string
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the mayfly server",
+		Long: `Run the mayfly server: the MongoDB wire protocol, the Redis protocol and the admin
+HTTP API (/healthz, /readyz, /metrics) on one data directory.
+
+An empty address disables a listener; port 0 picks a free port. Once every
+listener is up, one log line with msg="` + server.ReadyMessage + `" names every bound address.
+SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if configFile != "" {
+				if err := applyConfigFile(configFile, cmd.Flags()); err != nil {
+					return err
+				}
+			}
+			d, err := storage.ParseDurability(durability)
+			if err != nil {
+				return fmt.Errorf("--durability: %w", err)
+			}
+			cfg.Durability = d
+			logger, err := newLogger(cmd.ErrOrStderr(), logLevel, logFormat)
+			if err != nil {
+				return err
+			}
+			cfg.Logger = logger
+			return serve(cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&configFile, "config", "", "read settings from `FILE` (lines of 'name = value', names as the flags); flags override it")
+	f.StringVar(&cfg.Dir, "dir", def.Dir, "data directory")
+	f.StringVar(&cfg.MongoAddr, "mongo-addr", def.MongoAddr, "MongoDB wire protocol listen address (empty disables)")
+	f.StringVar(&cfg.RespAddr, "resp-addr", def.RespAddr, "Redis protocol listen address (empty disables)")
+	f.StringVar(&cfg.HTTPAddr, "http-addr", def.HTTPAddr, "admin HTTP and /metrics listen address (empty disables)")
+	f.StringVar(&durability, "durability", "group", "sync: fsync before acknowledging each write; group: fsync at least every 100 ms")
+	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", def.ShutdownTimeout, "how long in-flight requests may finish after a stop signal")
+	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringVar(&logFormat, "log-format", "text", "text or json")
+	return cmd
+}
+
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	lvl, err := server.ParseLogLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	default:
+		return nil, fmt.Errorf("--log-format: unknown format %q (want text or json)", format)
+	}
+}
+
+// serve runs the server until the first SIGINT or SIGTERM, then stops it
+// gracefully; a second signal exits at once.
+func serve(cfg server.Config) error {
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		sig := <-sigs
+		cancel(fmt.Errorf("signal %s", sig))
+		sig = <-sigs
+		cfg.Logger.Error("second signal: exiting at once", "signal", sig.String())
+		os.Exit(130)
+	}()
+	start := time.Now()
+	err = srv.Run(ctx)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	cfg.Logger.Info("mayfly stopped", "uptime", time.Since(start).Round(time.Millisecond).String())
+	return nil
+}

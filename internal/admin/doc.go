@@ -1,0 +1,11 @@
+// Package admin is mayfly's admin HTTP API: health and readiness probes,
+// Prometheus /metrics, and (with the TTL policy work) the JSON API under /v1/
+// that the mayfly CLI drives.
+//
+// # Design
+//
+// The package owns no state: the server passes in what each endpoint reads
+// (a Prometheus gatherer, a readiness function). Only the server owns the
+// metrics registry, as only the program that embeds Pebble registers its
+// metrics.
+package admin

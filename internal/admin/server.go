@@ -1,0 +1,87 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Options configure the admin HTTP server.
+type Options struct {
+	// Gatherer is served on /metrics.
+	Gatherer prometheus.Gatherer
+	// Ready reports whether the server accepts clients; /readyz answers 503
+	// until it returns nil.
+	Ready func() error
+	// Logger receives request errors.
+	Logger *slog.Logger
+}
+
+// Server is the admin HTTP server.
+type Server struct {
+	http *http.Server
+	mux  *http.ServeMux
+}
+
+// NewServer returns an admin server with the probes and /metrics.
+func NewServer(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if opts.Ready != nil {
+			if err := opts.Ready(); err != nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				fmt.Fprintln(w, err)
+				return
+			}
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	if opts.Gatherer != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{
+			ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelError),
+		}))
+	}
+	return &Server{
+		mux: mux,
+		http: &http.Server{
+			Handler:           mux,
+			ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+		},
+	}
+}
+
+// Handle registers an extra handler (for the /v1/ API).
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// Serve answers requests on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("admin: serve: %w", err)
+	}
+	return nil
+}
+
+// Shutdown stops accepting requests and waits for those in flight, until ctx
+// is done.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if err := s.http.Shutdown(ctx); err != nil {
+		return fmt.Errorf("admin: shutdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// Config is everything `mayfly serve` can be told. Each field has a flag of
+// the same name in kebab case, and the config file uses the same names.
+type Config struct {
+	// Dir is the data directory.
+	Dir string
+	// MongoAddr, RespAddr and HTTPAddr are the listen addresses of the
+	// MongoDB wire protocol, RESP and the admin HTTP API. An empty address
+	// disables that listener; port 0 picks a free port.
+	MongoAddr string
+	RespAddr  string
+	HTTPAddr  string
+	// Durability is the storage durability mode.
+	Durability storage.Durability
+	// ShutdownTimeout bounds how long in-flight requests may run after a
+	// stop signal.
+	ShutdownTimeout time.Duration
+	// Logger receives the server's logs.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now. Tests inject their own.
+	Now func() time.Time
+}
+
+// DefaultConfig returns what a new user gets from `mayfly serve` with no
+// flags.
+func DefaultConfig() Config {
+	return Config{
+		Dir:             "./mayfly-data",
+		MongoAddr:       "127.0.0.1:27017",
+		RespAddr:        "127.0.0.1:6379",
+		HTTPAddr:        "127.0.0.1:9390",
+		Durability:      storage.DurabilityGroup,
+		ShutdownTimeout: 10 * time.Second,
+	}
+}
+
+// Validate reports the first invalid setting.
+func (c *Config) Validate() error {
+	if c.Dir == "" {
+		return fmt.Errorf("no data directory: --dir must not be empty")
+	}
+	if c.ShutdownTimeout <= 0 {
+		return fmt.Errorf("shutdown timeout must be positive, got %s", c.ShutdownTimeout)
+	}
+	return nil
+}
+
+// ParseLogLevel parses debug, info, warn or error.
+func ParseLogLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToUpper(s))); err != nil {
+		return 0, fmt.Errorf("unknown log level %q (want debug, info, warn or error)", s)
+	}
+	return l, nil
+}

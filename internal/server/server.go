@@ -1,0 +1,178 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/mayfly/mayfly/internal/admin"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// ReadyMessage is the message of the one log line that says every listener
+// is up; its attributes name each bound address (mongo, resp, http) and the
+// data directory.
+const ReadyMessage = "mayfly ready"
+
+// Server is one running mayfly: storage, models, expiry engine, listeners.
+type Server struct {
+	cfg       Config
+	log       *slog.Logger
+	store     *storage.Store
+	registry  *prometheus.Registry
+	frontends []*frontend
+	ready     atomic.Bool
+}
+
+// frontend is one listener and the server that answers on it.
+type frontend struct {
+	name     string // "mongo", "resp" or "http"
+	addr     string
+	serve    func(net.Listener) error
+	shutdown func(context.Context) error
+	ln       net.Listener
+}
+
+// New opens the storage and builds everything on it. The caller must Run
+// the server, or Close it if Run is never called.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	store, err := storage.Open(storage.Options{
+		Dir:        cfg.Dir,
+		Durability: cfg.Durability,
+		Logger:     cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, store: store, registry: prometheus.NewRegistry()}
+	s.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		newStorageCollector(store),
+	)
+
+	adminSrv := admin.NewServer(admin.Options{
+		Gatherer: s.registry,
+		Ready:    s.readiness,
+		Logger:   cfg.Logger,
+	})
+	s.addFrontend("http", cfg.HTTPAddr, adminSrv.Serve, adminSrv.Shutdown)
+	return s, nil
+}
+
+func (s *Server) addFrontend(name, addr string, serve func(net.Listener) error, shutdown func(context.Context) error) {
+	if addr == "" {
+		return // disabled
+	}
+	s.frontends = append(s.frontends, &frontend{name: name, addr: addr, serve: serve, shutdown: shutdown})
+}
+
+func (s *Server) readiness() error {
+	if !s.ready.Load() {
+		return errors.New("not ready")
+	}
+	return nil
+}
+
+// Addr returns the bound address of the named listener ("mongo", "resp",
+// "http") once Run has started it, or "" if it is disabled or not started.
+func (s *Server) Addr(name string) string {
+	for _, f := range s.frontends {
+		if f.name == name && f.ln != nil {
+			return f.ln.Addr().String()
+		}
+	}
+	return ""
+}
+
+// Run starts every listener, logs ReadyMessage, and serves until ctx is
+// cancelled or a listener fails; then it shuts down gracefully and closes the
+// storage. It returns the first error met.
+func (s *Server) Run(ctx context.Context) error {
+	for _, f := range s.frontends {
+		ln, err := net.Listen("tcp", f.addr)
+		if err != nil {
+			s.closeListeners()
+			s.store.Close()
+			return fmt.Errorf("listen for %s on %s: %w", f.name, f.addr, err)
+		}
+		f.ln = ln
+	}
+
+	serveErr := make(chan error, len(s.frontends))
+	var wg sync.WaitGroup
+	for _, f := range s.frontends {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f.serve(f.ln); err != nil {
+				serveErr <- fmt.Errorf("%s: %w", f.name, err)
+			}
+		}()
+	}
+	s.ready.Store(true)
+	attrs := []any{"dir", s.cfg.Dir, "durability", s.cfg.Durability.String()}
+	for _, name := range []string{"mongo", "resp", "http"} {
+		attrs = append(attrs, name, s.Addr(name))
+	}
+	s.log.Info(ReadyMessage, attrs...)
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		s.log.Info("mayfly stopping", "reason", context.Cause(ctx))
+	case runErr = <-serveErr:
+		s.log.Error("mayfly stopping", "err", runErr)
+	}
+	s.ready.Store(false)
+	err := s.shutdown()
+	wg.Wait()
+	return errors.Join(runErr, err)
+}
+
+// shutdown stops the frontends within the shutdown timeout, then closes the
+// storage.
+func (s *Server) shutdown() error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	var errs []error
+	for i := len(s.frontends) - 1; i >= 0; i-- {
+		f := s.frontends[i]
+		if err := f.shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("shut down %s: %w", f.name, err))
+		}
+	}
+	if err := s.store.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Server) closeListeners() {
+	for _, f := range s.frontends {
+		if f.ln != nil {
+			f.ln.Close()
+			f.ln = nil
+		}
+	}
+}
+
+// Close releases a server that was never Run.
+func (s *Server) Close() error { return s.store.Close() }
