@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mayfly/mayfly/internal/server"
-	"github.com/mayfly/mayfly/internal/storage"
 )
 
 func newServeCommand() *cobra.Command {
@@ -42,7 +41,7 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 					return err
 				}
 			}
-			d, err := storage.ParseDurability(durability)
+			d, err := server.ParseDurability(durability)
 			if err != nil {
 				return fmt.Errorf("--durability: %w", err)
 			}

@@ -63,3 +63,6 @@ func ParseLogLevel(s string) (slog.Level, error) {
 	}
 	return l, nil
 }
+
+// ParseDurability parses the --durability flag: sync or group.
+func ParseDurability(s string) (storage.Durability, error) { return storage.ParseDurability(s) }

@@ -1,0 +1,123 @@
+package lint
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/mayfly/mayfly/"
+
+// allowed is DESIGN.md's import table: for each package (a path below the
+// module; sub-packages inherit their parent's row), the internal packages
+// its non-test files may import. internal/invariants may be imported by all.
+var allowed = map[string][]string{
+	"cmd/mayfly":          {"internal/server", "internal/admin"},
+	"internal/storage":    {},
+	"internal/keycodec":   {},
+	"internal/expiry":     {"internal/storage"},
+	"internal/docdb":      {"internal/docdb", "internal/expiry", "internal/storage", "internal/keycodec"},
+	"internal/kv":         {"internal/expiry", "internal/storage"},
+	"internal/wire/mongo": {"internal/docdb"},
+	"internal/wire/resp":  {"internal/kv"},
+	"internal/admin":      {"internal/docdb", "internal/kv", "internal/expiry"},
+	"internal/server":     {"internal"},
+	"internal/lint":       {},
+	"internal/invariants": {},
+	"integration":         {"integration"},
+}
+
+// exclusive names third-party packages that only some packages may import
+// (in non-test files): Pebble stays behind storage, BSON in the document
+// side.
+var exclusive = map[string][]string{
+	"github.com/cockroachdb/pebble":       {"internal/storage"},
+	"go.mongodb.org/mongo-driver/v2/bson": {"internal/docdb", "internal/wire/mongo", "internal/keycodec"},
+}
+
+// row returns the table row governing pkg: the longest key that is pkg or
+// one of its parents.
+func row(table map[string][]string, pkg string) (string, bool) {
+	best := ""
+	for k := range table {
+		if (pkg == k || strings.HasPrefix(pkg, k+"/")) && len(k) > len(best) {
+			best = k
+		}
+	}
+	return best, best != ""
+}
+
+func within(pkg string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if pkg == p || strings.HasPrefix(pkg, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Ensure that every package imports only what DESIGN.md's architecture lets
+// it, so a front end can never reach into the other.
+func TestImportDirection(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		pkg := filepath.ToSlash(rel)
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(ip, module) {
+				target := strings.TrimPrefix(ip, module)
+				if target == "internal/invariants" {
+					continue
+				}
+				key, ok := row(allowed, pkg)
+				if !ok {
+					t.Errorf("%s: package %s has no row in the import table; add one (DESIGN.md)", path, pkg)
+					continue
+				}
+				if !within(target, allowed[key]) {
+					t.Errorf("%s: %s may not import %s (DESIGN.md import table)", path, pkg, target)
+				}
+				continue
+			}
+			for lib, who := range exclusive {
+				if (ip == lib || strings.HasPrefix(ip, lib+"/")) && !within(pkg, who) {
+					t.Errorf("%s: %s may not import %s (only %v)", path, pkg, ip, who)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found: %v", err)
+	}
+}

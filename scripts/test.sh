@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs all of mayfly's tests on a fresh machine of this kind: installs what the
+# tests need (Go modules, redis-tools from Debian, mongosh from npm), checks
+# formatting, vet and staticcheck, then runs every Go test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+step "tools"
+go mod download
+if ! command -v redis-cli >/dev/null 2>&1; then
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-tools >/dev/null
+fi
+redis-cli --version
+if [ ! -x .tools/node_modules/.bin/mongosh ]; then
+	mkdir -p .tools
+	npm install --prefix .tools --no-audit --no-fund --loglevel=error mongosh@2 >/dev/null
+fi
+echo "mongosh $(.tools/node_modules/.bin/mongosh --version 2>/dev/null | tail -n 1)"
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+step "go vet"
+go vet ./...
+
+step "staticcheck"
+go tool staticcheck ./...
+
+step "go test"
+go test -count=1 -timeout 15m ./...
