@@ -30,7 +30,7 @@ func (e *Engine) pass(ctx context.Context, periodic bool) {
 		refreshAll := e.takeHint(nowMs) || (periodic && subPasses == 1)
 		due := e.refresh(ctx, passNow, refreshAll)
 		more, ok := e.subPass(ctx, due, passNow)
-		if !ok {
+		if !ok || e.stopping(ctx) {
 			completed = false
 			break
 		}
@@ -143,7 +143,7 @@ func (e *Engine) subPass(ctx context.Context, list []*sourceState, passNow time.
 	for len(list) > 0 {
 		var next []*sourceState
 		for _, st := range list {
-			if ctx.Err() != nil || !e.params.Load().MonitorEnabled {
+			if e.stopping(ctx) {
 				return nil, false
 			}
 			if st.removed.Load() {
@@ -152,6 +152,9 @@ func (e *Engine) subPass(ctx context.Context, list []*sourceState, passNow time.
 			if e.visit(ctx, st, passNow) {
 				next = append(next, st)
 			}
+		}
+		if e.stopping(ctx) {
+			return nil, false
 		}
 		list = next
 		target := time.Duration(e.params.Load().SubPassTargetSecs) * time.Second
@@ -185,7 +188,7 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 	}
 	var deleted int64
 	for {
-		if ctx.Err() != nil || st.removed.Load() || !e.params.Load().MonitorEnabled {
+		if st.removed.Load() || e.stopping(ctx) {
 			return false
 		}
 		p = e.params.Load()
@@ -342,4 +345,10 @@ func (e *Engine) publishBackoffLocked() {
 	b := &e.sw.backoff
 	e.pub.level, e.pub.baseline, e.pub.recent = b.level, b.baseline, b.recent
 	e.pub.windows, e.pub.slowWindows = b.windows, b.slow
+}
+
+// stopping reports whether the current pass must stop: the sweeper is
+// stopping or the monitor was disabled.
+func (e *Engine) stopping(ctx context.Context) bool {
+	return ctx.Err() != nil || !e.params.Load().MonitorEnabled
 }
