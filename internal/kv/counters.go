@@ -1,0 +1,103 @@
+package kv
+
+import (
+	"math/big"
+	"math/bits"
+
+)
+
+// i128 is a signed 128-bit accumulator (two's complement), wide enough to
+// sum the expiry times of any number of keys without overflow.
+type i128 struct {
+	hi int64
+	lo uint64
+}
+
+func (a *i128) add(v int64) {
+	var hi int64
+	if v < 0 {
+		hi = -1
+	}
+	lo, carry := bits.Add64(a.lo, uint64(v), 0)
+	a.lo = lo
+	a.hi += hi + int64(carry)
+}
+
+func (a *i128) addI(b i128) {
+	lo, carry := bits.Add64(a.lo, b.lo, 0)
+	a.lo = lo
+	a.hi += b.hi + int64(carry)
+}
+
+func (a i128) big() *big.Int {
+	v := new(big.Int).SetInt64(a.hi)
+	v.Lsh(v, 64)
+	return v.Add(v, new(big.Int).SetUint64(a.lo))
+}
+
+// base returns the committed counters of pdb as this Tx sees them.
+func (tx *Tx) counters(pdb byte) counters {
+	c := tx.s.c[pdb]
+	if tx.flushed[pdb] {
+		c = counters{}
+	}
+	d := tx.delta[pdb]
+	c.keys += d.keys
+	c.expires += d.expires
+	c.expSum.addI(d.expSum)
+	return c
+}
+
+// due counts the keys of the current database that have logically expired
+// but are still stored, and sums their expiry times.
+func (tx *Tx) due() (n int64, sum i128, err error) {
+	lo := expiryPrefix(tx.pdb)
+	hi := expiryKey(nil, tx.pdb, tx.now, nil) // entries with expireAt < now
+	it, err := tx.batch().NewIter(lo, hi)
+	if err != nil {
+		return 0, sum, err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		if at, _, ok := decodeExpiryKey(it.Key()); ok {
+			n++
+			sum.add(at)
+		}
+	}
+	return n, sum, it.Close()
+}
+
+// DBSize returns the number of live keys of the current database: the exact
+// count of stored keys minus the expired ones the sweeper has not deleted
+// yet (a walk over the due part of the expiry index, usually empty).
+func (tx *Tx) DBSize() (int64, error) {
+	n, _, err := tx.due()
+	if err != nil {
+		return 0, err
+	}
+	return tx.counters(tx.pdb).keys - n, nil
+}
+
+func (tx *Tx) keyspaceInfo() (KeyspaceInfo, error) {
+	c := tx.counters(tx.pdb)
+	n, sum, err := tx.due()
+	if err != nil {
+		return KeyspaceInfo{}, err
+	}
+	ki := KeyspaceInfo{DB: tx.ldb, Keys: c.keys - n, Expires: c.expires - n}
+	if ki.Expires > 0 {
+		live := c.expSum
+		neg := sum.big()
+		total := live.big()
+		total.Sub(total, neg)
+		total.Sub(total, big.NewInt(0).Mul(big.NewInt(ki.Expires), big.NewInt(tx.now)))
+		total.Quo(total, big.NewInt(ki.Expires))
+		if total.Sign() > 0 && total.IsInt64() {
+			ki.AvgTTL = total.Int64()
+		}
+	}
+	return ki, nil
+}
+
+// KeyspaceInfo returns the INFO keyspace figures of the current database.
+func (tx *Tx) KeyspaceInfo() (KeyspaceInfo, error) { return tx.keyspaceInfo() }
+

@@ -1,0 +1,347 @@
+package kv
+
+import (
+	"math/rand/v2"
+
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// Exists counts the keys that exist; a key named twice counts twice.
+func (tx *Tx) Exists(keys [][]byte) (int64, error) {
+	var n int64
+	for _, k := range keys {
+		_, ok, err := tx.LookupRead(k)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Del deletes keys and counts those that existed; each gets a `del` event.
+func (tx *Tx) Del(keys [][]byte) (int64, error) {
+	var n int64
+	for _, k := range keys {
+		m, ok, err := tx.Lookup(k)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			continue
+		}
+		if err := tx.DeleteMeta(k, m); err != nil {
+			return 0, err
+		}
+		tx.notify(ClassGeneric, "del", k)
+		n++
+	}
+	return n, nil
+}
+
+// Type returns the type of key, TypeNone when missing.
+func (tx *Tx) Type(key []byte) (Type, error) {
+	m, ok, err := tx.LookupRead(key)
+	if err != nil || !ok {
+		return TypeNone, err
+	}
+	return m.Type, nil
+}
+
+// Encoding returns OBJECT ENCODING's answer for key; ok is false when the
+// key is missing.
+func (tx *Tx) Encoding(key []byte) (string, bool, error) {
+	m, ok, err := tx.Lookup(key)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	switch m.Type {
+	case TypeString:
+		if _, isInt := ParseInt(m.Payload); isInt {
+			return "int", true, nil
+		}
+		if len(m.Payload) <= 44 {
+			return "embstr", true, nil
+		}
+		return "raw", true, nil
+	case TypeList:
+		return "quicklist", true, nil
+	case TypeZSet:
+		return "skiplist", true, nil
+	default:
+		return "hashtable", true, nil
+	}
+}
+
+// Rename moves src to dst with its expiry, replacing dst (unless nx, where
+// an existing dst makes it a no-op reported as false). Events:
+// `rename_from` on src, `rename_to` on dst. The elements of a collection
+// stay where they are: only the metadata record moves.
+func (tx *Tx) Rename(src, dst []byte, nx bool) (bool, error) {
+	m, ok, err := tx.Lookup(src)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		return false, ErrNoSuchKey
+	}
+	if string(src) == string(dst) {
+		return !nx, nil
+	}
+	dm, dok, err := tx.Lookup(dst)
+	if err != nil {
+		return false, err
+	}
+	if dok && nx {
+		return false, nil
+	}
+	if err := tx.putMeta(tx.ldb, tx.pdb, dst, dm, dok, m); err != nil {
+		return false, err
+	}
+	if err := tx.removeMeta(tx.pdb, src, m); err != nil {
+		return false, err
+	}
+	tx.notify(ClassGeneric, "rename_from", src)
+	tx.notify(ClassGeneric, "rename_to", dst)
+	return true, nil
+}
+
+// removeMeta deletes the record of a key whose elements moved elsewhere.
+func (tx *Tx) removeMeta(pdb byte, key []byte, m Meta) error {
+	mm := m
+	mm.Type = TypeString // the version is not dropped: it moved
+	return tx.deleteMeta(pdb, key, mm, false)
+}
+
+// Move moves key to logical database db with its expiry; it reports false
+// when key is missing or already exists there. Events: `move_from` in the
+// source database, `move_to` in the target.
+func (tx *Tx) Move(key []byte, db int) (bool, error) {
+	if db < 0 || db >= NumDBs {
+		return false, ErrDBIndex
+	}
+	if db == tx.ldb {
+		return false, ErrSameObject
+	}
+	m, ok, err := tx.Lookup(key)
+	if err != nil || !ok {
+		return false, err
+	}
+	srcL, srcP := tx.ldb, tx.pdb
+	dstP := tx.dbmap[db]
+	if err := tx.Use(db); err != nil {
+		return false, err
+	}
+	_, dok, err := tx.Lookup(key)
+	tx.Use(srcL)
+	if err != nil || dok {
+		return false, err
+	}
+	nm := m
+	if m.Type != TypeString {
+		nm.Version = tx.NewVersion()
+		if err := tx.copyElements(srcP, m.Version, dstP, nm.Version); err != nil {
+			return false, err
+		}
+	}
+	if err := tx.putMeta(db, dstP, key, Meta{}, false, nm); err != nil {
+		return false, err
+	}
+	if err := tx.deleteMeta(srcP, key, m, false); err != nil {
+		return false, err
+	}
+	tx.notify(ClassGeneric, "move_from", key)
+	tx.notifyDB(db, ClassGeneric, "move_to", key)
+	return true, nil
+}
+
+// Copy copies src to dst in logical database db with its expiry. An
+// existing dst is replaced only with replace; otherwise the result is
+// false. The event is `copy_to` on dst.
+func (tx *Tx) Copy(src, dst []byte, db int, replace bool) (bool, error) {
+	if db < 0 || db >= NumDBs {
+		return false, ErrDBIndex
+	}
+	if db == tx.ldb && string(src) == string(dst) {
+		return false, ErrSameObject
+	}
+	m, ok, err := tx.LookupRead(src)
+	if err != nil || !ok {
+		return false, err
+	}
+	srcL, srcP := tx.ldb, tx.pdb
+	dstP := tx.dbmap[db]
+	tx.Use(db)
+	dm, dok, err := tx.Lookup(dst)
+	tx.Use(srcL)
+	if err != nil {
+		return false, err
+	}
+	if dok && !replace {
+		return false, nil
+	}
+	nm := m
+	if m.Type != TypeString {
+		nm.Version = tx.NewVersion()
+		if err := tx.copyElements(srcP, m.Version, dstP, nm.Version); err != nil {
+			return false, err
+		}
+	}
+	if dok {
+		// The old dst goes entirely (its expiry included) before the copy.
+		if err := tx.deleteMeta(dstP, dst, dm, false); err != nil {
+			return false, err
+		}
+	}
+	if err := tx.putMeta(db, dstP, dst, Meta{}, false, nm); err != nil {
+		return false, err
+	}
+	tx.notifyDB(db, ClassGeneric, "copy_to", dst)
+	return true, nil
+}
+
+// copyElements duplicates the sub-keys of one collection version.
+func (tx *Tx) copyElements(srcP byte, srcV uint64, dstP byte, dstV uint64) error {
+	lo := subPrefix(srcP, srcV)
+	it, err := tx.batch().NewIter(lo, storage.PrefixEnd(lo))
+	if err != nil {
+		return err
+	}
+	type kvPair struct{ k, v []byte }
+	var pairs []kvPair
+	for ok := it.First(); ok; ok = it.Next() {
+		pairs = append(pairs, kvPair{append([]byte(nil), it.Key()[len(lo):]...), append([]byte(nil), it.Value()...)})
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	dlo := subPrefix(dstP, dstV)
+	for _, p := range pairs {
+		if err := tx.batch().Set(append(append([]byte(nil), dlo...), p.k...), p.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Keys returns the live keys of the current database matching pattern.
+func (tx *Tx) Keys(pattern []byte) ([][]byte, error) {
+	lo := metaPrefix(tx.pdb)
+	hi := storage.PrefixEnd(lo)
+	if pre := literalPrefix(pattern); len(pre) > 0 {
+		lo = append(lo, pre...)
+		hi = storage.PrefixEnd(lo)
+	}
+	all := len(pattern) == 1 && pattern[0] == '*'
+	it, err := tx.batch().NewIter(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	out := [][]byte{}
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()[2:]
+		if !all && !Match(pattern, k, false) {
+			continue
+		}
+		m, err := decodeMeta(it.Value())
+		if err != nil || m.expiredAt(tx.now) {
+			continue
+		}
+		out = append(out, append([]byte(nil), k...))
+	}
+	return out, it.Close()
+}
+
+// RandomKey returns a live key of the current database, picked by seeking
+// to a random position; ok is false when the database has none.
+func (tx *Tx) RandomKey() ([]byte, bool, error) {
+	lo := metaPrefix(tx.pdb)
+	hi := storage.PrefixEnd(lo)
+	it, err := tx.batch().NewIter(lo, hi)
+	if err != nil {
+		return nil, false, err
+	}
+	defer it.Close()
+	for try := 0; try < 100; try++ {
+		var seek [8]byte
+		for i := range seek {
+			seek[i] = byte(rand.IntN(256))
+		}
+		ok := it.SeekGE(append(append([]byte(nil), lo...), seek[:]...))
+		if !ok {
+			ok = it.First()
+		}
+		if !ok {
+			return nil, false, it.Error()
+		}
+		if m, err := decodeMeta(it.Value()); err == nil && !m.expiredAt(tx.now) {
+			return append([]byte(nil), it.Key()[2:]...), true, nil
+		}
+	}
+	// Mostly expired keys: walk in order for a live one.
+	for ok := it.First(); ok; ok = it.Next() {
+		if m, err := decodeMeta(it.Value()); err == nil && !m.expiredAt(tx.now) {
+			return append([]byte(nil), it.Key()[2:]...), true, nil
+		}
+	}
+	return nil, false, it.Error()
+}
+
+// FlushDB deletes every key of the current database with a few range
+// deletions, whatever their number.
+func (tx *Tx) FlushDB() error {
+	if err := tx.flush(tx.pdb); err != nil {
+		return err
+	}
+	tx.touchAll(tx.ldb)
+	return nil
+}
+
+// FlushAll deletes every key of every database.
+func (tx *Tx) FlushAll() error {
+	for db := 0; db < NumDBs; db++ {
+		if err := tx.flush(tx.dbmap[db]); err != nil {
+			return err
+		}
+		tx.touchAll(db)
+	}
+	return nil
+}
+
+func (tx *Tx) flush(pdb byte) error {
+	b := tx.batch()
+	for _, p := range [][]byte{
+		metaPrefix(pdb),
+		{storage.PrefixRedisSub, pdb},
+		expiryPrefix(pdb),
+		expiryPrefix(fieldExpiryDB | pdb),
+		{storage.PrefixGarbage, pdb},
+	} {
+		if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
+			return err
+		}
+	}
+	tx.flushed[pdb] = true
+	tx.delta[pdb] = counters{}
+	return nil
+}
+
+// SwapDB swaps two logical databases: only the map from logical to
+// physical databases changes.
+func (tx *Tx) SwapDB(a, b int) error {
+	if a < 0 || a >= NumDBs || b < 0 || b >= NumDBs {
+		return ErrDBIndex
+	}
+	tx.dbmap[a], tx.dbmap[b] = tx.dbmap[b], tx.dbmap[a]
+	tx.mapDirty = true
+	if err := tx.batch().Set(dbmapKey(), tx.dbmap[:]); err != nil {
+		return err
+	}
+	tx.Use(tx.ldb)
+	tx.touchAll(a)
+	tx.touchAll(b)
+	return nil
+}
+

@@ -1,0 +1,129 @@
+package kv
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Type is the type of a Redis value.
+type Type byte
+
+// The value types. Values are part of the on-disk format: never renumber.
+const (
+	TypeNone   Type = 0
+	TypeString Type = 1
+	TypeList   Type = 2
+	TypeHash   Type = 3
+	TypeSet    Type = 4
+	TypeZSet   Type = 5
+)
+
+// String returns the name TYPE replies with.
+func (t Type) String() string {
+	switch t {
+	case TypeString:
+		return "string"
+	case TypeList:
+		return "list"
+	case TypeHash:
+		return "hash"
+	case TypeSet:
+		return "set"
+	case TypeZSet:
+		return "zset"
+	default:
+		return "none"
+	}
+}
+
+// ParseType parses a type name as SCAN's TYPE option spells it; ok is false
+// for an unknown name.
+func ParseType(name string) (Type, bool) {
+	for t := TypeString; t <= TypeZSet; t++ {
+		if equalFold(name, t.String()) {
+			return t, true
+		}
+	}
+	return TypeNone, false
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		ca, cb := a[i], b[i]
+		if 'A' <= ca && ca <= 'Z' {
+			ca += 'a' - 'A'
+		}
+		if 'A' <= cb && cb <= 'Z' {
+			cb += 'a' - 'A'
+		}
+		if ca != cb {
+			return false
+		}
+	}
+	return true
+}
+
+// metaHeaderLen is the size of the fixed part of a metadata record.
+const metaHeaderLen = 1 + 8 + 8
+
+// Meta is the metadata record of one key: its type, the version its
+// sub-keys live under, its absolute expiry time in Unix milliseconds (0 for
+// none), and its payload. For a string the payload is the value itself; for
+// a collection it starts with the element count (8 bytes, big-endian) and
+// the collection type may append its own fields after it.
+type Meta struct {
+	Type     Type
+	Version  uint64
+	ExpireAt int64
+	Payload  []byte
+}
+
+// encode appends the record's encoding to dst.
+func (m *Meta) encode(dst []byte) []byte {
+	dst = append(dst, byte(m.Type))
+	dst = binary.BigEndian.AppendUint64(dst, m.Version)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(m.ExpireAt))
+	return append(dst, m.Payload...)
+}
+
+// decodeMeta decodes a record; the payload aliases b.
+func decodeMeta(b []byte) (Meta, error) {
+	if len(b) < metaHeaderLen || Type(b[0]) == TypeNone || Type(b[0]) > TypeZSet {
+		return Meta{}, fmt.Errorf("%w: metadata of %d bytes", ErrCorrupt, len(b))
+	}
+	return Meta{
+		Type:     Type(b[0]),
+		Version:  binary.BigEndian.Uint64(b[1:9]),
+		ExpireAt: int64(binary.BigEndian.Uint64(b[9:17])),
+		Payload:  b[metaHeaderLen:],
+	}, nil
+}
+
+// Count returns the element count of a collection record.
+func (m *Meta) Count() uint64 {
+	if m.Type == TypeString || len(m.Payload) < 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(m.Payload[:8])
+}
+
+// SetCount stores the element count of a collection record, keeping any
+// type-specific bytes that follow it.
+func (m *Meta) SetCount(n uint64) {
+	if len(m.Payload) < 8 {
+		p := make([]byte, 8)
+		copy(p, m.Payload)
+		m.Payload = p
+	} else {
+		m.Payload = append([]byte(nil), m.Payload...)
+	}
+	binary.BigEndian.PutUint64(m.Payload[:8], n)
+}
+
+// expiredAt reports whether the key is logically expired at now (ms):
+// Redis's rule is now > expireAt, so a key is still alive at exactly its
+// expiry millisecond.
+func (m *Meta) expiredAt(now int64) bool { return m.ExpireAt != 0 && now > m.ExpireAt }

@@ -1,0 +1,169 @@
+package kv
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mayfly/mayfly/internal/expiry"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// keySource is the expiry source of the keys of one logical database. A key
+// with expireAt E is due at E+1 ms, the first millisecond at which Redis's
+// rule (now > E) hides it, so the sweeper never deletes a key a read could
+// still see.
+type keySource struct {
+	s  *Store
+	db int
+}
+
+var (
+	_ expiry.Source  = (*keySource)(nil)
+	_ expiry.Counter = (*keySource)(nil)
+)
+
+func (k *keySource) Name() string      { return fmt.Sprintf("redis_keys:db%d", k.db) }
+func (k *keySource) Kind() expiry.Kind { return expiry.KindRedisKeys }
+
+func (k *keySource) pdb() byte { return k.s.dbmapAtomic.Load()[k.db] }
+
+// NextDue seeks the first entry of the database's expiry index.
+func (k *keySource) NextDue(ctx context.Context) (time.Time, bool, error) {
+	lo := expiryPrefix(k.pdb())
+	it, err := k.s.st.NewIter(lo, storage.PrefixEnd(lo))
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("kv: %s next due: %w", k.Name(), err)
+	}
+	defer it.Close()
+	if !it.First() {
+		return time.Time{}, false, it.Error()
+	}
+	at, _, ok := decodeExpiryKey(it.Key())
+	if !ok {
+		return time.Time{}, false, fmt.Errorf("%w: expiry index key", ErrCorrupt)
+	}
+	return time.UnixMilli(at + 1), true, nil
+}
+
+// CountDue counts the keys due at or before now.
+func (k *keySource) CountDue(ctx context.Context, now time.Time) (int64, time.Time, time.Time, error) {
+	pdb := k.pdb()
+	lo := expiryPrefix(pdb)
+	it, err := k.s.st.NewIter(lo, expiryKey(nil, pdb, now.UnixMilli(), nil))
+	if err != nil {
+		return 0, time.Time{}, time.Time{}, fmt.Errorf("kv: %s count due: %w", k.Name(), err)
+	}
+	defer it.Close()
+	var n int64
+	var oldest, newest time.Time
+	for ok := it.First(); ok; ok = it.Next() {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return 0, oldest, newest, ctx.Err()
+		}
+		at, _, ok := decodeExpiryKey(it.Key())
+		if !ok {
+			continue
+		}
+		if n == 0 {
+			oldest = time.UnixMilli(at + 1)
+		}
+		newest = time.UnixMilli(at + 1)
+		n++
+	}
+	return n, oldest, newest, it.Error()
+}
+
+// Reap deletes the keys due at or before now in batches of budget.BatchSize,
+// each in its own Tx so clients run between batches. Every deleted key gets
+// an `expired` event and counts in expired_keys.
+func (k *keySource) Reap(ctx context.Context, now time.Time, budget expiry.Budget) (expiry.Reaped, error) {
+	var r expiry.Reaped
+	batch := budget.BatchSize
+	if batch <= 0 {
+		batch = 1000
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		limit := batch
+		if budget.MaxItems > 0 && budget.MaxItems-r.Items < limit {
+			limit = budget.MaxItems - r.Items
+		}
+		n, more, err := k.reapBatch(now, limit, &r)
+		if err != nil {
+			return r, err
+		}
+		if !more {
+			return r, nil
+		}
+		if (budget.MaxItems > 0 && r.Items >= budget.MaxItems) ||
+			(!budget.Deadline.IsZero() && !k.s.opts.Now().Before(budget.Deadline)) || n == 0 {
+			r.More = true
+			return r, nil
+		}
+	}
+}
+
+func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, bool, error) {
+	tx := k.s.Begin()
+	tx.SetNow(now)
+	tx.Use(k.db)
+	lo := expiryPrefix(tx.pdb)
+	hi := expiryKey(nil, tx.pdb, tx.now, nil)
+	it, err := tx.batch().NewIter(lo, hi)
+	if err != nil {
+		tx.Rollback()
+		return 0, false, err
+	}
+	type entry struct {
+		at  int64
+		key []byte
+	}
+	var due []entry
+	more := false
+	for ok := it.First(); ok; ok = it.Next() {
+		if len(due) == limit {
+			more = true
+			break
+		}
+		at, key, ok := decodeExpiryKey(it.Key())
+		if ok {
+			due = append(due, entry{at, append([]byte(nil), key...)})
+		}
+	}
+	if err := it.Close(); err != nil {
+		tx.Rollback()
+		return 0, false, err
+	}
+	n := 0
+	for _, e := range due {
+		m, ok, err := tx.getMeta(tx.pdb, e.key)
+		if err != nil {
+			tx.Rollback()
+			return 0, false, err
+		}
+		if !ok || m.ExpireAt != e.at {
+			// A stale index entry (never written by kv, but harmless).
+			tx.ebuf = expiryKey(tx.ebuf, tx.pdb, e.at, e.key)
+			if err := tx.batch().Delete(tx.ebuf); err != nil {
+				tx.Rollback()
+				return 0, false, err
+			}
+			continue
+		}
+		if err := tx.expireKey(e.key, m, false); err != nil {
+			tx.Rollback()
+			return 0, false, err
+		}
+		r.Due = append(r.Due, e.at+1)
+		n++
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, false, fmt.Errorf("kv: reap %s: %w", k.Name(), err)
+	}
+	r.Items += n
+	r.Keys += n
+	return n, more, nil
+}

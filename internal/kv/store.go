@@ -1,0 +1,272 @@
+package kv
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mayfly/mayfly/internal/expiry"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// Waker is the part of the expiry engine kv needs: a cheap call saying an
+// item is now due at due, possibly earlier than the engine thought.
+type Waker interface {
+	Wake(due time.Time)
+}
+
+// Options configure a Store.
+type Options struct {
+	// Store is the storage the data lives in. Required.
+	Store *storage.Store
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Waker is told when an expiry earlier than before is written; nil
+	// means no one is told (tests call Reap directly).
+	Waker Waker
+	// Logger receives background errors; nil means slog.Default().
+	Logger *slog.Logger
+	// MaxStringSize is the largest string value in bytes (Redis's
+	// proto-max-bulk-len for SETRANGE and APPEND); zero means 512 MiB.
+	MaxStringSize int64
+}
+
+// EnsureDefaults fills in the zero fields with their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.MaxStringSize == 0 {
+		o.MaxStringSize = 512 << 20
+	}
+}
+
+// Validate reports the first invalid option.
+func (o *Options) Validate() error {
+	if o.Store == nil {
+		return errors.New("kv: no storage given")
+	}
+	if o.MaxStringSize < 0 {
+		return fmt.Errorf("kv: negative maximum string size %d", o.MaxStringSize)
+	}
+	return nil
+}
+
+// counters are the exact figures of one physical database, kept in memory
+// and rebuilt by a scan at Open. keys and expires count every stored key,
+// expired or not; readers subtract the due entries of the expiry index.
+type counters struct {
+	keys    int64
+	expires int64
+	expSum  i128 // sum of the expireAt of every indexed key, for avg_ttl
+}
+
+// Store is the Redis data model on a storage.Store. Every operation runs
+// inside a Tx, and at most one Tx is open at a time: commands are
+// serializable exactly like Redis's single thread.
+type Store struct {
+	st   *storage.Store
+	opts Options
+
+	mu       sync.Mutex // held by the open Tx
+	dbmap    [NumDBs]byte
+	c        [NumDBs]counters // indexed by physical db
+	version  uint64           // last collection version handed out
+	observer Observer
+	closed   bool
+	scans    scanCursors
+
+	dbmapAtomic  atomic.Pointer[[NumDBs]byte] // for readers without the lock
+	notifyMask   atomic.Uint32
+	trackTouches atomic.Bool
+	maxString    atomic.Int64
+	garbage      chan struct{} // signals the collector
+
+	stats struct {
+		expired       atomic.Int64
+		expiredLazy   atomic.Int64
+		hits          atomic.Int64
+		misses        atomic.Int64
+		garbageDone   atomic.Int64
+		garbageFailed atomic.Int64
+	}
+
+	txPool sync.Pool
+}
+
+// Open loads the Redis data model from opts.Store: it reads the database
+// map and rebuilds the key counters with one scan of the metadata and the
+// expiry index. ctx bounds that scan.
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Store{st: opts.Store, opts: opts, garbage: make(chan struct{}, 1)}
+	s.maxString.Store(opts.MaxStringSize)
+	s.scans.init()
+	for i := range s.dbmap {
+		s.dbmap[i] = byte(i)
+	}
+	if v, err := s.st.Get(dbmapKey()); err == nil {
+		if len(v) != NumDBs {
+			return nil, fmt.Errorf("%w: database map of %d bytes", ErrCorrupt, len(v))
+		}
+		copy(s.dbmap[:], v)
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return nil, fmt.Errorf("kv: read database map: %w", err)
+	}
+	m := s.dbmap
+	s.dbmapAtomic.Store(&m)
+	if err := s.load(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func dbmapKey() []byte { return []byte{storage.PrefixRedisMeta, internalDB, 'd', 'b', 'm', 'a', 'p'} }
+
+// load rebuilds the counters and the version high-water mark.
+func (s *Store) load(ctx context.Context) error {
+	for pdb := 0; pdb < NumDBs; pdb++ {
+		it, err := s.st.NewIter(metaPrefix(byte(pdb)), storage.PrefixEnd(metaPrefix(byte(pdb))))
+		if err != nil {
+			return fmt.Errorf("kv: load: %w", err)
+		}
+		var n int64
+		for ok := it.First(); ok; ok = it.Next() {
+			if n%4096 == 0 && ctx.Err() != nil {
+				it.Close()
+				return fmt.Errorf("kv: load: %w", ctx.Err())
+			}
+			n++
+			if m, err := decodeMeta(it.Value()); err == nil && m.Version > s.version {
+				s.version = m.Version
+			}
+		}
+		if err := it.Close(); err != nil {
+			return fmt.Errorf("kv: load: %w", err)
+		}
+		s.c[pdb].keys = n
+		it, err = s.st.NewIter(expiryPrefix(byte(pdb)), storage.PrefixEnd(expiryPrefix(byte(pdb))))
+		if err != nil {
+			return fmt.Errorf("kv: load: %w", err)
+		}
+		for ok := it.First(); ok; ok = it.Next() {
+			at, _, ok := decodeExpiryKey(it.Key())
+			if !ok {
+				continue
+			}
+			s.c[pdb].expires++
+			s.c[pdb].expSum.add(at)
+		}
+		if err := it.Close(); err != nil {
+			return fmt.Errorf("kv: load: %w", err)
+		}
+	}
+	// The highest version still owning sub-keys or garbage, so that a
+	// version is never handed out twice.
+	for _, p := range []byte{storage.PrefixRedisSub, storage.PrefixGarbage} {
+		for pdb := 0; pdb < NumDBs; pdb++ {
+			lo := []byte{p, byte(pdb)}
+			it, err := s.st.NewIter(lo, storage.PrefixEnd(lo))
+			if err != nil {
+				return fmt.Errorf("kv: load: %w", err)
+			}
+			if it.Last() && len(it.Key()) >= 10 {
+				if v := binary.BigEndian.Uint64(it.Key()[2:10]); v > s.version {
+					s.version = v
+				}
+			}
+			if err := it.Close(); err != nil {
+				return fmt.Errorf("kv: load: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// Close marks the store closed; later Begin calls still work but Commit
+// fails. It does not close the underlying storage, which the caller owns.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	return nil
+}
+
+// Sources returns one expiry source per logical database, for the engine.
+func (s *Store) Sources() []expiry.Source {
+	out := make([]expiry.Source, NumDBs)
+	for i := range out {
+		out[i] = &keySource{s: s, db: i}
+	}
+	return out
+}
+
+// SetMaxStringSize changes the largest string value (CONFIG SET
+// proto-max-bulk-len).
+func (s *Store) SetMaxStringSize(n int64) { s.maxString.Store(n) }
+
+// Stats are kv's counters since Open, for INFO and metrics.
+type Stats struct {
+	ExpiredKeys     int64 // keys deleted because they expired (lazily or by Reap)
+	LazyExpiredKeys int64 // of which found expired by a read or write
+	KeyspaceHits    int64
+	KeyspaceMisses  int64
+	GarbageVersions int64 // old collection versions whose sub-keys were collected
+}
+
+// Stats returns the counters since Open.
+func (s *Store) Stats() Stats {
+	return Stats{
+		ExpiredKeys:     s.stats.expired.Load(),
+		LazyExpiredKeys: s.stats.expiredLazy.Load(),
+		KeyspaceHits:    s.stats.hits.Load(),
+		KeyspaceMisses:  s.stats.misses.Load(),
+		GarbageVersions: s.stats.garbageDone.Load(),
+	}
+}
+
+// ResetStats zeroes the counters that CONFIG RESETSTAT resets.
+func (s *Store) ResetStats() {
+	s.stats.expired.Store(0)
+	s.stats.expiredLazy.Store(0)
+	s.stats.hits.Store(0)
+	s.stats.misses.Store(0)
+}
+
+// KeyspaceInfo describes one logical database for INFO keyspace.
+type KeyspaceInfo struct {
+	DB      int
+	Keys    int64 // live keys
+	Expires int64 // live keys with an expiry
+	AvgTTL  int64 // mean remaining TTL of those, in ms
+}
+
+// Keyspace returns the figures of every non-empty logical database at now.
+// Expired keys not yet deleted are not counted.
+func (s *Store) Keyspace(ctx context.Context) ([]KeyspaceInfo, error) {
+	tx := s.Begin()
+	defer tx.Rollback()
+	var out []KeyspaceInfo
+	for db := 0; db < NumDBs; db++ {
+		tx.Use(db)
+		ki, err := tx.keyspaceInfo()
+		if err != nil {
+			return nil, err
+		}
+		if ki.Keys > 0 {
+			out = append(out, ki)
+		}
+	}
+	return out, nil
+}

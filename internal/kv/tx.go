@@ -1,0 +1,341 @@
+package kv
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// Tx is the unit of execution: it holds the store's lock from Begin to
+// Commit or Rollback, so everything done through it is atomic with respect
+// to every other client and to the expiry sweeper. All writes go to one
+// indexed storage batch, committed once: a whole pipeline or EXEC becomes
+// one batch. A Tx is not safe for concurrent use.
+//
+// The clock is read once per command: Tick freezes "now" until the next
+// Tick, so a key cannot expire halfway through a command or an EXEC.
+type Tx struct {
+	s     *Store
+	b     *storage.Batch
+	dbmap [NumDBs]byte
+	ldb   int  // logical db in use
+	pdb   byte // its physical db
+	now   int64
+
+	delta    [NumDBs]counters
+	flushed  [NumDBs]bool // physical db was flushed: its base counters are zero
+	expired  int64
+	lazy     int64
+	wake     int64 // earliest expireAt written, 0 for none
+	events   []Event
+	touches  []Touch
+	kbuf     []byte
+	ebuf     []byte
+	mapDirty bool
+	garbage  bool
+}
+
+// Begin opens a Tx on logical database 0 with now read from the clock. It
+// blocks while another Tx is open.
+func (s *Store) Begin() *Tx {
+	s.mu.Lock()
+	tx, _ := s.txPool.Get().(*Tx)
+	if tx == nil {
+		tx = &Tx{}
+	}
+	tx.s = s
+	tx.dbmap = s.dbmap
+	tx.Use(0)
+	tx.Tick()
+	return tx
+}
+
+// Tick reads the clock; the new time holds until the next Tick.
+func (tx *Tx) Tick() { tx.now = tx.s.opts.Now().UnixMilli() }
+
+// SetNow freezes the transaction's time at t (the sweeper's due time).
+func (tx *Tx) SetNow(t time.Time) { tx.now = t.UnixMilli() }
+
+// Now returns the frozen time in Unix milliseconds.
+func (tx *Tx) Now() int64 { return tx.now }
+
+// Use selects logical database db; it returns ErrDBIndex when out of range.
+func (tx *Tx) Use(db int) error {
+	if db < 0 || db >= NumDBs {
+		return ErrDBIndex
+	}
+	tx.ldb = db
+	tx.pdb = tx.dbmap[db]
+	return nil
+}
+
+// DB returns the logical database in use.
+func (tx *Tx) DB() int { return tx.ldb }
+
+func (tx *Tx) batch() *storage.Batch {
+	if tx.b == nil {
+		tx.b = tx.s.st.NewIndexedBatch()
+	}
+	return tx.b
+}
+
+// Commit makes the writes durable, publishes the counters, calls the
+// observer and releases the lock. If the batch cannot be committed nothing
+// of the Tx is applied and the error is returned.
+func (tx *Tx) Commit() error {
+	s := tx.s
+	var err error
+	if s.closed {
+		err = ErrClosed
+	} else if tx.b != nil && !tx.b.Empty() {
+		if cerr := tx.b.Commit(); cerr != nil {
+			err = fmt.Errorf("kv: commit: %w", cerr)
+		}
+	}
+	wake := int64(0)
+	if err == nil {
+		for i := range tx.delta {
+			if tx.flushed[i] {
+				s.c[i] = counters{}
+			}
+			s.c[i].keys += tx.delta[i].keys
+			s.c[i].expires += tx.delta[i].expires
+			s.c[i].expSum.addI(tx.delta[i].expSum)
+		}
+		if tx.mapDirty {
+			s.dbmap = tx.dbmap
+			m := tx.dbmap
+			s.dbmapAtomic.Store(&m)
+		}
+		if tx.expired > 0 {
+			s.stats.expired.Add(tx.expired)
+			s.stats.expiredLazy.Add(tx.lazy)
+		}
+		if s.observer != nil && (len(tx.events) > 0 || len(tx.touches) > 0) {
+			s.observer.Committed(tx.events, tx.touches)
+		}
+		wake = tx.wake
+		if tx.garbage {
+			select {
+			case s.garbage <- struct{}{}:
+			default:
+			}
+		}
+	}
+	tx.release()
+	if wake != 0 && s.opts.Waker != nil {
+		s.opts.Waker.Wake(time.UnixMilli(wake + 1))
+	}
+	return err
+}
+
+// Rollback discards the writes and releases the lock.
+func (tx *Tx) Rollback() { tx.release() }
+
+func (tx *Tx) release() {
+	s := tx.s
+	if tx.b != nil {
+		tx.b.Close()
+		tx.b = nil
+	}
+	tx.delta = [NumDBs]counters{}
+	tx.flushed = [NumDBs]bool{}
+	tx.expired, tx.lazy, tx.wake = 0, 0, 0
+	tx.mapDirty, tx.garbage = false, false
+	clear(tx.events)
+	tx.events = tx.events[:0]
+	clear(tx.touches)
+	tx.touches = tx.touches[:0]
+	tx.s = nil
+	s.txPool.Put(tx)
+	s.mu.Unlock()
+}
+
+// getMeta reads the raw metadata of key in physical db pdb, expired or not.
+func (tx *Tx) getMeta(pdb byte, key []byte) (Meta, bool, error) {
+	tx.kbuf = metaKey(tx.kbuf, pdb, key)
+	v, err := tx.batch().Get(tx.kbuf)
+	if errors.Is(err, storage.ErrNotFound) {
+		return Meta{}, false, nil
+	}
+	if err != nil {
+		return Meta{}, false, fmt.Errorf("kv: read %q: %w", key, err)
+	}
+	m, err := decodeMeta(v)
+	if err != nil {
+		return Meta{}, false, fmt.Errorf("kv: key %q: %w", key, err)
+	}
+	return m, true, nil
+}
+
+// Lookup returns the metadata of key in the current database for a write
+// path. A key found expired is deleted here (an `expired` event) and
+// reported absent.
+func (tx *Tx) Lookup(key []byte) (Meta, bool, error) {
+	m, ok, err := tx.getMeta(tx.pdb, key)
+	if err != nil || !ok {
+		return Meta{}, false, err
+	}
+	if m.expiredAt(tx.now) {
+		if err := tx.expireKey(key, m, true); err != nil {
+			return Meta{}, false, err
+		}
+		return Meta{}, false, nil
+	}
+	return m, true, nil
+}
+
+// LookupRead is Lookup for a read path: it also counts keyspace hits and
+// misses and emits `keymiss` events.
+func (tx *Tx) LookupRead(key []byte) (Meta, bool, error) {
+	m, ok, err := tx.Lookup(key)
+	if err != nil {
+		return m, ok, err
+	}
+	if ok {
+		tx.s.stats.hits.Add(1)
+	} else {
+		tx.s.stats.misses.Add(1)
+		tx.notify(ClassKeyMiss, "keymiss", key)
+	}
+	return m, ok, nil
+}
+
+// expireKey deletes a key that has logically expired and records the
+// `expired` event.
+func (tx *Tx) expireKey(key []byte, m Meta, lazy bool) error {
+	if err := tx.deleteMeta(tx.pdb, key, m, true); err != nil {
+		return err
+	}
+	tx.expired++
+	if lazy {
+		tx.lazy++
+	}
+	tx.notify(ClassExpired, "expired", key)
+	return nil
+}
+
+// PutMeta writes the metadata of key in the current database. old is the
+// record it replaces (found reports whether there was one), which must
+// have been read in this Tx. The expiry index follows in the same batch;
+// a collection whose version changes leaves its old version to the
+// garbage collector.
+func (tx *Tx) PutMeta(key []byte, old Meta, found bool, m Meta) error {
+	return tx.putMeta(tx.ldb, tx.pdb, key, old, found, m)
+}
+
+func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Meta) error {
+	b := tx.batch()
+	d := &tx.delta[pdb]
+	if !found {
+		d.keys++
+		tx.notifyDB(ldb, ClassNew, "new", key)
+	}
+	if found && old.ExpireAt != 0 && old.ExpireAt != m.ExpireAt {
+		tx.ebuf = expiryKey(tx.ebuf, pdb, old.ExpireAt, key)
+		if err := b.Delete(tx.ebuf); err != nil {
+			return err
+		}
+		d.expires--
+		d.expSum.add(-old.ExpireAt)
+	}
+	if m.ExpireAt != 0 && !(found && old.ExpireAt == m.ExpireAt) {
+		tx.ebuf = expiryKey(tx.ebuf, pdb, m.ExpireAt, key)
+		if err := b.Set(tx.ebuf, nil); err != nil {
+			return err
+		}
+		d.expires++
+		d.expSum.add(m.ExpireAt)
+		if tx.wake == 0 || m.ExpireAt < tx.wake {
+			tx.wake = m.ExpireAt
+		}
+	}
+	if found && old.Type != TypeString && (m.Type == TypeString || old.Version != m.Version) {
+		if err := tx.dropVersion(pdb, old.Version); err != nil {
+			return err
+		}
+	}
+	tx.kbuf = metaKey(tx.kbuf, pdb, key)
+	tx.ebuf = m.encode(tx.ebuf[:0])
+	if err := b.Set(tx.kbuf, tx.ebuf); err != nil {
+		return err
+	}
+	tx.touch(ldb, key, false)
+	return nil
+}
+
+// DeleteMeta deletes key (found by Lookup with record m) from the current
+// database, with its expiry entry and, for collections, its elements.
+func (tx *Tx) DeleteMeta(key []byte, m Meta) error {
+	return tx.deleteMeta(tx.pdb, key, m, false)
+}
+
+func (tx *Tx) deleteMeta(pdb byte, key []byte, m Meta, expired bool) error {
+	b := tx.batch()
+	d := &tx.delta[pdb]
+	tx.kbuf = metaKey(tx.kbuf, pdb, key)
+	if err := b.Delete(tx.kbuf); err != nil {
+		return err
+	}
+	d.keys--
+	if m.ExpireAt != 0 {
+		tx.ebuf = expiryKey(tx.ebuf, pdb, m.ExpireAt, key)
+		if err := b.Delete(tx.ebuf); err != nil {
+			return err
+		}
+		d.expires--
+		d.expSum.add(-m.ExpireAt)
+	}
+	if m.Type != TypeString {
+		if err := tx.dropVersion(pdb, m.Version); err != nil {
+			return err
+		}
+	}
+	tx.touch(tx.logical(pdb), key, expired)
+	return nil
+}
+
+// logical maps a physical db back to its logical index.
+func (tx *Tx) logical(pdb byte) int {
+	for l, p := range tx.dbmap {
+		if p == pdb {
+			return l
+		}
+	}
+	return int(pdb)
+}
+
+// dropVersion hands the sub-keys of an old collection version to the
+// garbage collector: one record now, one range deletion later.
+func (tx *Tx) dropVersion(pdb byte, version uint64) error {
+	tx.garbage = true
+	return tx.batch().Set(garbageKey(pdb, version), nil)
+}
+
+// NewVersion returns a collection version never handed out before.
+func (tx *Tx) NewVersion() uint64 {
+	tx.s.version++
+	return tx.s.version
+}
+
+// SubPrefix returns the prefix under which the elements of the collection
+// m of the current database live.
+func (tx *Tx) SubPrefix(m Meta) []byte { return subPrefix(tx.pdb, m.Version) }
+
+// Batch returns the Tx's indexed batch, for the collection types' element
+// reads and writes.
+func (tx *Tx) Batch() *storage.Batch { return tx.batch() }
+
+// MaxStringSize returns the configured largest string.
+func (tx *Tx) MaxStringSize() int64 { return tx.s.maxString.Load() }
+
+// checkAdd returns a+b or ErrOverflow-like failure for absolute times.
+func addMs(a, b int64) (int64, bool) {
+	if (b > 0 && a > math.MaxInt64-b) || (b < 0 && a < math.MinInt64-b) {
+		return 0, false
+	}
+	return a + b, true
+}
