@@ -3,7 +3,6 @@ package kv
 import (
 	"math/big"
 	"math/bits"
-
 )
 
 // i128 is a signed 128-bit accumulator (two's complement), wide enough to
@@ -100,4 +99,3 @@ func (tx *Tx) keyspaceInfo() (KeyspaceInfo, error) {
 
 // KeyspaceInfo returns the INFO keyspace figures of the current database.
 func (tx *Tx) KeyspaceInfo() (KeyspaceInfo, error) { return tx.keyspaceInfo() }
-

@@ -344,4 +344,3 @@ func (tx *Tx) SwapDB(a, b int) error {
 	tx.touchAll(b)
 	return nil
 }
-
