@@ -144,9 +144,9 @@ func TestBudgets(t *testing.T) {
 		wantFirstDeadlineMS int64 // 0: no deadline
 	}{
 		{
-			name:          "targetDocs",
-			params:        func(p *expiry.Params) { p.DeleteTargetDocs = 100; p.SubPassTargetSecs = 0 },
-			items:         1000,
+			name:   "targetDocs",
+			params: func(p *expiry.Params) { p.DeleteTargetDocs = 100; p.SubPassTargetSecs = 0 },
+			items:  1000,
 			// Round-robin: each sub-pass starts one source further on.
 			wantRuns:      "a×1 b×2 a×2 b×2 a×2 b×2 a×2 b×2 a×2 b×2 a×1",
 			wantSubPasses: 10, wantCaps: 18, wantMaxItems: 100, wantFirstDeadlineMS: 1000,
