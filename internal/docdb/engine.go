@@ -17,7 +17,9 @@ type Engine struct {
 	// update the cache under mu held for writing; readers take mu for
 	// reading to load a collection's metadata together with a storage
 	// snapshot, so the two always agree.
-	mu    sync.RWMutex
+	mu sync.RWMutex
+	// ddl serializes create, drop, dropDatabase and rename.
+	ddl   sync.Mutex
 	cat   *catalog
 	close sync.Once
 }

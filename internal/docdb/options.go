@@ -30,7 +30,7 @@ type ExpiryRegistry interface {
 	// Register adds a source; its name is unique among registered sources.
 	Register(src expiry.Source) error
 	// Unregister removes the source with that name, if registered.
-	Unregister(name string)
+	Unregister(name string) bool
 	// Wake tells the sweeper that an item may be due at due.
 	Wake(due time.Time)
 }

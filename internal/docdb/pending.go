@@ -14,26 +14,10 @@ import (
 
 var errPending = mongoerr.New(mongoerr.NotImplemented, "not implemented yet")
 
-type catalog struct{}
+func (e *Engine) unregisterAllSources()            {}
+func (e *Engine) collectionGone(*collMeta)         {}
+func (e *Engine) collectionRenamed(_, _ *collMeta) {}
 
-func loadCatalog(*storage.Store) (*catalog, error) { return &catalog{}, nil }
-
-func (e *Engine) unregisterAllSources() {}
-
-func (e *Engine) createCollection(context.Context, string, string, bson.D) error { return errPending }
-func (e *Engine) dropCollection(context.Context, string, string) (bool, error) {
-	return false, errPending
-}
-func (e *Engine) dropDatabase(context.Context, string) error { return errPending }
-func (e *Engine) listDatabases(context.Context) ([]DatabaseInfo, error) {
-	return nil, errPending
-}
-func (e *Engine) listCollections(context.Context, string, bson.D, bool) ([]bson.D, error) {
-	return nil, errPending
-}
-func (e *Engine) renameCollection(context.Context, string, string, string, string, bool) error {
-	return errPending
-}
 func (e *Engine) collMod(context.Context, string, string, bson.D) (bson.D, error) {
 	return nil, errPending
 }

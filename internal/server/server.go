@@ -159,6 +159,10 @@ func (s *Server) shutdown() error {
 			errs = append(errs, fmt.Errorf("shut down %s: %w", f.name, err))
 		}
 	}
+	// Flushing the memtable makes the next start quick: nothing to replay.
+	if err := s.store.Flush(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, err)
 	}

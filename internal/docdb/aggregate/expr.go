@@ -406,3 +406,16 @@ func compare(a, b any) int {
 
 // equal reports whether a and b are equal in MongoDB's order.
 func equal(a, b any) bool { return compare(a, b) == 0 }
+
+// Names returns the names of the user variables bound in v.
+func (v *Vars) Names() []string {
+	var out []string
+	seen := map[string]bool{}
+	for p := v; p != nil; p = p.parent {
+		if p.parent != nil && !seen[p.name] {
+			seen[p.name] = true
+			out = append(out, p.name)
+		}
+	}
+	return out
+}

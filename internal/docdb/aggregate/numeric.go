@@ -266,3 +266,11 @@ func numCompare(a, b any) int {
 }
 
 func sqrt(x float64) float64 { return math.Sqrt(x) }
+
+// ToDouble converts a BSON number to float64; ok is false for non-numbers.
+func ToDouble(v any) (float64, bool) {
+	if !isNumber(v) {
+		return 0, false
+	}
+	return toFloat(v), true
+}

@@ -217,3 +217,6 @@ func arrayValue(v any) any {
 	}
 	return v
 }
+
+// CloneValue returns a deep copy of v (documents and arrays copied).
+func CloneValue(v any) any { return cloneValue(v) }
