@@ -17,7 +17,8 @@ const module = "github.com/mayfly/mayfly/"
 // module; sub-packages inherit their parent's row), the internal packages
 // its non-test files may import. internal/invariants may be imported by all.
 var allowed = map[string][]string{
-	"cmd/mayfly":          {"internal/server", "internal/admin"},
+	"cmd/mayfly":          {"internal/server", "internal/admin", "internal/bench"},
+	"internal/bench":      {},
 	"internal/storage":    {},
 	"internal/keycodec":   {},
 	"internal/expiry":     {"internal/storage"},
@@ -37,7 +38,7 @@ var allowed = map[string][]string{
 // side.
 var exclusive = map[string][]string{
 	"github.com/cockroachdb/pebble":       {"internal/storage"},
-	"go.mongodb.org/mongo-driver/v2/bson": {"internal/docdb", "internal/wire/mongo", "internal/keycodec"},
+	"go.mongodb.org/mongo-driver/v2/bson": {"internal/docdb", "internal/wire/mongo", "internal/keycodec", "internal/bench"},
 }
 
 // row returns the table row governing pkg: the longest key that is pkg or
