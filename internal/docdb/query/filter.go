@@ -171,9 +171,11 @@ type pathNode struct {
 	parts []string
 	leaf  LeafArrays
 	pred  predicate
-	// op and arg name the operator for validation error details.
-	op  string
-	arg any
+	// op and arg name the operator for validation error details; implicit
+	// marks {path: value} equality written without $eq.
+	op       string
+	arg      any
+	implicit bool
 }
 
 func (n *pathNode) match(doc bson.D, ec *evalCtx) bool {

@@ -208,20 +208,21 @@ func (p *parser) parseField(path string, v any, depth int) ([]node, error) {
 	if _, ok := v.(bson.Undefined); ok {
 		return nil, badValue("cannot compare to undefined")
 	}
-	x := opExpr{pred: &cmpPred{op: opEQ, rhs: v}, name: "$eq", arg: v}
+	x := opExpr{pred: &cmpPred{op: opEQ, rhs: v}, name: "$eq", arg: v, implicit: true}
 	return []node{x.node(path)}, nil
 }
 
 // opExpr is one parsed operator of a field's operator document. It becomes a
 // node (for a path in a document) or a predicate (inside $elemMatch).
 type opExpr struct {
-	pred   predicate
-	leaf   LeafArrays
-	negate bool     // NOT(pred): $ne, $nin, {$exists: false}
-	not    []opExpr // $not: NOT of the AND of these
-	and    []opExpr // $all: AND of these
-	name   string   // operator name, for validation error details
-	arg    any      // operator argument, for validation error details
+	pred     predicate
+	leaf     LeafArrays
+	negate   bool     // NOT(pred): $ne, $nin, {$exists: false}
+	not      []opExpr // $not: NOT of the AND of these
+	and      []opExpr // $all: AND of these
+	name     string   // operator name, for validation error details
+	arg      any      // operator argument, for validation error details
+	implicit bool     // {path: value} equality without $eq
 }
 
 func (x opExpr) node(path string) node {
@@ -234,7 +235,7 @@ func (x opExpr) node(path string) node {
 		}
 		return andOf(x.and, path)
 	}
-	n := &pathNode{path: path, parts: SplitPath(path), leaf: x.leaf, pred: x.pred, op: x.name, arg: x.arg}
+	n := &pathNode{path: path, parts: SplitPath(path), leaf: x.leaf, pred: x.pred, op: x.name, arg: x.arg, implicit: x.implicit}
 	if x.negate {
 		return &notNode{child: n}
 	}
