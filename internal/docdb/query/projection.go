@@ -67,15 +67,15 @@ func (n *projNode) child(name string) *projChild {
 }
 
 type projParser struct {
-	opts                  ProjectionOptions
-	kind                  int // 0 unknown, 1 inclusion, 2 exclusion
-	idSpecified           bool
-	idIncluded            bool
-	idExcluded            bool
-	hasPositional         bool
-	hasElemMatch          bool
-	hasSlice              bool
-	positional            []string
+	opts          ProjectionOptions
+	kind          int // 0 unknown, 1 inclusion, 2 exclusion
+	idSpecified   bool
+	idIncluded    bool
+	idExcluded    bool
+	hasPositional bool
+	hasElemMatch  bool
+	hasSlice      bool
+	positional    []string
 }
 
 const (
