@@ -40,7 +40,6 @@ type fakeSource struct {
 	mu       sync.Mutex
 	items    []int64
 	calls    []call
-	deleted  []int64         // due times deleted, in order
 	perBatch time.Duration   // clock advance per storage batch
 	onReap   func(nCall int) // called inside Reap, before deleting, with the 0-based call number
 	reapErr  error           // returned by the next Reap
@@ -132,15 +131,13 @@ func (f *fakeSource) Reap(ctx context.Context, now time.Time, b expiry.Budget) (
 		if k <= 0 {
 			break
 		}
-		batch := f.items[r.Items : r.Items+k]
-		r.Due = append(r.Due, batch...)
 		r.Items += k
 		f.clk.Advance(f.perBatch)
 		if !b.Deadline.IsZero() && !f.clk.Now().Before(b.Deadline) {
 			break
 		}
 	}
-	f.deleted = append(f.deleted, f.items[:r.Items]...)
+	r.Due = f.items[:r.Items:r.Items]
 	f.items = f.items[r.Items:]
 	r.Keys = 2 * r.Items
 	r.More = r.Items < due

@@ -268,6 +268,10 @@ func (e *Engine) afterVisit(ctx context.Context, st *sourceState, passNow time.T
 		slog.String("source", st.name), slog.String("kind", string(st.kind)))
 }
 
+// maxLagMs caps a recorded lag (about 139 years) so the arithmetic cannot
+// overflow for items due at extreme dates.
+const maxLagMs = 1 << 42
+
 // account records one Reap call: counters, lag, rate, errors, and the
 // OnReaped hook.
 func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, t0, t1, batchStart time.Time, err error) {
@@ -289,15 +293,24 @@ func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, t0, t1,
 	e.tot.keys += int64(r.Keys)
 	e.tot.reaps++
 	e.tot.reapTime += took
+	endMs, endNs := t1.UnixMilli(), t1.UnixNano()
 	for _, due := range r.Due {
-		d := max(t1.Sub(time.UnixMilli(due)), 0)
+		var d time.Duration
+		switch {
+		case due >= endMs:
+			// Due now (or, with a skewed clock, later): no lag.
+		case due < endMs-maxLagMs:
+			d = maxLagMs * time.Millisecond
+		default:
+			d = time.Duration(endNs - due*int64(time.Millisecond))
+		}
 		b := lagBucket(d)
 		st.c.lag.add(b, d)
 		k.lag.add(b, d)
 		e.tot.lag.add(b, d)
 	}
 	if rateMoved {
-		e.pub.rate = e.sw.rate.rate
+		e.pub.rate = e.sw.rate.rate()
 	}
 	if err != nil {
 		st.c.backlogKnown = false

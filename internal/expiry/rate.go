@@ -5,40 +5,38 @@ import (
 	"time"
 )
 
-// Rate estimation: the sweeper folds (items deleted, time spent) into a
-// time-weighted moving average of items per second. Time spent counts from
-// the start of a batch's wait for tokens or back-off pause to the return of
-// its Reap call, so the estimate is the rate the sweeper really achieves
-// with rate limiting and back-off in force; sleeping between passes does
-// not count. Samples shorter than rateMinSample are pooled with the next
-// ones, and each pooled sample weighs 1 − e^(−Δt/τ) with τ = rateTau.
-const (
-	rateTau       = 5 * time.Second
-	rateMinSample = 10 * time.Millisecond
-)
+// Rate estimation: the sweeper keeps exponentially decayed sums of the
+// items it deleted and the time it spent, and the rate is their ratio.
+// Time spent counts from the start of a batch's wait for tokens or back-off
+// pause to the return of its Reap call, so the estimate is the rate the
+// sweeper really achieves with rate limiting and back-off in force;
+// sleeping between passes does not count. Both sums decay by e^(−Δt/τ) per
+// Δt of reaping time, with τ = rateTau, so the estimate follows the last
+// few τ of work.
+const rateTau = 5 * time.Second
 
 type rateEstimator struct {
-	items   int64
-	elapsed time.Duration
-	rate    float64 // items per second; 0 until the first sample
+	items, secs float64 // decayed sums
 }
 
 // add records n items deleted in d and reports whether the estimate moved.
 func (r *rateEstimator) add(n int, d time.Duration) bool {
-	r.items += int64(n)
-	r.elapsed += max(d, 0)
-	if r.elapsed < rateMinSample {
+	d = max(d, 0)
+	if n == 0 && d == 0 {
 		return false
 	}
-	sample := float64(r.items) / r.elapsed.Seconds()
-	if r.rate == 0 {
-		r.rate = sample
-	} else {
-		alpha := 1 - math.Exp(-float64(r.elapsed)/float64(rateTau))
-		r.rate += alpha * (sample - r.rate)
-	}
-	r.items, r.elapsed = 0, 0
+	decay := math.Exp(-float64(d) / float64(rateTau))
+	r.items = r.items*decay + float64(n)
+	r.secs = r.secs*decay + d.Seconds()
 	return true
+}
+
+// rate returns items per second, 0 until some reaping time was measured.
+func (r *rateEstimator) rate() float64 {
+	if r.secs <= 0 {
+		return 0
+	}
+	return r.items / r.secs
 }
 
 // estimate returns how long deleting n items takes at rate items per second,
