@@ -3,6 +3,7 @@ package docdb
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -22,6 +23,9 @@ type Engine struct {
 	ddl   sync.Mutex
 	cat   *catalog
 	close sync.Once
+	// lastTS is the last timestamp handed out for Timestamp(0, 0) fields
+	// (seconds << 32 | increment).
+	lastTS atomic.Uint64
 }
 
 // Open opens the document database on opts.Store, loading its catalog.

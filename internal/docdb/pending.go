@@ -9,7 +9,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
-	"github.com/mayfly/mayfly/internal/storage"
 )
 
 var errPending = mongoerr.New(mongoerr.NotImplemented, "not implemented yet")
@@ -17,6 +16,8 @@ var errPending = mongoerr.New(mongoerr.NotImplemented, "not implemented yet")
 func (e *Engine) unregisterAllSources()            {}
 func (e *Engine) collectionGone(*collMeta)         {}
 func (e *Engine) collectionRenamed(_, _ *collMeta) {}
+
+func validationDetails(*filter, bson.D) (bson.D, bool) { return nil, false }
 
 func (e *Engine) collMod(context.Context, string, string, bson.D) (bson.D, error) {
 	return nil, errPending
@@ -41,9 +42,6 @@ func (e *Engine) distinct(context.Context, string, string, DistinctRequest) (bso
 }
 func (e *Engine) aggregate(context.Context, string, string, AggregateRequest) (Cursor, error) {
 	return nil, errPending
-}
-func (e *Engine) insert(context.Context, string, string, InsertRequest) (InsertResult, error) {
-	return InsertResult{}, errPending
 }
 func (e *Engine) update(context.Context, string, string, UpdateRequest) (UpdateResult, error) {
 	return UpdateResult{}, errPending
@@ -72,8 +70,3 @@ func (e *Engine) explainUpdate(context.Context, string, string, UpdateStatement,
 func (e *Engine) explainDelete(context.Context, string, string, DeleteStatement, Verbosity) (bson.D, error) {
 	return nil, errPending
 }
-func (e *Engine) dbStats(context.Context, string) (DBStats, error) { return DBStats{}, errPending }
-func (e *Engine) collStats(context.Context, string, string) (CollStats, error) {
-	return CollStats{}, errPending
-}
-func (e *Engine) check(context.Context) error { return errPending }

@@ -1,0 +1,158 @@
+package docdb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// check verifies, on one snapshot, for every collection: each document has
+// exactly the index entries its keys call for, each index entry belongs to
+// a document that produces it, and the stored counters equal what is
+// stored.
+func (e *Engine) check(ctx context.Context) error {
+	e.mu.RLock()
+	var metas []*collMeta
+	var ctrs []*counters
+	for _, c := range e.cat.colls {
+		metas = append(metas, c.meta)
+		ctrs = append(ctrs, c.stats)
+	}
+	snap := e.store.NewSnapshot()
+	e.mu.RUnlock()
+	defer snap.Close()
+	for i, m := range metas {
+		if err := checkCollection(ctx, snap, m, ctrs[i]); err != nil {
+			return fmt.Errorf("docdb: check %s.%s: %w", m.db, m.name, err)
+		}
+	}
+	return nil
+}
+
+func checkCollection(ctx context.Context, snap *storage.Snapshot, m *collMeta, ctr *counters) error {
+	var docs, size int64
+	entries := map[uint64]int64{}
+	p := docPrefix(m.id)
+	it, err := snap.NewIter(p, storage.PrefixEnd(p))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+		if err != nil {
+			return fmt.Errorf("document %x: %w", it.Key(), err)
+		}
+		if !bytes.Equal(it.Key()[len(p):], sd.idEnc) {
+			return fmt.Errorf("document %x is stored under another _id", it.Key())
+		}
+		docs++
+		size += int64(len(sd.raw))
+		for _, ix := range m.indexes {
+			if ix.isID {
+				continue
+			}
+			keys, mk, err := ix.indexKeys(sd.doc)
+			if err != nil {
+				return fmt.Errorf("document %s: index %s: %w", fmtDoc(sd.doc), ix.name, err)
+			}
+			if mk && !ix.multikey {
+				return fmt.Errorf("index %s is multikey but not marked so", ix.name)
+			}
+			for _, k := range keys {
+				if _, err := snap.Get(entryKey(ix.id, k.enc, sd.idEnc)); err != nil {
+					if errors.Is(err, storage.ErrNotFound) {
+						return fmt.Errorf("document %s has no entry %s in index %s", fmtDoc(sd.doc), fmtDoc(toKeyDoc(ix, k.values)), ix.name)
+					}
+					return err
+				}
+			}
+			entries[ix.id] += int64(len(keys))
+		}
+	}
+	if err := it.Error(); err != nil {
+		return err
+	}
+	for _, ix := range m.indexes {
+		if ix.isID {
+			continue
+		}
+		n, err := checkIndexEntries(ctx, snap, m, ix)
+		if err != nil {
+			return fmt.Errorf("index %s: %w", ix.name, err)
+		}
+		if n != entries[ix.id] {
+			return fmt.Errorf("index %s has %d entries, documents call for %d", ix.name, n, entries[ix.id])
+		}
+	}
+	cDocs, cBytes, cIdx := ctr.snapshot()
+	if cDocs != docs || cBytes != size {
+		return fmt.Errorf("counters say %d documents of %d bytes, the store holds %d of %d", cDocs, cBytes, docs, size)
+	}
+	for _, ix := range m.indexes {
+		want := entries[ix.id]
+		if ix.isID {
+			want = docs
+		}
+		if cIdx[ix.id].keys != want {
+			return fmt.Errorf("counters say index %s has %d keys, it has %d", ix.name, cIdx[ix.id].keys, want)
+		}
+	}
+	return nil
+}
+
+// checkIndexEntries verifies that every entry of ix points to a document
+// that produces it, and returns the number of entries.
+func checkIndexEntries(ctx context.Context, snap *storage.Snapshot, m *collMeta, ix *indexMeta) (int64, error) {
+	p := indexPrefix(ix.id)
+	it, err := snap.NewIter(p, storage.PrefixEnd(p))
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	var n int64
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		n++
+		rest := it.Key()[len(p):]
+		_, idEnc, err := ix.splitEntry(rest)
+		if err != nil {
+			return 0, fmt.Errorf("entry %x: %w", it.Key(), err)
+		}
+		v, err := snap.Get(docKey(m.id, idEnc))
+		if errors.Is(err, storage.ErrNotFound) {
+			return 0, fmt.Errorf("entry %x points to a missing document", it.Key())
+		}
+		if err != nil {
+			return 0, err
+		}
+		sd, err := newStoredDoc(v)
+		if err != nil {
+			return 0, err
+		}
+		keys, _, err := ix.indexKeys(sd.doc)
+		if err != nil {
+			return 0, err
+		}
+		parts := rest[:len(rest)-len(idEnc)]
+		found := false
+		for _, k := range keys {
+			if bytes.Equal(k.enc, parts) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("entry %x is not a key of document %s", it.Key(), fmtDoc(sd.doc))
+		}
+	}
+	return n, it.Error()
+}

@@ -1,0 +1,81 @@
+package docdb
+
+import (
+	"context"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+)
+
+// maxWriteBatch is the most statements one write command may carry
+// (mongod's maxWriteBatchSize).
+const maxWriteBatch = 100000
+
+// checkBatchSize enforces mongod's bounds on the statements of a write.
+func checkBatchSize(n int) error {
+	if n < 1 || n > maxWriteBatch {
+		return mongoerr.Newf(mongoerr.InvalidLength,
+			"Write batch sizes must be between 1 and %d. Got %d operations.", maxWriteBatch, n)
+	}
+	return nil
+}
+
+func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest) (InsertResult, error) {
+	var res InsertResult
+	if err := checkWriteNS(db, coll); err != nil {
+		return res, err
+	}
+	if err := checkBatchSize(len(req.Documents)); err != nil {
+		return res, err
+	}
+	c, _, err := e.lockOrCreateColl(db, coll)
+	if err != nil {
+		return res, err
+	}
+	defer c.wmu.Unlock()
+	w := e.newWriter(c)
+	defer w.close()
+	val, err := e.newValidator(c.meta, req.BypassDocumentValidation)
+	if err != nil {
+		return res, err
+	}
+	pending := int64(0)
+	for i, raw := range req.Documents {
+		if err := ctx.Err(); err != nil {
+			if cerr := w.commit(); cerr != nil {
+				return res, cerr
+			}
+			res.N += pending
+			return res, err
+		}
+		sd, err := e.prepareInsert(raw)
+		if err == nil {
+			err = val.check(sd, nil)
+		}
+		if err == nil {
+			err = w.insert(sd)
+		}
+		if err != nil {
+			if _, ok := mongoerr.As(err); !ok {
+				return res, err
+			}
+			res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: err})
+			if req.Ordered {
+				break
+			}
+			continue
+		}
+		pending++
+		if w.full() {
+			if err := w.commit(); err != nil {
+				return res, err
+			}
+			res.N += pending
+			pending = 0
+		}
+	}
+	if err := w.commit(); err != nil {
+		return res, err
+	}
+	res.N += pending
+	return res, nil
+}

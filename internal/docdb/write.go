@@ -1,0 +1,389 @@
+package docdb
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// writer applies document writes to one collection. It holds the
+// collection's write lock (taken by its creator) for its whole life, so its
+// uniqueness checks and index maintenance never race another writer. Each
+// document is written with all of its index entries (and the collection's
+// counters) in the writer's current batch; commit applies the batch
+// atomically. Reads through the writer see its own uncommitted writes.
+type writer struct {
+	e    *Engine
+	c    *collection
+	meta *collMeta
+	b    *storage.Batch
+	d    delta
+	vis  visibility
+	// multikey lists the indexes that became multikey in this batch.
+	multikey map[uint64]bool
+	// wake is the earliest TTL due time (Unix ms) among written documents.
+	wake    int64
+	hasWake bool
+	docs    int // documents written in the current batch
+}
+
+// Batch limits: a writer commits once its batch holds this many documents
+// or bytes, so a large insert does not build one huge batch.
+const (
+	maxBatchDocs  = 1000
+	maxBatchBytes = 8 << 20
+)
+
+// newWriter returns a writer on c, whose write lock the caller holds.
+func (e *Engine) newWriter(c *collection) *writer {
+	return &writer{e: e, c: c, meta: c.meta, b: e.store.NewIndexedBatch(), vis: e.newVisibility(c.meta)}
+}
+
+// close discards uncommitted writes.
+func (w *writer) close() {
+	if w.b != nil {
+		w.b.Close()
+		w.b = nil
+	}
+}
+
+// full reports whether the batch should be committed before more writes.
+func (w *writer) full() bool { return w.docs >= maxBatchDocs || w.b.Len() >= maxBatchBytes }
+
+// fetch returns the stored document with encoded _id idEnc, or nil.
+func (w *writer) fetch(idEnc []byte) (*storedDoc, error) {
+	v, err := w.b.Get(docKey(w.meta.id, idEnc))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sd, err := newStoredDoc(v)
+	if err != nil {
+		return nil, fmt.Errorf("docdb: stored document: %w", err)
+	}
+	return sd, nil
+}
+
+// docKeys computes the entries of sd in every secondary index of the
+// collection, in index order.
+func (w *writer) docKeys(doc bson.D) ([][]indexKey, error) {
+	out := make([][]indexKey, len(w.meta.indexes))
+	for i, ix := range w.meta.indexes {
+		if ix.isID {
+			continue
+		}
+		keys, mk, err := ix.indexKeys(doc)
+		if err != nil {
+			return nil, err
+		}
+		if mk && !ix.multikey {
+			if w.multikey == nil {
+				w.multikey = map[uint64]bool{}
+			}
+			w.multikey[ix.id] = true
+		}
+		out[i] = keys
+	}
+	return out, nil
+}
+
+// checkUnique verifies that no other live document holds one of keys in
+// the unique indexes. Conflicting documents that are expired (strict
+// visibility) are deleted on the spot, as the sweeper would; they are
+// returned through reaped so the caller can count them.
+func (w *writer) checkUnique(idEnc []byte, keys [][]indexKey) error {
+	for i, ix := range w.meta.indexes {
+		if ix.isID || !ix.unique {
+			continue
+		}
+		for _, k := range keys[i] {
+			holders, err := w.holders(ix, k.enc, idEnc)
+			if err != nil {
+				return err
+			}
+			for _, h := range holders {
+				other, err := w.fetch(h)
+				if err != nil {
+					return err
+				}
+				if other == nil {
+					return fmt.Errorf("docdb: index %s entry points to a missing document", ix.name)
+				}
+				if w.vis.strict && w.meta.expired(other.doc, w.vis.nowMs) {
+					if err := w.remove(other); err != nil {
+						return err
+					}
+					continue
+				}
+				return w.dupKey(ix, k.values)
+			}
+		}
+	}
+	return nil
+}
+
+// holders returns the encoded _ids of the documents other than self that
+// have an entry with parts enc in ix.
+func (w *writer) holders(ix *indexMeta, enc, self []byte) ([][]byte, error) {
+	prefix := entryKey(ix.id, enc, nil)
+	it, err := w.b.NewIter(prefix, storage.PrefixEnd(prefix))
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var out [][]byte
+	for ok := it.First(); ok; ok = it.Next() {
+		id := it.Key()[len(prefix):]
+		if !bytes.Equal(id, self) {
+			out = append(out, append([]byte(nil), id...))
+		}
+	}
+	return out, it.Error()
+}
+
+// dupKey builds the DuplicateKey error for ix and the key values.
+func (w *writer) dupKey(ix *indexMeta, values []any) error {
+	return dupKeyError(w.meta, ix, toKeyDoc(ix, values))
+}
+
+// dupKeyError is mongod's E11000 error with keyPattern and keyValue.
+func dupKeyError(m *collMeta, ix *indexMeta, keyValue bson.D) error {
+	return &mongoerr.Error{
+		Code: mongoerr.DuplicateKey,
+		Message: fmt.Sprintf("E11000 duplicate key error collection: %s.%s index: %s dup key: %s",
+			m.db, m.name, ix.name, fmtDoc(keyValue)),
+		Info: map[string]any{"keyPattern": ix.key, "keyValue": keyValue},
+	}
+}
+
+// insert writes a new document with its index entries. A live document
+// with the same _id or unique key fails with DuplicateKey; an expired one
+// is deleted first (strict visibility).
+func (w *writer) insert(sd *storedDoc) error {
+	existing, err := w.fetch(sd.idEnc)
+	if err != nil {
+		return err
+	}
+	if existing != nil {
+		if !(w.vis.strict && w.meta.expired(existing.doc, w.vis.nowMs)) {
+			return dupKeyError(w.meta, w.meta.indexes[0], bson.D{{Key: "_id", Value: sd.doc[0].Value}})
+		}
+		if err := w.remove(existing); err != nil {
+			return err
+		}
+	}
+	keys, err := w.docKeys(sd.doc)
+	if err != nil {
+		return err
+	}
+	if err := w.checkUnique(sd.idEnc, keys); err != nil {
+		return err
+	}
+	if err := w.putDoc(sd); err != nil {
+		return err
+	}
+	w.d.docs++
+	for i, ix := range w.meta.indexes {
+		for _, k := range keys[i] {
+			if err := w.b.Set(entryKey(ix.id, k.enc, sd.idEnc), nil); err != nil {
+				return err
+			}
+			w.d.addIndex(ix.id, 1, int64(9+len(k.enc)+len(sd.idEnc)))
+		}
+	}
+	w.noteDue(sd.doc)
+	return nil
+}
+
+// putDoc writes the document record and counts its bytes.
+func (w *writer) putDoc(sd *storedDoc) error {
+	if err := w.b.Set(docKey(w.meta.id, sd.idEnc), sd.raw); err != nil {
+		return err
+	}
+	w.d.bytes += int64(len(sd.raw))
+	w.d.addIndex(w.meta.indexes[0].id, 1, int64(9+len(sd.idEnc)))
+	w.docs++
+	return nil
+}
+
+// remove deletes a stored document and all of its index entries.
+func (w *writer) remove(sd *storedDoc) error {
+	keys, err := w.entryKeysOf(sd.doc)
+	if err != nil {
+		return err
+	}
+	if err := w.b.Delete(docKey(w.meta.id, sd.idEnc)); err != nil {
+		return err
+	}
+	w.d.docs--
+	w.d.bytes -= int64(len(sd.raw))
+	w.d.addIndex(w.meta.indexes[0].id, -1, -int64(9+len(sd.idEnc)))
+	for i, ix := range w.meta.indexes {
+		for _, k := range keys[i] {
+			if err := w.b.Delete(entryKey(ix.id, k.enc, sd.idEnc)); err != nil {
+				return err
+			}
+			w.d.addIndex(ix.id, -1, -int64(9+len(k.enc)+len(sd.idEnc)))
+		}
+	}
+	w.docs++
+	return nil
+}
+
+// entryKeysOf recomputes the entries a stored document has. A stored
+// document always produced valid keys when it was written, so an error here
+// means the store is corrupt.
+func (w *writer) entryKeysOf(doc bson.D) ([][]indexKey, error) {
+	out := make([][]indexKey, len(w.meta.indexes))
+	for i, ix := range w.meta.indexes {
+		if ix.isID {
+			continue
+		}
+		keys, _, err := ix.indexKeys(doc)
+		if err != nil {
+			return nil, fmt.Errorf("docdb: keys of a stored document in %s: %w", ix.name, err)
+		}
+		out[i] = keys
+	}
+	return out, nil
+}
+
+// replace writes next in place of prev (same _id), updating only the index
+// entries that changed. A unique key held by another live document fails
+// with DuplicateKey and writes nothing.
+func (w *writer) replace(prev, next *storedDoc) error {
+	oldKeys, err := w.entryKeysOf(prev.doc)
+	if err != nil {
+		return err
+	}
+	newKeys, err := w.docKeys(next.doc)
+	if err != nil {
+		return err
+	}
+	if err := w.checkUnique(next.idEnc, newKeys); err != nil {
+		return err
+	}
+	if err := w.putDoc(next); err != nil {
+		return err
+	}
+	w.d.bytes -= int64(len(prev.raw))
+	w.d.addIndex(w.meta.indexes[0].id, -1, -int64(9+len(prev.idEnc)))
+	for i, ix := range w.meta.indexes {
+		if ix.isID {
+			continue
+		}
+		gone, added := diffKeys(oldKeys[i], newKeys[i])
+		for _, k := range gone {
+			if err := w.b.Delete(entryKey(ix.id, k.enc, prev.idEnc)); err != nil {
+				return err
+			}
+			w.d.addIndex(ix.id, -1, -int64(9+len(k.enc)+len(prev.idEnc)))
+		}
+		for _, k := range added {
+			if err := w.b.Set(entryKey(ix.id, k.enc, next.idEnc), nil); err != nil {
+				return err
+			}
+			w.d.addIndex(ix.id, 1, int64(9+len(k.enc)+len(next.idEnc)))
+		}
+	}
+	w.noteDue(next.doc)
+	return nil
+}
+
+// diffKeys returns the keys only in a and those only in b; both are sorted
+// by encoding.
+func diffKeys(a, b []indexKey) (onlyA, onlyB []indexKey) {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch c := bytes.Compare(a[i].enc, b[j].enc); {
+		case c == 0:
+			i++
+			j++
+		case c < 0:
+			onlyA = append(onlyA, a[i])
+			i++
+		default:
+			onlyB = append(onlyB, b[j])
+			j++
+		}
+	}
+	onlyA = append(onlyA, a[i:]...)
+	onlyB = append(onlyB, b[j:]...)
+	return onlyA, onlyB
+}
+
+// noteDue records the document's TTL due time, so the sweeper can be woken
+// if it is earlier than what it planned.
+func (w *writer) noteDue(doc bson.D) {
+	if w.e.opts.Expiry == nil {
+		return
+	}
+	for _, ix := range w.meta.indexes {
+		if due, ok := ix.dueTime(doc); ok && (!w.hasWake || due < w.wake) {
+			w.wake, w.hasWake = due, true
+		}
+	}
+}
+
+// commit applies the batch: documents, entries, counters and, when an index
+// became multikey, the catalog record, atomically. The writer can be used
+// again afterwards with a fresh batch.
+func (w *writer) commit() error {
+	if w.b.Empty() {
+		return nil
+	}
+	apply, err := w.c.stats.stage(w.b, w.meta.id, w.d)
+	if err != nil {
+		return err
+	}
+	var next *collMeta
+	if len(w.multikey) > 0 {
+		idx := make([]*indexMeta, len(w.meta.indexes))
+		for i, ix := range w.meta.indexes {
+			idx[i] = ix
+			if w.multikey[ix.id] {
+				c := ix.clone()
+				c.multikey = true
+				idx[i] = c
+			}
+		}
+		next = w.meta.withIndexes(idx)
+		if err := putRecord(w.b, next); err != nil {
+			return err
+		}
+		w.e.mu.Lock()
+		err = w.b.Commit()
+		if err == nil {
+			w.c.meta = next
+		}
+		w.e.mu.Unlock()
+	} else {
+		err = w.b.Commit()
+	}
+	if err != nil {
+		return fmt.Errorf("docdb: write %s.%s: %w", w.meta.db, w.meta.name, err)
+	}
+	apply()
+	if next != nil {
+		w.meta = next
+		w.vis.meta = next
+	}
+	if w.hasWake {
+		w.e.opts.Expiry.Wake(time.UnixMilli(w.wake))
+	}
+	w.b.Close()
+	w.b = w.e.store.NewIndexedBatch()
+	w.d = delta{}
+	w.multikey = nil
+	w.hasWake = false
+	w.docs = 0
+	return nil
+}
