@@ -92,16 +92,16 @@ type totals struct {
 
 // published is sweeper state copied under mu for Stats.
 type published struct {
-	rate                      float64
-	level                     int
-	baseline, recent          time.Duration
-	windows, slowWindows      int64
-	nextWake                  time.Time
-	inPass                    bool
-	lastPassStart             time.Time
-	lastPassDuration          time.Duration
-	passNow                   time.Time
-	abandoned, disabledPasses int64
+	rate                 float64
+	level                int
+	baseline, recent     time.Duration
+	windows, slowWindows int64
+	nextWake             time.Time
+	inPass               bool
+	lastPassStart        time.Time
+	lastPassDuration     time.Duration
+	passNow              time.Time
+	abandoned            int64
 }
 
 // New returns an engine for cfg (see Config for the defaults it fills in).

@@ -16,6 +16,9 @@ type Stats struct {
 	// short because the sweeper stopped or the monitor was disabled is not
 	// counted.
 	Passes int64
+	// AbandonedPasses counts passes cut short because the sweeper stopped
+	// or the monitor was disabled.
+	AbandonedPasses int64
 	// SubPasses is metrics.ttl.subPasses.
 	SubPasses int64
 	// DeletedItems counts every item deleted (documents, keys, fields). The
@@ -122,6 +125,7 @@ func (e *Engine) Stats() Stats {
 	defer e.mu.Unlock()
 	s := Stats{
 		Passes:               e.tot.passes,
+		AbandonedPasses:      e.pub.abandoned,
 		SubPasses:            e.tot.subPasses,
 		DeletedItems:         e.tot.items,
 		DeletedKeys:          e.tot.keys,

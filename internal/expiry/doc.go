@@ -1,0 +1,139 @@
+// Package expiry is mayfly's shared expiry engine: one sweeper that
+// deletes expired items from every source (Redis keys and hash fields,
+// MongoDB TTL indexes, TTL policies) soon after they are due, in bounded
+// batches, fairly, under a rate limit, and with each deletion's lag
+// measured.
+//
+// # Design
+//
+// Sources. A Source is a time-ordered index of expiring items that the
+// engine never reads itself: it asks NextDue (a seek to the first entry) and
+// calls Reap(now, budget), which deletes items due at or before now, earliest
+// first. docdb and kv implement sources and Register them; the engine calls
+// nothing else. A source that also implements Counter can report how many
+// items are due (the backlog gauge, dry runs).
+//
+// Wake-ups. The sweeper keeps each source's next due time and sleeps until
+// the earliest one, but never less than MinPeriod (10ms) after the end of
+// the previous pass, so items due close together are reaped together, and
+// never longer than ttlMonitorSleepSecs: a pass runs at least that often
+// even when nothing is due (MongoDB's tests wait for metrics.ttl.passes to
+// move), and such a periodic pass asks every source for its next due time.
+// A writer that creates or moves an item calls Wake(due) after the write is
+// visible. Wake keeps the earliest such time in an atomic hint and, only if
+// it is earlier than the published sleep deadline, sends a non-blocking
+// signal; it takes no lock. The sweeper publishes its deadline before
+// re-reading the hint (and Wake stores the hint before reading the
+// deadline), so a wake-up is never lost. At the start of each sub-pass the
+// sweeper consumes the hint: a hinted time already due makes it ask every
+// source, since the hint does not say which source it came from; a later
+// one is kept for the next sleep. Otherwise only sources not yet asked or
+// known to be due are asked. Changing ttlMonitorSleepSecs or
+// ttlMonitorEnabled wakes the sweeper at once; the new deadline is the
+// start of the current sleep plus the new value, as in MongoDB. Unlike
+// MongoDB, Run starts with a pass instead of a sleep, so a backlog left by
+// downtime goes at once.
+//
+// Passes and sub-passes (MongoDB's _doTTLPass). A pass captures now once;
+// every Reap of the pass uses it, so items that fall due during a long pass
+// wait for the next one. A pass runs sub-passes until one ends with no
+// source left with work. A sub-pass asks the sources for their next due
+// time, visits each due source once, puts those that ran out of budget with
+// items left (Reaped.More) on a "more work" list, and keeps visiting that
+// list until it is empty or ttlMonitorSubPassTargetSecs has elapsed (0:
+// once). Each visit is bounded by ttlIndexDeleteTargetDocs items and
+// ttlIndexDeleteTargetTimeMS (0 = unlimited), unless ttlMonitorBatchDeletes
+// is false, in which case a visit reaps the source to completion. A visit
+// calls Reap once per storage batch (Budget.MaxItems = Budget.BatchSize ≤
+// ttlDeleteBatchSize) and checks its budget, the rate limit and the back-off
+// between batches; Budget.Deadline is the visit's time budget. A pass cut
+// short (the sweeper stops, or ttlMonitorEnabled turns false, which the
+// sweeper checks before every batch) is not counted in passes.
+//
+// Fairness. Because a visit is bounded, a source with a million due items
+// gets one visit's worth (50,000 by default) before every other due source
+// has had its turn: a small source is done in the first sub-pass. Each
+// sub-pass also starts one source further along the list (round-robin), so
+// no source is always first when the rate limit or the time targets bind.
+//
+// Rate limit. ttlMaxDeletesPerSecond (0 = unlimited) is a token bucket
+// shared by all sources, refilled continuously and holding at most a tenth
+// of a second's worth of tokens (at least one). Before each batch the
+// sweeper takes tokens for it, waiting if needed, and shrinks the batch to
+// the bucket's capacity; tokens a batch did not use are returned.
+//
+// Back-off. Front ends call ObserveForeground(d) for every request; it adds
+// one to a lock-free cumulative histogram of latencies (buckets a quarter of
+// a doubling wide). Before each pass and each batch the sweeper judges a
+// window, which is the span since the previous judged window once it is at
+// least Backoff.Window (500ms) long and holds at least Backoff.MinSamples
+// (20) requests; a shorter or sparser window stays open. The window's p99
+// (the upper bound of the bucket holding the 99th percentile) is compared
+// with the baseline:
+//
+//   - the first judged window sets the baseline;
+//   - the window is slow when p99 > Backoff.Factor (1.5) × baseline and
+//     p99 > Backoff.Floor (1ms): the level rises by one (up to
+//     Backoff.MaxLevel, 6) and the baseline moves 2% toward p99;
+//   - otherwise the window is calm: the level falls by one (down to 0) and
+//     the baseline moves 20% toward p99.
+//
+// At level L > 0 each batch holds ttlDeleteBatchSize>>L items (at least one)
+// and is preceded by a pause of Backoff.Pause<<(L-1) (10ms, 20ms, 40ms, ...,
+// 320ms at level 6). So sustained pressure cuts the sweeper's share quickly,
+// calm restores it one step per window, and a lasting change of workload
+// becomes the new baseline after about a minute of slow windows instead of
+// throttling the sweeper forever.
+//
+// Lag. After each Reap returns, the engine reads the clock once and records
+// for every deleted item (Reaped.Due) lag = that time − due, clamped at 0, in
+// a histogram per source, per kind and in total. Buckets are log-spaced, two
+// per doubling, from 1ms to about 70 minutes, plus an overflow bucket;
+// Histogram.Quantile interpolates inside a bucket as Prometheus does and is
+// capped by the exact maximum.
+//
+// Backlog. For a Counter the backlog gauge is the number of due-but-present
+// items: zero for a source found with nothing due, counted with CountDue at
+// the end of a sub-pass for a source left with work (at most once per
+// BacklogInterval), and on demand with Engine.CountDue. For other sources a
+// backlog left mid-pass is unknown.
+//
+// Rate. The engine keeps exponentially decayed sums (τ = 5s of reaping time)
+// of items deleted and time spent reaping, waits and pauses included; their
+// ratio is the deletion rate that EstimateDuration uses for dry runs, capped
+// by ttlMaxDeletesPerSecond.
+//
+// Errors. A failing NextDue, Reap or CountDue is logged with the source's
+// name and counted; the sweeper moves on to the next source and leaves the
+// failed one alone for ErrorRetry (1s), as MongoDB logs and continues. A
+// source that claims due items but deletes none is held back the same way,
+// so it cannot make the sweeper spin. A panic in a source is a bug and is not
+// recovered.
+//
+// Events. Config.OnReaped is called on the sweeper goroutine after every
+// Reap that deleted something; it is where expiry events and, later,
+// replication hook in. Only the leader will run the sweeper.
+//
+// Parameters. Params holds the runtime parameters; Engine.GetParameter and
+// Engine.SetParameter read and write them by their MongoDB names with
+// MongoDB's conversions and validators, so the wire layer's getParameter and
+// setParameter can call them directly.
+//
+// # Testing
+//
+// Every test that involves time runs inside testing/synctest with in-memory
+// fake sources (a sorted slice of due times honouring the whole Reap
+// contract) and a clock that is the bubble's time plus an offset the fakes
+// advance to model the time a batch takes; tests let fake time pass with
+// timers, never with real waits. They cover wake-up precision (an item due
+// at T is reaped at T, or MinPeriod after the previous pass), Wake during a
+// long sleep, writes found by the periodic pass, ttlMonitorSleepSecs changes
+// waking the sweeper, idle passes, the disabled monitor (also mid-pass),
+// fairness with 1,000,000 against 10 items, each budget (targetDocs,
+// targetTimeMS, sub-pass target, batching off), one now per pass, Unregister
+// during a pass, source errors and stalls, backlog, the rate limit, the
+// back-off under simulated foreground latency, lag quantiles, parameters and
+// configuration. goleak checks that no goroutine outlives the tests.
+// Benchmarks measure Wake, ObserveForeground and the engine's own cost of
+// sweeping 1,000,000 items.
+package expiry
