@@ -1,0 +1,305 @@
+package mongo
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// conn is one client connection. Requests are read by a reader goroutine
+// and processed one at a time, in order, by serve; the connection's
+// context is cancelled when the client disconnects, which aborts the
+// request being processed.
+type conn struct {
+	s      *Server
+	nc     net.Conn
+	id     int64
+	remote string
+	log    *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// stopping is set by Shutdown: the reader stops at the next message
+	// boundary without cancelling the request being processed.
+	stopping atomic.Bool
+	done     chan struct{}
+	readerWG sync.WaitGroup
+
+	out         []byte // reply buffer, reused
+	writeFailed bool   // a reply could not be sent: close
+
+	// Set by the first hello: the client's metadata, for logs.
+	clientMeta bson.Raw
+}
+
+// maxRetainedBuffer is the largest reply buffer kept between replies.
+const maxRetainedBuffer = 1 << 20
+
+func newConn(s *Server, nc net.Conn, id int64) *conn {
+	ctx, cancel := context.WithCancel(s.base)
+	remote := nc.RemoteAddr().String()
+	return &conn{
+		s:      s,
+		nc:     nc,
+		id:     id,
+		remote: remote,
+		log:    s.log.With("ctx", connName(id), "remote", remote),
+		ctx:    ctx,
+		cancel: cancel,
+		done:   make(chan struct{}),
+	}
+}
+
+func connName(id int64) string { return "conn" + strconv.FormatInt(id, 10) }
+
+// stopReading makes the reader stop at the next message boundary, so that
+// serve returns once the request being processed has been answered.
+func (c *conn) stopReading() {
+	c.stopping.Store(true)
+	c.nc.SetReadDeadline(time.Now())
+}
+
+// serve runs the connection until the client disconnects, a protocol error
+// requires closing it, or the server shuts down.
+func (c *conn) serve() {
+	c.log.Info("Connection accepted", "connectionId", c.id, "connectionCount", c.s.connectionCount())
+	frames := make(chan []byte)
+	c.readerWG.Go(func() { c.readLoop(frames) })
+	defer func() {
+		close(c.done)
+		c.nc.Close()
+		c.cancel()
+		c.readerWG.Wait()
+		c.log.Info("Connection ended", "connectionId", c.id)
+	}()
+	for frame := range frames {
+		if !c.process(frame) || c.writeFailed {
+			return
+		}
+		if cap(c.out) > maxRetainedBuffer {
+			c.out = nil
+		}
+	}
+}
+
+// readLoop reads whole messages and hands them to serve. A read error ends
+// it: the client's disconnect cancels the connection context (aborting the
+// request in progress), Shutdown's deadline does not.
+func (c *conn) readLoop(frames chan<- []byte) {
+	defer close(frames)
+	r := bufio.NewReaderSize(c.nc, 32*1024)
+	for {
+		frame, err := readFrame(r)
+		if err != nil {
+			switch {
+			case c.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded):
+				return
+			case errors.Is(err, errFrameLength):
+				c.log.Warn("recv(): message length is invalid, closing the connection", "error", err)
+			case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				c.log.Info("client disconnected in the middle of a message")
+			default:
+				c.log.Info("error receiving request from client, ending connection", "error", err)
+			}
+			c.cancel()
+			return
+		}
+		c.s.metrics.bytesIn.Add(int64(len(frame)))
+		select {
+		case frames <- frame:
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// process handles one message and reports whether the connection stays
+// open. Every failure that can be answered is answered; only what
+// MongoDB treats as fatal closes the connection.
+func (c *conn) process(frame []byte) bool {
+	h := readHeader(frame)
+	c.s.metrics.requests.Add(1)
+	switch h.opCode {
+	case opCodeMsg:
+		return c.processMsg(h, frame)
+	case opCodeQuery:
+		return c.processQuery(h, frame)
+	case opCodeCompressed:
+		return c.processCompressed(h, frame)
+	default:
+		// MongoDB logs and ignores every other opcode: the legacy write
+		// opcodes and OP_GET_MORE/OP_KILL_CURSORS were fire-and-forget or
+		// are removed, and an unknown opcode has no reply format.
+		c.log.Warn("Operation is not supported", "opCode", h.opCode.String(), "requestId", h.requestID)
+		return true
+	}
+}
+
+// processMsg handles an OP_MSG.
+func (c *conn) processMsg(h msgHeader, frame []byte) bool {
+	var flags uint32
+	if len(frame) >= headerLen+4 {
+		flags = uint32(frame[16]) | uint32(frame[17])<<8 | uint32(frame[18])<<16 | uint32(frame[19])<<24
+	}
+	moreToCome := flags&flagMoreToCome != 0
+	m, perr := decodeOpMsg(frame)
+	if perr != nil {
+		if perr.fatal {
+			c.log.Warn("invalid message, closing the connection", "error", perr.Error(), "requestId", h.requestID)
+			return false
+		}
+		c.log.Info("Assertion while parsing command", "error", perr.Error(), "requestId", h.requestID)
+		if !moreToCome {
+			c.writeMsgReply(h.requestID, errorDoc(perr.err), flags&flagChecksumPresent != 0)
+		}
+		return true
+	}
+	req, err := newMsgRequest(c, m)
+	var reply bson.D
+	if err != nil {
+		e, _ := asMongoError(err)
+		reply = errorDoc(e)
+	} else {
+		reply = c.run(req)
+	}
+	if !moreToCome {
+		c.writeMsgReply(h.requestID, reply, flags&flagChecksumPresent != 0)
+	}
+	return true
+}
+
+// opQueryCommands are the commands MongoDB still accepts over OP_QUERY
+// (check_allowed_op_query_cmd.cpp).
+var opQueryCommands = map[string]bool{
+	"hello": true, "isMaster": true, "ismaster": true, "buildinfo": true, "buildInfo": true,
+}
+
+// processQuery handles a legacy OP_QUERY: drivers send their first hello
+// this way.
+func (c *conn) processQuery(h msgHeader, frame []byte) bool {
+	q, perr := decodeOpQuery(frame)
+	if perr != nil {
+		c.log.Info("Assertion while parsing OP_QUERY", "error", perr.Error(), "requestId", h.requestID)
+		c.writeQueryReply(h.requestID, replyQueryFailure, bson.D{
+			{Key: "$err", Value: perr.err.Message},
+			{Key: "code", Value: int32(perr.err.Code)},
+			{Key: "ok", Value: 0.0},
+		})
+		return true
+	}
+	db, ok := q.commandDB()
+	if !ok {
+		c.writeQueryReply(h.requestID, replyQueryFailure, bson.D{
+			{Key: "$err", Value: "OP_QUERY is no longer supported. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal"},
+			{Key: "code", Value: int32(codeOpQueryRemoved)},
+			{Key: "ok", Value: 0.0},
+		})
+		return true
+	}
+	cmd := q.command()
+	req, err := newRequest(c, db, cmd)
+	var reply bson.D
+	switch {
+	case err != nil:
+		e, _ := asMongoError(err)
+		reply = errorDoc(e)
+	case !opQueryCommands[req.name]:
+		reply = errorDoc(errorf(codeUnsupportedOpQueryCommand,
+			"Unsupported OP_QUERY command: %s. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal",
+			req.name))
+	default:
+		req.opQuery = true
+		reply = c.run(req)
+	}
+	c.writeQueryReply(h.requestID, replyAwaitCapable, reply)
+	return true
+}
+
+// processCompressed handles an OP_COMPRESSED. mayfly negotiates no
+// compressor, so only the noop compressor is unwrapped; any other is
+// answered with MongoDB's error in the original message's protocol.
+func (c *conn) processCompressed(h msgHeader, frame []byte) bool {
+	cm, perr := decodeOpCompressed(frame)
+	if perr != nil {
+		c.log.Warn("invalid compressed message, closing the connection", "error", perr.Error())
+		return false
+	}
+	inner, perr := cm.decompress()
+	if perr == nil {
+		switch cm.originalOpCode {
+		case opCodeMsg, opCodeQuery:
+			return c.process(inner)
+		}
+		perr = protoErr(codeProtocolError, "Unsupported compressed opcode %d", int32(cm.originalOpCode))
+	}
+	c.log.Warn("refused compressed message", "error", perr.Error(), "compressorId", cm.compressorID, "originalOpCode", cm.originalOpCode.String())
+	switch cm.originalOpCode {
+	case opCodeMsg:
+		c.writeMsgReply(h.requestID, errorDoc(perr.err), false)
+		return true
+	case opCodeQuery:
+		c.writeQueryReply(h.requestID, replyQueryFailure, bson.D{
+			{Key: "$err", Value: perr.err.Message},
+			{Key: "code", Value: int32(perr.err.Code)},
+			{Key: "ok", Value: 0.0},
+		})
+		return true
+	default:
+		// No reply format is known for the original opcode.
+		return false
+	}
+}
+
+// marshalReply encodes a reply document; a document that cannot be
+// encoded, or is larger than the protocol allows, becomes an error reply.
+func (c *conn) marshalReply(reply bson.D) []byte {
+	b, err := bson.Marshal(reply)
+	if err != nil {
+		c.log.Error("cannot encode reply", "error", err)
+		b, _ = bson.Marshal(errorDoc(errorf(1, "cannot encode reply: %v", err)))
+	}
+	if len(b) > maxBSONInternalSize {
+		b, _ = bson.Marshal(errorDoc(errorf(10334,
+			"BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d(%dMB)",
+			len(b), len(b), maxBSONInternalSize, maxBSONInternalSize/(1024*1024))))
+	}
+	return b
+}
+
+func (c *conn) writeMsgReply(responseTo int32, reply bson.D, checksum bool) {
+	body := c.marshalReply(reply)
+	c.out = appendReplyMsg(c.out[:0], c.s.nextReplyID(), responseTo, body)
+	if checksum {
+		c.out = appendChecksum(c.out)
+	}
+	c.write()
+}
+
+func (c *conn) writeQueryReply(responseTo int32, flags int32, reply bson.D) {
+	body := c.marshalReply(reply)
+	c.out = appendOpReply(c.out[:0], c.s.nextReplyID(), responseTo, flags, body)
+	c.write()
+}
+
+func (c *conn) write() {
+	n, err := c.nc.Write(c.out)
+	c.s.metrics.bytesOut.Add(int64(n))
+	if err != nil {
+		c.writeFailed = true
+		if !errors.Is(err, net.ErrClosed) {
+			c.log.Info("error sending reply", "error", err)
+		}
+	}
+}

@@ -1,0 +1,312 @@
+package mongo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+)
+
+// Batch limits, as MongoDB applies them.
+const (
+	// defaultBatchSize is the first batch of find, aggregate and the list
+	// commands when the client gives none.
+	defaultBatchSize = 101
+	// maxBatchBytes bounds the documents of one batch, so a reply stays
+	// under the protocol's document limit (FindCommon's
+	// kMaxBytesToReturnToClientAtOnce). A batch always holds at least one
+	// document.
+	maxBatchBytes = MaxBSONObjectSize
+)
+
+// cursor is an open server-side cursor: the rest of a find, aggregate or
+// list command's results, read batch by batch with getMore.
+type cursor struct {
+	id   int64
+	db   string
+	ns   string // the namespace getMore must name: "db.coll", or "db.$cmd.listCollections"
+	src  docdb.Cursor
+	lsid []byte // the session's id, to end its cursors with endSessions
+	// noTimeout exempts the cursor from the idle timeout (noCursorTimeout).
+	noTimeout bool
+
+	// Guarded by cursorRegistry.mu.
+	lastUsed time.Time
+	inUse    bool
+
+	// pending is a document read ahead that did not fit in the last batch.
+	// Only the request holding the cursor (inUse) touches it.
+	pending bson.Raw
+}
+
+// cursorRegistry holds the open cursors by id. A cursor idle for longer than
+// the timeout (on the injected clock) is closed by reap.
+type cursorRegistry struct {
+	now     func() time.Time
+	timeout time.Duration
+
+	mu       sync.Mutex
+	cursors  map[int64]*cursor
+	lastReap time.Time
+}
+
+func newCursorRegistry(now func() time.Time, timeout time.Duration) *cursorRegistry {
+	return &cursorRegistry{now: now, timeout: timeout, cursors: map[int64]*cursor{}}
+}
+
+// add registers c under a new random id, held by the caller (inUse) until
+// checkin.
+func (r *cursorRegistry) add(c *cursor) {
+	r.reapIfDue()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		id := rand.Int64()
+		if id == 0 {
+			continue
+		}
+		if _, taken := r.cursors[id]; !taken {
+			c.id = id
+			break
+		}
+	}
+	c.inUse = true
+	c.lastUsed = r.now()
+	r.cursors[c.id] = c
+}
+
+// checkout takes the cursor for one getMore. The errors are MongoDB's.
+func (r *cursorRegistry) checkout(id int64, ns string) (*cursor, error) {
+	r.reapIfDue()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.cursors[id]
+	if !ok {
+		return nil, errorf(mongoerr.CursorNotFound, "cursor id %d not found", id)
+	}
+	if c.ns != ns {
+		return nil, errorf(mongoerr.Unauthorized, "Requested getMore on namespace '%s', but cursor belongs to a different namespace %s", ns, c.ns)
+	}
+	if c.inUse {
+		return nil, errorf(codeCursorInUse, "Cursor already in use (namespace: '%s', id: %d).", c.ns, id)
+	}
+	c.inUse = true
+	return c, nil
+}
+
+// checkin returns a cursor after a batch; it is idle from now on.
+func (r *cursorRegistry) checkin(c *cursor) {
+	r.mu.Lock()
+	c.inUse = false
+	c.lastUsed = r.now()
+	r.mu.Unlock()
+}
+
+// remove unregisters and closes a cursor its holder exhausted or failed.
+func (r *cursorRegistry) remove(c *cursor) {
+	r.mu.Lock()
+	delete(r.cursors, c.id)
+	r.mu.Unlock()
+	c.src.Close()
+}
+
+// kill closes the cursor with that id in ns; false if there is none. A
+// cursor in use by another request is not killed (MongoDB reports it in
+// cursorsAlive... only when the kill fails; mayfly reports it not found).
+func (r *cursorRegistry) kill(id int64, ns string) bool {
+	r.mu.Lock()
+	c, ok := r.cursors[id]
+	if !ok || c.ns != ns || c.inUse {
+		r.mu.Unlock()
+		return false
+	}
+	delete(r.cursors, id)
+	r.mu.Unlock()
+	c.src.Close()
+	return true
+}
+
+// killSessions closes the idle cursors of the given sessions.
+func (r *cursorRegistry) killSessions(ids [][]byte) {
+	var victims []*cursor
+	r.mu.Lock()
+	for id, c := range r.cursors {
+		if c.inUse || c.lsid == nil {
+			continue
+		}
+		for _, s := range ids {
+			if bytes.Equal(c.lsid, s) {
+				victims = append(victims, c)
+				delete(r.cursors, id)
+				break
+			}
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range victims {
+		c.src.Close()
+	}
+}
+
+// reapIfDue reaps at most once a second of the injected clock, so that
+// cursor commands pay for it rarely.
+func (r *cursorRegistry) reapIfDue() {
+	now := r.now()
+	r.mu.Lock()
+	due := now.Sub(r.lastReap) >= time.Second
+	if due {
+		r.lastReap = now
+	}
+	r.mu.Unlock()
+	if due {
+		r.reap(now)
+	}
+}
+
+// reap closes the cursors idle for longer than the timeout at now.
+func (r *cursorRegistry) reap(now time.Time) int {
+	var victims []*cursor
+	r.mu.Lock()
+	for id, c := range r.cursors {
+		if !c.inUse && !c.noTimeout && now.Sub(c.lastUsed) > r.timeout {
+			victims = append(victims, c)
+			delete(r.cursors, id)
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range victims {
+		c.src.Close()
+	}
+	return len(victims)
+}
+
+// open returns the number of open cursors.
+func (r *cursorRegistry) open() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.cursors)
+}
+
+// closeAll closes every cursor (Shutdown).
+func (r *cursorRegistry) closeAll() {
+	r.mu.Lock()
+	all := r.cursors
+	r.cursors = map[int64]*cursor{}
+	r.mu.Unlock()
+	for _, c := range all {
+		c.src.Close()
+	}
+}
+
+// reapCursors runs until Shutdown, reaping idle cursors every few seconds
+// of real time (MongoDB's clientCursorMonitorFrequencySecs is 4). The
+// timeout itself is measured on the injected clock.
+func (s *Server) reapCursors() {
+	t := time.NewTicker(4 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.closed:
+			return
+		case <-t.C:
+			if n := s.cursors.reap(s.now()); n > 0 {
+				s.log.Info("Cursors timed out", "numTimedOut", n)
+			}
+		}
+	}
+}
+
+// nextBatch reads the next batch of c: at most n documents (n < 0: no
+// count limit) and about maxBatchBytes. exhausted is true when the source
+// has nothing more, which is known by reading one document ahead.
+func nextBatch(ctx context.Context, c *cursor, n int64) (batch []bson.Raw, exhausted bool, err error) {
+	next := func() (bson.Raw, error) {
+		if c.pending != nil {
+			d := c.pending
+			c.pending = nil
+			return d, nil
+		}
+		return c.src.Next(ctx)
+	}
+	size := 0
+	for n < 0 || int64(len(batch)) < n {
+		d, err := next()
+		if errors.Is(err, io.EOF) {
+			return batch, true, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if len(batch) > 0 && size+len(d) > maxBatchBytes {
+			c.pending = d
+			return batch, false, nil
+		}
+		batch = append(batch, d)
+		size += len(d)
+	}
+	d, err := next()
+	if errors.Is(err, io.EOF) {
+		return batch, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	c.pending = d
+	return batch, false, nil
+}
+
+// sliceCursor is a docdb.Cursor over documents already in memory (the
+// results of listCollections, listIndexes, $collStats).
+type sliceCursor struct {
+	docs []bson.Raw
+	i    int
+}
+
+func (s *sliceCursor) Next(context.Context) (bson.Raw, error) {
+	if s.i >= len(s.docs) {
+		return nil, io.EOF
+	}
+	d := s.docs[s.i]
+	s.i++
+	return d, nil
+}
+
+func (s *sliceCursor) Close() {}
+
+// cursorReply is the cursor field of a find, aggregate, list or getMore
+// reply: {cursor: {firstBatch|nextBatch: [...], id, ns}}.
+func cursorReply(batchKey string, batch []bson.Raw, id int64, ns string) bson.D {
+	arr := make(bson.A, len(batch))
+	for i, d := range batch {
+		arr[i] = d
+	}
+	return bson.D{{Key: "cursor", Value: bson.D{
+		{Key: batchKey, Value: arr},
+		{Key: "id", Value: id},
+		{Key: "ns", Value: ns},
+	}}}
+}
+
+// killAllSessions closes every idle cursor opened in a session.
+func (r *cursorRegistry) killAllSessions() {
+	var victims []*cursor
+	r.mu.Lock()
+	for id, c := range r.cursors {
+		if !c.inUse && c.lsid != nil {
+			victims = append(victims, c)
+			delete(r.cursors, id)
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range victims {
+		c.src.Close()
+	}
+}

@@ -1,0 +1,155 @@
+package mongo
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+)
+
+// Codes the wire layer reports that the document model does not use. The
+// values and names are MongoDB's (src/mongo/base/error_codes.yml).
+const (
+	codeProtocolError             mongoerr.Code = 17
+	codeInvalidBSON               mongoerr.Code = 22
+	codeCursorInUse               mongoerr.Code = 143
+	codeAmbiguousIndexKeyPattern  mongoerr.Code = 181
+	codeIllegalOpMsgFlag          mongoerr.Code = 223
+	codeTooManyDocumentSequences  mongoerr.Code = 233
+	codeChecksumMismatch          mongoerr.Code = 288
+	codeUnsupportedOpQueryCommand mongoerr.Code = 352
+	codeIDLDuplicateField         mongoerr.Code = 40413
+	codeIDLFailedToParse          mongoerr.Code = 40414
+	codeIDLUnknownField           mongoerr.Code = 40415
+	codeOpQueryRemoved            mongoerr.Code = 5739101
+	codeInterrupted               mongoerr.Code = 11601
+	codeShutdownInProgress        mongoerr.Code = 91
+	codeCommandFailed             mongoerr.Code = 125
+	codeInvalidDBRef              mongoerr.Code = 55
+	codeCursorKilled              mongoerr.Code = 237
+	codeOverflow                  mongoerr.Code = 15
+)
+
+// wireCodeNames names the codes above, and corrects any code the model's
+// table lacks.
+var wireCodeNames = map[mongoerr.Code]string{
+	codeProtocolError:             "ProtocolError",
+	codeInvalidBSON:               "InvalidBSON",
+	codeCursorInUse:               "CursorInUse",
+	codeAmbiguousIndexKeyPattern:  "AmbiguousIndexKeyPattern",
+	codeIllegalOpMsgFlag:          "IllegalOpMsgFlag",
+	codeTooManyDocumentSequences:  "TooManyDocumentSequences",
+	codeChecksumMismatch:          "ChecksumMismatch",
+	codeUnsupportedOpQueryCommand: "UnsupportedOpQueryCommand",
+	codeIDLDuplicateField:         "IDLDuplicateField",
+	codeIDLFailedToParse:          "IDLFailedToParse",
+	codeIDLUnknownField:           "IDLUnknownField",
+	codeInterrupted:               "Interrupted",
+	codeShutdownInProgress:        "ShutdownInProgress",
+	codeCommandFailed:             "CommandFailed",
+	codeInvalidDBRef:              "InvalidDBRef",
+	codeCursorKilled:              "CursorKilled",
+	codeOverflow:                  "Overflow",
+}
+
+// codeName returns MongoDB's codeName for c.
+func codeName(c mongoerr.Code) string {
+	if n, ok := wireCodeNames[c]; ok {
+		return n
+	}
+	return c.Name()
+}
+
+// errorf returns a client-visible error with a MongoDB code.
+func errorf(code mongoerr.Code, format string, args ...any) *mongoerr.Error {
+	return mongoerr.New(code, fmt.Sprintf(format, args...))
+}
+
+// asMongoError returns err as a client-visible error: a *mongoerr.Error in
+// its chain as is, anything else as InternalError with its text. The second
+// result is false for the latter, so that the caller can log it.
+func asMongoError(err error) (*mongoerr.Error, bool) {
+	if e, ok := mongoerr.As(err); ok {
+		return e, true
+	}
+	return mongoerr.New(mongoerr.InternalError, err.Error()), false
+}
+
+// errorDoc is the reply to a failed command: {ok: 0, errmsg, code,
+// codeName} followed by the error's extra fields (keyPattern and keyValue
+// for DuplicateKey, errInfo for DocumentValidationFailure, ...).
+func errorDoc(e *mongoerr.Error) bson.D {
+	d := bson.D{
+		{Key: "ok", Value: 0.0},
+		{Key: "errmsg", Value: e.Message},
+		{Key: "code", Value: int32(e.Code)},
+		{Key: "codeName", Value: codeName(e.Code)},
+	}
+	return appendInfo(d, e.Info)
+}
+
+// writeErrorDoc is one entry of a write command's writeErrors array:
+// {index, code, errmsg} plus the error's extra fields.
+func writeErrorDoc(index int, err error) bson.D {
+	e, _ := asMongoError(err)
+	d := bson.D{
+		{Key: "index", Value: int32(index)},
+		{Key: "code", Value: int32(e.Code)},
+	}
+	d = appendInfo(d, e.Info)
+	return append(d, bson.E{Key: "errmsg", Value: e.Message})
+}
+
+// infoOrder is the order in which MongoDB writes the extra fields it knows.
+var infoOrder = []string{"keyPattern", "keyValue", "collation", "errInfo"}
+
+func appendInfo(d bson.D, info map[string]any) bson.D {
+	if len(info) == 0 {
+		return d
+	}
+	seen := 0
+	for _, k := range infoOrder {
+		if v, ok := info[k]; ok {
+			d = append(d, bson.E{Key: k, Value: v})
+			seen++
+		}
+	}
+	if seen == len(info) {
+		return d
+	}
+	rest := make([]string, 0, len(info)-seen)
+	for k := range info {
+		if !isInfoOrdered(k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	for _, k := range rest {
+		d = append(d, bson.E{Key: k, Value: info[k]})
+	}
+	return d
+}
+
+func isInfoOrdered(k string) bool {
+	for _, o := range infoOrder {
+		if o == k {
+			return true
+		}
+	}
+	return false
+}
+
+// errConnClosed is returned by the connection loop when the client is gone
+// or the server closes the connection on purpose.
+var errConnClosed = errors.New("mongo: connection closed")
+
+// codeClientDisconnect is MongoDB's code for an operation cut short because
+// its client went away.
+const codeClientDisconnect mongoerr.Code = 279
+
+func init() { wireCodeNames[codeClientDisconnect] = "ClientDisconnect" }
+
+func init() { wireCodeNames[186] = "ClientMetadataCannotBeMutated" }

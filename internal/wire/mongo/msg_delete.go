@@ -1,0 +1,120 @@
+package mongo
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+)
+
+// parseDelete parses a delete command document (also the inner command of
+// explain).
+func parseDelete(db string, cmd bson.Raw) (string, docdb.DeleteRequest, error) {
+	dr := docdb.DeleteRequest{Ordered: true}
+	coll, err := commandCollection(db, cmd)
+	if err != nil {
+		return "", dr, err
+	}
+	var stmts []bson.Raw
+	have := false
+	err = fields(cmd, func(el bson.RawElement) error {
+		var err error
+		switch k := el.Key(); k {
+		case "deletes":
+			have = true
+			stmts, err = statementsArg("delete", el)
+		case "ordered":
+			dr.Ordered, err = boolArg("delete", el)
+		case "let":
+			dr.Let, err = optDocArg("delete", el)
+		case "bypassDocumentValidation":
+			_, err = boolArg("delete", el)
+		case "isTimeseriesNamespace", "collectionUUID", "encryptionInformation":
+			if truthy(el.Value()) {
+				err = notSupported("delete", k)
+			}
+		default:
+			err = unknownField("delete", k)
+		}
+		return err
+	})
+	if err != nil {
+		return "", dr, err
+	}
+	if !have {
+		return "", dr, missingField("delete", "deletes")
+	}
+	dr.Statements = make([]docdb.DeleteStatement, len(stmts))
+	for i, s := range stmts {
+		st, err := parseDeleteStatement(s)
+		if err != nil {
+			return "", dr, err
+		}
+		dr.Statements[i] = st
+	}
+	return coll, dr, nil
+}
+
+// parseDeleteStatement parses one {q, limit, hint, collation} statement.
+func parseDeleteStatement(s bson.Raw) (docdb.DeleteStatement, error) {
+	const ctx = "delete.deletes"
+	var st docdb.DeleteStatement
+	haveQ, haveLimit := false, false
+	elems, err := s.Elements()
+	if err != nil {
+		return st, errorf(codeInvalidBSON, "invalid delete statement: %v", err)
+	}
+	for _, el := range elems {
+		switch k := el.Key(); k {
+		case "q":
+			haveQ = true
+			st.Filter, err = docArg(ctx, el)
+		case "limit":
+			haveLimit = true
+			var n int64
+			n, err = int64Arg(ctx, el)
+			if err == nil && n != 0 && n != 1 {
+				err = errorf(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", n)
+			}
+			st.Limit = int(n)
+		case "hint":
+			st.Hint, err = hintArg(ctx, el)
+		case "collation":
+			err = simpleCollation(ctx, el)
+		case "sampleId":
+		default:
+			err = unknownField(ctx, k)
+		}
+		if err != nil {
+			return st, err
+		}
+	}
+	if !haveQ {
+		return st, missingField(ctx, "q")
+	}
+	if !haveLimit {
+		return st, missingField(ctx, "limit")
+	}
+	return st, nil
+}
+
+// msgDelete answers delete: {n, writeErrors?}.
+func msgDelete(ctx context.Context, c *conn, req *request) (bson.D, error) {
+	coll, dr, err := parseDelete(req.db, req.cmd)
+	if err != nil {
+		return nil, err
+	}
+	c.s.metrics.opDelete.Add(int64(len(dr.Statements)))
+	res, err := c.s.db.Delete(ctx, req.db, coll, dr)
+	if err != nil {
+		return nil, err
+	}
+	c.s.metrics.docDeleted.Add(res.N)
+	out := bson.D{{Key: "n", Value: countValue(res.N)}}
+	if len(res.WriteErrors) > 0 {
+		out = append(out, bson.E{Key: "writeErrors", Value: writeErrorsDoc(res.WriteErrors)})
+	}
+	return out, nil
+}

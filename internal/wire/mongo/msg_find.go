@@ -1,0 +1,129 @@
+package mongo
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
+)
+
+// findCommand is a parsed find.
+type findCommand struct {
+	coll        string
+	req         docdb.FindRequest
+	batchSize   int64
+	singleBatch bool
+	noTimeout   bool
+}
+
+// parseFind parses a find command document (also the inner command of
+// explain).
+func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
+	f := &findCommand{batchSize: defaultBatchSize}
+	first := cmd.Index(0).Value()
+	coll, ok := first.StringValueOK()
+	if !ok {
+		return nil, errorf(73, "collection name has invalid type %s", typeName(first.Type))
+	}
+	if coll == "" {
+		return nil, errorf(73, "Invalid namespace specified '%s.'", db)
+	}
+	f.coll = coll
+	err := fields(cmd, func(el bson.RawElement) error {
+		var err error
+		switch k := el.Key(); k {
+		case "filter":
+			f.req.Filter, err = optDocArg("find", el)
+		case "projection":
+			f.req.Projection, err = optDocArg("find", el)
+		case "sort":
+			f.req.Sort, err = optDocArg("find", el)
+		case "hint":
+			f.req.Hint, err = hintArg("find", el)
+		case "skip":
+			f.req.Skip, err = int64Arg("find", el)
+			if err == nil {
+				err = nonNegative("skip", f.req.Skip)
+			}
+		case "limit":
+			f.req.Limit, err = int64Arg("find", el)
+			if err == nil {
+				err = nonNegative("limit", f.req.Limit)
+			}
+		case "batchSize":
+			f.batchSize, err = int64Arg("find", el)
+			if err == nil {
+				err = nonNegative("batchSize", f.batchSize)
+			}
+		case "singleBatch":
+			f.singleBatch, err = boolArg("find", el)
+		case "noCursorTimeout":
+			f.noTimeout, err = boolArg("find", el)
+		case "collation":
+			err = simpleCollation("find", el)
+		case "allowDiskUse", "allowPartialResults", "oplogReplay", "readOnce", "term":
+			// No effect on a standalone server with no memory limit on
+			// sorts.
+		case "let":
+			var let bson.D
+			let, err = optDocArg("find", el)
+			if err == nil && len(let) > 0 {
+				err = notSupported("find", k)
+			}
+		case "tailable", "awaitData", "returnKey", "showRecordId", "min", "max",
+			"$_requestResumeToken", "$_resumeAfter", "resumeAfter", "startAt":
+			if truthy(el.Value()) {
+				err = notSupported("find", k)
+			}
+		default:
+			err = unknownField("find", k)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if f.req.Limit > 0 && (f.batchSize == defaultBatchSize || f.batchSize > f.req.Limit) {
+		// A limit smaller than the batch needs only one batch.
+		f.batchSize = f.req.Limit
+	}
+	return f, nil
+}
+
+// msgFind answers find: the first batch and, if results remain, a cursor
+// for getMore.
+func msgFind(ctx context.Context, c *conn, req *request) (bson.D, error) {
+	c.s.metrics.opQuery.Add(1)
+	f, err := parseFind(req.db, req.cmd)
+	if err != nil {
+		return nil, err
+	}
+	src, err := c.s.db.Find(ctx, req.db, f.coll, f.req)
+	if err != nil {
+		return nil, err
+	}
+	return c.firstBatch(ctx, req, src, namespace(req.db, f.coll), f.batchSize, f.singleBatch, f.noTimeout)
+}
+
+// firstBatch answers a command that opens a cursor: it reads the first
+// batch from src and registers the cursor when results remain (and the
+// client did not ask for a single batch).
+func (c *conn) firstBatch(ctx context.Context, req *request, src docdb.Cursor, ns string, batchSize int64, singleBatch, noTimeout bool) (bson.D, error) {
+	cur := &cursor{db: req.db, ns: ns, src: src, lsid: lsidOf(req), noTimeout: noTimeout}
+	batch, exhausted, err := nextBatch(ctx, cur, batchSize)
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	c.s.metrics.docReturned.Add(int64(len(batch)))
+	var id int64
+	if exhausted || singleBatch {
+		src.Close()
+	} else {
+		c.s.cursors.add(cur)
+		id = cur.id
+		c.s.cursors.checkin(cur)
+	}
+	return cursorReply("firstBatch", batch, id, ns), nil
+}

@@ -1,0 +1,58 @@
+package mongo
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
+)
+
+// msgInsert answers insert. The documents usually come as an OP_MSG
+// document sequence, already merged into the command as an array. The
+// reply is {n, writeErrors?}: per-document failures are write errors, not
+// a failed command.
+func msgInsert(ctx context.Context, c *conn, req *request) (bson.D, error) {
+	coll, err := collectionArg(req)
+	if err != nil {
+		return nil, err
+	}
+	ir := docdb.InsertRequest{Ordered: true}
+	have := false
+	err = fields(req.cmd, func(el bson.RawElement) error {
+		var err error
+		switch k := el.Key(); k {
+		case "documents":
+			have = true
+			ir.Documents, err = statementsArg("insert", el)
+		case "ordered":
+			ir.Ordered, err = boolArg("insert", el)
+		case "bypassDocumentValidation":
+			ir.BypassDocumentValidation, err = boolArg("insert", el)
+		case "isTimeseriesNamespace", "collectionUUID", "encryptionInformation":
+			if truthy(el.Value()) {
+				err = notSupported("insert", k)
+			}
+		default:
+			err = unknownField("insert", k)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !have {
+		return nil, missingField("insert", "documents")
+	}
+	c.s.metrics.opInsert.Add(int64(len(ir.Documents)))
+	res, err := c.s.db.Insert(ctx, req.db, coll, ir)
+	if err != nil {
+		return nil, err
+	}
+	c.s.metrics.docInserted.Add(res.N)
+	out := bson.D{{Key: "n", Value: countValue(res.N)}}
+	if len(res.WriteErrors) > 0 {
+		out = append(out, bson.E{Key: "writeErrors", Value: writeErrorsDoc(res.WriteErrors)})
+	}
+	return out, nil
+}

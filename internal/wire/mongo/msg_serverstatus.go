@@ -1,0 +1,108 @@
+package mongo
+
+import (
+	"context"
+	"runtime"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// msgServerStatus answers serverStatus. Sections given a false value
+// ({serverStatus: 1, metrics: 0}) are left out; the sections of
+// Options.Status (such as metrics.ttl from the expiry engine) are merged in
+// at their paths.
+func msgServerStatus(_ context.Context, c *conn, req *request) (bson.D, error) {
+	s := c.s
+	now := s.now()
+	up := now.Sub(s.started)
+	excluded := map[string]bool{}
+	if elems, err := req.cmd.Elements(); err == nil {
+		for _, el := range elems[1:] {
+			if !genericArgs[el.Key()] && !truthy(el.Value()) {
+				excluded[el.Key()] = true
+			}
+		}
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	m := s.metrics
+	metricsDoc := bson.D{
+		{Key: "commands", Value: m.commandsDoc()},
+		{Key: "cursor", Value: bson.D{
+			{Key: "open", Value: bson.D{{Key: "total", Value: int64(s.cursors.open())}}},
+		}},
+		{Key: "document", Value: m.documentDoc()},
+	}
+	sections := bson.D{
+		{Key: "host", Value: s.host},
+		{Key: "version", Value: mongoVersion},
+		{Key: "process", Value: "mongod"},
+		{Key: "pid", Value: int64(s.pid)},
+		{Key: "uptime", Value: up.Seconds()},
+		{Key: "uptimeMillis", Value: up.Milliseconds()},
+		{Key: "uptimeEstimate", Value: int64(up.Seconds())},
+		{Key: "localTime", Value: bson.NewDateTimeFromTime(now)},
+		{Key: "connections", Value: bson.D{
+			{Key: "current", Value: int32(s.connectionCount())},
+			{Key: "available", Value: int32(s.opts.MaxConnections - s.connectionCount())},
+			{Key: "totalCreated", Value: m.totalConns.Load()},
+			{Key: "rejected", Value: m.rejectedConns.Load()},
+		}},
+		{Key: "mem", Value: bson.D{
+			{Key: "bits", Value: int32(64)},
+			{Key: "resident", Value: int32(ms.Sys >> 20)},
+			{Key: "virtual", Value: int32(ms.Sys >> 20)},
+			{Key: "supported", Value: true},
+		}},
+		{Key: "network", Value: bson.D{
+			{Key: "bytesIn", Value: m.bytesIn.Load()},
+			{Key: "bytesOut", Value: m.bytesOut.Load()},
+			{Key: "numRequests", Value: m.requests.Load()},
+		}},
+		{Key: "opcounters", Value: m.opcountersDoc()},
+	}
+	var out bson.D
+	for _, e := range sections {
+		if !excluded[e.Key] {
+			out = append(out, e)
+		}
+	}
+	for _, sec := range s.opts.Status {
+		top, sub, nested := strings.Cut(sec.Path, ".")
+		if excluded[top] {
+			continue
+		}
+		if top == "metrics" && nested {
+			metricsDoc = setPath(metricsDoc, sub, sec.Value())
+			continue
+		}
+		out = setPath(out, sec.Path, sec.Value())
+	}
+	if !excluded["metrics"] {
+		out = append(out, bson.E{Key: "metrics", Value: metricsDoc})
+	}
+	return out, nil
+}
+
+// setPath sets the dotted path in d to v, creating or replacing the
+// documents on the way.
+func setPath(d bson.D, path string, v bson.D) bson.D {
+	key, rest, nested := strings.Cut(path, ".")
+	for i := range d {
+		if d[i].Key != key {
+			continue
+		}
+		if !nested {
+			d[i].Value = v
+			return d
+		}
+		inner, _ := d[i].Value.(bson.D)
+		d[i].Value = setPath(inner, rest, v)
+		return d
+	}
+	if !nested {
+		return append(d, bson.E{Key: key, Value: v})
+	}
+	return append(d, bson.E{Key: key, Value: setPath(nil, rest, v)})
+}

@@ -1,0 +1,159 @@
+package mongo
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
+)
+
+// parseUpdate parses an update command document (also the inner command
+// of explain).
+func parseUpdate(db string, cmd bson.Raw) (string, docdb.UpdateRequest, error) {
+	ur := docdb.UpdateRequest{Ordered: true}
+	coll, err := commandCollection(db, cmd)
+	if err != nil {
+		return "", ur, err
+	}
+	var stmts []bson.Raw
+	have := false
+	err = fields(cmd, func(el bson.RawElement) error {
+		var err error
+		switch k := el.Key(); k {
+		case "updates":
+			have = true
+			stmts, err = statementsArg("update", el)
+		case "ordered":
+			ur.Ordered, err = boolArg("update", el)
+		case "bypassDocumentValidation":
+			ur.BypassDocumentValidation, err = boolArg("update", el)
+		case "let":
+			ur.Let, err = optDocArg("update", el)
+		case "isTimeseriesNamespace", "collectionUUID", "encryptionInformation":
+			if truthy(el.Value()) {
+				err = notSupported("update", k)
+			}
+		default:
+			err = unknownField("update", k)
+		}
+		return err
+	})
+	if err != nil {
+		return "", ur, err
+	}
+	if !have {
+		return "", ur, missingField("update", "updates")
+	}
+	ur.Statements = make([]docdb.UpdateStatement, len(stmts))
+	for i, s := range stmts {
+		st, err := parseUpdateStatement(s)
+		if err != nil {
+			return "", ur, err
+		}
+		ur.Statements[i] = st
+	}
+	return coll, ur, nil
+}
+
+// parseUpdateStatement parses one {q, u, upsert, multi, arrayFilters,
+// hint, collation} statement.
+func parseUpdateStatement(s bson.Raw) (docdb.UpdateStatement, error) {
+	const ctx = "update.updates"
+	var st docdb.UpdateStatement
+	haveQ, haveU := false, false
+	elems, err := s.Elements()
+	if err != nil {
+		return st, errorf(codeInvalidBSON, "invalid update statement: %v", err)
+	}
+	for _, el := range elems {
+		switch k := el.Key(); k {
+		case "q":
+			haveQ = true
+			st.Filter, err = docArg(ctx, el)
+		case "u":
+			haveU = true
+			v := el.Value()
+			switch v.Type {
+			case bson.TypeEmbeddedDocument:
+				st.Update, err = decodeD(v.Document())
+			case bson.TypeArray:
+				st.Pipeline, err = docsArg(ctx, el)
+			default:
+				err = typeMismatch(ctx, "u", v.Type, "[object, array]'")
+			}
+		case "upsert":
+			st.Upsert, err = boolArg(ctx, el)
+		case "multi":
+			st.Multi, err = boolArg(ctx, el)
+		case "arrayFilters":
+			st.ArrayFilters, err = docsArg(ctx, el)
+		case "hint":
+			st.Hint, err = hintArg(ctx, el)
+		case "collation":
+			err = simpleCollation(ctx, el)
+		case "upsertSupplied", "sampleId", "$_allowShardKeyUpdatesWithoutFullShardKeyInQuery", "sort":
+			if k == "sort" && truthy(el.Value()) {
+				err = notSupported(ctx, k)
+			}
+		case "c":
+			if truthy(el.Value()) {
+				err = notSupported(ctx, k)
+			}
+		default:
+			err = unknownField(ctx, k)
+		}
+		if err != nil {
+			return st, err
+		}
+	}
+	if !haveQ {
+		return st, missingField(ctx, "q")
+	}
+	if !haveU {
+		return st, missingField(ctx, "u")
+	}
+	return st, nil
+}
+
+// msgUpdate answers update: {n, nModified, upserted?, writeErrors?}.
+func msgUpdate(ctx context.Context, c *conn, req *request) (bson.D, error) {
+	coll, ur, err := parseUpdate(req.db, req.cmd)
+	if err != nil {
+		return nil, err
+	}
+	c.s.metrics.opUpdate.Add(int64(len(ur.Statements)))
+	res, err := c.s.db.Update(ctx, req.db, coll, ur)
+	if err != nil {
+		return nil, err
+	}
+	c.s.metrics.docUpdated.Add(res.NModified)
+	c.s.metrics.docInserted.Add(int64(len(res.Upserted)))
+	out := bson.D{{Key: "n", Value: countValue(res.N)}}
+	if len(res.Upserted) > 0 {
+		arr := make(bson.A, len(res.Upserted))
+		for i, u := range res.Upserted {
+			arr[i] = bson.D{{Key: "index", Value: int32(u.Index)}, {Key: "_id", Value: u.ID}}
+		}
+		out = append(out, bson.E{Key: "upserted", Value: arr})
+	}
+	out = append(out, bson.E{Key: "nModified", Value: countValue(res.NModified)})
+	if len(res.WriteErrors) > 0 {
+		out = append(out, bson.E{Key: "writeErrors", Value: writeErrorsDoc(res.WriteErrors)})
+	}
+	return out, nil
+}
+
+// commandCollection returns the collection named by the first field of a
+// command document.
+func commandCollection(db string, cmd bson.Raw) (string, error) {
+	v := cmd.Index(0).Value()
+	s, ok := v.StringValueOK()
+	if !ok {
+		return "", errorf(73, "collection name has invalid type %s", typeName(v.Type))
+	}
+	if s == "" {
+		return "", errorf(73, "Invalid namespace specified '%s.'", db)
+	}
+	return s, nil
+}

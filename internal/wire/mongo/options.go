@@ -1,0 +1,131 @@
+package mongo
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
+)
+
+// Options configure a Server.
+type Options struct {
+	// DB is the document database the commands run on. Required.
+	DB *docdb.Engine
+	// Logger receives connection and command errors; nil means
+	// slog.Default(). Everything the Server logs is also kept in its RAM log
+	// for getLog.
+	Logger *slog.Logger
+	// Now returns the current time; nil means time.Now. hello's localTime,
+	// serverStatus, uptime and the cursor idle timeout use it.
+	Now func() time.Time
+	// Parameters are the server parameters getParameter and setParameter
+	// reach, in addition to the built-in featureCompatibilityVersion. Names
+	// must be unique.
+	Parameters []Parameter
+	// Status adds sections to serverStatus, such as metrics.ttl.
+	Status []StatusSection
+	// RAMLog, when set, is the log getLog "global" reports; give the same
+	// RAMLog to the process's logger (RAMLog.Handler) to see every
+	// component's lines. Nil means a RAM log of this Server's own lines.
+	RAMLog *RAMLog
+	// StartupWarnings are the lines getLog "startupWarnings" reports, which
+	// mongosh prints when it connects.
+	StartupWarnings []string
+	// CursorTimeout is how long an idle cursor lives; zero means 10
+	// minutes, MongoDB's cursorTimeoutMillis.
+	CursorTimeout time.Duration
+	// MaxConnections is the most client connections served at once; zero
+	// means 1,000,000. Past it new connections are closed at once.
+	MaxConnections int
+	// CmdLineOpts answers getCmdLineOpts: argv and parsed, as the process
+	// was started. Nil reports an empty argv and parsed.
+	CmdLineOpts *CmdLineOpts
+}
+
+// CmdLineOpts is the process's command line, for getCmdLineOpts.
+type CmdLineOpts struct {
+	// Argv is the command line as given.
+	Argv []string
+	// Parsed holds the effective settings, as MongoDB's nested document of
+	// configuration names (for example {net: {bindIp, port}, storage:
+	// {dbPath}}).
+	Parsed bson.D
+}
+
+// Parameter is one server parameter that getParameter reads and, when Set
+// is given, setParameter changes.
+type Parameter struct {
+	// Name is the parameter's name, for example "ttlMonitorSleepSecs".
+	Name string
+	// Get returns the current value, a BSON-encodable Go value: bool,
+	// int32, int64, float64, string or bson.D.
+	Get func() any
+	// Set changes the value. v is the value the client sent: bool, int32,
+	// int64, float64 (a Decimal128 converted to float64), string, nil for
+	// null and undefined, or the bson package's type for any other BSON
+	// type. An error that is a *mongoerr.Error is reported as is; any other
+	// error is reported as BadValue with the error's text. Nil means the
+	// parameter cannot be changed at runtime.
+	Set func(v any) error
+	// StartupOnly says whether the parameter can only be set at startup
+	// (getParameter's settableAtStartup and settableAtRuntime).
+	StartupOnly bool
+}
+
+// StatusSection is one section of serverStatus supplied by another
+// component.
+type StatusSection struct {
+	// Path is the dotted place of the section in the reply: "metrics.ttl"
+	// puts it under metrics, "batchedDeletes" at the top level.
+	Path string
+	// Value returns the section's current content.
+	Value func() bson.D
+}
+
+// EnsureDefaults fills in the zero fields with their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.CursorTimeout == 0 {
+		o.CursorTimeout = 10 * time.Minute
+	}
+	if o.MaxConnections == 0 {
+		o.MaxConnections = 1_000_000
+	}
+}
+
+// Validate reports the first invalid option.
+func (o *Options) Validate() error {
+	if o.DB == nil {
+		return errors.New("mongo: no document database given")
+	}
+	if o.CursorTimeout < 0 {
+		return errors.New("mongo: negative cursor timeout")
+	}
+	if o.MaxConnections < 0 {
+		return errors.New("mongo: negative connection limit")
+	}
+	seen := map[string]bool{"featureCompatibilityVersion": true}
+	for _, p := range o.Parameters {
+		if p.Name == "" || p.Get == nil {
+			return errors.New("mongo: a parameter needs a name and a Get function")
+		}
+		if seen[p.Name] {
+			return errors.New("mongo: duplicate parameter " + p.Name)
+		}
+		seen[p.Name] = true
+	}
+	for _, s := range o.Status {
+		if s.Path == "" || s.Value == nil {
+			return errors.New("mongo: a status section needs a path and a Value function")
+		}
+	}
+	return nil
+}

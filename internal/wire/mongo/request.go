@@ -1,0 +1,198 @@
+package mongo
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+)
+
+// request is one command: its database, name and document. Document
+// sequences of an OP_MSG are already merged into the document as arrays.
+type request struct {
+	c    *conn
+	db   string
+	name string
+	cmd  bson.Raw
+	// opQuery is set for a command that came as a legacy OP_QUERY.
+	opQuery bool
+}
+
+// newMsgRequest builds the request of an OP_MSG: the body names the
+// database in $db, and every document sequence becomes an array field of
+// the command document.
+func newMsgRequest(c *conn, m *opMsg) (*request, error) {
+	body := m.body()
+	v, err := body.LookupErr("$db")
+	if err != nil {
+		return nil, errorf(40571, "OP_MSG requests require a $db argument")
+	}
+	db, ok := v.StringValueOK()
+	if !ok {
+		return nil, typeMismatch("", "$db", v.Type, "string")
+	}
+	cmd := body
+	if len(m.sections) > 1 {
+		cmd = mergeSequences(body, m.sections)
+	}
+	return newRequest(c, db, cmd)
+}
+
+// mergeSequences returns body with every document sequence appended as an
+// array field named by its identifier.
+func mergeSequences(body bson.Raw, sections []section) bson.Raw {
+	size := len(body)
+	for _, s := range sections {
+		if s.kind != sectionSequence {
+			continue
+		}
+		size += 1 + len(s.identifier) + 1 + 4 + 1
+		for i, d := range s.docs {
+			size += 1 + len(strconv.Itoa(i)) + 1 + len(d)
+		}
+	}
+	out := make([]byte, 0, size)
+	out = append(out, body[:len(body)-1]...)
+	for _, s := range sections {
+		if s.kind != sectionSequence {
+			continue
+		}
+		out = append(out, byte(bson.TypeArray))
+		out = append(out, s.identifier...)
+		out = append(out, 0)
+		start := len(out)
+		out = append(out, 0, 0, 0, 0)
+		for i, d := range s.docs {
+			out = append(out, byte(bson.TypeEmbeddedDocument))
+			out = strconv.AppendInt(out, int64(i), 10)
+			out = append(out, 0)
+			out = append(out, d...)
+		}
+		out = append(out, 0)
+		binary.LittleEndian.PutUint32(out[start:], uint32(len(out)-start))
+	}
+	out = append(out, 0)
+	binary.LittleEndian.PutUint32(out, uint32(len(out)))
+	return out
+}
+
+// newRequest names the command: its first field.
+func newRequest(c *conn, db string, cmd bson.Raw) (*request, error) {
+	first, err := cmd.IndexErr(0)
+	if err != nil {
+		return nil, errorf(mongoerr.CommandNotFound, "no such command: ''")
+	}
+	return &request{c: c, db: db, name: first.Key(), cmd: cmd}, nil
+}
+
+// first returns the value of the command's first field (the collection name
+// of most commands).
+func (r *request) first() bson.RawValue {
+	return r.cmd.Index(0).Value()
+}
+
+// run dispatches the request through the command table and returns the
+// reply document: the handler's fields followed by ok: 1, or an error
+// reply. It is the one place that recovers from a handler's panic: the
+// panic is logged with the command and answered with InternalError, and
+// the connection keeps serving.
+func (c *conn) run(req *request) (reply bson.D) {
+	cmd, ok := commandTable[req.name]
+	if !ok {
+		c.s.metrics.unknownCommands.Add(1)
+		return errorDoc(errorf(mongoerr.CommandNotFound, "no such command: '%s'", req.name))
+	}
+	counter := c.s.metrics.commands[req.name]
+	counter.total.Add(1)
+	if !cmd.opCounted {
+		c.s.metrics.opCommand.Add(1)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("command panicked", "command", req.name, "db", req.db,
+				"cmd", truncate(req.cmd.String(), 2048), "panic", r, "stack", string(debug.Stack()))
+			counter.failed.Add(1)
+			reply = errorDoc(errorf(mongoerr.InternalError, "internal error while running command %s", req.name))
+		}
+	}()
+	out, err := c.runCommand(cmd, req)
+	if err != nil {
+		counter.failed.Add(1)
+		e, ok := asMongoError(err)
+		if !ok {
+			c.log.Error("command failed", "command", req.name, "db", req.db, "error", err)
+		}
+		return errorDoc(e)
+	}
+	return append(out, bson.E{Key: "ok", Value: 1.0})
+}
+
+// runCommand checks what every command shares (admin-only commands, the
+// generic arguments MongoDB acts on) and calls the handler with the
+// connection's context, bounded by maxTimeMS.
+func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
+	if cmd.adminOnly && req.db != "admin" {
+		return nil, errorf(mongoerr.Unauthorized, "%s may only be run against the admin database.", req.name)
+	}
+	ctx := c.ctx
+	elems, err := req.cmd.Elements()
+	if err != nil {
+		return nil, errorf(codeInvalidBSON, "invalid command document: %v", err)
+	}
+	var maxTime time.Duration
+	for _, el := range elems[1:] {
+		switch el.Key() {
+		case "txnNumber":
+			// Retryable writes and transactions need a replica set;
+			// mayfly is a standalone, as MongoDB says to drivers.
+			return nil, errorf(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
+		case "maxTimeMS":
+			ms, err := maxTimeMS(req.name, el.Value())
+			if err != nil {
+				return nil, err
+			}
+			maxTime = time.Duration(ms) * time.Millisecond
+		}
+	}
+	if maxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, maxTime)
+		defer cancel()
+	}
+	out, err := cmd.handler(ctx, c, req)
+	if err != nil && ctx.Err() != nil {
+		if _, isMongo := mongoerr.As(err); !isMongo || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) && c.ctx.Err() == nil {
+				return nil, errorf(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
+			}
+			return nil, errorf(codeClientDisconnect, "operation was interrupted because a client disconnected")
+		}
+	}
+	return out, err
+}
+
+// maxTimeMS parses the generic maxTimeMS argument: a non-negative 32-bit
+// integer, 0 meaning no limit.
+func maxTimeMS(cmd string, v bson.RawValue) (int64, error) {
+	ms, ok := numberAsInt64(v)
+	if !ok {
+		return 0, typeMismatch(cmd, "maxTimeMS", v.Type, numberTypes)
+	}
+	if ms < 0 || ms > 1<<31-1 {
+		return 0, errorf(mongoerr.BadValue, "%d value for maxTimeMS is out of range [0, 2147483647]", ms)
+	}
+	return ms, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

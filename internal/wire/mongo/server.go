@@ -1,0 +1,215 @@
+package mongo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mayfly/mayfly/internal/docdb"
+)
+
+// Server serves the MongoDB wire protocol on the listeners given to Serve.
+// Create it with NewServer; it is safe for concurrent use.
+type Server struct {
+	opts    Options
+	log     *slog.Logger
+	ramLog  *RAMLog
+	db      *docdb.Engine
+	now     func() time.Time
+	started time.Time
+	host    string
+	pid     int
+
+	params  *paramRegistry
+	cursors *cursorRegistry
+	metrics *metrics
+
+	// base is the parent of every connection context; cancelling it aborts
+	// every request (Shutdown past its deadline).
+	base       context.Context
+	cancelBase context.CancelFunc
+
+	mu        sync.Mutex
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	closing   bool
+	closed    chan struct{} // closed when Shutdown starts
+	connWG    sync.WaitGroup
+	bgWG      sync.WaitGroup
+
+	nextConnID    atomic.Int64
+	nextRequestID atomic.Int32
+}
+
+// ErrServerClosed is returned by Serve after Shutdown.
+var ErrServerClosed = errors.New("mongo: server closed")
+
+// NewServer returns a Server for opts. It panics on invalid options, which
+// are a programming error of the caller (the composition root).
+func NewServer(opts Options) *Server {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		panic(err)
+	}
+	ram := opts.RAMLog
+	log := opts.Logger.With("component", "NETWORK")
+	if ram == nil {
+		ram = NewRAMLog(0)
+		log = slog.New(ram.Handler(opts.Logger.Handler())).With("component", "NETWORK")
+	}
+	host, _ := os.Hostname()
+	base, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		opts:       opts,
+		log:        log,
+		ramLog:     ram,
+		db:         opts.DB,
+		now:        opts.Now,
+		started:    opts.Now(),
+		host:       host,
+		pid:        os.Getpid(),
+		params:     newParamRegistry(opts.Parameters),
+		metrics:    newMetrics(),
+		base:       base,
+		cancelBase: cancel,
+		listeners:  map[net.Listener]struct{}{},
+		conns:      map[*conn]struct{}{},
+		closed:     make(chan struct{}),
+	}
+	s.cursors = newCursorRegistry(opts.Now, opts.CursorTimeout)
+	s.bgWG.Go(s.reapCursors)
+	return s
+}
+
+// Serve accepts connections on ln and serves each on its own goroutine
+// until Shutdown; it then returns ErrServerClosed. It may be called for
+// several listeners at once. ln is closed when Serve returns.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		ln.Close()
+		return ErrServerClosed
+	}
+	s.listeners[ln] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, ln)
+		s.mu.Unlock()
+		ln.Close()
+	}()
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			select {
+			case <-s.closed:
+				return ErrServerClosed
+			default:
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				// Temporary accept failures (out of file descriptors):
+				// back off as net/http does.
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.log.Warn("accept failed, retrying", "error", err, "delay", backoff)
+				select {
+				case <-time.After(backoff):
+				case <-s.closed:
+					return ErrServerClosed
+				}
+				continue
+			}
+			return fmt.Errorf("mongo: accept: %w", err)
+		}
+		backoff = 0
+		s.startConn(nc)
+	}
+}
+
+func (s *Server) startConn(nc net.Conn) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		nc.Close()
+		return
+	}
+	if len(s.conns) >= s.opts.MaxConnections {
+		s.mu.Unlock()
+		s.metrics.rejectedConns.Add(1)
+		s.log.Warn("connection refused because too many open connections", "remote", nc.RemoteAddr().String(), "limit", s.opts.MaxConnections)
+		nc.Close()
+		return
+	}
+	c := newConn(s, nc, s.nextConnID.Add(1))
+	s.conns[c] = struct{}{}
+	s.connWG.Add(1)
+	s.mu.Unlock()
+	s.metrics.totalConns.Add(1)
+	go func() {
+		defer s.connWG.Done()
+		c.serve()
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+	}()
+}
+
+// Shutdown stops accepting connections, lets every request being processed
+// finish and send its reply, then closes every connection and cursor. If
+// ctx ends first, the requests still running are cancelled, their
+// connections closed, and ctx's error returned once they have stopped.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if !s.closing {
+		s.closing = true
+		close(s.closed)
+		for ln := range s.listeners {
+			ln.Close()
+		}
+		for c := range s.conns {
+			c.stopReading()
+		}
+	}
+	s.mu.Unlock()
+
+	done := make(chan struct{})
+	go func() {
+		s.connWG.Wait()
+		s.bgWG.Wait()
+		close(done)
+	}()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+		s.cancelBase()
+		s.mu.Lock()
+		for c := range s.conns {
+			c.nc.Close()
+		}
+		s.mu.Unlock()
+		<-done
+	}
+	s.cancelBase()
+	s.cursors.closeAll()
+	return err
+}
+
+// nextReplyID returns the requestID of the next reply.
+func (s *Server) nextReplyID() int32 { return s.nextRequestID.Add(1) }
+
+// connectionCount returns the number of open client connections.
+func (s *Server) connectionCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}

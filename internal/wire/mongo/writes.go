@@ -1,0 +1,54 @@
+package mongo
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+)
+
+// This file holds what insert, update and delete share: the statement
+// array and the reply's writeErrors.
+
+// statementsArg returns the documents of a write command's statement array
+// (documents, updates, deletes), with MongoDB's limits on the batch size.
+func statementsArg(cmd string, el bson.RawElement) ([]bson.Raw, error) {
+	v := el.Value()
+	arr, ok := v.ArrayOK()
+	if !ok {
+		return nil, typeMismatch(cmd, el.Key(), v.Type, "array")
+	}
+	vals, err := arr.Values()
+	if err != nil {
+		return nil, errorf(codeInvalidBSON, "invalid %s array: %v", el.Key(), err)
+	}
+	if len(vals) == 0 || len(vals) > MaxWriteBatchSize {
+		return nil, errorf(mongoerr.InvalidLength, "Write batch sizes must be between 1 and %d. Got %d operations.", MaxWriteBatchSize, len(vals))
+	}
+	docs := make([]bson.Raw, len(vals))
+	for i, x := range vals {
+		d, ok := x.DocumentOK()
+		if !ok {
+			return nil, typeMismatch(cmd, el.Key()+"."+itoa(i), x.Type, "object")
+		}
+		docs[i] = d
+	}
+	return docs, nil
+}
+
+// writeErrorsDoc returns the writeErrors array of a reply.
+func writeErrorsDoc(errs []docdb.WriteError) bson.A {
+	arr := make(bson.A, len(errs))
+	for i, we := range errs {
+		arr[i] = writeErrorDoc(we.Index, we.Err)
+	}
+	return arr
+}
+
+// countValue returns n as MongoDB appends a count: int32 when it fits.
+func countValue(n int64) any {
+	if n >= -1<<31 && n < 1<<31 {
+		return int32(n)
+	}
+	return n
+}
