@@ -79,7 +79,7 @@ type A = bson.A
 type E = bson.E
 
 func op(name string, fields ...E) D { return D{{Key: name, Value: D(fields)}} }
-func f(k string, v any) E          { return E{Key: k, Value: v} }
+func f(k string, v any) E           { return E{Key: k, Value: v} }
 
 func TestSetUnset(t *testing.T) {
 	base := D{f("_id", int32(1)), f("a", int32(1)), f("b", D{f("c", "x")})}
