@@ -3,7 +3,9 @@ package expiry_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -279,6 +281,71 @@ func TestRegisterWakesSweeper(t *testing.T) {
 		}
 		if err := h.e.Register(newFake("", expiry.KindRedisField, h.clk)); !errors.Is(err, expiry.ErrInvalidSource) {
 			t.Errorf("Register with empty name = %v, want ErrInvalidSource", err)
+		}
+	})
+}
+
+func TestWakeDuringPassIsKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(c *expiry.Config) { c.Params.DeleteTargetDocs = 0 })
+		t0 := h.clk.Now()
+		a := newFake("a", expiry.KindTTLIndex, h.clk)
+		a.perBatch = 100 * time.Millisecond
+		a.addN(3000, t0)
+		b := newFake("b", expiry.KindTTLIndex, h.clk)
+		a.onReap = func(n int) {
+			if n == 0 {
+				// b was asked already (nothing due); this write is only
+				// known through the hint.
+				b.add(t0.Add(50 * time.Millisecond))
+				h.e.Wake(t0.Add(50 * time.Millisecond))
+			}
+		}
+		h.register(a, b)
+		h.start()
+		defer h.stop()
+		advance(time.Second)
+		at, _ := reapTimes(b, t0)
+		// The pass ran from 0 to 300ms; b's item goes MinPeriod later.
+		if !slices.Equal(at, []time.Duration{310 * time.Millisecond}) {
+			t.Fatalf("b reaped at %v, want [310ms]", at)
+		}
+	})
+}
+
+// TestConcurrentWritersNoLostWakeups has writers add items due soon and call
+// Wake while the sweeper runs; every item must go within MinPeriod of its
+// due time, so no wake-up was lost.
+func TestConcurrentWritersNoLostWakeups(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		src := newFake("redis_keys:db0", expiry.KindRedisKeys, h.clk)
+		h.register(src)
+		h.start()
+		defer h.stop()
+
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(w), 7))
+				for range 200 {
+					<-time.After(time.Duration(rng.IntN(20_000)) * time.Microsecond)
+					due := h.clk.Now().Add(time.Duration(rng.IntN(100)) * time.Millisecond)
+					src.add(due)
+					h.e.Wake(due)
+				}
+			}()
+		}
+		wg.Wait()
+		advance(time.Second)
+		if src.len() != 0 {
+			t.Fatalf("%d items left", src.len())
+		}
+		st := h.e.Stats()
+		if st.DeletedItems != 800 || st.Lag.Max > 10*time.Millisecond {
+			t.Fatalf("deleted %d, max lag %v; want 800 and at most MinPeriod (10ms)", st.DeletedItems, st.Lag.Max)
 		}
 	})
 }
