@@ -31,6 +31,8 @@ type delta struct {
 	docs  int64
 	bytes int64
 	idx   map[uint64]indexCounter
+	// dropped lists indexes whose counters go away.
+	dropped []uint64
 }
 
 func (d *delta) addIndex(id uint64, keys, bytes int64) {
@@ -87,6 +89,9 @@ func (c *counters) stage(b *storage.Batch, collID uint64, d delta) (apply func()
 		ic.bytes += dc.bytes
 		ids[id] = ic
 	}
+	for _, id := range d.dropped {
+		delete(ids, id)
+	}
 	v := make([]byte, 0, 16+24*len(ids))
 	v = binary.BigEndian.AppendUint64(v, uint64(docs))
 	v = binary.BigEndian.AppendUint64(v, uint64(bytes))
@@ -102,19 +107,12 @@ func (c *counters) stage(b *storage.Batch, collID uint64, d delta) (apply func()
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.docs, c.bytes = docs, bytes
+		c.idx = make(map[uint64]*indexCounter, len(ids))
 		for id, ic := range ids {
 			cp := ic
 			c.idx[id] = &cp
 		}
 	}, nil
-}
-
-// dropIndex forgets an index's counters in memory; the next stage writes the
-// stored record without it.
-func (c *counters) dropIndex(id uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.idx, id)
 }
 
 // snapshot returns the current values.

@@ -2,6 +2,7 @@ package docdb
 
 import (
 	"context"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -147,3 +148,5 @@ func (te *testEngine) storedDocs(db, coll string) []bson.Raw {
 	}
 	return out
 }
+
+func nan() float64 { return math.NaN() }

@@ -13,23 +13,16 @@ import (
 
 var errPending = mongoerr.New(mongoerr.NotImplemented, "not implemented yet")
 
-func (e *Engine) unregisterAllSources()            {}
-func (e *Engine) collectionGone(*collMeta)         {}
-func (e *Engine) collectionRenamed(_, _ *collMeta) {}
+func (e *Engine) unregisterAllSources()                  {}
+func (e *Engine) collectionGone(*collMeta)               {}
+func (e *Engine) collectionRenamed(_, _ *collMeta)       {}
+func (e *Engine) indexesAdded(*collMeta, []*indexMeta)   {}
+func (e *Engine) indexesDropped(*collMeta, []*indexMeta) {}
 
 func validationDetails(*filter, bson.D) (bson.D, bool) { return nil, false }
 
 func (e *Engine) collMod(context.Context, string, string, bson.D) (bson.D, error) {
 	return nil, errPending
-}
-func (e *Engine) createIndexes(context.Context, string, string, []bson.D) (CreateIndexesResult, error) {
-	return CreateIndexesResult{}, errPending
-}
-func (e *Engine) listIndexes(context.Context, string, string) ([]bson.D, error) {
-	return nil, errPending
-}
-func (e *Engine) dropIndexes(context.Context, string, string, any) (int, error) {
-	return 0, errPending
 }
 func (e *Engine) find(context.Context, string, string, FindRequest) (Cursor, error) {
 	return nil, errPending

@@ -1,0 +1,454 @@
+package docdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// Index commands: createIndexes (with the build over existing documents),
+// listIndexes and dropIndexes.
+
+func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, error) {
+	var res CreateIndexesResult
+	if err := checkWriteNS(db, coll); err != nil {
+		return res, err
+	}
+	if len(specs) == 0 {
+		return res, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
+	}
+	reqs := make([]*indexRequest, len(specs))
+	for i, s := range specs {
+		r, err := parseIndexSpec(s)
+		if err != nil {
+			return res, err
+		}
+		reqs[i] = r
+	}
+	c, created, err := e.lockOrCreateColl(db, coll)
+	if err != nil {
+		return res, err
+	}
+	defer c.wmu.Unlock()
+	meta := c.meta
+	res.CreatedCollectionAutomatically = created
+	res.NumIndexesBefore = len(meta.indexes)
+	var build []*indexRequest
+next:
+	for _, r := range reqs {
+		for _, ix := range meta.indexes {
+			exists, err := indexConflict(r, ix.spec)
+			if err != nil {
+				return res, err
+			}
+			if exists {
+				continue next
+			}
+		}
+		for _, b := range build {
+			exists, err := indexConflict(r, b.spec)
+			if err != nil {
+				return res, err
+			}
+			if exists {
+				continue next
+			}
+		}
+		build = append(build, r)
+	}
+	if len(build) == 0 {
+		res.NumIndexesAfter = res.NumIndexesBefore
+		res.Note = "all indexes already exist"
+		return res, nil
+	}
+	if len(meta.indexes)+len(build) > maxIndexes {
+		return res, mongoerr.Newf(mongoerr.CannotCreateIndex,
+			"add index fails, too many indexes for %s.%s key:%s", db, coll, fmtDoc(build[0].key))
+	}
+	newIdx := make([]*indexMeta, len(build))
+	e.mu.Lock()
+	ids := e.store.NewBatch()
+	for i, r := range build {
+		id, err := e.cat.allocID(ids)
+		if err != nil {
+			e.mu.Unlock()
+			ids.Close()
+			return res, err
+		}
+		ix, err := indexFromSpec(id, r.spec)
+		if err != nil {
+			e.mu.Unlock()
+			ids.Close()
+			return res, err
+		}
+		ix.ready = true
+		newIdx[i] = ix
+	}
+	err = ids.Commit()
+	ids.Close()
+	e.mu.Unlock()
+	if err != nil {
+		return res, fmt.Errorf("docdb: allocate index ids: %w", err)
+	}
+	d, err := e.buildIndexes(ctx, c, newIdx)
+	if err != nil {
+		return res, err
+	}
+	if err := e.publishIndexes(c, append(append([]*indexMeta(nil), meta.indexes...), newIdx...), d); err != nil {
+		e.dropIndexData(newIdx)
+		return res, err
+	}
+	res.NumIndexesAfter = len(c.meta.indexes)
+	e.indexesAdded(c.meta, newIdx)
+	return res, nil
+}
+
+// buildIndexes writes the entries of the new indexes for every document of
+// c, whose write lock the caller holds. On failure (a duplicate in a unique
+// index, parallel arrays) every entry written is removed again. It returns
+// the counter changes to publish with the indexes.
+func (e *Engine) buildIndexes(ctx context.Context, c *collection, newIdx []*indexMeta) (delta, error) {
+	var d delta
+	meta := c.meta
+	vis := e.newVisibility(meta)
+	b := e.store.NewIndexedBatch()
+	defer func() { b.Close() }()
+	p := docPrefix(meta.id)
+	it, err := e.store.NewIter(p, storage.PrefixEnd(p))
+	if err != nil {
+		return d, err
+	}
+	defer it.Close()
+	fail := func(err error) (delta, error) {
+		e.dropIndexData(newIdx)
+		return delta{}, err
+	}
+	n := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+		if err != nil {
+			return fail(fmt.Errorf("docdb: stored document: %w", err))
+		}
+		for _, ix := range newIdx {
+			keys, mk, err := ix.indexKeys(sd.doc)
+			if err != nil {
+				return fail(buildFailed(meta, err))
+			}
+			if mk {
+				ix.multikey = true
+			}
+			for _, k := range keys {
+				if ix.unique {
+					if err := e.buildUniqueCheck(b, meta, vis, ix, k, sd); err != nil {
+						return fail(buildFailed(meta, err))
+					}
+				}
+				if err := b.Set(entryKey(ix.id, k.enc, sd.idEnc), nil); err != nil {
+					return fail(err)
+				}
+				d.addIndex(ix.id, 1, int64(9+len(k.enc)+len(sd.idEnc)))
+			}
+		}
+		n++
+		if n%maxBatchDocs == 0 {
+			if err := b.Commit(); err != nil {
+				return fail(err)
+			}
+			b.Close()
+			b = e.store.NewIndexedBatch()
+		}
+	}
+	if err := it.Error(); err != nil {
+		return fail(err)
+	}
+	if err := b.Commit(); err != nil {
+		return fail(err)
+	}
+	return d, nil
+}
+
+// buildUniqueCheck fails when another document already holds key k in the
+// unique index being built; under strict visibility a conflict in which one
+// of the two documents is expired is not one.
+func (e *Engine) buildUniqueCheck(b *storage.Batch, meta *collMeta, vis visibility, ix *indexMeta, k indexKey, sd *storedDoc) error {
+	prefix := entryKey(ix.id, k.enc, nil)
+	it, err := b.NewIter(prefix, storage.PrefixEnd(prefix))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		idEnc := it.Key()[len(prefix):]
+		if vis.hides(sd.doc) {
+			return nil
+		}
+		v, err := b.Get(docKey(meta.id, idEnc))
+		if err != nil {
+			return err
+		}
+		other, err := newStoredDoc(v)
+		if err != nil {
+			return err
+		}
+		if vis.hides(other.doc) {
+			continue
+		}
+		return dupKeyError(meta, ix, toKeyDoc(ix, k.values))
+	}
+	return it.Error()
+}
+
+// buildFailed wraps an index build failure as mongod reports it, keeping
+// the code (and keyPattern/keyValue) of the cause.
+func buildFailed(m *collMeta, err error) error {
+	me, ok := mongoerr.As(err)
+	if !ok {
+		return err
+	}
+	uuid := newUUID()
+	return &mongoerr.Error{
+		Code: me.Code,
+		Message: fmt.Sprintf("Index build failed: %s: Collection %s.%s ( %s ) :: caused by :: %s",
+			uuidString(uuid.Data), m.db, m.name, uuidString(m.uuid.Data), me.Message),
+		Info: me.Info,
+	}
+}
+
+// uuidString formats 16 bytes as a canonical UUID.
+func uuidString(b []byte) string {
+	if len(b) != 16 {
+		return fmt.Sprintf("%x", b)
+	}
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// dropIndexData deletes every entry of the given indexes. It is best
+// effort: it runs on failure paths, and entries of an index that is not in
+// the catalog are never read.
+func (e *Engine) dropIndexData(idx []*indexMeta) {
+	b := e.store.NewBatch()
+	defer b.Close()
+	for _, ix := range idx {
+		p := indexPrefix(ix.id)
+		if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
+			return
+		}
+	}
+	if err := b.Commit(); err != nil {
+		e.opts.Logger.Error("docdb: remove the entries of a failed index build", "err", err)
+	}
+}
+
+// publishIndexes makes idx the collection's index list: it writes the
+// catalog record and the counter changes d in one batch and swaps the
+// metadata. The caller holds c's write lock.
+func (e *Engine) publishIndexes(c *collection, idx []*indexMeta, d delta) error {
+	next := c.meta.withIndexes(idx)
+	b := e.store.NewBatch()
+	defer b.Close()
+	if err := putRecord(b, next); err != nil {
+		return err
+	}
+	apply, err := c.stats.stage(b, next.id, d)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := b.Commit(); err != nil {
+		return fmt.Errorf("docdb: publish indexes of %s.%s: %w", next.db, next.name, err)
+	}
+	c.meta = next
+	apply()
+	return nil
+}
+
+func (e *Engine) listIndexes(ctx context.Context, db, coll string) ([]bson.D, error) {
+	if err := checkReadNS(db, coll); err != nil {
+		return nil, err
+	}
+	e.mu.RLock()
+	c := e.cat.lookup(db, coll)
+	var meta *collMeta
+	if c != nil {
+		meta = c.meta
+	}
+	e.mu.RUnlock()
+	if meta == nil {
+		return nil, mongoerr.Newf(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
+	}
+	out := make([]bson.D, 0, len(meta.indexes))
+	for _, ix := range meta.indexes {
+		out = append(out, ix.spec)
+	}
+	return out, nil
+}
+
+// errIDIndex is the refusal to drop _id_.
+var errIDIndex = mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
+
+func (e *Engine) dropIndexes(ctx context.Context, db, coll string, index any) (int, error) {
+	if err := checkReadNS(db, coll); err != nil {
+		return 0, err
+	}
+	c := e.lockColl(db, coll)
+	if c == nil {
+		return 0, mongoerr.Newf(mongoerr.NamespaceNotFound, "ns not found %s.%s", db, coll)
+	}
+	defer c.wmu.Unlock()
+	meta := c.meta
+	was := len(meta.indexes)
+	drop, err := indexesToDrop(meta, index)
+	if err != nil {
+		return was, err
+	}
+	if len(drop) == 0 {
+		return was, nil
+	}
+	gone := map[uint64]bool{}
+	for _, ix := range drop {
+		gone[ix.id] = true
+	}
+	var keep []*indexMeta
+	for _, ix := range meta.indexes {
+		if !gone[ix.id] {
+			keep = append(keep, ix)
+		}
+	}
+	next := meta.withIndexes(keep)
+	b := e.store.NewBatch()
+	defer b.Close()
+	var d delta
+	for _, ix := range drop {
+		p := indexPrefix(ix.id)
+		if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
+			return was, err
+		}
+		d.dropped = append(d.dropped, ix.id)
+	}
+	if err := putRecord(b, next); err != nil {
+		return was, err
+	}
+	apply, err := c.stats.stage(b, next.id, d)
+	if err != nil {
+		return was, err
+	}
+	e.mu.Lock()
+	err = b.Commit()
+	if err == nil {
+		c.meta = next
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return was, fmt.Errorf("docdb: drop indexes of %s.%s: %w", db, coll, err)
+	}
+	apply()
+	e.indexesDropped(next, drop)
+	return was, nil
+}
+
+// indexesToDrop resolves dropIndexes' index argument.
+func indexesToDrop(meta *collMeta, index any) ([]*indexMeta, error) {
+	byName := func(name string) (*indexMeta, error) {
+		if name == idIndexName {
+			return nil, errIDIndex
+		}
+		ix := meta.index(name)
+		if ix == nil {
+			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "index not found with name [%s]", name)
+		}
+		return ix, nil
+	}
+	switch x := index.(type) {
+	case string:
+		if x == "*" {
+			var out []*indexMeta
+			for _, ix := range meta.indexes {
+				if !ix.isID {
+					out = append(out, ix)
+				}
+			}
+			return out, nil
+		}
+		ix, err := byName(x)
+		if err != nil {
+			return nil, err
+		}
+		return []*indexMeta{ix}, nil
+	case bson.D:
+		var found []*indexMeta
+		for _, ix := range meta.indexes {
+			if sameDoc(ix.key, x) {
+				found = append(found, ix)
+			}
+		}
+		switch {
+		case len(found) == 0:
+			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "can't find index with key: %s", fmtDoc(x))
+		case len(found) > 1:
+			return nil, ambiguousKey(meta, x, found)
+		case found[0].isID:
+			return nil, errIDIndex
+		}
+		return found, nil
+	case bson.A, []string, []any:
+		names, err := stringList(x)
+		if err != nil {
+			return nil, err
+		}
+		var out []*indexMeta
+		for _, n := range names {
+			ix, err := byName(n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ix)
+		}
+		return out, nil
+	}
+	return nil, mongoerr.Newf(mongoerr.TypeMismatch,
+		"BSON field 'dropIndexes.index' is the wrong type '%s', expected types '[string, object, array]'", typeName(index))
+}
+
+// ambiguousKey is the error for a key pattern that matches several indexes.
+func ambiguousKey(meta *collMeta, key bson.D, found []*indexMeta) error {
+	var specs string
+	for i, ix := range found {
+		if i > 0 {
+			specs += ", "
+		}
+		specs += fmtDoc(ix.spec)
+	}
+	return mongoerr.Newf(mongoerr.AmbiguousIndexKeyPattern,
+		"%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s", len(found), fmtDoc(key), specs)
+}
+
+// stringList converts a list of index names.
+func stringList(v any) ([]string, error) {
+	switch x := v.(type) {
+	case []string:
+		return x, nil
+	case bson.A:
+		return stringList([]any(x))
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
+					"BSON field 'dropIndexes.index.%d' is the wrong type '%s', expected type 'string'", i, typeName(e))
+			}
+			out[i] = s
+		}
+		return out, nil
+	}
+	return nil, errors.New("docdb: not a list")
+}
