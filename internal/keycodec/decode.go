@@ -91,6 +91,32 @@ func (d *decoder) read(n int) ([]byte, error) {
 	return out, nil
 }
 
+// uint64 reads 8 bytes, unmasked, as a big-endian integer.
+func (d *decoder) uint64() (uint64, error) {
+	if len(d.src)-d.pos < 8 {
+		return 0, corruptf("truncated at byte %d", d.pos)
+	}
+	u := binary.BigEndian.Uint64(d.src[d.pos:])
+	d.pos += 8
+	if d.mask != 0 {
+		u = ^u
+	}
+	return u, nil
+}
+
+// objectID reads 12 bytes, unmasked.
+func (d *decoder) objectID() (bson.ObjectID, error) {
+	var oid bson.ObjectID
+	if len(d.src)-d.pos < len(oid) {
+		return oid, corruptf("truncated at byte %d", d.pos)
+	}
+	for i := range oid {
+		oid[i] = d.src[d.pos+i] ^ d.mask
+	}
+	d.pos += len(oid)
+	return oid, nil
+}
+
 // ordUint reads an ordered uint written by appendOrdUint, with its bytes
 // XOR-ed with mask.
 func (d *decoder) ordUint(mask byte) (uint64, error) {
@@ -177,23 +203,23 @@ func (d *decoder) value(depth int) (any, error) {
 	case tagBinary:
 		return d.binary()
 	case tagObjectID:
-		b, err := d.read(12)
+		oid, err := d.objectID()
 		if err != nil {
 			return nil, err
 		}
-		return bson.ObjectID(b), nil
+		return oid, nil
 	case tagDateTime:
-		b, err := d.read(8)
+		u, err := d.uint64()
 		if err != nil {
 			return nil, err
 		}
-		return bson.DateTime(binary.BigEndian.Uint64(b) ^ 1<<63), nil
+		return bson.DateTime(u ^ 1<<63), nil
 	case tagTimestamp:
-		b, err := d.read(8)
+		u, err := d.uint64()
 		if err != nil {
 			return nil, err
 		}
-		return bson.Timestamp{T: binary.BigEndian.Uint32(b), I: binary.BigEndian.Uint32(b[4:])}, nil
+		return bson.Timestamp{T: uint32(u >> 32), I: uint32(u)}, nil
 	case tagRegex:
 		p, err := d.escaped()
 		if err != nil {
@@ -216,11 +242,11 @@ func (d *decoder) value(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		oid, err := d.read(12)
+		oid, err := d.objectID()
 		if err != nil {
 			return nil, err
 		}
-		return bson.DBPointer{DB: string(ns), Pointer: bson.ObjectID(oid)}, nil
+		return bson.DBPointer{DB: string(ns), Pointer: oid}, nil
 	case tagCodeWithScope:
 		code, err := d.escaped()
 		if err != nil {

@@ -62,12 +62,31 @@ func appendInt64(dst []byte, i int64) []byte {
 	return appendUintValue(dst, neg, u)
 }
 
-// appendUintValue appends the encoding of ±u for u > 0.
+// appendUintValue appends the encoding of ±u for u > 0. The base-100 digits
+// of u are the mantissa pairs and their count is the exponent (at most 10,
+// so always a medium tag); this is the fast path of appendDecimal.
 func appendUintValue(dst []byte, neg bool, u uint64) []byte {
-	var buf [20]byte
-	digits := strconv.AppendUint(buf[:0], u, 10)
-	exp10 := len(digits)
-	return appendDecimal(dst, neg, trimZeros(digits), exp10)
+	var p [10]byte // base-100 digits, least significant first
+	n := 0
+	for ; u > 0; n++ {
+		p[n] = byte(u % 100)
+		u /= 100
+	}
+	low := 0
+	for p[low] == 0 {
+		low++ // trailing zero pairs are not written
+	}
+	tagAt := len(dst)
+	dst = append(dst, tagPosMedium+byte(n))
+	for i := n - 1; i > low; i-- {
+		dst = append(dst, 2*p[i]+1)
+	}
+	dst = append(dst, 2*p[low])
+	if neg {
+		dst[tagAt] = 2*tagZero - dst[tagAt]
+		invert(dst[tagAt+1:])
+	}
+	return dst
 }
 
 // appendFloat64 appends the encoding of f by its exact value.
