@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/query"
 )
 
 func init() {
@@ -396,17 +397,11 @@ func typeRank(v any) int {
 	return 2 + len(TypeName(v))*100 + int(TypeName(v)[0])
 }
 
-// sortStage sorts by a sort specification, keeping only the first limit
-// documents when a $limit follows.
+// sortStage sorts by a sort specification (query.Sort: MongoDB's sort
+// keys), keeping only the first limit documents when a $limit follows.
 type sortStage struct {
-	spec  bson.D
-	keys  []sortKey
+	sort  *query.Sort
 	limit int64
-}
-
-type sortKey struct {
-	path string
-	dir  int
 }
 
 func (s *sortStage) name() string { return "$sort" }
@@ -416,133 +411,31 @@ func parseSortStage(arg any, _ Options) (stage, error) {
 	if !ok {
 		return nil, mongoerr.New(15973, "the $sort key specification must be an object")
 	}
-	keys, err := parseSortSpec(d)
-	if err != nil {
-		return nil, err
-	}
-	return &sortStage{spec: d, keys: keys, limit: -1}, nil
-}
-
-// parseSortSpec parses {field: 1|-1, ...}.
-func parseSortSpec(d bson.D) ([]sortKey, error) {
 	if len(d) == 0 {
 		return nil, mongoerr.New(15976, "$sort stage must have at least one sort key")
 	}
-	var keys []sortKey
-	for _, e := range d {
-		if _, err := splitPath(e.Key); err != nil {
-			return nil, err
-		}
-		if !isNumber(e.Value) {
-			if md, ok := asDoc(e.Value); ok && len(md) == 1 && md[0].Key == "$meta" {
-				return nil, mongoerr.New(mongoerr.NotImplemented, "$meta sort is not supported")
-			}
-			return nil, mongoerr.New(15974, "Illegal key in $sort specification: "+e.Key+": "+fmtValue(e.Value))
-		}
-		f := toFloat(e.Value)
-		if f != 1 && f != -1 {
-			return nil, mongoerr.New(15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
-		}
-		keys = append(keys, sortKey{path: e.Key, dir: int(f)})
-	}
-	return keys, nil
-}
-
-// sortValue returns the value a document sorts by for one key: the field
-// (null when missing); for arrays the smallest element ascending and the
-// largest descending, as MongoDB's sort does.
-func sortValue(d bson.D, k sortKey) any {
-	var vals []any
-	collectSortValues(d, strings.Split(k.path, "."), &vals)
-	if len(vals) == 0 {
-		return nil
-	}
-	best := vals[0]
-	for _, v := range vals[1:] {
-		if compare(v, best)*k.dir < 0 {
-			best = v
-		}
-	}
-	return best
-}
-
-// collectSortValues gathers the values a path reaches, expanding arrays.
-func collectSortValues(v any, parts []string, out *[]any) {
-	if len(parts) == 0 {
-		if a, ok := v.(bson.A); ok {
-			if len(a) == 0 {
-				*out = append(*out, bson.Undefined{})
-				return
-			}
-			*out = append(*out, a...)
-			return
-		}
-		*out = append(*out, v)
-		return
-	}
-	switch x := v.(type) {
-	case bson.D:
-		f, ok := lookupField(x, parts[0])
-		if !ok {
-			*out = append(*out, nil)
-			return
-		}
-		collectSortValues(f, parts[1:], out)
-	case bson.A:
-		if _, err := strconv.Atoi(parts[0]); err == nil {
-			i, _ := strconv.Atoi(parts[0])
-			if i < len(x) {
-				collectSortValues(x[i], parts[1:], out)
-			}
-		}
-		for _, e := range x {
-			if ed, ok := e.(bson.D); ok {
-				collectSortValues(ed, parts, out)
-			}
-		}
-	default:
-		*out = append(*out, nil)
-	}
-}
-
-// lessBy compares two documents by keys.
-func lessBy(keys []sortKey) func(a, b bson.D) int {
-	return func(a, b bson.D) int {
-		for _, k := range keys {
-			if c := compare(sortValue(a, k), sortValue(b, k)) * k.dir; c != 0 {
-				return c
-			}
-		}
-		return 0
-	}
-}
-
-// SortDocs sorts docs in place by a sort specification ({a: 1, b: -1})
-// with MongoDB's rules (missing sorts as null, arrays by their smallest
-// element ascending and largest descending). The sort is stable.
-func SortDocs(docs []bson.D, spec bson.D) error {
-	keys, err := parseSortSpec(spec)
+	srt, err := query.ParseSort(d)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cmp := lessBy(keys)
-	sort.SliceStable(docs, func(i, j int) bool { return cmp(docs[i], docs[j]) < 0 })
-	return nil
+	return &sortStage{sort: srt, limit: -1}, nil
 }
 
 func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, error) {
-	cmp := lessBy(s.keys)
-	var out []bson.D
+	type keyed struct {
+		doc bson.D
+		key []any
+	}
+	var out []keyed
 	loaded := false
 	i := 0
 	return &funcIter{in: in, next: func(ctx context.Context) (bson.D, bool, error) {
 		if !loaded {
 			loaded = true
-			var buf []bson.D
 			trim := func() {
-				sort.SliceStable(buf, func(a, b int) bool { return cmp(buf[a], buf[b]) < 0 })
-				if s.limit >= 0 && int64(len(buf)) > s.limit {
-					buf = buf[:s.limit]
+				sort.SliceStable(out, func(a, b int) bool { return s.sort.CompareKeys(out[a].key, out[b].key) < 0 })
+				if s.limit >= 0 && int64(len(out)) > s.limit {
+					out = out[:s.limit]
 				}
 			}
 			for {
@@ -553,18 +446,17 @@ func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, e
 				if !ok {
 					break
 				}
-				buf = append(buf, d)
-				if s.limit >= 0 && int64(len(buf)) > 2*s.limit+64 {
+				out = append(out, keyed{doc: d, key: s.sort.KeyOf(d)})
+				if s.limit >= 0 && int64(len(out)) > 2*s.limit+64 {
 					trim()
 				}
 			}
 			trim()
-			out = buf
 		}
 		if i >= len(out) {
 			return nil, false, nil
 		}
 		i++
-		return out[i-1], true, nil
+		return out[i-1].doc, true, nil
 	}}, nil
 }

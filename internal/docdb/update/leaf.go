@@ -22,7 +22,7 @@ type leaf struct {
 	each     bson.A
 	hasSlice bool
 	slice    int64
-	sortSpec any // nil, int (1/-1) or bson.D
+	sortSpec any // nil, int (1/-1) or *query.Sort
 	hasPos   bool
 	position int64
 
@@ -206,7 +206,11 @@ func (l *leaf) parseSort(v any) error {
 			return bad
 		}
 	}
-	l.sortSpec = d
+	srt, err := query.ParseSort(d)
+	if err != nil {
+		return err
+	}
+	l.sortSpec = srt
 	return nil
 }
 
@@ -250,31 +254,30 @@ func (l *leaf) pullMatches(e any) bool {
 	return query.Equal(e, l.arg)
 }
 
-// sortElements sorts an array for $push's $sort.
+// sortElements sorts an array for $push's $sort: whole elements for 1/-1,
+// or by fields of element documents with MongoDB's sort keys (query.Sort).
 func (l *leaf) sortElements(a bson.A) {
 	switch s := l.sortSpec.(type) {
 	case int:
 		sort.SliceStable(a, func(i, j int) bool { return query.Compare(a[i], a[j])*s < 0 })
-	case bson.D:
-		key := func(v any, path string) any {
-			d, ok := v.(bson.D)
+	case *query.Sort:
+		keys := make([][]any, len(a))
+		for i, e := range a {
+			d, ok := e.(bson.D)
 			if !ok {
-				return bson.Undefined{}
+				d = bson.D{}
 			}
-			x, ok := query.GetPath(d, path)
-			if !ok {
-				return nil
-			}
-			return x
+			keys[i] = s.KeyOf(d)
 		}
-		sort.SliceStable(a, func(i, j int) bool {
-			for _, e := range s {
-				dir := int(toFloat(e.Value))
-				if c := query.Compare(key(a[i], e.Key), key(a[j], e.Key)); c != 0 {
-					return c*dir < 0
-				}
-			}
-			return false
-		})
+		idx := make([]int, len(a))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(i, j int) bool { return s.CompareKeys(keys[idx[i]], keys[idx[j]]) < 0 })
+		sorted := make(bson.A, len(a))
+		for i, k := range idx {
+			sorted[i] = a[k]
+		}
+		copy(a, sorted)
 	}
 }
