@@ -182,3 +182,37 @@ func TestBackoffDisabled(t *testing.T) {
 		}
 	})
 }
+
+// TestRateLimitSlowerThanTimeTarget: waiting for a token outlasts the
+// per-visit time budget; visits still make progress and nothing is taken
+// for a stalled source.
+func TestRateLimitSlowerThanTimeTarget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(c *expiry.Config) {
+			c.Params.MaxDeletesPerSecond = 1
+			c.Params.DeleteTargetTimeMS = 500
+		})
+		t0 := h.clk.Now()
+		a := newFake("a", expiry.KindPolicy, h.clk)
+		b := newFake("b", expiry.KindPolicy, h.clk)
+		a.addN(5, t0)
+		b.addN(5, t0)
+		h.register(a, b)
+		h.start()
+		defer h.stop()
+		advance(9500 * time.Millisecond)
+		if n := a.len() + b.len(); n != 0 {
+			t.Fatalf("%d items left after 9.5s at 1/s", n)
+		}
+		for _, src := range []*fakeSource{a, b} {
+			for _, c := range src.reapCalls() {
+				if c.Deleted != 1 || !c.Budget.Deadline.IsZero() && !c.At.Before(c.Budget.Deadline) {
+					t.Fatalf("%s: call %+v: want one item per call and never a past deadline", src.name, c)
+				}
+			}
+		}
+		if st := h.e.Stats(); st.Stalls != 0 || st.Errors != 0 {
+			t.Errorf("stalls %d errors %d, want none", st.Stalls, st.Errors)
+		}
+	})
+}

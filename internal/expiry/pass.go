@@ -97,13 +97,17 @@ func (e *Engine) refresh(ctx context.Context, passNow time.Time, all bool) []*so
 func (e *Engine) askNextDue(ctx context.Context, st *sourceState, passNow time.Time) bool {
 	due, ok, err := st.src.NextDue(ctx)
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if err != nil {
 		st.known = false
 		st.c.backlogKnown = false
-		e.sourceErrorLocked(ctx, st, "next due", err, true)
+		report := e.sourceErrorLocked(ctx, st, true)
+		e.mu.Unlock()
+		if report {
+			e.logSourceError(ctx, st, "next due", err)
+		}
 		return false
 	}
+	defer e.mu.Unlock()
 	st.known, st.hasNext, st.retryAt = true, ok, 0
 	if ok {
 		st.nextDue = due.UnixMilli()
@@ -115,18 +119,23 @@ func (e *Engine) askNextDue(ctx context.Context, st *sourceState, passNow time.T
 	return false
 }
 
-// sourceErrorLocked logs a source's error, counts it and, if hold is set,
-// holds the source back for ErrorRetry. An error caused by the sweeper
-// stopping is not one. e.mu is held.
-func (e *Engine) sourceErrorLocked(ctx context.Context, st *sourceState, op string, err error, hold bool) {
+// sourceErrorLocked counts a source's error and, if hold is set, holds the
+// source back for ErrorRetry; it reports whether the error should be logged
+// (one caused by the sweeper stopping is not an error). e.mu is held.
+func (e *Engine) sourceErrorLocked(ctx context.Context, st *sourceState, hold bool) bool {
 	if hold {
 		st.retryAt = e.now().Add(e.cfg.ErrorRetry).UnixMilli()
 	}
 	if ctx.Err() != nil {
-		return
+		return false
 	}
 	st.c.errors++
 	e.tot.errors++
+	return true
+}
+
+// logSourceError logs a source's error; e.mu is not held.
+func (e *Engine) logSourceError(ctx context.Context, st *sourceState, op string, err error) {
 	e.log.LogAttrs(ctx, slog.LevelError, "expiry source failed",
 		slog.String("source", st.name),
 		slog.String("kind", string(st.kind)),
@@ -221,7 +230,22 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 			return false
 		}
 		t0 := e.now()
-		r, err := st.src.Reap(ctx, passNow, Budget{MaxItems: want, Deadline: deadline, BatchSize: want})
+		// Reap is never called with a deadline already past, so a batch
+		// always makes progress: after waiting for tokens or a pause past
+		// the deadline, the visit ends, or (first batch) runs unbounded.
+		batchDeadline := deadline
+		if !deadline.IsZero() && !t0.Before(deadline) {
+			if deleted > 0 {
+				// The tokens go back; the time spent waiting for them
+				// still counts toward the rate.
+				e.sw.limiter.refund(want)
+				e.sw.rate.add(0, t0.Sub(batchStart))
+				e.capHit(st)
+				return true
+			}
+			batchDeadline = time.Time{}
+		}
+		r, err := st.src.Reap(ctx, passNow, Budget{MaxItems: want, Deadline: batchDeadline, BatchSize: want})
 		t1 := e.now()
 		e.sw.limiter.refund(want - r.Items)
 		deleted += int64(r.Items)
@@ -243,13 +267,19 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 				slog.String("source", st.name), slog.String("kind", string(st.kind)))
 			return false
 		case target > 0 && deleted >= target, !deadline.IsZero() && !t1.Before(deadline):
-			e.mu.Lock()
-			e.tot.capHits++
-			st.c.capHits++
-			e.mu.Unlock()
+			e.capHit(st)
 			return true
 		}
 	}
+}
+
+// capHit counts a visit that ended with work left because its budget ran
+// out (Redis's expired_time_cap_reached_count).
+func (e *Engine) capHit(st *sourceState) {
+	e.mu.Lock()
+	e.tot.capHits++
+	st.c.capHits++
+	e.mu.Unlock()
 }
 
 // afterVisit refreshes the next due time of a source that reported no more
@@ -312,11 +342,15 @@ func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, t0, t1,
 	if rateMoved {
 		e.pub.rate = e.sw.rate.rate()
 	}
+	report := false
 	if err != nil {
 		st.c.backlogKnown = false
-		e.sourceErrorLocked(ctx, st, "reap", err, true)
+		report = e.sourceErrorLocked(ctx, st, true)
 	}
 	e.mu.Unlock()
+	if report {
+		e.logSourceError(ctx, st, "reap", err)
+	}
 	if r.Items > 0 && e.onReaped != nil {
 		e.onReaped(st.name, r)
 	}
@@ -342,14 +376,18 @@ func (e *Engine) countBacklogs(ctx context.Context, more []*sourceState, passNow
 		}
 		n, oldest, newest, err := st.counter.CountDue(ctx, passNow)
 		e.mu.Lock()
+		report := false
 		if err != nil {
 			st.c.backlogKnown = false
-			e.sourceErrorLocked(ctx, st, "count due", err, false)
+			report = e.sourceErrorLocked(ctx, st, false)
 		} else {
 			st.setBacklog(n, oldest, newest, passNow)
 			st.lastCount = nowMs
 		}
 		e.mu.Unlock()
+		if report {
+			e.logSourceError(ctx, st, "count due", err)
+		}
 	}
 }
 
