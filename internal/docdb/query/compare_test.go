@@ -220,3 +220,21 @@ func TestCompareTotalOrder(t *testing.T) {
 		}
 	})
 }
+
+func TestCanonicalKeyMatchesEqual(t *testing.T) {
+	// Rule: grouping by CanonicalKey puts together exactly the values that
+	// MongoDB considers equal.
+	rapid.Check(t, func(t *rapid.T) {
+		g := genValue(2)
+		a, b := g.Draw(t, "a"), g.Draw(t, "b")
+		if Equal(a, b) != (CanonicalKey(a) == CanonicalKey(b)) {
+			t.Fatalf("Equal(%v, %v) = %v but keys %q, %q", a, b, Equal(a, b), CanonicalKey(a), CanonicalKey(b))
+		}
+	})
+	if CanonicalKey(int32(1)) != CanonicalKey(dec(t, "1.00")) || CanonicalKey(0.5) != CanonicalKey(dec(t, "0.5")) {
+		t.Fatal("numeric keys differ across types")
+	}
+	if CanonicalKey(nil) == CanonicalKey(bson.Undefined{}) {
+		t.Fatal("null and undefined must differ")
+	}
+}

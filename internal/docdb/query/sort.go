@@ -44,9 +44,6 @@ func ParseSort(spec bson.D) (*Sort, error) {
 		if err := validateFieldPath(e.Key); err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(s.fields, func(f SortField) bool { return f.Path == e.Key }) {
-			return nil, badValue("sort pattern contains duplicate field: %s", e.Key)
-		}
 		s.fields = append(s.fields, SortField{Path: e.Key, Descending: dir == -1, parts: strings.Split(e.Key, ".")})
 	}
 	return s, nil
