@@ -15,6 +15,7 @@ const (
 	KindPolicy     Kind = "policy"      // a Firestore-style TTL policy on a collection group
 	KindRedisKeys  Kind = "redis_keys"  // the keys of one Redis logical database
 	KindRedisField Kind = "redis_field" // the expiring hash fields of one Redis logical database
+	KindTimeSeries Kind = "timeseries"  // the buckets of a time series or clustered collection with expireAfterSeconds
 )
 
 // Source is one time-ordered index of items that expire. The engine never
@@ -44,6 +45,11 @@ type Source interface {
 }
 
 // Budget bounds one call to Source.Reap.
+//
+// The engine calls Reap once per storage batch: it passes MaxItems equal to
+// BatchSize (at most ttlDeleteBatchSize, less under the rate limit or
+// back-off) and a Deadline that has not yet passed (or none), so every call
+// can make progress. A source may still honour all three fields in general.
 type Budget struct {
 	// MaxItems is the most items to delete; 0 means no limit.
 	MaxItems int
