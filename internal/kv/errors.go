@@ -30,6 +30,9 @@ var (
 	ErrStringTooLong = errors.New("kv: string exceeds maximum allowed size")
 	// ErrOffsetRange is returned by SETRANGE for a negative offset.
 	ErrOffsetRange = errors.New("kv: offset is out of range")
+	// ErrInvalidExpire is returned for an expiry time that is out of range
+	// or, where Redis requires it, not positive.
+	ErrInvalidExpire = errors.New("kv: invalid expire time")
 	// ErrCorrupt is returned when a stored record cannot be decoded.
 	ErrCorrupt = errors.New("kv: corrupt record")
 	// ErrClosed is returned by operations on a closed Store.

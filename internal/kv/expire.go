@@ -2,17 +2,19 @@ package kv
 
 import "math"
 
-// ExpireCond is the condition option of the EXPIRE family.
+// ExpireCond is the set of condition options of the EXPIRE family; every
+// condition given must hold. (Redis refuses NX with another option and GT
+// with LT; XX combines with GT or LT.)
 type ExpireCond uint8
 
 // The EXPIRE conditions; a key without an expiry counts as an infinite one
 // for GT and LT.
 const (
-	ExpireAlways ExpireCond = iota
-	ExpireNX                // only when the key has no expiry
-	ExpireXX                // only when the key has an expiry
-	ExpireGT                // only when the new expiry is later
-	ExpireLT                // only when the new expiry is earlier
+	ExpireAlways ExpireCond = 0
+	ExpireNX     ExpireCond = 1 << iota // only when the key has no expiry
+	ExpireXX                            // only when the key has an expiry
+	ExpireGT                            // only when the new expiry is later
+	ExpireLT                            // only when the new expiry is earlier
 )
 
 // ExpireTime converts an EXPIRE-family argument n to absolute Unix ms.
@@ -62,23 +64,11 @@ func (tx *Tx) Expire(key []byte, at int64, cond ExpireCond) (bool, error) {
 		return false, err
 	}
 	cur := m.ExpireAt
-	switch cond {
-	case ExpireNX:
-		if cur != 0 {
-			return false, nil
-		}
-	case ExpireXX:
-		if cur == 0 {
-			return false, nil
-		}
-	case ExpireGT:
-		if cur == 0 || at <= cur {
-			return false, nil
-		}
-	case ExpireLT:
-		if cur != 0 && at >= cur {
-			return false, nil
-		}
+	if (cond&ExpireNX != 0 && cur != 0) ||
+		(cond&ExpireXX != 0 && cur == 0) ||
+		(cond&ExpireGT != 0 && (cur == 0 || at <= cur)) ||
+		(cond&ExpireLT != 0 && cur != 0 && at >= cur) {
+		return false, nil
 	}
 	if at <= tx.now {
 		if err := tx.DeleteMeta(key, m); err != nil {

@@ -116,16 +116,25 @@ const (
 	GetExAt                       // set the expiry to an absolute time
 )
 
-// GetEx returns the string value of key and changes its expiry. A time at
+// GetEx returns the string value of key and changes its expiry. For
+// GetExAt the time is the argument n in unitMs (1000 for seconds), relative
+// to now or absolute; it is validated only once the key is known to be a
+// string, as Redis does, and ErrInvalidExpire reports a bad one. A time at
 // or before now deletes the key (`del`), PERSIST emits `persist` when it
 // removed an expiry, and a new time emits `expire`.
-func (tx *Tx) GetEx(key []byte, mode GetExMode, at int64) ([]byte, bool, error) {
+func (tx *Tx) GetEx(key []byte, mode GetExMode, n, unitMs int64, relative bool) ([]byte, bool, error) {
 	m, ok, err := tx.LookupRead(key)
 	if err != nil || !ok {
 		return nil, false, err
 	}
 	if m.Type != TypeString {
 		return nil, false, ErrWrongType
+	}
+	var at int64
+	if mode == GetExAt {
+		if at, ok = SetExpireTime(tx.now, n, unitMs, relative); !ok {
+			return nil, false, ErrInvalidExpire
+		}
 	}
 	switch {
 	case mode == GetExAt && at <= tx.now:

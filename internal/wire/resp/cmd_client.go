@@ -1,0 +1,263 @@
+package resp
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+var errClientName = replyErr("ERR Client names cannot contain spaces, newlines or special characters.")
+
+// validClientName allows printable ASCII without spaces, as Redis does.
+func validClientName(b []byte) bool {
+	for _, c := range b {
+		if c < '!' || c > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+var cmdClient = container("client", "", "slow", "connection", "2.4.0", "A container for client connection commands.",
+	def("client|id", 2, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "5.0.0",
+		"Returns the unique client ID of the connection.", "O(1)", func(x *cmdCtx) error {
+			x.w.Int(int64(x.c.id))
+			return nil
+		}),
+	def("client|setname", 3, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "2.6.9",
+		"Sets the connection name.", "O(1)", func(x *cmdCtx) error {
+			if !validClientName(x.args[2]) {
+				return errClientName
+			}
+			x.c.mu.Lock()
+			x.c.name = string(x.args[2])
+			x.c.mu.Unlock()
+			x.w.OK()
+			return nil
+		}),
+	def("client|getname", 2, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "2.6.9",
+		"Returns the name of the connection.", "O(1)", func(x *cmdCtx) error {
+			x.c.mu.Lock()
+			name := x.c.name
+			x.c.mu.Unlock()
+			if name == "" {
+				x.w.Null()
+			} else {
+				x.w.BulkString(name)
+			}
+			return nil
+		}),
+	def("client|setinfo", 4, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "7.2.0",
+		"Sets information specific to the client or connection.", "O(1)", func(x *cmdCtx) error {
+			if !argEq(x.args[2], "lib-name") && !argEq(x.args[2], "lib-ver") {
+				return replyErr("ERR Unrecognized option '" + string(x.args[2]) + "'")
+			}
+			x.w.OK()
+			return nil
+		}),
+	def("client|no-evict", 3, "admin noscript loading stale", 0, 0, 0, "admin slow dangerous connection", "connection", "7.0.0",
+		"Sets the client eviction mode of the connection.", "O(1)", func(x *cmdCtx) error {
+			if !argEq(x.args[2], "on") && !argEq(x.args[2], "off") {
+				return errSyntax
+			}
+			x.w.OK()
+			return nil
+		}),
+	def("client|info", 2, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "6.2.0",
+		"Returns information about the connection.", "O(1)", func(x *cmdCtx) error {
+			x.w.Verbatim(x.c.describe() + "\n")
+			return nil
+		}),
+	def("client|list", -2, "admin noscript loading stale", 0, 0, 0, "admin slow dangerous connection", "connection", "2.4.0",
+		"Lists open connections.", "O(N) where N is the number of client connections", clientList),
+	def("client|kill", -3, "admin noscript loading stale", 0, 0, 0, "admin slow dangerous connection", "connection", "2.4.0",
+		"Terminates open connections.", "O(N) where N is the number of client connections", clientKill),
+	def("client|reply", 3, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "3.2.0",
+		"Instructs the server whether to reply to commands.", "O(1)", func(x *cmdCtx) error {
+			switch {
+			case argEq(x.args[2], "on"):
+				x.c.replyOff, x.c.replySkip = false, 0
+				x.w.OK()
+			case argEq(x.args[2], "off"):
+				x.c.replyOff = true
+			case argEq(x.args[2], "skip"):
+				if !x.c.replyOff {
+					x.c.replySkip = 1
+				}
+			default:
+				return errSyntax
+			}
+			return nil
+		}),
+	helpCmd("client", "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"GETNAME", "    Return the name of the current connection.",
+		"ID", "    Return the ID of the current connection.",
+		"INFO", "    Return information about the current client connection.",
+		"KILL <ip:port>", "    Kill connection made from <ip:port>.",
+		"KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are:",
+		"    * ADDR (<ip:port>|<unixsocket>:0)", "      Kill connections made from the specified address",
+		"    * LADDR (<ip:port>|<unixsocket>:0)", "      Kill connections made to specified local address",
+		"    * ID <client-id>", "      Kill connections by client id.",
+		"    * SKIPME (YES|NO)", "      Skip killing current connection (default: yes).",
+		"LIST [options ...]", "    Return information about client connections. Options:",
+		"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)", "      Return clients of specified type.",
+		"    * ID <client-id> [<client-id> ...]", "      Return clients of specified IDs only.",
+		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
+		"SETNAME <name>", "    Assign the name <name> to the current connection."),
+)
+
+// describe renders the client as one CLIENT LIST line.
+func (c *client) describe() string {
+	c.mu.Lock()
+	name, db, cmd := c.name, c.db, c.lastName
+	multi := -1
+	if c.multi != nil {
+		multi = len(c.multi.cmds)
+	}
+	c.mu.Unlock()
+	now := c.s.opts.Now()
+	age := int64(now.Sub(c.created).Seconds())
+	idle := (now.UnixMilli() - c.lastCmd.Load()) / 1000
+	ch := len(c.s.hub.list(c, false))
+	pat := len(c.s.hub.list(c, true))
+	flags := "N"
+	if ch+pat > 0 {
+		flags = "P"
+	}
+	if multi >= 0 {
+		flags = "x"
+	}
+	if cmd == "" {
+		cmd = "NULL"
+	}
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=0 name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d",
+		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), name, age, max(idle, 0), flags, db, ch, pat, multi, cmd, c.proto())
+}
+
+func (s *Server) clientsSorted() []*client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*client, 0, len(s.clients))
+	for _, c := range s.clients {
+		out = append(out, c)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].id < out[j-1].id; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func clientList(x *cmdCtx) error {
+	var ids map[uint64]bool
+	typ := ""
+	for i := 2; i < len(x.args); i++ {
+		switch {
+		case argEq(x.args[i], "type") && i+1 < len(x.args):
+			i++
+			t := strings.ToLower(string(x.args[i]))
+			switch t {
+			case "normal", "pubsub", "master", "replica", "slave":
+				typ = t
+			default:
+				return replyErr("ERR Unknown client type '" + string(x.args[i]) + "'")
+			}
+		case argEq(x.args[i], "id") && i+1 < len(x.args):
+			ids = map[uint64]bool{}
+			for i++; i < len(x.args); i++ {
+				id, err := strconv.ParseUint(string(x.args[i]), 10, 64)
+				if err != nil || id == 0 {
+					return replyErr("ERR Invalid client ID")
+				}
+				ids[id] = true
+			}
+		default:
+			return errSyntax
+		}
+	}
+	var b strings.Builder
+	for _, c := range x.s.clientsSorted() {
+		if ids != nil && !ids[c.id] {
+			continue
+		}
+		pubsub := c.subscriptions() > 0
+		if (typ == "normal" && pubsub) || (typ == "pubsub" && !pubsub) || typ == "master" || typ == "replica" || typ == "slave" {
+			continue
+		}
+		b.WriteString(c.describe())
+		b.WriteByte('\n')
+	}
+	x.w.Verbatim(b.String())
+	return nil
+}
+
+func clientKill(x *cmdCtx) error {
+	if len(x.args) == 3 {
+		// Old form: CLIENT KILL addr:port.
+		for _, c := range x.s.clientsSorted() {
+			if c.nc.RemoteAddr().String() == string(x.args[2]) {
+				killClient(x, c)
+				x.w.OK()
+				return nil
+			}
+		}
+		return replyErr("ERR No such client")
+	}
+	var id uint64
+	var addr, laddr, user string
+	skipme := true
+	for i := 2; i < len(x.args); i += 2 {
+		if i+1 >= len(x.args) {
+			return errSyntax
+		}
+		v := string(x.args[i+1])
+		switch {
+		case argEq(x.args[i], "id"):
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil || n == 0 {
+				return replyErr("ERR client-id should be greater than 0")
+			}
+			id = n
+		case argEq(x.args[i], "addr"):
+			addr = v
+		case argEq(x.args[i], "laddr"):
+			laddr = v
+		case argEq(x.args[i], "user"):
+			user = v
+		case argEq(x.args[i], "skipme"):
+			switch {
+			case argEq(x.args[i+1], "yes"):
+				skipme = true
+			case argEq(x.args[i+1], "no"):
+				skipme = false
+			default:
+				return errSyntax
+			}
+		default:
+			return errSyntax
+		}
+	}
+	n := 0
+	for _, c := range x.s.clientsSorted() {
+		if (id != 0 && c.id != id) || (addr != "" && c.nc.RemoteAddr().String() != addr) ||
+			(laddr != "" && c.nc.LocalAddr().String() != laddr) || (user != "" && user != "default") ||
+			(skipme && c == x.c) {
+			continue
+		}
+		killClient(x, c)
+		n++
+	}
+	x.w.Int(int64(n))
+	return nil
+}
+
+// killClient closes c; the current client is closed after its reply.
+func killClient(x *cmdCtx, c *client) {
+	if c == x.c {
+		c.closeNext = true
+		return
+	}
+	c.kill()
+}
+

@@ -1,0 +1,170 @@
+package resp
+
+import "strings"
+
+var cmdCommand = func() *command {
+	c := container("command", "loading stale", "slow connection", "server", "2.8.13", "Returns detailed information about all commands.",
+		def("command|count", 2, "loading stale", 0, 0, 0, "slow connection", "server", "2.8.13",
+			"Returns a count of commands.", "O(1)", func(x *cmdCtx) error {
+				x.w.Int(int64(len(x.s.cmds)))
+				return nil
+			}),
+		def("command|info", -2, "loading stale", 0, 0, 0, "slow connection", "server", "2.8.13",
+			"Returns information about one, multiple or all commands.", "O(N) where N is the number of commands to look up",
+			func(x *cmdCtx) error {
+				if len(x.args) == 2 {
+					return commandAll(x)
+				}
+				x.w.Array(len(x.args) - 2)
+				for _, n := range x.args[2:] {
+					if c := x.s.findCommand(string(n)); c != nil {
+						writeCommandInfo(x.w, c)
+					} else {
+						x.w.NullArray()
+					}
+				}
+				return nil
+			}),
+		def("command|docs", -2, "loading stale", 0, 0, 0, "slow connection", "server", "7.0.0",
+			"Returns documentary information about one, multiple or all commands.", "O(N) where N is the number of commands to look up",
+			func(x *cmdCtx) error {
+				var cmds []*command
+				if len(x.args) == 2 {
+					cmds = x.s.sortedCommands()
+				} else {
+					for _, n := range x.args[2:] {
+						if c := x.s.findCommand(string(n)); c != nil {
+							cmds = append(cmds, c)
+						}
+					}
+				}
+				x.w.Map(len(cmds))
+				for _, c := range cmds {
+					x.w.BulkString(c.name)
+					writeCommandDocs(x.w, c)
+				}
+				return nil
+			}),
+		def("command|list", -2, "loading stale", 0, 0, 0, "slow connection", "server", "7.0.0",
+			"Returns a list of command names.", "O(N) where N is the total number of Redis commands", func(x *cmdCtx) error {
+				var filter func(*command) bool
+				if len(x.args) > 2 {
+					if len(x.args) != 5 || !argEq(x.args[2], "filterby") {
+						return errSyntax
+					}
+					v := string(x.args[4])
+					switch {
+					case argEq(x.args[3], "module"):
+						filter = func(*command) bool { return false }
+					case argEq(x.args[3], "aclcat"):
+						filter = func(c *command) bool {
+							for _, a := range c.acl {
+								if strings.EqualFold(a, "@"+v) {
+									return true
+								}
+							}
+							return false
+						}
+					case argEq(x.args[3], "pattern"):
+						filter = func(c *command) bool { return matchName(v, c.name) }
+					default:
+						return errSyntax
+					}
+				}
+				var names []string
+				for _, c := range x.s.sortedCommands() {
+					if filter == nil || filter(c) {
+						names = append(names, c.name)
+					}
+					for _, s := range sortedSubs(c) {
+						if filter != nil && filter(s) {
+							names = append(names, s.name)
+						}
+					}
+				}
+				x.w.Array(len(names))
+				for _, n := range names {
+					x.w.BulkString(n)
+				}
+				return nil
+			}),
+		def("command|getkeys", -4, "loading stale", 0, 0, 0, "slow connection", "server", "2.8.13",
+			"Extracts the key names from an arbitrary command.", "O(N) where N is the number of arguments to the command",
+			func(x *cmdCtx) error {
+				c, err := x.s.lookupCommand(x.args[2:])
+				if err != nil {
+					return replyErr("ERR Invalid command specified")
+				}
+				idx := keyIndexes(c, len(x.args)-2)
+				if len(idx) == 0 {
+					return replyErr("ERR The command has no key arguments")
+				}
+				x.w.Array(len(idx))
+				for _, i := range idx {
+					x.w.Bulk(x.args[2+i])
+				}
+				return nil
+			}),
+		helpCmd("command", "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+			"(no subcommand)", "    Return details about all Redis commands.",
+			"COUNT", "    Return the total number of commands in this Redis server.",
+			"LIST", "    Return a list of all commands in this Redis server.",
+			"INFO [<command-name> ...]", "    Return details about multiple Redis commands.",
+			"    If no command names are given, documentation details for all", "    commands are returned.",
+			"DOCS [<command-name> ...]", "    Return documentation details about multiple Redis commands.",
+			"    If no command names are given, documentation details for all", "    commands are returned.",
+			"GETKEYS <full-command>", "    Return the keys from a full Redis command."),
+	)
+	c.arity = -1
+	c.handler = commandAll
+	return c
+}()
+
+func commandAll(x *cmdCtx) error {
+	cmds := x.s.sortedCommands()
+	x.w.Array(len(cmds))
+	for _, c := range cmds {
+		writeCommandInfo(x.w, c)
+	}
+	return nil
+}
+
+// findCommand finds a command by name, "config|get" naming a subcommand.
+func (s *Server) findCommand(name string) *command {
+	name = strings.ToLower(name)
+	top, sub, ok := strings.Cut(name, "|")
+	c := s.cmds[top]
+	if c == nil || !ok {
+		return c
+	}
+	return c.subs[sub]
+}
+
+func matchName(pattern, name string) bool {
+	return globMatch(pattern, name)
+}
+
+func writeCommandDocs(w *Writer, c *command) {
+	subs := sortedSubs(c)
+	n := 4
+	if len(subs) > 0 {
+		n++
+	}
+	w.Map(n)
+	w.BulkString("summary")
+	w.BulkString(c.summary)
+	w.BulkString("since")
+	w.BulkString(c.since)
+	w.BulkString("group")
+	w.BulkString(c.group)
+	w.BulkString("complexity")
+	w.BulkString(c.complexity)
+	if len(subs) > 0 {
+		w.BulkString("subcommands")
+		w.Map(len(subs))
+		for _, s := range subs {
+			w.BulkString(s.name)
+			writeCommandDocs(w, s)
+		}
+	}
+}

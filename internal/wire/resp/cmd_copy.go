@@ -1,0 +1,30 @@
+package resp
+
+var cmdCopy = def("copy", -3, "write denyoom", 1, 2, 1, "keyspace write slow", "generic", "6.2.0",
+	"Copies the value of a key to a new key.",
+	"O(N) worst case for collections, where N is the number of nested items. O(1) for string values.",
+	func(x *cmdCtx) error {
+		db := x.c.db
+		replace := false
+		for i := 3; i < len(x.args); i++ {
+			switch {
+			case argEq(x.args[i], "replace"):
+				replace = true
+			case argEq(x.args[i], "db") && i+1 < len(x.args):
+				i++
+				d, err := parseDB(x.args[i])
+				if err != nil {
+					return err
+				}
+				db = d
+			default:
+				return errSyntax
+			}
+		}
+		ok, err := x.tx.Copy(x.args[1], x.args[2], db, replace)
+		if err != nil {
+			return err
+		}
+		x.w.Bool2(ok)
+		return nil
+	})

@@ -1,0 +1,21 @@
+package resp
+
+import "math"
+
+var cmdDecrBy = def("decrby", 3, "write denyoom fast", 1, 1, 1, "write string fast", "string", "1.0.0",
+	"Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", "O(1)", func(x *cmdCtx) error {
+		d, err := parseInt(x.args[2])
+		if err != nil {
+			return err
+		}
+		if d == math.MinInt64 {
+			return replyErr("ERR decrement would overflow")
+		}
+		d = -d
+		n, err := x.tx.IncrBy(x.args[1], d)
+		if err != nil {
+			return err
+		}
+		x.w.Int(n)
+		return nil
+	})

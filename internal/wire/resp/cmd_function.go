@@ -1,0 +1,15 @@
+package resp
+
+var cmdFunction = container("function", "", "slow", "scripting", "7.0.0", "A container for function commands.",
+	def("function|flush", -2, "write noscript", 0, 0, 0, "write slow scripting", "scripting", "7.0.0",
+		"Deletes all libraries and functions.", "O(N) where N is the number of functions deleted", func(x *cmdCtx) error {
+			if len(x.args) > 3 || (len(x.args) == 3 && !argEq(x.args[2], "async") && !argEq(x.args[2], "sync")) {
+				return replyErr("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
+			}
+			// No functions can be loaded, so there is never anything to delete.
+			x.w.OK()
+			return nil
+		}),
+	helpCmd("function", "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"FLUSH [ASYNC|SYNC]", "    Delete all the libraries."),
+)

@@ -1,0 +1,26 @@
+package resp
+
+// allCommands lists every command the server knows; each is defined in its
+// own file (cmd_<name>.go).
+func allCommands() []*command {
+	return []*command{
+		// connection and server
+		cmdAuth, cmdClient, cmdCommand, cmdConfig, cmdDBSize, cmdDebug, cmdEcho, cmdFlushAll,
+		cmdFlushDB, cmdFunction, cmdHello, cmdInfo, cmdObject, cmdPing, cmdQuit, cmdReset,
+		cmdScript, cmdSelect, cmdSwapDB, cmdTime,
+		// keys
+		cmdCopy, cmdDel, cmdExists, cmdKeys, cmdMove, cmdRandomKey, cmdRename, cmdRenameNX,
+		cmdScan, cmdTouch, cmdType, cmdUnlink,
+		// expiry
+		cmdExpire, cmdExpireAt, cmdExpireTime, cmdPersist, cmdPExpire, cmdPExpireAt,
+		cmdPExpireTime, cmdPTTL, cmdTTL,
+		// strings
+		cmdAppend, cmdDecr, cmdDecrBy, cmdGet, cmdGetDel, cmdGetEx, cmdGetRange, cmdGetSet,
+		cmdIncr, cmdIncrBy, cmdIncrByFloat, cmdMGet, cmdMSet, cmdMSetEx, cmdMSetNX, cmdPSetEx,
+		cmdSet, cmdSetEx, cmdSetNX, cmdSetRange, cmdStrLen, cmdSubstr,
+		// pub/sub
+		cmdPSubscribe, cmdPublish, cmdPubSub, cmdPUnsubscribe, cmdSubscribe, cmdUnsubscribe,
+		// transactions
+		cmdDiscard, cmdExec, cmdMulti, cmdUnwatch, cmdWatch,
+	}
+}

@@ -1,0 +1,176 @@
+package resp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/mayfly/mayfly/internal/kv"
+)
+
+var infoDefault = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace"}
+
+// info renders INFO. tx is the caller's open transaction (nil outside a
+// command, in which case one is opened for the keyspace section).
+func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string, error) {
+	want := map[string]bool{}
+	if len(sections) == 0 {
+		sections = []string{"default"}
+	}
+	for _, sec := range sections {
+		switch sec = strings.ToLower(sec); sec {
+		case "default", "all", "everything":
+			for _, d := range infoDefault {
+				want[d] = true
+			}
+		default:
+			want[sec] = true
+		}
+	}
+	var b strings.Builder
+	section := func(name string, f func()) {
+		if !want[name] {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteString("\r\n")
+		}
+		fmt.Fprintf(&b, "# %s\r\n", strings.ToUpper(name[:1])+name[1:])
+		f()
+	}
+	line := func(k string, v any) { fmt.Fprintf(&b, "%s:%v\r\n", k, v) }
+	now := s.opts.Now()
+	st := s.Stats()
+	section("server", func() {
+		line("redis_version", Version)
+		line("redis_mode", "standalone")
+		line("os", runtime.GOOS+" "+runtime.GOARCH)
+		line("arch_bits", 64)
+		line("go_version", runtime.Version())
+		line("process_id", os.Getpid())
+		line("tcp_port", s.port())
+		line("server_time_usec", now.UnixMicro())
+		line("uptime_in_seconds", int64(now.Sub(s.start).Seconds()))
+		line("uptime_in_days", int64(now.Sub(s.start).Hours()/24))
+		line("hz", s.cfg.get("hz"))
+		line("configured_hz", s.cfg.get("hz"))
+		line("executable", os.Args[0])
+	})
+	section("clients", func() {
+		line("connected_clients", st.ConnectedClients)
+		line("maxclients", s.cfg.get("maxclients"))
+		line("blocked_clients", 0)
+		line("pubsub_clients", st.PubSubClients)
+		line("watching_clients", st.WatchingClients)
+	})
+	section("memory", func() {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		line("used_memory", m.HeapAlloc)
+		line("used_memory_human", humanBytes(m.HeapAlloc))
+		line("used_memory_rss", m.Sys)
+		line("used_memory_peak", m.HeapSys)
+		line("maxmemory", s.cfg.get("maxmemory"))
+		line("maxmemory_policy", s.cfg.get("maxmemory-policy"))
+		line("mem_allocator", "go")
+	})
+	section("persistence", func() {
+		line("loading", 0)
+		line("async_loading", 0)
+		line("rdb_changes_since_last_save", 0)
+		line("rdb_bgsave_in_progress", 0)
+		line("aof_enabled", 0)
+		line("aof_rewrite_in_progress", 0)
+	})
+	section("stats", func() {
+		ks := s.kv.Stats()
+		var es ExpiryStats
+		if s.opts.ExpiryStats != nil {
+			es = s.opts.ExpiryStats()
+		}
+		line("total_connections_received", st.TotalConnections)
+		line("total_commands_processed", st.TotalCommands)
+		line("total_net_input_bytes", st.NetInputBytes)
+		line("total_net_output_bytes", st.NetOutputBytes)
+		line("rejected_connections", st.RejectedConnections)
+		line("expired_keys", ks.ExpiredKeys)
+		line("expired_stale_perc", fmt.Sprintf("%.2f", es.StalePerc))
+		line("expired_time_cap_reached_count", es.TimeCapReached)
+		line("expire_cycle_cpu_milliseconds", es.CPUMilliseconds)
+		line("evicted_keys", 0)
+		line("keyspace_hits", ks.KeyspaceHits)
+		line("keyspace_misses", ks.KeyspaceMisses)
+		line("pubsub_channels", st.PubSubChannels)
+		line("pubsub_patterns", st.PubSubPatterns)
+		line("total_error_replies", st.ErrorReplies)
+	})
+	section("replication", func() {
+		line("role", "master")
+		line("connected_slaves", 0)
+	})
+	section("cpu", func() {
+		line("used_cpu_sys", "0.000000")
+		line("used_cpu_user", "0.000000")
+	})
+	var err error
+	section("keyspace", func() {
+		var infos []kv.KeyspaceInfo
+		if tx != nil {
+			db := tx.DB()
+			for i := 0; i < kv.NumDBs && err == nil; i++ {
+				tx.Use(i)
+				var ki kv.KeyspaceInfo
+				if ki, err = tx.KeyspaceInfo(); ki.Keys > 0 {
+					infos = append(infos, ki)
+				}
+			}
+			tx.Use(db)
+		} else {
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			infos, err = s.kv.Keyspace(ctx)
+		}
+		for _, ki := range infos {
+			fmt.Fprintf(&b, "db%d:keys=%d,expires=%d,avg_ttl=%d\r\n", ki.DB, ki.Keys, ki.Expires, ki.AvgTTL)
+		}
+	})
+	return b.String(), err
+}
+
+func humanBytes(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2fG", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2fM", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.2fK", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+func (s *Server) port() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ln := range s.listeners {
+		addr := ln.Addr().String()
+		if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+			return addr[i+1:]
+		}
+	}
+	return "0"
+}
+
+// resetStats is CONFIG RESETSTAT.
+func (s *Server) resetStats() {
+	s.stats.commands.Store(0)
+	s.stats.connections.Store(0)
+	s.stats.rejected.Store(0)
+	s.stats.netIn.Store(0)
+	s.stats.netOut.Store(0)
+	s.stats.errorReplies.Store(0)
+	s.kv.ResetStats()
+}

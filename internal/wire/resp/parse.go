@@ -1,0 +1,263 @@
+package resp
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// Limits bound what the parser accepts, as Redis's configuration does.
+type Limits struct {
+	// MaxBulkLen is proto-max-bulk-len: the largest bulk string (512 MiB).
+	MaxBulkLen int64
+	// MaxMultibulkLen is the largest argument count (Redis: INT_MAX).
+	MaxMultibulkLen int64
+	// MaxInlineLen is the largest inline command, and the longest count line
+	// of a multibulk request (Redis's PROTO_INLINE_MAX_SIZE, 64 KiB).
+	MaxInlineLen int
+	// Unauthenticated applies the stricter limits Redis uses before AUTH:
+	// at most 10 arguments of at most 16 KiB each.
+	Unauthenticated bool
+}
+
+// DefaultLimits returns Redis's defaults.
+func DefaultLimits() Limits {
+	return Limits{MaxBulkLen: 512 << 20, MaxMultibulkLen: 1<<31 - 1, MaxInlineLen: 64 << 10}
+}
+
+// ProtocolError is a malformed request. The connection answers
+// "-ERR Protocol error: <Msg>" and closes.
+type ProtocolError struct{ Msg string }
+
+func (e *ProtocolError) Error() string { return "Protocol error: " + e.Msg }
+
+func protoErr(msg string) *ProtocolError { return &ProtocolError{Msg: msg} }
+
+// ParseCommand parses the first request in buf, in the multibulk form
+// (*N\r\n$len\r\narg\r\n...) or the inline form (words on one line). It is
+// a pure function of its input: it returns the arguments (slices of buf,
+// appended to args[:0]), the number of bytes consumed, and an error. When
+// buf holds no complete request it returns n == 0 and no error; a request
+// with no arguments (an empty line, *0 or *-1) returns n > 0 and no args.
+func ParseCommand(buf []byte, lim Limits, args [][]byte) ([][]byte, int, error) {
+	args = args[:0]
+	if len(buf) == 0 {
+		return args, 0, nil
+	}
+	if buf[0] != '*' {
+		return parseInline(buf, lim, args)
+	}
+	nl := bytes.IndexByte(buf, '\n')
+	if nl < 0 {
+		if len(buf) > lim.MaxInlineLen {
+			return args, 0, protoErr("too big mbulk count string")
+		}
+		return args, 0, nil
+	}
+	if nl == 0 || buf[nl-1] != '\r' {
+		// Redis searches for "\r": a lone "\n" is not a line end.
+		cr := bytes.IndexByte(buf, '\r')
+		if cr < 0 || cr+1 >= len(buf) {
+			if len(buf) > lim.MaxInlineLen {
+				return args, 0, protoErr("too big mbulk count string")
+			}
+			return args, 0, nil
+		}
+		nl = cr + 1
+		if buf[nl] != '\n' {
+			return args, 0, protoErr("invalid multibulk length")
+		}
+	}
+	if nl-1 > lim.MaxInlineLen {
+		return args, 0, protoErr("too big mbulk count string")
+	}
+	count, ok := parseLen(buf[1 : nl-1])
+	if !ok || count > lim.MaxMultibulkLen {
+		return args, 0, protoErr("invalid multibulk length")
+	}
+	if lim.Unauthenticated && count > 10 {
+		return args, 0, protoErr("unauthenticated multibulk length")
+	}
+	pos := nl + 1
+	if count <= 0 {
+		return args, pos, nil
+	}
+	for i := int64(0); i < count; i++ {
+		if pos >= len(buf) {
+			return args[:0], 0, nil
+		}
+		rest := buf[pos:]
+		nl := bytes.IndexByte(rest, '\r')
+		if nl < 0 || nl+1 >= len(rest) {
+			if len(rest) > lim.MaxInlineLen {
+				return args[:0], 0, protoErr("too big bulk count string")
+			}
+			return args[:0], 0, nil
+		}
+		if nl > lim.MaxInlineLen {
+			return args[:0], 0, protoErr("too big bulk count string")
+		}
+		if rest[0] != '$' {
+			return args[:0], 0, protoErr("expected '$', got '" + string(rest[0]) + "'")
+		}
+		n, ok := parseLen(rest[1:nl])
+		if !ok || n < 0 || n > lim.MaxBulkLen {
+			return args[:0], 0, protoErr("invalid bulk length")
+		}
+		if lim.Unauthenticated && n > 16384 {
+			return args[:0], 0, protoErr("unauthenticated bulk length")
+		}
+		start := pos + nl + 2
+		end := int64(start) + n
+		if end+2 > int64(len(buf)) {
+			return args[:0], 0, nil
+		}
+		args = append(args, buf[start:end:end])
+		pos = int(end) + 2 // like Redis, the two bytes after the data are not checked
+	}
+	return args, pos, nil
+}
+
+// parseLen parses a length as Redis's string2ll: digits with an optional
+// minus sign.
+func parseLen(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil || b[0] == '+' || (len(b) > 1 && b[0] == '0') {
+		return 0, false
+	}
+	return n, true
+}
+
+// parseInline parses one inline request: words separated by spaces, with
+// Redis's double- and single-quote rules.
+func parseInline(buf []byte, lim Limits, args [][]byte) ([][]byte, int, error) {
+	nl := bytes.IndexByte(buf, '\n')
+	if nl < 0 {
+		if len(buf) > lim.MaxInlineLen {
+			return args, 0, protoErr("too big inline request")
+		}
+		return args, 0, nil
+	}
+	line := buf[:nl]
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	args, ok := splitArgs(line, args)
+	if !ok {
+		return args[:0], 0, protoErr("unbalanced quotes in request")
+	}
+	if lim.Unauthenticated && len(args) > 10 {
+		return args[:0], 0, protoErr("unauthenticated multibulk length")
+	}
+	return args, nl + 1, nil
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// splitArgs is Redis's sdssplitargs; every word is a new slice.
+func splitArgs(line []byte, args [][]byte) ([][]byte, bool) {
+	p := 0
+	for {
+		for p < len(line) && isSpace(line[p]) {
+			p++
+		}
+		if p >= len(line) {
+			return args, true
+		}
+		var cur []byte
+		inq, insq, done := false, false, false
+		for !done {
+			switch {
+			case inq:
+				if p >= len(line) {
+					return args, false
+				}
+				if line[p] == '\\' && p+3 < len(line) && line[p+1] == 'x' && isHex(line[p+2]) && isHex(line[p+3]) {
+					cur = append(cur, hexVal(line[p+2])*16+hexVal(line[p+3]))
+					p += 3
+				} else if line[p] == '\\' && p+1 < len(line) {
+					p++
+					c := line[p]
+					switch c {
+					case 'n':
+						c = '\n'
+					case 'r':
+						c = '\r'
+					case 't':
+						c = '\t'
+					case 'b':
+						c = '\b'
+					case 'a':
+						c = '\a'
+					}
+					cur = append(cur, c)
+				} else if line[p] == '"' {
+					// A closing quote must be followed by a space or the end.
+					if p+1 < len(line) && !isSpace(line[p+1]) {
+						return args, false
+					}
+					done = true
+				} else {
+					cur = append(cur, line[p])
+				}
+			case insq:
+				if p >= len(line) {
+					return args, false
+				}
+				if line[p] == '\\' && p+1 < len(line) && line[p+1] == '\'' {
+					p++
+					cur = append(cur, '\'')
+				} else if line[p] == '\'' {
+					if p+1 < len(line) && !isSpace(line[p+1]) {
+						return args, false
+					}
+					done = true
+				} else {
+					cur = append(cur, line[p])
+				}
+			default:
+				if p >= len(line) {
+					done = true
+					break
+				}
+				switch line[p] {
+				case ' ', '\n', '\r', '\t', 0:
+					done = true
+				case '"':
+					inq = true
+				case '\'':
+					insq = true
+				default:
+					cur = append(cur, line[p])
+				}
+			}
+			if p < len(line) {
+				p++
+			}
+		}
+		if cur == nil {
+			cur = []byte{}
+		}
+		args = append(args, cur)
+	}
+}
+

@@ -1,0 +1,274 @@
+package resp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mayfly/mayfly/internal/kv"
+)
+
+// Version is the Redis version mayfly reports (INFO, HELLO): the release
+// whose behaviour it reproduces.
+const Version = "7.0.15"
+
+// ExpiryStats are the figures of INFO stats that the expiry engine owns.
+type ExpiryStats struct {
+	StalePerc       float64 // expired_stale_perc
+	TimeCapReached  int64   // expired_time_cap_reached_count
+	CPUMilliseconds int64   // expire_cycle_cpu_milliseconds
+}
+
+// Options configure a Server.
+type Options struct {
+	// KV is the data model the commands run on. Required.
+	KV *kv.Store
+	// Logger receives connection and background errors; nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// Now is the clock of TIME and of client ages; nil means time.Now. Key
+	// expiry uses the kv store's clock.
+	Now func() time.Time
+	// Limits are the protocol limits; the zero value means DefaultLimits.
+	Limits Limits
+	// RequirePass is the initial requirepass; empty means no password.
+	RequirePass string
+	// MaxClients is the initial maxclients; zero means 10000.
+	MaxClients int
+	// ObserveLatency, when set, receives the time each command took (the
+	// expiry engine's ObserveForeground).
+	ObserveLatency func(time.Duration)
+	// ExpiryStats, when set, supplies the expiry figures of INFO stats.
+	ExpiryStats func() ExpiryStats
+	// SetActiveExpire, when set, is called by DEBUG SET-ACTIVE-EXPIRE.
+	SetActiveExpire func(on bool)
+	// OnConfigSet, when set, is told of every successful CONFIG SET of hz
+	// and active-expire-effort, so the server can tune the engine; an error
+	// fails the CONFIG SET.
+	OnConfigSet func(name, value string) error
+	// PushBufferLimit is the most bytes of undelivered pub/sub messages a
+	// client may hold before it is disconnected; zero means 32 MiB (Redis's
+	// client-output-buffer-limit pubsub hard limit).
+	PushBufferLimit int
+}
+
+func (o *Options) ensureDefaults() {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Limits == (Limits{}) {
+		o.Limits = DefaultLimits()
+	}
+	if o.MaxClients == 0 {
+		o.MaxClients = 10000
+	}
+	if o.PushBufferLimit == 0 {
+		o.PushBufferLimit = 32 << 20
+	}
+}
+
+// ErrServerClosed is returned by Serve after Shutdown.
+var ErrServerClosed = errors.New("resp: server closed")
+
+// Server serves the Redis protocol on listeners. Create it with NewServer.
+type Server struct {
+	opts  Options
+	kv    *kv.Store
+	log   *slog.Logger
+	start time.Time
+	cmds  map[string]*command
+
+	mu        sync.Mutex
+	clients   map[uint64]*client
+	listeners map[net.Listener]struct{}
+	closing   bool
+	conns     sync.WaitGroup
+
+	nextID  atomic.Uint64
+	cfg     *config
+	hub     *hub
+	watches *watchRegistry
+	stats   serverStats
+}
+
+type serverStats struct {
+	connections  atomic.Int64
+	commands     atomic.Int64
+	rejected     atomic.Int64
+	netIn        atomic.Int64
+	netOut       atomic.Int64
+	errorReplies atomic.Int64
+}
+
+// NewServer returns a server for opts. It installs itself as the kv
+// store's observer, for keyspace notifications and WATCH.
+func NewServer(opts Options) *Server {
+	opts.ensureDefaults()
+	s := &Server{
+		opts:      opts,
+		kv:        opts.KV,
+		log:       opts.Logger,
+		start:     opts.Now(),
+		clients:   make(map[uint64]*client),
+		listeners: make(map[net.Listener]struct{}),
+	}
+	s.cmds = commandTable()
+	s.cfg = newConfig(&opts)
+	s.cfg.s = s
+	s.hub = newHub()
+	s.watches = newWatchRegistry()
+	s.kv.SetMaxStringSize(opts.Limits.MaxBulkLen)
+	s.kv.SetObserver(observer{s})
+	return s
+}
+
+// Serve accepts connections on ln until Shutdown; it returns
+// ErrServerClosed after Shutdown and the accept error otherwise.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return ErrServerClosed
+	}
+	s.listeners[ln] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, ln)
+		s.mu.Unlock()
+	}()
+	var delay time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closing := s.closing
+			s.mu.Unlock()
+			if closing {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				time.Sleep(delay)
+				continue
+			}
+			return fmt.Errorf("resp: accept: %w", err)
+		}
+		delay = 0
+		s.accept(nc)
+	}
+}
+
+func (s *Server) accept(nc net.Conn) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		nc.Close()
+		return
+	}
+	if len(s.clients) >= s.cfg.maxClients() {
+		s.mu.Unlock()
+		s.stats.rejected.Add(1)
+		nc.Write([]byte("-ERR max number of clients reached\r\n"))
+		nc.Close()
+		return
+	}
+	c := newClient(s, nc)
+	s.clients[c.id] = c
+	s.conns.Add(1)
+	s.mu.Unlock()
+	s.stats.connections.Add(1)
+	go c.serve()
+}
+
+// Shutdown stops accepting, lets every connection finish the commands it
+// is executing, flushes their replies and closes them. If ctx ends first
+// the remaining connections are closed at once and ctx's error returned.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	for _, c := range s.clients {
+		c.shutdown()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.conns.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		for _, c := range s.clients {
+			c.nc.Close()
+		}
+		s.mu.Unlock()
+		<-done
+		return ctx.Err()
+	}
+}
+
+func (s *Server) removeClient(c *client) {
+	s.mu.Lock()
+	delete(s.clients, c.id)
+	s.mu.Unlock()
+	s.conns.Done()
+}
+
+// Stats are the server's counters, for metrics.
+type Stats struct {
+	ConnectedClients     int
+	PubSubClients        int
+	TotalConnections     int64
+	RejectedConnections  int64
+	TotalCommands        int64
+	ErrorReplies         int64
+	NetInputBytes        int64
+	NetOutputBytes       int64
+	PubSubChannels       int
+	PubSubPatterns       int
+	WatchingClients      int
+	KeyspaceNotification string // notify-keyspace-events as CONFIG GET shows it
+}
+
+// Stats returns the server's counters.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	n := len(s.clients)
+	s.mu.Unlock()
+	ch, pat, subs := s.hub.counts()
+	return Stats{
+		ConnectedClients:     n,
+		PubSubClients:        subs,
+		TotalConnections:     s.stats.connections.Load(),
+		RejectedConnections:  s.stats.rejected.Load(),
+		TotalCommands:        s.stats.commands.Load(),
+		ErrorReplies:         s.stats.errorReplies.Load(),
+		NetInputBytes:        s.stats.netIn.Load(),
+		NetOutputBytes:       s.stats.netOut.Load(),
+		PubSubChannels:       ch,
+		PubSubPatterns:       pat,
+		WatchingClients:      s.watches.clients(),
+		KeyspaceNotification: s.cfg.get("notify-keyspace-events"),
+	}
+}
+
+// Info renders INFO for the given sections as Redis does ("default" when
+// none); the admin API can serve the same text.
+func (s *Server) Info(ctx context.Context, sections ...string) (string, error) {
+	return s.info(ctx, nil, sections)
+}
