@@ -1,7 +1,6 @@
 package query
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -451,13 +450,13 @@ func parseMod(arg any) (*modPred, error) {
 	if len(arr) > 2 {
 		return nil, badValue("malformed mod, too many elements")
 	}
-	d, err := coerceForMod(arr[0])
-	if err != nil {
-		return nil, badValue("malformed mod, divisor value is invalid :: caused by :: %s", err)
+	d, why := coerceForMod(arr[0])
+	if why != "" {
+		return nil, badValue("malformed mod, divisor value is invalid :: caused by :: %s", why)
 	}
-	r, err := coerceForMod(arr[1])
-	if err != nil {
-		return nil, badValue("malformed mod, remainder value is invalid :: caused by :: %s", err)
+	r, why := coerceForMod(arr[1])
+	if why != "" {
+		return nil, badValue("malformed mod, remainder value is invalid :: caused by :: %s", why)
 	}
 	if d == 0 {
 		return nil, badValue("divisor cannot be 0")
@@ -465,14 +464,16 @@ func parseMod(arg any) (*modPred, error) {
 	return &modPred{divisor: d, remainder: r}, nil
 }
 
-func coerceForMod(v any) (int64, error) {
+// coerceForMod truncates a $mod argument to int64, or says why it cannot
+// (MongoDB's tryCoerce reasons).
+func coerceForMod(v any) (int64, string) {
 	if n, ok := coerceInt64(v); ok {
-		return n, nil
+		return n, ""
 	}
 	if isNaN(v) || isInf(v) {
-		return 0, fmt.Errorf("Unable to coerce NaN/Inf to integral type")
+		return 0, "Unable to coerce NaN/Inf to integral type"
 	}
-	return 0, fmt.Errorf("Out of bounds coercing to integral value")
+	return 0, "Out of bounds coercing to integral value"
 }
 
 func isInf(v any) bool {
