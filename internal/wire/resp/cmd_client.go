@@ -260,4 +260,3 @@ func killClient(x *cmdCtx, c *client) {
 	}
 	c.kill()
 }
-

@@ -13,16 +13,16 @@ func (e replyErr) Error() string { return string(e) }
 
 // The error replies used by more than one command.
 var (
-	errSyntax       = replyErr("ERR syntax error")
-	errNotInt       = replyErr("ERR value is not an integer or out of range")
-	errNotFloat     = replyErr("ERR value is not a valid float")
-	errWrongType    = replyErr("WRONGTYPE Operation against a key holding the wrong kind of value")
-	errNoAuth       = replyErr("NOAUTH Authentication required.")
-	errWrongPass    = replyErr("WRONGPASS invalid username-password pair or user is disabled.")
-	errDBIndex      = replyErr("ERR DB index is out of range")
-	errSameObject   = replyErr("ERR source and destination objects are the same")
-	errNoSuchKey    = replyErr("ERR no such key")
-	errInvalidCurs  = replyErr("ERR invalid cursor")
+	errSyntax      = replyErr("ERR syntax error")
+	errNotInt      = replyErr("ERR value is not an integer or out of range")
+	errNotFloat    = replyErr("ERR value is not a valid float")
+	errWrongType   = replyErr("WRONGTYPE Operation against a key holding the wrong kind of value")
+	errNoAuth      = replyErr("NOAUTH Authentication required.")
+	errWrongPass   = replyErr("WRONGPASS invalid username-password pair or user is disabled.")
+	errDBIndex     = replyErr("ERR DB index is out of range")
+	errSameObject  = replyErr("ERR source and destination objects are the same")
+	errNoSuchKey   = replyErr("ERR no such key")
+	errInvalidCurs = replyErr("ERR invalid cursor")
 )
 
 // errInvalidExpire is Redis's "invalid expire time in '<cmd>' command".

@@ -260,4 +260,3 @@ func splitArgs(line []byte, args [][]byte) ([][]byte, bool) {
 		args = append(args, cur)
 	}
 }
-
