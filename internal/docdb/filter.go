@@ -91,3 +91,9 @@ func (f *filter) eval(doc bson.D) (query.MatchResult, error) {
 	}
 	return f.q.Eval(doc)
 }
+
+// validationDetails explains why doc fails a validator (errInfo.details).
+func validationDetails(f *filter, doc bson.D) (bson.D, bool) {
+	d := f.q.ValidationDetails(doc)
+	return d, len(d) > 0
+}

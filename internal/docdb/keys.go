@@ -83,6 +83,7 @@ func (ix *indexMeta) indexKeys(doc bson.D) (keys []indexKey, multikey bool, err 
 	}
 	perField := make([][]any, len(ix.fields))
 	arrayField := -1
+	arrayPath := ""
 	anyPresent := false
 	for i, f := range ix.fields {
 		var kv keyValues
@@ -94,41 +95,47 @@ func (ix *indexMeta) indexKeys(doc bson.D) (keys []indexKey, multikey bool, err 
 		}
 		if kv.array {
 			multikey = true
-			if arrayField >= 0 {
+			// Arrays under one path (a.b and a.c through array a) give the
+			// cross product; arrays at two different paths cannot be
+			// indexed together.
+			if arrayField >= 0 && kv.arrayPath != arrayPath {
 				return nil, false, mongoerr.Newf(mongoerr.CannotIndexParallelArrays,
 					"cannot index parallel arrays [%s] [%s]", kv.arrayName, ix.arrayNameOf(doc, arrayField))
 			}
-			arrayField = i
+			if arrayField < 0 {
+				arrayField, arrayPath = i, kv.arrayPath
+			}
 		}
 		perField[i] = kv.values
 	}
 	if ix.sparse && !anyPresent {
 		return nil, multikey, nil
 	}
-	// Only one field can have several values, so the product is a loop.
-	n := 1
-	if arrayField >= 0 {
-		n = len(perField[arrayField])
-	}
 	seen := map[string]bool{}
-	for j := 0; j < n; j++ {
-		var key []byte
-		values := make([]any, len(ix.fields))
-		for i, f := range ix.fields {
-			v := perField[i][0]
-			if i == arrayField {
-				v = perField[i][j]
+	values := make([]any, len(ix.fields))
+	var walk func(i int, key []byte) error
+	walk = func(i int, key []byte) error {
+		if i == len(ix.fields) {
+			if !seen[string(key)] {
+				seen[string(key)] = true
+				keys = append(keys, indexKey{enc: append([]byte(nil), key...), values: append([]any(nil), values...)})
 			}
+			return nil
+		}
+		for _, v := range perField[i] {
 			values[i] = v
-			key, err = keycodec.AppendValue(key, v, f.desc)
+			next, err := keycodec.AppendValue(key, v, ix.fields[i].desc)
 			if err != nil {
-				return nil, false, mongoerr.Newf(mongoerr.CannotCreateIndex, "cannot encode index key: %v", err)
+				return mongoerr.Newf(mongoerr.CannotCreateIndex, "cannot encode index key: %v", err)
+			}
+			if err := walk(i+1, next); err != nil {
+				return err
 			}
 		}
-		if !seen[string(key)] {
-			seen[string(key)] = true
-			keys = append(keys, indexKey{enc: key, values: values})
-		}
+		return nil
+	}
+	if err := walk(0, nil); err != nil {
+		return nil, false, err
 	}
 	sort.Slice(keys, func(a, b int) bool { return bytes.Compare(keys[a].enc, keys[b].enc) < 0 })
 	return keys, multikey, nil
@@ -151,9 +158,14 @@ type keyValues struct {
 	present   bool   // some value was found (not only missing fields)
 	array     bool   // an array was expanded
 	arrayName string // the field holding the first array met
+	arrayPath string // the dotted path of that field
 }
 
 func (kv *keyValues) collect(cur any, parts []string, top bool) {
+	kv.collectAt(cur, parts, top, "")
+}
+
+func (kv *keyValues) collectAt(cur any, parts []string, top bool, base string) {
 	for i := 0; i < len(parts); i++ {
 		switch x := cur.(type) {
 		case bson.D:
@@ -164,10 +176,12 @@ func (kv *keyValues) collect(cur any, parts []string, top bool) {
 				}
 				return
 			}
+			path := joinPath(base, parts[i])
 			if arr, ok := v.(bson.A); ok {
-				kv.expand(arr, parts[i], parts[i+1:])
+				kv.expand(arr, parts[i], path, parts[i+1:])
 				return
 			}
+			base = path
 			cur = v
 		default:
 			// A scalar where the path needs a document: the path is
@@ -183,12 +197,12 @@ func (kv *keyValues) collect(cur any, parts []string, top bool) {
 }
 
 // expand handles an array found in field name with rest of the path left.
-func (kv *keyValues) expand(arr bson.A, name string, rest []string) {
+func (kv *keyValues) expand(arr bson.A, name, path string, rest []string) {
 	if len(rest) > 0 {
 		if n, ok := arrayIndex(rest[0]); ok {
 			// A positional component: the element at that index, if any.
 			if n < len(arr) {
-				kv.collect(bson.D{{Key: rest[0], Value: arr[n]}}, rest, false)
+				kv.collectAt(bson.D{{Key: rest[0], Value: arr[n]}}, rest, false, path)
 			} else {
 				kv.values = append(kv.values, nil)
 			}
@@ -199,6 +213,7 @@ func (kv *keyValues) expand(arr bson.A, name string, rest []string) {
 	if !kv.array {
 		kv.array = true
 		kv.arrayName = name
+		kv.arrayPath = path
 	}
 	if len(rest) == 0 {
 		if len(arr) == 0 {
@@ -211,7 +226,7 @@ func (kv *keyValues) expand(arr bson.A, name string, rest []string) {
 	before := len(kv.values)
 	for _, e := range arr {
 		if d, ok := e.(bson.D); ok {
-			kv.collect(d, rest, false)
+			kv.collectAt(d, rest, false, path)
 		}
 	}
 	if len(kv.values) == before {
@@ -263,4 +278,12 @@ func toKeyDoc(ix *indexMeta, values []any) bson.D {
 		kv = append(kv, bson.E{Key: f.path, Value: values[i]})
 	}
 	return kv
+}
+
+// joinPath appends a component to a dotted path.
+func joinPath(base, part string) string {
+	if base == "" {
+		return part
+	}
+	return base + "." + part
 }

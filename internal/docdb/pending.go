@@ -19,18 +19,7 @@ func (e *Engine) collectionRenamed(_, _ *collMeta)       {}
 func (e *Engine) indexesAdded(*collMeta, []*indexMeta)   {}
 func (e *Engine) indexesDropped(*collMeta, []*indexMeta) {}
 
-func validationDetails(*filter, bson.D) (bson.D, bool) { return nil, false }
-
 func (e *Engine) collMod(context.Context, string, string, bson.D) (bson.D, error) {
-	return nil, errPending
-}
-func (e *Engine) find(context.Context, string, string, FindRequest) (Cursor, error) {
-	return nil, errPending
-}
-func (e *Engine) count(context.Context, string, string, CountRequest) (int64, error) {
-	return 0, errPending
-}
-func (e *Engine) distinct(context.Context, string, string, DistinctRequest) (bson.A, error) {
 	return nil, errPending
 }
 func (e *Engine) aggregate(context.Context, string, string, AggregateRequest) (Cursor, error) {

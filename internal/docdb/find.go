@@ -1,0 +1,286 @@
+package docdb
+
+import (
+	"context"
+	"io"
+	"sort"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/keycodec"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// readView is a consistent read of one collection: its metadata and a
+// storage snapshot taken together under Engine.mu, so that the indexes the
+// metadata names are exactly those the snapshot holds.
+type readView struct {
+	meta *collMeta // nil when the collection does not exist
+	snap *storage.Snapshot
+}
+
+// openRead opens a read view of db.coll. The caller must close it.
+func (e *Engine) openRead(db, coll string) readView {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var v readView
+	if c := e.cat.lookup(db, coll); c != nil {
+		v.meta = c.meta
+	}
+	v.snap = e.store.NewSnapshot()
+	return v
+}
+
+func (v readView) close() {
+	if v.snap != nil {
+		v.snap.Close()
+	}
+}
+
+// findQuery is a parsed find (or count) request.
+type findQuery struct {
+	filter  *filter
+	proj    *query.Projection
+	sort    *query.Sort
+	natural int
+	skip    int64
+	limit   int64
+	hint    any
+	now     time.Time
+}
+
+// parseFind parses the parts of a find.
+func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
+	now := e.opts.Now()
+	q := &findQuery{skip: req.Skip, limit: req.Limit, hint: req.Hint, now: now}
+	if req.Skip < 0 {
+		return nil, mongoerr.Newf(mongoerr.Code(51024), "BSON field 'skip' value must be >= 0, actual value '%d'", req.Skip)
+	}
+	if req.Limit < 0 {
+		return nil, mongoerr.Newf(mongoerr.Code(51024), "BSON field 'limit' value must be >= 0, actual value '%d'", req.Limit)
+	}
+	var err error
+	if len(req.Filter) > 0 {
+		if q.filter, err = parseQuery(req.Filter, exprEnv{now: now}); err != nil {
+			return nil, err
+		}
+	}
+	if q.sort, q.natural, err = parseSort(req.Sort); err != nil {
+		return nil, err
+	}
+	if len(req.Projection) > 0 {
+		if q.proj, err = parseProjection(req.Projection, now); err != nil {
+			return nil, err
+		}
+	}
+	return q, nil
+}
+
+// parseSort parses a sort, recognising {$natural: ±1}.
+func parseSort(spec bson.D) (*query.Sort, int, error) {
+	if len(spec) == 1 && spec[0].Key == "$natural" {
+		if keyDirection(spec[0].Value) < 0 {
+			return nil, -1, nil
+		}
+		return nil, 1, nil
+	}
+	if len(spec) == 0 {
+		return nil, 0, nil
+	}
+	s, err := query.ParseSort(spec)
+	return s, 0, err
+}
+
+// parseProjection parses a find projection whose computed fields are
+// aggregation expressions evaluated with $$NOW = now.
+func parseProjection(spec bson.D, now time.Time) (*query.Projection, error) {
+	vars := aggregate.NewVars(now)
+	return query.ParseProjectionWith(spec, query.ProjectionOptions{
+		Expr: func(expr any) (query.ComputedField, error) {
+			x, err := aggregate.Compile(expr)
+			if err != nil {
+				return nil, err
+			}
+			return func(doc bson.D) (any, bool, error) {
+				v, err := x.Eval(vars, doc)
+				if err != nil {
+					return nil, false, err
+				}
+				if aggregate.IsMissing(v) {
+					return nil, false, nil
+				}
+				return v, true, nil
+			}, nil
+		},
+	})
+}
+
+func (e *Engine) find(ctx context.Context, db, coll string, req FindRequest) (Cursor, error) {
+	if err := checkReadNS(db, coll); err != nil {
+		return nil, err
+	}
+	q, err := e.parseFind(req)
+	if err != nil {
+		return nil, err
+	}
+	view := e.openRead(db, coll)
+	if view.meta == nil {
+		view.close()
+		return emptyCursor{}, nil
+	}
+	p, err := choosePlan(view.meta, planRequest{filter: q.filter, sort: q.sort, hint: q.hint, natural: q.natural})
+	if err != nil {
+		view.close()
+		return nil, err
+	}
+	return e.newFindCursor(view, p, q), nil
+}
+
+// emptyCursor is the cursor of a query on a missing collection.
+type emptyCursor struct{}
+
+func (emptyCursor) Next(context.Context) (bson.Raw, error) { return nil, io.EOF }
+func (emptyCursor) Close()                                 {}
+
+func (e *Engine) count(ctx context.Context, db, coll string, req CountRequest) (int64, error) {
+	if err := checkReadNS(db, coll); err != nil {
+		return 0, err
+	}
+	q, err := e.parseFind(FindRequest{Filter: req.Filter, Skip: req.Skip, Limit: req.Limit, Hint: req.Hint})
+	if err != nil {
+		return 0, err
+	}
+	view := e.openRead(db, coll)
+	defer view.close()
+	if view.meta == nil {
+		return 0, nil
+	}
+	var stats execStats
+	n, err := e.runCount(ctx, view, q, &stats)
+	return n, err
+}
+
+// runCount counts the documents of a count query on a view.
+func (e *Engine) runCount(ctx context.Context, view readView, q *findQuery, stats *execStats) (int64, error) {
+	vis := e.newVisibility(view.meta)
+	var total int64
+	if q.filter == nil && q.hint == nil && !vis.strict {
+		c := e.lookupColl(view.meta.db, view.meta.name)
+		if c != nil && c.meta.id == view.meta.id {
+			// The counters are exact, but they follow the latest state,
+			// not the snapshot; a count races writes either way.
+			total, _, _ = c.stats.snapshot()
+			return clampCount(total, q.skip, q.limit), nil
+		}
+	}
+	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+	if err != nil {
+		return 0, err
+	}
+	sc := newScanner(view.snap, p, stats)
+	defer sc.close()
+	m := &matcher{sc: sc, vis: &vis, stats: stats}
+	want := int64(-1)
+	if q.limit > 0 {
+		want = q.skip + q.limit
+	}
+	for want < 0 || total < want {
+		d, err := m.next(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if d == nil {
+			break
+		}
+		total++
+	}
+	return clampCount(total, q.skip, q.limit), nil
+}
+
+// clampCount applies count's skip and limit to a total.
+func clampCount(total, skip, limit int64) int64 {
+	n := total - skip
+	if n < 0 {
+		n = 0
+	}
+	if limit > 0 && n > limit {
+		n = limit
+	}
+	return n
+}
+
+func (e *Engine) distinct(ctx context.Context, db, coll string, req DistinctRequest) (bson.A, error) {
+	if err := checkReadNS(db, coll); err != nil {
+		return nil, err
+	}
+	if req.Key == "" {
+		return nil, mongoerr.New(mongoerr.Location40352, "FieldPath cannot be constructed with empty string")
+	}
+	q, err := e.parseFind(FindRequest{Filter: req.Filter, Hint: req.Hint})
+	if err != nil {
+		return nil, err
+	}
+	view := e.openRead(db, coll)
+	defer view.close()
+	if view.meta == nil {
+		return bson.A{}, nil
+	}
+	var stats execStats
+	return e.runDistinct(ctx, view, q, req.Key, &stats)
+}
+
+// runDistinct collects the distinct values of key among the documents of a
+// query: arrays contribute their elements (one level), missing values
+// nothing.
+func (e *Engine) runDistinct(ctx context.Context, view readView, q *findQuery, key string, stats *execStats) (bson.A, error) {
+	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+	if err != nil {
+		return nil, err
+	}
+	vis := e.newVisibility(view.meta)
+	sc := newScanner(view.snap, p, stats)
+	defer sc.close()
+	m := &matcher{sc: sc, vis: &vis, stats: stats}
+	parts := query.SplitPath(key)
+	var values []any
+	seen := map[string]bool{}
+	add := func(v any) {
+		// Equal values (1 and 1.0 among them) have one encoding.
+		enc, err := keycodec.AppendValue(nil, v, false)
+		if err != nil {
+			return
+		}
+		if !seen[string(enc)] {
+			seen[string(enc)] = true
+			values = append(values, v)
+		}
+	}
+	for {
+		d, err := m.next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			break
+		}
+		query.Walk(d.sd.doc, parts, query.WholeLeafArrays, func(c query.Candidate) bool {
+			if c.Missing {
+				return true
+			}
+			if arr, ok := query.AsArray(c.Value); ok {
+				for _, el := range arr {
+					add(el)
+				}
+				return true
+			}
+			add(c.Value)
+			return true
+		})
+	}
+	sort.SliceStable(values, func(i, j int) bool { return query.Compare(values[i], values[j]) < 0 })
+	return bson.A(values), nil
+}
