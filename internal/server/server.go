@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/mayfly/mayfly/internal/admin"
+	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -27,6 +28,7 @@ type Server struct {
 	cfg       Config
 	log       *slog.Logger
 	store     *storage.Store
+	engine    *expiry.Engine
 	registry  *prometheus.Registry
 	frontends []*frontend
 	ready     atomic.Bool
@@ -61,11 +63,17 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, store: store, registry: prometheus.NewRegistry()}
+	engine, err := expiry.New(expiry.Config{Now: cfg.Now, Logger: cfg.Logger})
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("expiry engine: %w", err)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, store: store, engine: engine, registry: prometheus.NewRegistry()}
 	s.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		newStorageCollector(store),
+		newExpiryCollector(engine),
 	)
 
 	adminSrv := admin.NewServer(admin.Options{
@@ -116,8 +124,15 @@ func (s *Server) Run(ctx context.Context) error {
 		f.ln = ln
 	}
 
-	serveErr := make(chan error, len(s.frontends))
+	serveErr := make(chan error, len(s.frontends)+1)
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := s.engine.Run(context.Background()); err != nil {
+			serveErr <- fmt.Errorf("expiry sweeper: %w", err)
+		}
+	}()
 	for _, f := range s.frontends {
 		wg.Add(1)
 		go func() {
@@ -159,6 +174,9 @@ func (s *Server) shutdown() error {
 			errs = append(errs, fmt.Errorf("shut down %s: %w", f.name, err))
 		}
 	}
+	if err := s.engine.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("stop expiry sweeper: %w", err))
+	}
 	// Flushing the memtable makes the next start quick: nothing to replay.
 	if err := s.store.Flush(); err != nil {
 		errs = append(errs, err)
@@ -179,4 +197,6 @@ func (s *Server) closeListeners() {
 }
 
 // Close releases a server that was never Run.
-func (s *Server) Close() error { return s.store.Close() }
+func (s *Server) Close() error {
+	return errors.Join(s.engine.Close(), s.store.Close())
+}
