@@ -110,7 +110,7 @@ func TestPipelineStages(t *testing.T) {
 			want: `[{"_id": 1, "tags": "a"}, {"_id": 1, "tags": "b"}, {"_id": 4, "tags": "x"}]`},
 		{name: "$unwind preserveNullAndEmptyArrays with includeArrayIndex", input: people,
 			pipeline: `[{"$unwind": {"path": "$tags", "includeArrayIndex": "i", "preserveNullAndEmptyArrays": true}}, {"$project": {"tags": 1, "i": 1}}]`,
-			want: `[{"_id": 1, "tags": "a", "i": {"$numberLong": "0"}}, {"_id": 1, "tags": "b", "i": {"$numberLong": "1"}}, {"_id": 2, "i": null}, {"_id": 3, "tags": null, "i": null}, {"_id": 4, "tags": "x", "i": null}]`},
+			want:     `[{"_id": 1, "tags": "a", "i": {"$numberLong": "0"}}, {"_id": 1, "tags": "b", "i": {"$numberLong": "1"}}, {"_id": 2, "i": null}, {"_id": 3, "tags": null, "i": null}, {"_id": 4, "tags": "x", "i": null}]`},
 		{name: "$group accumulators", input: people, pipeline: `[{"$group": {"_id": "$age", "n": {"$count": {}}, "names": {"$push": "$name"}, "first": {"$first": "$name"}, "last": {"$last": "$name"}}}, {"$sort": {"_id": 1}}]`,
 			want: `[{"_id": null, "n": 1, "names": ["dan"], "first": "dan", "last": "dan"}, {"_id": 25, "n": 1, "names": ["bob"], "first": "bob", "last": "bob"}, {"_id": 30, "n": 2, "names": ["ann", "cem"], "first": "ann", "last": "cem"}]`},
 		{name: "$group _id null folds everything; $avg/$min/$max skip missing", input: people, pipeline: `[{"$group": {"_id": null, "avg": {"$avg": "$age"}, "min": {"$min": "$age"}, "max": {"$max": "$age"}, "sum": {"$sum": "$age"}}}]`,
