@@ -423,7 +423,8 @@ func (a *applier) applyLeaf(l *leaf, name string, cur any, exists bool, path []s
 			r, ok = aggregate.MulNumbers(cur, l.arg)
 		}
 		if !ok {
-			return nil, keep, mongoerr.Newf(mongoerr.BadValue, "Failed to apply %s operations to current value (%s) for document %s", l.op, safeNumString(cur), a.idStr)
+			// mongod's arithmetic node names $inc for $mul too.
+			return nil, keep, mongoerr.Newf(mongoerr.BadValue, "Failed to apply $inc operations to current value (%s) for document %s", safeNumString(cur), a.idStr)
 		}
 		return r, set, nil
 	case "$min", "$max":
