@@ -29,9 +29,13 @@ type Server struct {
 	log       *slog.Logger
 	store     *storage.Store
 	engine    *expiry.Engine
+	redis     *redisSide // nil when the RESP listener is disabled
 	registry  *prometheus.Registry
 	frontends []*frontend
 	ready     atomic.Bool
+	// background tracks the sweeper and the garbage collector, which must
+	// stop before the storage closes.
+	background sync.WaitGroup
 }
 
 // frontend is one listener and the server that answers on it.
@@ -75,6 +79,16 @@ func New(cfg Config) (*Server, error) {
 		newStorageCollector(store),
 		newExpiryCollector(engine),
 	)
+
+	if cfg.RespAddr != "" {
+		r, err := s.openRedis(context.Background())
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.redis = r
+		s.addFrontend("resp", cfg.RespAddr, r.resp.Serve, r.resp.Shutdown)
+	}
 
 	adminSrv := admin.NewServer(admin.Options{
 		Gatherer: s.registry,
@@ -124,15 +138,26 @@ func (s *Server) Run(ctx context.Context) error {
 		f.ln = ln
 	}
 
-	serveErr := make(chan error, len(s.frontends)+1)
+	serveErr := make(chan error, len(s.frontends)+2)
 	var wg sync.WaitGroup
-	wg.Add(1)
+	background, stopBackground := context.WithCancel(context.Background())
+	defer stopBackground()
+	s.background.Add(1)
 	go func() {
-		defer wg.Done()
-		if err := s.engine.Run(context.Background()); err != nil {
+		defer s.background.Done()
+		if err := s.engine.Run(background); err != nil {
 			serveErr <- fmt.Errorf("expiry sweeper: %w", err)
 		}
 	}()
+	if s.redis != nil {
+		s.background.Add(1)
+		go func() {
+			defer s.background.Done()
+			if err := s.redis.kv.Run(background); err != nil {
+				serveErr <- fmt.Errorf("redis garbage collector: %w", err)
+			}
+		}()
+	}
 	for _, f := range s.frontends {
 		wg.Add(1)
 		go func() {
@@ -157,14 +182,14 @@ func (s *Server) Run(ctx context.Context) error {
 		s.log.Error("mayfly stopping", "err", runErr)
 	}
 	s.ready.Store(false)
-	err := s.shutdown()
+	err := s.shutdown(stopBackground)
 	wg.Wait()
 	return errors.Join(runErr, err)
 }
 
 // shutdown stops the frontends within the shutdown timeout, then closes the
 // storage.
-func (s *Server) shutdown() error {
+func (s *Server) shutdown(stopBackground func()) error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
 	var errs []error
@@ -174,8 +199,10 @@ func (s *Server) shutdown() error {
 			errs = append(errs, fmt.Errorf("shut down %s: %w", f.name, err))
 		}
 	}
-	if err := s.engine.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("stop expiry sweeper: %w", err))
+	stopBackground()
+	s.background.Wait()
+	if s.redis != nil {
+		s.redis.kv.Close()
 	}
 	// Flushing the memtable makes the next start quick: nothing to replay.
 	if err := s.store.Flush(); err != nil {

@@ -1,0 +1,74 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mayfly/mayfly/internal/expiry"
+	"github.com/mayfly/mayfly/internal/kv"
+	"github.com/mayfly/mayfly/internal/wire/resp"
+)
+
+// redisSide is the Redis data model, its expiry sources and its protocol
+// front end.
+type redisSide struct {
+	kv      *kv.Store
+	sources []expiry.Source
+	resp    *resp.Server
+}
+
+// openRedis opens the Redis data model on the server's storage, registers
+// its expiry sources with the engine and builds the RESP front end.
+func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
+	store, err := kv.Open(ctx, kv.Options{
+		Store:  s.store,
+		Now:    s.cfg.Now,
+		Waker:  s.engine,
+		Logger: s.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open redis data: %w", err)
+	}
+	r := &redisSide{kv: store, sources: store.Sources()}
+	for _, src := range r.sources {
+		if err := s.engine.Register(src); err != nil {
+			return nil, fmt.Errorf("register %s: %w", src.Name(), err)
+		}
+	}
+	r.resp = resp.NewServer(resp.Options{
+		KV:              store,
+		Logger:          s.log,
+		Now:             s.cfg.Now,
+		ObserveLatency:  s.engine.ObserveForeground,
+		ExpiryStats:     s.redisExpiryStats,
+		SetActiveExpire: func(on bool) { s.setRedisActiveExpire(r, on) },
+	})
+	return r, nil
+}
+
+// redisExpiryStats sums the engine's figures over the Redis sources, for
+// INFO stats.
+func (s *Server) redisExpiryStats() resp.ExpiryStats {
+	var out resp.ExpiryStats
+	for _, src := range s.engine.Stats().Sources {
+		if src.Kind == expiry.KindRedisKeys || src.Kind == expiry.KindRedisField {
+			out.TimeCapReached += src.TimeCapReached
+			out.CPUMilliseconds += src.ReapTime.Milliseconds()
+		}
+	}
+	return out
+}
+
+// setRedisActiveExpire is DEBUG SET-ACTIVE-EXPIRE: it takes the Redis
+// sources off the sweeper (reads still hide expired keys) or puts them back.
+func (s *Server) setRedisActiveExpire(r *redisSide, on bool) {
+	for _, src := range r.sources {
+		if on {
+			if err := s.engine.Register(src); err != nil && err != expiry.ErrDuplicateSource {
+				s.log.Error("re-register redis expiry source", "source", src.Name(), "err", err)
+			}
+		} else {
+			s.engine.Unregister(src.Name())
+		}
+	}
+}
