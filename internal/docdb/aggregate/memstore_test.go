@@ -16,8 +16,9 @@ import (
 // insertion order. Scan applies the filter (a real store may use an index).
 type memStore struct {
 	mu    sync.Mutex
-	colls map[string][]bson.D
-	scans int
+	colls   map[string][]bson.D
+	scans   int
+	filters []bson.D // the filter of every Scan, in order
 }
 
 func newMemStore() *memStore { return &memStore{colls: map[string][]bson.D{}} }
@@ -39,6 +40,7 @@ func (m *memStore) all(db, coll string) []bson.D {
 func (m *memStore) Scan(ctx context.Context, db, coll string, filter bson.D) (aggregate.Iterator, error) {
 	m.mu.Lock()
 	m.scans++
+	m.filters = append(m.filters, filter)
 	docs := append([]bson.D(nil), m.colls[key(db, coll)]...)
 	m.mu.Unlock()
 	if len(filter) == 0 {

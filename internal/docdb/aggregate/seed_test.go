@@ -351,3 +351,23 @@ func TestLeadingMatchPushdown(t *testing.T) {
 		t.Fatalf("rest run: %v %v", out, err)
 	}
 }
+
+// The correlated $lookup form hands the Resolver an equality filter it can
+// answer from an index on the foreign field.
+func TestLookupScanHint(t *testing.T) {
+	st := seedStore(t)
+	run(t, st, "kullanicilar", `[{"$match": {"_id": "u7"}},
+		{"$lookup": {"from": "siparisler", "let": {"mid": "$_id"}, "pipeline": [
+			{"$match": {"$expr": {"$and": [{"$eq": ["$musteriId", "$$mid"]}, {"$gt": ["$toplam", 0]}]}}}], "as": "s"}}]`)
+	want := mustDocs(t, `[{"musteriId": {"$eq": "u7"}}]`)
+	if len(st.filters) != 1 || canon(t, st.filters) != canon(t, want) {
+		t.Fatalf("scan filters = %v; want %v", st.filters, want)
+	}
+	st.filters = nil
+	run(t, st, "kullanicilar", `[{"$match": {"_id": "u7"}},
+		{"$lookup": {"from": "siparisler", "pipeline": [{"$match": {"toplam": {"$gt": 400}}}], "as": "s"}}]`)
+	want = mustDocs(t, `[{"toplam": {"$gt": 400}}]`)
+	if canon(t, st.filters) != canon(t, want) {
+		t.Fatalf("scan filters = %v; want %v", st.filters, want)
+	}
+}

@@ -235,15 +235,10 @@ func (s *lookupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator,
 			if matched, err = scanAll(ctx, env, s.db, s.from, filter, f); err != nil {
 				return nil, false, err
 			}
-		} else {
-			var err error
-			if matched, err = scanAll(ctx, env, s.db, s.from, nil, nil); err != nil {
-				return nil, false, err
-			}
 		}
+		inner := env.Vars
 		if s.hasPipeline {
 			vars := env.Vars.WithRoot(d)
-			inner := env.Vars
 			for i, f := range s.letExprs {
 				x, err := f(vars, d)
 				if err != nil {
@@ -251,6 +246,14 @@ func (s *lookupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator,
 				}
 				inner = inner.Bind(s.letNames[i], arrayValue(x))
 			}
+		}
+		if s.localField == "" {
+			var err error
+			if matched, err = scanAll(ctx, env, s.db, s.from, scanHint(s.sub, inner), nil); err != nil {
+				return nil, false, err
+			}
+		}
+		if s.hasPipeline {
 			sub := *env
 			sub.Vars = inner
 			var err error
