@@ -15,7 +15,7 @@ import (
 // memStore is an in-memory Resolver and Writer: collections of documents in
 // insertion order. Scan applies the filter (a real store may use an index).
 type memStore struct {
-	mu    sync.Mutex
+	mu      sync.Mutex
 	colls   map[string][]bson.D
 	scans   int
 	filters []bson.D // the filter of every Scan, in order
