@@ -268,7 +268,7 @@ func indexPlan(meta *collMeta, ix *indexMeta, req planRequest, preds []query.Pre
 func boundsFor(f keyField, preds []query.Predicate, multikey bool) (fieldBounds, bool) {
 	var sets [][]bound
 	for _, p := range preds {
-		if p.Path != f.path {
+		if p.Path != f.path || !usableForBounds(p) {
 			continue
 		}
 		sets = append(sets, encodeIntervals(p.Intervals(), f.desc))
@@ -290,6 +290,18 @@ func boundsFor(f keyField, preds []query.Predicate, multikey bool) (fieldBounds,
 		cur = intersect(cur, s)
 	}
 	return fieldBounds{bounds: cur}, true
+}
+
+// usableForBounds leaves out comparisons against an array: an array field
+// is indexed by its elements, while $lt/$lte/$gt/$gte compare the whole
+// array too, so no index range holds all the matches.
+func usableForBounds(p query.Predicate) bool {
+	switch p.Op {
+	case "$gt", "$gte", "$lt", "$lte":
+		_, isArray := p.Value.(bson.A)
+		return !isArray
+	}
+	return true
 }
 
 // selectivity ranks a bound set: points are the most selective.
