@@ -412,7 +412,7 @@ func evalIndexOfArray(_ string, xs []any) (any, error) {
 }
 
 // maxRangeElements bounds $range so a bad argument cannot exhaust memory.
-const maxRangeElements = 1 << 24
+const maxRangeElements = 1 << 22
 
 func evalRange(_ string, xs []any) (any, error) {
 	if !isNumber(xs[0]) {

@@ -139,23 +139,28 @@ func toFloat(v any) float64 {
 // modifiers.
 func (l *leaf) parseEach(opts Options) error {
 	d, ok := l.arg.(bson.D)
-	if !ok || len(d) == 0 || d[0].Key != "$each" {
-		if ok {
-			for _, e := range d {
-				if e.Key == "$each" {
-					return mongoerr.Newf(mongoerr.BadValue, "Unrecognized clause in %s: %s", l.op, d[0].Key)
-				}
+	eachAt := -1
+	if ok {
+		for i, e := range d {
+			if e.Key == "$each" {
+				eachAt = i
+				break
 			}
 		}
+	}
+	if eachAt < 0 {
 		l.each = bson.A{l.arg}
 		return nil
 	}
-	each, ok := d[0].Value.(bson.A)
+	each, ok := d[eachAt].Value.(bson.A)
 	if !ok {
-		return mongoerr.Newf(mongoerr.BadValue, "The argument to $each in %s must be an array but it was of type: %s", l.op, aggregate.TypeName(d[0].Value))
+		return mongoerr.Newf(mongoerr.BadValue, "The argument to $each in %s must be an array but it was of type: %s", l.op, aggregate.TypeName(d[eachAt].Value))
 	}
 	l.each = each
-	for _, e := range d[1:] {
+	for i, e := range d {
+		if i == eachAt {
+			continue
+		}
 		if l.op == "$addToSet" {
 			return mongoerr.Newf(mongoerr.BadValue, "Found unexpected fields after $each in $addToSet: %s", aggregate.FormatValue(d))
 		}

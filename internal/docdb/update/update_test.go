@@ -219,6 +219,7 @@ func TestArrayOperators(t *testing.T) {
 		{name: "$push negative $position counts from the end", doc: arr(i(1), i(4)), update: op("$push", f("a", D{f("$each", A{i(2)}), f("$position", i(-1))})), want: arr(i(1), i(2), i(4))},
 		{name: "$push $sort then $slice keeps the top n (subset pattern)", doc: arr(i(5), i(1)), update: op("$push", f("a", D{f("$each", A{i(3), i(9)}), f("$sort", i(-1)), f("$slice", i(3))})), want: arr(i(9), i(5), i(3))},
 		{name: "$push negative $slice keeps the last n", doc: arr(i(1), i(2), i(3)), update: op("$push", f("a", D{f("$each", A{i(4)}), f("$slice", i(-2))})), want: arr(i(3), i(4))},
+		{name: "$push modifiers may come before $each", doc: arr(i(1), i(2)), update: op("$push", f("a", D{f("$slice", i(-2)), f("$each", A{i(3)})})), want: arr(i(2), i(3))},
 		{name: "$push $slice 0 empties", doc: arr(i(1)), update: op("$push", f("a", D{f("$each", A{i(4)}), f("$slice", i(0))})), want: arr()},
 		{name: "$push $sort by field of embedded documents", doc: arr(D{f("s", i(2))}, D{f("s", i(1))}), update: op("$push", f("a", D{f("$each", A{D{f("s", i(3))}}), f("$sort", D{f("s", i(1))})})),
 			want: arr(D{f("s", i(1))}, D{f("s", i(2))}, D{f("s", i(3))})},
