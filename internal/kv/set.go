@@ -3,8 +3,8 @@ package kv
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"slices"
 
