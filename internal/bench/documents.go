@@ -1,0 +1,128 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// docTTL is how far in the future doc's documents expire: the TTL index is
+// there, but nothing falls due during the workload.
+const docTTL = time.Hour
+
+// docOps are doc's phases, in order: inserts first so the reads and
+// updates have documents to hit.
+var docOps = []string{"insert", "find_id", "find_indexed", "update"}
+
+func docEmail(i int64) string { return "user" + strconv.FormatInt(i, 10) + "@example.com" }
+
+// ensureTTLIndex creates the TTL index {field: 1} with expireAfterSeconds
+// 0 on coll. A server that refuses it (FerretDB 1.x has no TTL indexes)
+// gets a note and a plain index instead, so its other figures still count.
+func ensureTTLIndex(ctx context.Context, coll *mongo.Collection, field string, r *Result) error {
+	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{
+		Keys:    bson.D{{Key: field, Value: 1}},
+		Options: options.Index().SetExpireAfterSeconds(0),
+	})
+	if err == nil {
+		return nil
+	}
+	var se mongo.ServerError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("create TTL index: %w", err)
+	}
+	r.notef("server refused the TTL index (%v); the collection has a plain index on %s instead", err, field)
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: field, Value: 1}}}); err != nil {
+		return fmt.Errorf("create index on %s: %w", field, err)
+	}
+	return errTTLRefused
+}
+
+// errTTLRefused marks a server without TTL indexes.
+var errTTLRefused = errors.New("bench: server refused the TTL index")
+
+// runDoc measures insertOne, findOne by _id, findOne by an indexed field
+// and updateOne by _id over opts.Clients connections, on a collection with
+// a TTL index on expireAt and an index on email.
+func runDoc(ctx context.Context, e *env, c *conn) Result {
+	r := Result{Target: c.Label, Protocol: c.Protocol, Workload: "doc"}
+	o := e.opts
+	if err := e.reset(ctx, c); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	coll := c.mongo.Database(o.Database).Collection("doc")
+	if err := ensureTTLIndex(ctx, coll, "expireAt", &r); err != nil && !errors.Is(err, errTTLRefused) {
+		r.Error = err.Error()
+		return r
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "email", Value: 1}}}); err != nil {
+		r.Error = fmt.Sprintf("create index on email: %v", err)
+		return r
+	}
+	payload := string(value(o.ValueSize, 'd'))
+	expireAt := time.Now().Add(docTTL)
+	// Inserts draw ids from next; the reads and updates hit ids below it.
+	// An insert cut off by the end of its phase may leave a gap, so a read
+	// that misses is counted, not failed.
+	var next, misses atomic.Int64
+	for _, kind := range docOps {
+		n := next.Load()
+		if kind != "insert" && n == 0 {
+			r.notef("%s: skipped, no document was inserted", kind)
+			continue
+		}
+		misses.Store(0)
+		e.prog.Phase("doc %s on %s: %d clients for %s", kind, c, o.Clients, o.Duration)
+		ph, err := closedLoop(ctx, o.Clients, o.Duration, e.prog, "doc "+kind, func(ctx context.Context, w int, rng *rand.Rand) (int, error) {
+			switch kind {
+			case "insert":
+				id := next.Add(1) - 1
+				_, err := coll.InsertOne(ctx, bson.D{
+					{Key: "_id", Value: id}, {Key: "email", Value: docEmail(id)},
+					{Key: "expireAt", Value: expireAt}, {Key: "n", Value: int64(0)}, {Key: "payload", Value: payload},
+				})
+				return 1, err
+			case "find_id":
+				return 1, findOne(ctx, coll, bson.D{{Key: "_id", Value: rng.Int64N(n)}}, &misses)
+			case "find_indexed":
+				return 1, findOne(ctx, coll, bson.D{{Key: "email", Value: docEmail(rng.Int64N(n))}}, &misses)
+			default:
+				_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: rng.Int64N(n)}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}})
+				return 1, err
+			}
+		})
+		if err != nil {
+			r.notef("%s: %v", kind, err)
+			continue
+		}
+		r.add(kind+".ops", ph.throughput(), "ops/s", Higher)
+		r.addLatencies(kind, ph.lat.Summary())
+		if m := misses.Load(); m > 0 {
+			r.notef("%s: %d of %d reads found no document", kind, m, ph.ops)
+		}
+	}
+	r.add("documents", float64(next.Load()), "docs", Neither)
+	if err := e.reset(ctx, c); err != nil {
+		r.notef("cleanup: %v", err)
+	}
+	return r
+}
+
+// findOne reads one document, counting a miss in misses.
+func findOne(ctx context.Context, coll *mongo.Collection, filter bson.D, misses *atomic.Int64) error {
+	err := coll.FindOne(ctx, filter).Err()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		misses.Add(1)
+		return nil
+	}
+	return err
+}

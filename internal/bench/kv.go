@@ -1,0 +1,143 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// kvKeyTTL is the EX of kv's keys: long enough that nothing expires during
+// the workload.
+const kvKeyTTL = time.Hour
+
+// kvOps are kv's phases: one command each, then a mix of them
+// (GET 60%, SET EX 20%, INCR 10%, HSET 10%).
+var kvOps = []string{"set_ex", "get", "incr", "hset", "mix"}
+
+func kvKey(i int) string { return "bench:kv:" + strconv.Itoa(i) }
+
+// kvCmd queues (or sends, when p is the client) one operation of kind.
+func kvCmd(ctx context.Context, p redis.Cmdable, kind string, rng *rand.Rand, keys int, val string) error {
+	if kind == "mix" {
+		switch x := rng.IntN(10); {
+		case x < 6:
+			kind = "get"
+		case x < 8:
+			kind = "set_ex"
+		case x < 9:
+			kind = "incr"
+		default:
+			kind = "hset"
+		}
+	}
+	i := rng.IntN(keys)
+	var err error
+	switch kind {
+	case "set_ex":
+		err = p.Set(ctx, kvKey(i), val, kvKeyTTL).Err()
+	case "get":
+		err = p.Get(ctx, kvKey(i)).Err()
+		if errors.Is(err, redis.Nil) {
+			err = nil
+		}
+	case "incr":
+		err = p.Incr(ctx, "bench:ctr:"+strconv.Itoa(i)).Err()
+	case "hset":
+		err = p.HSet(ctx, "bench:h:"+strconv.Itoa(i%1024), "f"+strconv.Itoa(i), val).Err()
+	}
+	return err
+}
+
+// runKV measures SET EX, GET, INCR, HSET and their mix over opts.Clients
+// connections, without pipelining and then with pipelines of
+// opts.Pipeline commands. GETs read keys the SET phase wrote (the keyspace
+// is filled first so a GET always finds its key).
+func runKV(ctx context.Context, e *env, c *conn) Result {
+	r := Result{Target: c.Label, Protocol: c.Protocol, Workload: "kv"}
+	o := e.opts
+	rdb := respClient(c.Addr, o.DB, o.Clients)
+	defer rdb.Close()
+	if err := e.reset(ctx, c); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	val := string(value(o.ValueSize, 'v'))
+	e.prog.Phase("kv on %s: filling %d keys", c, o.Keys)
+	if err := fillKV(ctx, rdb, o.Keys, val); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	depths := []int{1}
+	if o.Pipeline > 1 {
+		depths = append(depths, o.Pipeline)
+	}
+	for _, depth := range depths {
+		for _, kind := range kvOps {
+			name := kind
+			if depth > 1 {
+				name = fmt.Sprintf("%s_p%d", kind, depth)
+			}
+			e.prog.Phase("kv %s on %s: %d clients for %s", name, c, o.Clients, o.Duration)
+			ph, err := closedLoop(ctx, o.Clients, o.Duration, e.prog, "kv "+name, func(ctx context.Context, w int, rng *rand.Rand) (int, error) {
+				if depth == 1 {
+					return 1, kvCmd(ctx, rdb, kind, rng, o.Keys, val)
+				}
+				pipe := rdb.Pipeline()
+				for range depth {
+					_ = kvCmd(ctx, pipe, kind, rng, o.Keys, val)
+				}
+				cmds, err := pipe.Exec(ctx)
+				if errors.Is(err, redis.Nil) {
+					err = nil
+				}
+				if err == nil {
+					for _, cmd := range cmds {
+						if e := cmd.Err(); e != nil && !errors.Is(e, redis.Nil) {
+							return 0, e
+						}
+					}
+				}
+				return depth, err
+			})
+			if err != nil {
+				r.notef("%s: %v", name, err)
+				continue
+			}
+			r.add(name+".ops", ph.throughput(), "ops/s", Higher)
+			r.addLatencies(name, ph.lat.Summary())
+		}
+	}
+	if err := e.reset(ctx, c); err != nil {
+		r.notef("cleanup: %v", err)
+	}
+	return r
+}
+
+// fillKV writes keys 0..n-1 with EX in pipelines of 1,000.
+func fillKV(ctx context.Context, rdb *redis.Client, n int, val string) error {
+	const batch = 1000
+	for from := 0; from < n; from += batch {
+		pipe := rdb.Pipeline()
+		for i := from; i < min(from+batch, n); i++ {
+			pipe.Set(ctx, kvKey(i), val, kvKeyTTL)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			return fmt.Errorf("fill kv keys: %w", err)
+		}
+	}
+	return nil
+}
+
+// value returns n bytes of fill.
+func value(n int, fill byte) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = fill
+	}
+	return b
+}
