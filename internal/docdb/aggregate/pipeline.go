@@ -130,6 +130,10 @@ func Parse(pipeline bson.A, opts Options) (*Pipeline, error) {
 			if opts.inFacet {
 				return nil, mongoerr.Newf(40600, "%s is not allowed to be used within a $facet stage", name)
 			}
+		case "$documents":
+			if i != 0 {
+				return nil, mongoerr.New(40602, "$documents is only valid as the first stage in a pipeline")
+			}
 		case "$facet":
 			if opts.inFacet {
 				return nil, mongoerr.New(40600, "$facet is not allowed to be used within a $facet stage")

@@ -166,3 +166,30 @@ func TestLookupLocalForeignSemantics(t *testing.T) {
 	// matches null and missing foreign fields.
 	expect(t, out, `[{"_id": "a", "ids": [1, 2]}, {"_id": "b", "ids": [2, 5]}, {"_id": "c", "ids": [3, 4]}]`)
 }
+
+func TestUnionWithAndDocuments(t *testing.T) {
+	st := newMemStore()
+	st.put("db", "other", mustDocs(t, `[{"_id": 10, "v": 1}, {"_id": 11, "v": 2}]`)...)
+	env := aggregate.Env{DB: "db", Resolver: st}
+	cases := []struct{ name, pipeline, want string }{
+		{"$unionWith appends another collection after the input", `[{"$unionWith": "other"}, {"$project": {"_id": 1}}]`, `[{"_id": 1}, {"_id": 10}, {"_id": 11}]`},
+		{"$unionWith runs its pipeline over the other collection", `[{"$unionWith": {"coll": "other", "pipeline": [{"$match": {"v": 2}}]}}, {"$project": {"_id": 1}}]`, `[{"_id": 1}, {"_id": 11}]`},
+		{"$documents replaces the input", `[{"$documents": [{"x": 1}, {"x": {"$add": [1, 1]}}]}]`, `[{"x": 1}, {"x": 2}]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := aggregate.Parse(mustArr(t, c.pipeline), aggregate.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := p.Collect(t.Context(), mustDocs(t, `[{"_id": 1}]`), env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			expect(t, out, c.want)
+		})
+	}
+	if _, err := aggregate.Parse(mustArr(t, `[{"$match": {}}, {"$documents": []}]`), aggregate.Options{}); mongoerr.CodeOf(err) != 40602 {
+		t.Fatalf("$documents not first: %v", err)
+	}
+}
