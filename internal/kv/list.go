@@ -121,8 +121,9 @@ func (tx *Tx) listFor(key []byte, read bool) (listState, error) {
 func (tx *Tx) listSave(key []byte, l *listState) error {
 	if l.len() == 0 {
 		if l.found {
-			l.found = false
-			return tx.deleteColl(key, l.orig)
+			orig := l.orig
+			*l = listState{head: listMid, tail: listMid} // a later push starts a new list
+			return tx.deleteColl(key, orig)
 		}
 		return nil
 	}

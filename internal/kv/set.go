@@ -37,8 +37,9 @@ func (tx *Tx) setFor(key []byte, read bool) (setState, error) {
 func (tx *Tx) setSave(key []byte, s *setState) error {
 	if s.count == 0 {
 		if s.found {
-			s.found = false
-			return tx.deleteColl(key, s.orig)
+			orig := s.orig
+			*s = setState{} // a later add starts a new set
+			return tx.deleteColl(key, orig)
 		}
 		return nil
 	}
