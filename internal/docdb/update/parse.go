@@ -203,6 +203,7 @@ func parseOperators(d bson.D, opts Options) (*Update, error) {
 			}
 		}
 	}
+	u.root.finish()
 	for id := range u.filters {
 		if !used[id] {
 			return nil, mongoerr.Newf(mongoerr.FailedToParse, "The array filter for identifier '%s' was not used in the update %s", id, aggregate.FormatValue(d))
@@ -291,6 +292,17 @@ type node struct {
 	children map[string]*node
 	leaf     *leaf
 	path     string
+	// keys holds the children in update order, fixed by finish.
+	keys []string
+}
+
+// finish fixes the child order of n and its descendants once parsing is
+// done, so Apply does not sort on every call.
+func (n *node) finish() {
+	n.keys = n.orderKeys()
+	for _, c := range n.children {
+		c.finish()
+	}
 }
 
 // insert adds leaf l at parts, detecting conflicts with earlier paths.
@@ -318,9 +330,17 @@ func conflict(path, at string) error {
 	return mongoerr.Newf(mongoerr.ConflictingUpdateOperators, "Updating the path '%s' would create a conflict at '%s'", path, at)
 }
 
-// sortedKeys returns the children in MongoDB's update order: numeric names
-// numerically, then the rest lexicographically.
+// sortedKeys returns the children in MongoDB's update order.
 func (n *node) sortedKeys() []string {
+	if n.keys != nil || len(n.children) == 0 {
+		return n.keys
+	}
+	return n.orderKeys()
+}
+
+// orderKeys sorts the children: numeric names numerically, then the rest
+// lexicographically.
+func (n *node) orderKeys() []string {
 	keys := make([]string, 0, len(n.children))
 	for k := range n.children {
 		keys = append(keys, k)
