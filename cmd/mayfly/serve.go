@@ -21,6 +21,7 @@ func newServeCommand() *cobra.Command {
 	var (
 		cfg        = def
 		durability string
+		visibility string
 		logLevel   string
 		logFormat  string
 		configFile string
@@ -46,6 +47,9 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 				return fmt.Errorf("--durability: %w", err)
 			}
 			cfg.Durability = d
+			if cfg.Visibility, err = server.ParseVisibility(visibility); err != nil {
+				return fmt.Errorf("--expiry-visibility: %w", err)
+			}
 			logger, err := newLogger(cmd.ErrOrStderr(), logLevel, logFormat)
 			if err != nil {
 				return err
@@ -61,6 +65,8 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 	f.StringVar(&cfg.RespAddr, "resp-addr", def.RespAddr, "Redis protocol listen address (empty disables)")
 	f.StringVar(&cfg.HTTPAddr, "http-addr", def.HTTPAddr, "admin HTTP and /metrics listen address (empty disables)")
 	f.StringVar(&durability, "durability", "group", "sync: fsync before acknowledging each write; group: fsync at least every 100 ms")
+	f.StringVar(&visibility, "expiry-visibility", "strict", "strict: expired documents are hidden at once; lazy: visible until deleted, as MongoDB does")
+	f.StringArrayVar(&cfg.Parameters, "set-parameter", nil, "set a server parameter at startup, as `name=value` (repeatable; e.g. ttlMonitorSleepSecs=1)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", def.ShutdownTimeout, "how long in-flight requests may finish after a stop signal")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&logFormat, "log-format", "text", "text or json")

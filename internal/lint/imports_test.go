@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 // side.
 var exclusive = map[string][]string{
 	"github.com/cockroachdb/pebble":       {"internal/storage"},
-	"go.mongodb.org/mongo-driver/v2/bson": {"internal/docdb", "internal/wire/mongo", "internal/keycodec", "internal/bench"},
+	"go.mongodb.org/mongo-driver/v2/bson": {"internal/docdb", "internal/wire/mongo", "internal/keycodec", "internal/bench", "internal/server"},
 }
 
 // row returns the table row governing pkg: the longest key that is pkg or

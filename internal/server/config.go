@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -22,6 +23,13 @@ type Config struct {
 	HTTPAddr  string
 	// Durability is the storage durability mode.
 	Durability storage.Durability
+	// Visibility says whether expired documents are hidden at once (strict,
+	// the default) or returned until deleted, as MongoDB does (lazy).
+	Visibility docdb.Visibility
+	// Parameters are server parameters set at startup, as "name=value"
+	// (mongod's --setParameter): the expiry engine's ttlMonitorSleepSecs,
+	// ttlIndexDeleteTargetDocs and the others getParameter lists.
+	Parameters []string
 	// ShutdownTimeout bounds how long in-flight requests may run after a
 	// stop signal.
 	ShutdownTimeout time.Duration
@@ -66,3 +74,15 @@ func ParseLogLevel(s string) (slog.Level, error) {
 
 // ParseDurability parses the --durability flag: sync or group.
 func ParseDurability(s string) (storage.Durability, error) { return storage.ParseDurability(s) }
+
+// ParseVisibility parses the --expiry-visibility flag: strict or lazy.
+func ParseVisibility(s string) (docdb.Visibility, error) {
+	switch s {
+	case "strict", "":
+		return docdb.VisibilityStrict, nil
+	case "lazy":
+		return docdb.VisibilityLazy, nil
+	default:
+		return 0, fmt.Errorf("unknown expiry visibility %q (want strict or lazy)", s)
+	}
+}

@@ -30,6 +30,7 @@ type Server struct {
 	store     *storage.Store
 	engine    *expiry.Engine
 	redis     *redisSide // nil when the RESP listener is disabled
+	mongo     *mongoSide // nil when the MongoDB listener is disabled
 	registry  *prometheus.Registry
 	frontends []*frontend
 	ready     atomic.Bool
@@ -72,6 +73,10 @@ func New(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("expiry engine: %w", err)
 	}
+	if err := setParameters(engine, cfg.Parameters); err != nil {
+		store.Close()
+		return nil, err
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, store: store, engine: engine, registry: prometheus.NewRegistry()}
 	s.registry.MustRegister(
 		collectors.NewGoCollector(),
@@ -80,6 +85,15 @@ func New(cfg Config) (*Server, error) {
 		newExpiryCollector(engine),
 	)
 
+	if cfg.MongoAddr != "" {
+		m, err := s.openMongo()
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.mongo = m
+		s.addFrontend("mongo", cfg.MongoAddr, m.wire.Serve, m.wire.Shutdown)
+	}
 	if cfg.RespAddr != "" {
 		r, err := s.openRedis(context.Background())
 		if err != nil {
@@ -203,6 +217,9 @@ func (s *Server) shutdown(stopBackground func()) error {
 	s.background.Wait()
 	if s.redis != nil {
 		s.redis.kv.Close()
+	}
+	if s.mongo != nil {
+		s.mongo.db.Close()
 	}
 	// Flushing the memtable makes the next start quick: nothing to replay.
 	if err := s.store.Flush(); err != nil {

@@ -1,0 +1,135 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/expiry"
+	"github.com/mayfly/mayfly/internal/wire/mongo"
+)
+
+// mongoSide is the document model and its MongoDB wire front end.
+type mongoSide struct {
+	db   *docdb.Engine
+	wire *mongo.Server
+}
+
+// documentKinds are the expiry kinds MongoDB's metrics.ttl counts.
+var documentKinds = []expiry.Kind{expiry.KindTTLIndex, expiry.KindPolicy, expiry.KindTimeSeries}
+
+// openMongo opens the document model on the server's storage (its TTL
+// indexes register themselves with the engine) and builds the MongoDB wire
+// front end, with the engine's parameters and statistics.
+func (s *Server) openMongo() (*mongoSide, error) {
+	db, err := docdb.Open(docdb.Options{
+		Store:      s.store,
+		Now:        s.cfg.Now,
+		Visibility: s.cfg.Visibility,
+		Expiry:     s.engine,
+		Logger:     s.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open document data: %w", err)
+	}
+	wire := mongo.NewServer(mongo.Options{
+		DB:         db,
+		Logger:     s.log,
+		Now:        s.cfg.Now,
+		Parameters: s.expiryParameters(),
+		Status: []mongo.StatusSection{
+			{Path: "metrics.ttl", Value: s.ttlMetrics},
+		},
+	})
+	return &mongoSide{db: db, wire: wire}, nil
+}
+
+// expiryParameters exposes the engine's parameters (ttlMonitorSleepSecs,
+// ...) to getParameter and setParameter.
+func (s *Server) expiryParameters() []mongo.Parameter {
+	var out []mongo.Parameter
+	for _, p := range expiry.Parameters() {
+		name := p.Name
+		out = append(out, mongo.Parameter{
+			Name: name,
+			Get: func() any {
+				v, err := s.engine.GetParameter(name)
+				if err != nil {
+					return nil
+				}
+				return v
+			},
+			Set: func(v any) error {
+				_, err := s.engine.SetParameter(name, v)
+				return parameterError(err)
+			},
+		})
+	}
+	return out
+}
+
+// parameterError turns the engine's parameter errors into MongoDB's.
+func parameterError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *expiry.ParamError
+	if errors.As(err, &pe) {
+		return mongoerr.New(mongoerr.BadValue, pe.Message)
+	}
+	return err
+}
+
+// ttlMetrics is serverStatus's metrics.ttl: MongoDB's counters (int64, as
+// MongoDB's Counter64) plus mayfly's lag quantiles and backlog.
+func (s *Server) ttlMetrics() bson.D {
+	st := s.engine.Stats()
+	var deletedDocs, deletedKeys int64
+	var lag expiry.Histogram
+	for _, k := range st.Kinds {
+		for _, dk := range documentKinds {
+			if k.Kind == dk {
+				deletedDocs += k.DeletedItems
+				deletedKeys += k.DeletedKeys
+				lag = lag.Merge(k.Lag)
+			}
+		}
+	}
+	var backlogTotal int64
+	perIndex := bson.D{}
+	for _, src := range st.Sources {
+		if src.Kind != expiry.KindTTLIndex && src.Kind != expiry.KindPolicy && src.Kind != expiry.KindTimeSeries {
+			continue
+		}
+		if src.BacklogKnown {
+			backlogTotal += src.Backlog
+		}
+		perIndex = append(perIndex, bson.E{Key: src.Name, Value: bson.D{
+			{Key: "deletedDocuments", Value: src.DeletedItems},
+			{Key: "backlog", Value: src.Backlog},
+			{Key: "lagMillis", Value: lagMillis(src.Lag)},
+		}})
+	}
+	return bson.D{
+		{Key: "passes", Value: st.Passes},
+		{Key: "subPasses", Value: st.SubPasses},
+		{Key: "deletedDocuments", Value: deletedDocs},
+		{Key: "deletedKeys", Value: deletedKeys},
+		{Key: "invalidTTLIndexSkips", Value: int64(0)}, // invalid values are refused at create and collMod
+		{Key: "lagMillis", Value: lagMillis(lag)},
+		{Key: "backlog", Value: backlogTotal},
+		{Key: "sources", Value: perIndex},
+	}
+}
+
+func lagMillis(h expiry.Histogram) bson.D {
+	return bson.D{
+		{Key: "count", Value: int64(h.Count)},
+		{Key: "p50", Value: h.P50().Milliseconds()},
+		{Key: "p99", Value: h.P99().Milliseconds()},
+		{Key: "max", Value: h.Max.Milliseconds()},
+	}
+}
