@@ -23,6 +23,10 @@ type Engine struct {
 	ddl   sync.Mutex
 	cat   *catalog
 	close sync.Once
+	// srcMu guards sources, the expiry source name registered for each TTL
+	// index id.
+	srcMu   sync.Mutex
+	sources map[uint64]string
 	// lastTS is the last timestamp handed out for Timestamp(0, 0) fields
 	// (seconds << 32 | increment).
 	lastTS atomic.Uint64
@@ -34,12 +38,13 @@ func Open(opts Options) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, store: opts.Store}
+	e := &Engine{opts: opts, store: opts.Store, sources: map[uint64]string{}}
 	cat, err := loadCatalog(e.store)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: load catalog: %w", err)
 	}
 	e.cat = cat
+	e.registerAllTTL()
 	return e, nil
 }
 

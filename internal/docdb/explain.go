@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 )
 
@@ -444,4 +445,113 @@ func (e *Engine) parsePipeline(req AggregateRequest, now time.Time) (*aggregate.
 		names = append(names, l.Key)
 	}
 	return aggregate.Parse(arr, aggregate.Options{Vars: names, Now: now})
+}
+
+func (e *Engine) explainUpdate(ctx context.Context, db, coll string, st UpdateStatement, v Verbosity) (bson.D, error) {
+	if err := checkWriteNS(db, coll); err != nil {
+		return nil, err
+	}
+	env := exprEnv{now: e.opts.Now()}
+	f, err := parseQuery(st.Filter, env)
+	if err != nil {
+		return nil, err
+	}
+	u, err := parseUpdate(st.Update, st.Pipeline, st.Multi, st.ArrayFilters, env)
+	if err != nil {
+		return nil, err
+	}
+	return e.explainWrite(ctx, db, coll, f, st.Hint, v, "UPDATE", func(m *matcher) (bson.D, error) {
+		var matched, modified int64
+		for {
+			d, err := m.next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if d == nil {
+				break
+			}
+			matched++
+			if _, changed, err := u.Apply(d.sd.doc, applyContext(env, d.m, false, ctx)); err != nil {
+				return nil, err
+			} else if changed {
+				modified++
+			}
+			if !st.Multi {
+				break
+			}
+		}
+		upsert := int32(0)
+		if matched == 0 && st.Upsert {
+			upsert = 1
+		}
+		return bson.D{
+			{Key: "nMatched", Value: int32(matched)},
+			{Key: "nWouldModify", Value: int32(modified)},
+			{Key: "nWouldUpsert", Value: upsert},
+		}, nil
+	})
+}
+
+func (e *Engine) explainDelete(ctx context.Context, db, coll string, st DeleteStatement, v Verbosity) (bson.D, error) {
+	if err := checkWriteNS(db, coll); err != nil {
+		return nil, err
+	}
+	if st.Limit != 0 && st.Limit != 1 {
+		return nil, mongoerr.Newf(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", st.Limit)
+	}
+	f, err := parseQuery(st.Filter, exprEnv{now: e.opts.Now()})
+	if err != nil {
+		return nil, err
+	}
+	return e.explainWrite(ctx, db, coll, f, st.Hint, v, "DELETE", func(m *matcher) (bson.D, error) {
+		var n int64
+		for {
+			d, err := m.next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if d == nil {
+				break
+			}
+			n++
+			if st.Limit == 1 {
+				break
+			}
+		}
+		return bson.D{{Key: "nWouldDelete", Value: int32(n)}}, nil
+	})
+}
+
+// explainWrite explains an update or delete without writing: the plan under
+// a top stage, and with execution stats what the write would do (run reads
+// the matches and returns the top stage's counters).
+func (e *Engine) explainWrite(ctx context.Context, db, coll string, f *filter, hint any, v Verbosity, top string, run func(*matcher) (bson.D, error)) (bson.D, error) {
+	view := e.openRead(db, coll)
+	defer view.close()
+	if view.meta == nil {
+		return missingExplain(db, coll, v), nil
+	}
+	p, err := choosePlan(view.meta, planRequest{filter: f, hint: hint})
+	if err != nil {
+		return nil, err
+	}
+	shape := explainShape{top: top}
+	out := bson.D{{Key: "queryPlanner", Value: queryPlanner(view.meta, db, coll, p, planTree(p, shape, nil, 0))}}
+	if v == QueryPlanner {
+		return out, nil
+	}
+	start := time.Now()
+	var st execStats
+	vis := e.newVisibility(view.meta)
+	sc := newScanner(view.snap, p, &st)
+	defer sc.close()
+	extra, err := run(&matcher{sc: sc, vis: &vis, stats: &st})
+	if err != nil {
+		return nil, err
+	}
+	st.returned = st.matched
+	elapsed := time.Since(start)
+	shape.topExtra = extra
+	out = append(out, bson.E{Key: "executionStats", Value: executionStats(&st, 0, elapsed, planTree(p, shape, &st, elapsed))})
+	return out, nil
 }

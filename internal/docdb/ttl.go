@@ -1,0 +1,407 @@
+package docdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/expiry"
+	"github.com/mayfly/mayfly/internal/keycodec"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// TTL index sources (issue 5): every TTL index is an expiry.Source whose
+// ordered index is the TTL index itself. Its Date-typed entries are in date
+// order, so the next due item is the first Date entry plus
+// expireAfterSeconds, and the due items are the Date entries up to
+// now - expireAfterSeconds. Non-Date values are never in that range, so
+// they never expire, as in MongoDB.
+//
+// The source holds only ids: it reads the current metadata at every call,
+// so collMod's new expireAfterSeconds applies at once, a renamed
+// collection keeps expiring (its source is re-registered under the new
+// name), and a dropped index or collection yields nothing.
+
+// ttlSource is the expiry.Source of one TTL index.
+type ttlSource struct {
+	e      *Engine
+	name   string
+	collID uint64
+	ixID   uint64
+}
+
+var (
+	_ expiry.Source  = (*ttlSource)(nil)
+	_ expiry.Counter = (*ttlSource)(nil)
+)
+
+// ttlSourceName is the source name of a TTL index: ttl_index:db.coll.index.
+func ttlSourceName(m *collMeta, ix *indexMeta) string {
+	return fmt.Sprintf("ttl_index:%s.%s.%s", m.db, m.name, ix.name)
+}
+
+// Name implements expiry.Source.
+func (s *ttlSource) Name() string { return s.name }
+
+// Kind implements expiry.Source.
+func (s *ttlSource) Kind() expiry.Kind { return expiry.KindTTLIndex }
+
+// current returns the live collection and index of the source, or nils
+// when either is gone or the index is no longer a usable TTL index.
+func (s *ttlSource) current() (*collection, *collMeta, *indexMeta) {
+	s.e.mu.RLock()
+	defer s.e.mu.RUnlock()
+	for _, c := range s.e.cat.colls {
+		if c.meta.id != s.collID {
+			continue
+		}
+		for _, ix := range c.meta.indexes {
+			if ix.id == s.ixID && ix.ttl && ix.ttlValid && len(ix.fields) == 1 {
+				return c, c.meta, ix
+			}
+		}
+		return nil, nil, nil
+	}
+	return nil, nil, nil
+}
+
+// dateRange returns the key range of the index's Date entries with dates at
+// or before cutoff (Unix ms); all Date entries when all is set. For a
+// descending index the range holds the same entries in reverse order.
+func dateRange(ix *indexMeta, cutoff int64, all bool) (lo, hi []byte, err error) {
+	desc := ix.fields[0].desc
+	p := indexPrefix(ix.id)
+	tlo, err := keycodec.TypeLowerBound(bson.TypeDateTime, desc)
+	if err != nil {
+		return nil, nil, err
+	}
+	thi, err := keycodec.TypeUpperBound(bson.TypeDateTime, desc)
+	if err != nil {
+		return nil, nil, err
+	}
+	lo = append(append([]byte(nil), p...), tlo...)
+	hi = append(append([]byte(nil), p...), thi...)
+	if all {
+		return lo, hi, nil
+	}
+	enc, err := keycodec.AppendValue(nil, bson.DateTime(cutoff), desc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if desc {
+		// Dates descend: those <= cutoff start at cutoff's encoding.
+		lo = append(append([]byte(nil), p...), enc...)
+	} else {
+		hi = append(append([]byte(nil), p...), keycodec.PrefixEnd(enc)...)
+	}
+	return lo, hi, nil
+}
+
+// entryDate decodes the Date of a TTL index entry and its encoded _id.
+func entryDate(ix *indexMeta, key []byte) (int64, []byte, error) {
+	rest := key[len(indexPrefix(ix.id)):]
+	vals, idEnc, err := ix.splitEntry(rest)
+	if err != nil {
+		return 0, nil, err
+	}
+	d, ok := vals[0].(bson.DateTime)
+	if !ok {
+		return 0, nil, fmt.Errorf("docdb: TTL entry of type %T in the date range", vals[0])
+	}
+	return int64(d), idEnc, nil
+}
+
+// NextDue implements expiry.Source: the earliest Date entry plus
+// expireAfterSeconds.
+func (s *ttlSource) NextDue(ctx context.Context) (time.Time, bool, error) {
+	_, _, ix := s.current()
+	if ix == nil {
+		return time.Time{}, false, nil
+	}
+	lo, hi, err := dateRange(ix, 0, true)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	it, err := s.e.store.NewIter(lo, hi)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	defer it.Close()
+	var ok bool
+	if ix.fields[0].desc {
+		ok = it.Last()
+	} else {
+		ok = it.First()
+	}
+	if !ok {
+		return time.Time{}, false, it.Error()
+	}
+	date, _, err := entryDate(ix, it.Key())
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	return time.UnixMilli(addSeconds(date, ix.expireAfter)), true, nil
+}
+
+// dueEntries lists the encoded _ids of the documents with a Date entry due
+// at or before now, earliest first, up to max (0: all), with their due
+// times; more reports that entries were left.
+func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int) (ids [][]byte, dues []int64, more bool, err error) {
+	cutoff := now.UnixMilli() - ix.expireAfter*1000
+	lo, hi, err := dateRange(ix, cutoff, false)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	it, err := s.e.store.NewIter(lo, hi)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer it.Close()
+	desc := ix.fields[0].desc
+	step := it.Next
+	ok := it.First()
+	if desc {
+		ok, step = it.Last(), it.Prev
+	}
+	seen := map[string]bool{}
+	for ; ok; ok = step() {
+		date, idEnc, err := entryDate(ix, it.Key())
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if seen[string(idEnc)] {
+			continue // a multikey document: its earliest date came first
+		}
+		if max > 0 && len(ids) >= max {
+			return ids, dues, true, nil
+		}
+		seen[string(idEnc)] = true
+		ids = append(ids, append([]byte(nil), idEnc...))
+		dues = append(dues, addSeconds(date, ix.expireAfter))
+	}
+	return ids, dues, false, it.Error()
+}
+
+// Reap implements expiry.Source: it deletes due documents in batches of
+// budget.BatchSize, each under the collection's write lock and in one
+// storage batch with all of its index entries. Every document is checked
+// again before deletion (its date may have moved since it was indexed, or
+// a partial filter may no longer match).
+func (s *ttlSource) Reap(ctx context.Context, now time.Time, budget expiry.Budget) (expiry.Reaped, error) {
+	var r expiry.Reaped
+	batch := budget.BatchSize
+	if batch <= 0 {
+		batch = 1000
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		want := batch
+		if budget.MaxItems > 0 {
+			left := budget.MaxItems - r.Items
+			if left <= 0 {
+				_, _, ix := s.current()
+				if ix != nil {
+					ids, _, _, err := s.dueEntries(ix, now, 1)
+					if err != nil {
+						return r, err
+					}
+					r.More = len(ids) > 0
+				}
+				return r, nil
+			}
+			want = min(want, left)
+		}
+		n, keys, dues, more, err := s.reapBatch(now, want)
+		r.Items += n
+		r.Keys += keys
+		r.Due = append(r.Due, dues...)
+		if err != nil {
+			return r, err
+		}
+		if !more {
+			return r, nil
+		}
+		if !budget.Deadline.IsZero() && s.e.opts.Now().After(budget.Deadline) {
+			r.More = true
+			return r, nil
+		}
+	}
+}
+
+// reapBatch deletes up to max due documents in one storage batch.
+func (s *ttlSource) reapBatch(now time.Time, max int) (n, keys int, dues []int64, more bool, err error) {
+	c, _, ix := s.current()
+	if ix == nil {
+		return 0, 0, nil, false, nil
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.dropped {
+		return 0, 0, nil, false, nil
+	}
+	// Re-read the index under the lock: collMod may have changed it.
+	ix = c.meta.index(ix.name)
+	if ix == nil || ix.id != s.ixID || !ix.ttl || !ix.ttlValid {
+		return 0, 0, nil, false, nil
+	}
+	ids, _, more, err := s.dueEntries(ix, now, max)
+	if err != nil {
+		return 0, 0, nil, false, err
+	}
+	w := s.e.newWriter(c)
+	defer w.close()
+	nowMs := now.UnixMilli()
+	for _, idEnc := range ids {
+		sd, err := w.fetch(idEnc)
+		if err != nil {
+			return 0, 0, nil, false, err
+		}
+		if sd == nil {
+			continue
+		}
+		due, ok := ix.dueTime(sd.doc)
+		if !ok || due > nowMs {
+			continue
+		}
+		entries, err := w.entryKeysOf(sd.doc)
+		if err != nil {
+			return 0, 0, nil, false, err
+		}
+		if err := w.remove(sd); err != nil {
+			return 0, 0, nil, false, err
+		}
+		n++
+		keys++ // the _id index
+		for _, ks := range entries {
+			keys += len(ks)
+		}
+		dues = append(dues, due)
+	}
+	if err := w.commit(); err != nil {
+		return 0, 0, nil, false, err
+	}
+	return n, keys, dues, more, nil
+}
+
+// CountDue implements expiry.Counter: the documents due at or before now
+// and the range of their due times.
+func (s *ttlSource) CountDue(ctx context.Context, now time.Time) (int64, time.Time, time.Time, error) {
+	_, _, ix := s.current()
+	if ix == nil {
+		return 0, time.Time{}, time.Time{}, nil
+	}
+	_, dues, _, err := s.dueEntries(ix, now, 0)
+	if err != nil || len(dues) == 0 {
+		return 0, time.Time{}, time.Time{}, err
+	}
+	oldest, newest := dues[0], dues[0]
+	for _, d := range dues {
+		oldest = min(oldest, d)
+		newest = max(newest, d)
+	}
+	return int64(len(dues)), time.UnixMilli(oldest), time.UnixMilli(newest), nil
+}
+
+// Source registration, following the catalog.
+
+// registerTTL registers the sources of m's TTL indexes among idx.
+func (e *Engine) registerTTL(m *collMeta, idx []*indexMeta) {
+	if e.opts.Expiry == nil {
+		return
+	}
+	for _, ix := range idx {
+		if !ix.ttl || len(ix.fields) != 1 || ix.isID {
+			continue
+		}
+		name := ttlSourceName(m, ix)
+		e.srcMu.Lock()
+		if _, ok := e.sources[ix.id]; ok {
+			e.srcMu.Unlock()
+			continue
+		}
+		e.sources[ix.id] = name
+		e.srcMu.Unlock()
+		if err := e.opts.Expiry.Register(&ttlSource{e: e, name: name, collID: m.id, ixID: ix.id}); err != nil {
+			e.opts.Logger.Error("docdb: register TTL index source", "source", name, "err", err)
+		}
+	}
+}
+
+// unregisterTTL removes the sources of idx.
+func (e *Engine) unregisterTTL(idx []*indexMeta) {
+	if e.opts.Expiry == nil {
+		return
+	}
+	for _, ix := range idx {
+		e.srcMu.Lock()
+		name, ok := e.sources[ix.id]
+		delete(e.sources, ix.id)
+		e.srcMu.Unlock()
+		if ok {
+			e.opts.Expiry.Unregister(name)
+		}
+	}
+}
+
+// registerAllTTL registers every TTL index of the catalog (at Open).
+func (e *Engine) registerAllTTL() {
+	e.mu.RLock()
+	var metas []*collMeta
+	for _, c := range e.cat.colls {
+		metas = append(metas, c.meta)
+	}
+	e.mu.RUnlock()
+	for _, m := range metas {
+		e.registerTTL(m, m.indexes)
+	}
+}
+
+func (e *Engine) unregisterAllSources() {
+	e.mu.RLock()
+	var all []*indexMeta
+	for _, c := range e.cat.colls {
+		all = append(all, c.meta.indexes...)
+	}
+	e.mu.RUnlock()
+	e.unregisterTTL(all)
+}
+
+// collectionGone unregisters a dropped collection's sources.
+func (e *Engine) collectionGone(m *collMeta) { e.unregisterTTL(m.indexes) }
+
+// collectionRenamed moves a renamed collection's sources to their new names.
+func (e *Engine) collectionRenamed(old, renamed *collMeta) {
+	e.unregisterTTL(old.indexes)
+	e.registerTTL(renamed, renamed.indexes)
+}
+
+// indexesAdded registers the sources of new TTL indexes.
+func (e *Engine) indexesAdded(m *collMeta, idx []*indexMeta) { e.registerTTL(m, idx) }
+
+// indexesDropped unregisters the sources of dropped indexes.
+func (e *Engine) indexesDropped(_ *collMeta, idx []*indexMeta) { e.unregisterTTL(idx) }
+
+// indexesChanged follows collMod: an index that became a TTL index gets a
+// source, and the sweeper is woken because due times may now be earlier.
+func (e *Engine) indexesChanged(m *collMeta, idx []*indexMeta) {
+	e.registerTTL(m, idx)
+	if e.opts.Expiry == nil {
+		return
+	}
+	for _, ix := range idx {
+		if !ix.ttl {
+			continue
+		}
+		src := &ttlSource{e: e, collID: m.id, ixID: ix.id}
+		if due, ok, err := src.NextDue(context.Background()); err == nil && ok {
+			e.opts.Expiry.Wake(due)
+		} else if err != nil && !errors.Is(err, storage.ErrClosed) {
+			e.opts.Logger.Error("docdb: next due time after collMod", "err", err)
+		}
+	}
+}
