@@ -2,7 +2,6 @@ package aggregate
 
 import (
 	"math"
-	"math/big"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -214,56 +213,6 @@ func MulNumbers(a, b any) (any, bool) { return mulChecked(a, b) }
 // IsNumber reports whether v is a BSON number (int32, int64, double,
 // decimal).
 func IsNumber(v any) bool { return isNumber(v) }
-
-// numCompare compares two numbers numerically.
-func numCompare(a, b any) int {
-	ca, cb := classify(a), classify(b)
-	if ca == numDecimal || cb == numDecimal {
-		return decCmp(toDecimal(a), toDecimal(b))
-	}
-	if ca <= numLong && cb <= numLong {
-		x, y := toInt64(a), toInt64(b)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	}
-	x, y := toFloat(a), toFloat(b)
-	switch {
-	case math.IsNaN(x) && math.IsNaN(y):
-		return 0
-	case math.IsNaN(x):
-		return -1
-	case math.IsNaN(y):
-		return 1
-	}
-	if ca <= numLong || cb <= numLong {
-		// Compare an integer with a double exactly.
-		var bf big.Float
-		if ca <= numLong {
-			bf.SetInt64(toInt64(a))
-			return bf.Cmp(big.NewFloat(y))
-		}
-		if math.IsInf(x, 0) {
-			if x > 0 {
-				return 1
-			}
-			return -1
-		}
-		bf.SetInt64(toInt64(b))
-		return big.NewFloat(x).Cmp(&bf)
-	}
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
 
 func sqrt(x float64) float64 { return math.Sqrt(x) }
 

@@ -95,8 +95,7 @@ func parseProject(arg any, opts Options) (stage, error) {
 	p := &projection{stageName: "$project", root: newProjNode()}
 	c := newCompiler(opts.Vars)
 	mode := 0 // 1 inclusion, -1 exclusion
-	var setMode func(incl bool, path string) error
-	setMode = func(incl bool, path string) error {
+	setMode := func(incl bool, path string) error {
 		want := -1
 		if incl {
 			want = 1

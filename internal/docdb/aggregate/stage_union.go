@@ -16,8 +16,8 @@ func init() {
 // unionWithStage outputs its input, then the documents of another
 // collection (run through an optional pipeline).
 type unionWithStage struct {
-	db, coll string
-	sub      *Pipeline
+	coll string
+	sub  *Pipeline
 }
 
 func (s *unionWithStage) name() string { return "$unionWith" }
@@ -138,14 +138,14 @@ func (s *documentsStage) run(ctx context.Context, in Iterator, env *Env) (Iterat
 			}
 			docs = a
 		}
-		for i < len(docs) {
-			d, ok := docs[i].(bson.D)
-			i++
-			if !ok {
-				return nil, false, mongoerr.New(mongoerr.TypeMismatch, "$documents expects an array of objects")
-			}
-			return d, true, nil
+		if i >= len(docs) {
+			return nil, false, nil
 		}
-		return nil, false, nil
+		d, ok := docs[i].(bson.D)
+		i++
+		if !ok {
+			return nil, false, mongoerr.New(mongoerr.TypeMismatch, "$documents expects an array of objects")
+		}
+		return d, true, nil
 	}}, nil
 }

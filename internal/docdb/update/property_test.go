@@ -143,10 +143,7 @@ func TestPropertyRandomUpdates(t *testing.T) {
 		}
 		// Applying the result's own values with $set is a no-op.
 		if len(out) > 1 {
-			set := bson.D{}
-			for _, e := range out[1:] {
-				set = append(set, e)
-			}
+			set := append(bson.D{}, out[1:]...)
 			u2, err := Parse(bson.D{{Key: "$set", Value: set}}, Options{})
 			if err != nil {
 				return
