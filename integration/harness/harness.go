@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -206,4 +207,19 @@ func Tool(t testing.TB, name string) string {
 	}
 	t.Skipf("%s is not installed; run scripts/test.sh to install it", name)
 	return ""
+}
+
+// Advance moves the clock of a server started with --manual-clock forward
+// by d and wakes its sweeper.
+func (s *Server) Advance(t testing.TB, d time.Duration) {
+	t.Helper()
+	resp, err := http.Post("http://"+s.HTTPAddr+"/debug/clock?advance="+d.String(), "text/plain", nil)
+	if err != nil {
+		t.Fatalf("advance clock: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("advance clock: %s: %s", resp.Status, body)
+	}
 }

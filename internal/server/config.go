@@ -37,6 +37,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now. Tests inject their own.
 	Now func() time.Time
+	// ManualClock, for black-box tests only, replaces the clock with one
+	// that starts at the real time and moves only when the admin endpoint
+	// POST /debug/clock?advance=DURATION says so.
+	ManualClock bool
 }
 
 // DefaultConfig returns what a new user gets from `mayfly serve` with no

@@ -57,6 +57,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	var clock *manualClock
+	if cfg.ManualClock {
+		clock = newManualClock(time.Now())
+		cfg.Now = clock.Now
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -109,6 +114,10 @@ func New(cfg Config) (*Server, error) {
 		Ready:    s.readiness,
 		Logger:   cfg.Logger,
 	})
+	if clock != nil {
+		s.log.Warn("manual clock: time moves only through POST /debug/clock on the admin address; for tests only")
+		adminSrv.Handle("POST /debug/clock", s.clockHandler(clock))
+	}
 	s.addFrontend("http", cfg.HTTPAddr, adminSrv.Serve, adminSrv.Shutdown)
 	return s, nil
 }
