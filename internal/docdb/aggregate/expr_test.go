@@ -333,3 +333,27 @@ func TestExprDates(t *testing.T) {
 		{name: "$dateDiff missing unit is error 5166305", expr: bson.D{{Key: "$dateDiff", Value: bson.D{{Key: "startDate", Value: "$when"}, {Key: "endDate", Value: "$when"}}}}, code: 5166305},
 	})
 }
+
+func TestExprMoreOperators(t *testing.T) {
+	runExprCases(t, []exprCase{
+		{name: "$regexMatch", expr: bson.D{{Key: "$regexMatch", Value: bson.D{{Key: "input", Value: "Hello"}, {Key: "regex", Value: "^h"}, {Key: "options", Value: "i"}}}}, want: true},
+		{name: "$regexFind returns match, idx and captures", expr: bson.D{{Key: "$regexFind", Value: bson.D{{Key: "input", Value: "ab12cd34"}, {Key: "regex", Value: "([a-z]+)(\\d+)"}}}},
+			want: bson.D{{Key: "match", Value: "ab12"}, {Key: "idx", Value: int32(0)}, {Key: "captures", Value: bson.A{"ab", "12"}}}},
+		{name: "$regexFindAll", expr: bson.D{{Key: "$regexFindAll", Value: bson.D{{Key: "input", Value: "a1b2"}, {Key: "regex", Value: "\\d"}}}},
+			want: bson.A{bson.D{{Key: "match", Value: "1"}, {Key: "idx", Value: int32(1)}, {Key: "captures", Value: bson.A{}}}, bson.D{{Key: "match", Value: "2"}, {Key: "idx", Value: int32(3)}, {Key: "captures", Value: bson.A{}}}}},
+		{name: "$regexMatch on a non-string is error 51104", expr: bson.D{{Key: "$regexMatch", Value: bson.D{{Key: "input", Value: int32(1)}, {Key: "regex", Value: "x"}}}}, code: 51104},
+		{name: "$replaceAll", expr: bson.D{{Key: "$replaceAll", Value: bson.D{{Key: "input", Value: "a-b-c"}, {Key: "find", Value: "-"}, {Key: "replacement", Value: "+"}}}}, want: "a+b+c"},
+		{name: "$replaceOne", expr: bson.D{{Key: "$replaceOne", Value: bson.D{{Key: "input", Value: "a-b-c"}, {Key: "find", Value: "-"}, {Key: "replacement", Value: ""}}}}, want: "ab-c"},
+		{name: "$sortArray by value", expr: bson.D{{Key: "$sortArray", Value: bson.D{{Key: "input", Value: bson.A{int32(3), "a", int32(1)}}, {Key: "sortBy", Value: int32(1)}}}}, want: bson.A{int32(1), int32(3), "a"}},
+		{name: "$sortArray by field", expr: bson.D{{Key: "$sortArray", Value: bson.D{{Key: "input", Value: bson.A{bson.D{{Key: "x", Value: int32(2)}}, bson.D{{Key: "x", Value: int32(1)}}}}, {Key: "sortBy", Value: bson.D{{Key: "x", Value: int32(-1)}}}}}},
+			want: bson.A{bson.D{{Key: "x", Value: int32(2)}}, bson.D{{Key: "x", Value: int32(1)}}}},
+		{name: "$zip shortest", expr: bson.D{{Key: "$zip", Value: bson.D{{Key: "inputs", Value: bson.A{bson.A{int32(1), int32(2)}, bson.A{"a"}}}}}}, want: bson.A{bson.A{int32(1), "a"}}},
+		{name: "$zip longest with defaults", expr: bson.D{{Key: "$zip", Value: bson.D{{Key: "inputs", Value: bson.A{bson.A{int32(1), int32(2)}, bson.A{"a"}}}, {Key: "useLongestLength", Value: true}, {Key: "defaults", Value: bson.A{int32(0), "z"}}}}},
+			want: bson.A{bson.A{int32(1), "a"}, bson.A{int32(2), "z"}}},
+		{name: "$dateTrunc to the hour", expr: bson.D{{Key: "$dateTrunc", Value: bson.D{{Key: "date", Value: "$when"}, {Key: "unit", Value: "hour"}}}}, doc: sample, want: date("2026-03-15T13:00:00Z")},
+		{name: "$dateTrunc to quarter", expr: bson.D{{Key: "$dateTrunc", Value: bson.D{{Key: "date", Value: "$when"}, {Key: "unit", Value: "quarter"}}}}, doc: sample, want: date("2026-01-01T00:00:00Z")},
+		{name: "$dateTrunc week from Monday", expr: bson.D{{Key: "$dateTrunc", Value: bson.D{{Key: "date", Value: "$when"}, {Key: "unit", Value: "week"}, {Key: "startOfWeek", Value: "monday"}}}}, doc: sample, want: date("2026-03-09T00:00:00Z")},
+		{name: "$dateTrunc 15-minute bins", expr: bson.D{{Key: "$dateTrunc", Value: bson.D{{Key: "date", Value: "$when"}, {Key: "unit", Value: "minute"}, {Key: "binSize", Value: int32(15)}}}}, doc: sample, want: date("2026-03-15T13:45:00Z")},
+		{name: "$dateTrunc day in a timezone", expr: bson.D{{Key: "$dateTrunc", Value: bson.D{{Key: "date", Value: "$when"}, {Key: "unit", Value: "day"}, {Key: "timezone", Value: "+03:00"}}}}, doc: sample, want: date("2026-03-14T21:00:00Z")},
+	})
+}
