@@ -209,9 +209,7 @@ func (m *opMsg) encode() []byte {
 		size += 4
 	}
 	out := make([]byte, 0, size)
-	h := m.header
-	h.opCode = opCodeMsg
-	out = appendHeader(out, h)
+	out = appendHeader(out, m.header)
 	out = binary.LittleEndian.AppendUint32(out, m.flags)
 	for _, s := range m.sections {
 		out = append(out, s.kind)

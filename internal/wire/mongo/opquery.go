@@ -65,9 +65,7 @@ func decodeOpQuery(frame []byte) (*opQuery, *protocolError) {
 // encode returns the message's bytes.
 func (q *opQuery) encode() []byte {
 	out := make([]byte, 0, headerLen+4+len(q.fullCollectionName)+1+8+len(q.query)+len(q.returnFieldsSelector))
-	h := q.header
-	h.opCode = opCodeQuery
-	out = appendHeader(out, h)
+	out = appendHeader(out, q.header)
 	out = binary.LittleEndian.AppendUint32(out, uint32(q.flags))
 	out = append(out, q.fullCollectionName...)
 	out = append(out, 0)
