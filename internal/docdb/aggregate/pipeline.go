@@ -360,3 +360,30 @@ func ExprCompiler(vars *Vars) query.ExprCompiler {
 		}, nil
 	}
 }
+
+// ProjectionCompiler returns the hook for query.ProjectionOptions.Expr: the
+// computed fields of a find projection evaluated as aggregation
+// expressions that see vars ($$NOW, let variables). A Missing result
+// leaves the field out.
+func ProjectionCompiler(vars *Vars) func(expr any) (query.ComputedField, error) {
+	if vars == nil {
+		vars = &Vars{}
+	}
+	names := vars.Names()
+	return func(expr any) (query.ComputedField, error) {
+		e, err := CompileWith(expr, CompileOptions{Vars: names})
+		if err != nil {
+			return nil, err
+		}
+		return func(doc bson.D) (any, bool, error) {
+			r, err := e.Eval(vars.WithRoot(nil), doc)
+			if err != nil {
+				return nil, false, err
+			}
+			if IsMissing(r) {
+				return nil, false, nil
+			}
+			return r, true, nil
+		}, nil
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/query"
 )
 
 // stageCase runs pipeline over input (JSON). want is the JSON array of
@@ -192,4 +194,24 @@ func TestUnionWithAndDocuments(t *testing.T) {
 	if _, err := aggregate.Parse(mustArr(t, `[{"$match": {}}, {"$documents": []}]`), aggregate.Options{}); mongoerr.CodeOf(err) != 40602 {
 		t.Fatalf("$documents not first: %v", err)
 	}
+}
+
+func TestHooksForQuery(t *testing.T) {
+	vars := aggregate.NewVars(time.Unix(0, 0)).Bind("lim", int32(2))
+	f, err := query.ParseFilterWith(mustDocs(t, `[{"$expr": {"$gt": ["$a", "$$lim"]}}]`)[0], query.ParseOptions{Expr: aggregate.ExprCompiler(vars)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Match(bson.D{{Key: "a", Value: int32(3)}}) || f.Match(bson.D{{Key: "a", Value: int32(1)}}) {
+		t.Fatal("$expr with a let variable does not match as expected")
+	}
+	p, err := query.ParseProjectionWith(mustDocs(t, `[{"s": {"$add": ["$a", "$$lim"]}, "z": "$$REMOVE"}]`)[0], query.ProjectionOptions{Expr: aggregate.ProjectionCompiler(vars)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Apply(bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(3)}}, query.MatchResult{ArrayIndex: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, []bson.D{out}, `[{"_id": 1, "s": 5}]`)
 }
