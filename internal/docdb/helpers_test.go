@@ -2,6 +2,8 @@ package docdb
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"math"
 	"sync"
 	"testing"
@@ -50,7 +52,7 @@ func newTestEngine(t *testing.T, mods ...func(*Options)) *testEngine {
 		t.Fatal(err)
 	}
 	clock := newFakeClock()
-	opts := Options{Store: st, Now: clock.Now}
+	opts := Options{Store: st, Now: clock.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for _, m := range mods {
 		m(&opts)
 	}
