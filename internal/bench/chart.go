@@ -160,8 +160,11 @@ func savePlot(p *plot.Plot, lines []namedXYs, rs []Result, path string) error {
 			ml.Color = plotutil.Color(i)
 			ml.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 			p.Add(ml)
-			if m.label != "due" || i == 0 {
+			switch {
+			case m.label != "due":
 				p.Legend.Add(l.name+": "+m.label, ml)
+			case i == 0:
+				p.Legend.Add("due", ml)
 			}
 		}
 	}

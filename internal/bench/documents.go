@@ -59,7 +59,15 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 		r.Error = err.Error()
 		return r
 	}
-	coll := c.mongo.Database(o.Database).Collection("doc")
+	// The load gets a client of its own whose pool holds one connection
+	// per client goroutine.
+	cl, err := mongoClient(ctx, c.Target, o.Clients)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer func() { _ = cl.Disconnect(context.WithoutCancel(ctx)) }()
+	coll := cl.Database(o.Database).Collection("doc")
 	if err := ensureTTLIndex(ctx, coll, "expireAt", &r); err != nil && !errors.Is(err, errTTLRefused) {
 		r.Error = err.Error()
 		return r
@@ -69,6 +77,16 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 		return r
 	}
 	payload := string(value(o.ValueSize, 'd'))
+	if err := warmUp(ctx, o.Clients, func(ctx context.Context) error {
+		err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: int64(-1)}}).Err()
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return nil
+		}
+		return err
+	}); err != nil {
+		r.Error = err.Error()
+		return r
+	}
 	expireAt := time.Now().Add(docTTL)
 	// Inserts draw ids from next; the reads and updates hit ids below it.
 	// An insert cut off by the end of its phase may leave a gap, so a read

@@ -67,6 +67,10 @@ func runKV(ctx context.Context, e *env, c *conn) Result {
 		return r
 	}
 	val := string(value(o.ValueSize, 'v'))
+	if err := warmUp(ctx, o.Clients, func(ctx context.Context) error { return rdb.Ping(ctx).Err() }); err != nil {
+		r.Error = err.Error()
+		return r
+	}
 	e.prog.Phase("kv on %s: filling %d keys", c, o.Keys)
 	if err := fillKV(ctx, rdb, o.Keys, val); err != nil {
 		r.Error = err.Error()

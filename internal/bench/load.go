@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -28,22 +27,48 @@ func (p *phase) throughput() float64 {
 	return float64(p.ops) / p.elapsed.Seconds()
 }
 
+// warmUp runs f once on each of clients workers at the same time, so a
+// client pool has all its connections open before a phase is timed.
+func warmUp(ctx context.Context, clients int, f func(ctx context.Context) error) error {
+	errs := make(chan error, clients)
+	for range clients {
+		go func() { errs <- f(ctx) }()
+	}
+	var first error
+	for range clients {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return fmt.Errorf("warm up: %w", first)
+	}
+	return nil
+}
+
 // closedLoop runs clients workers, each sending the next request as soon
 // as the previous one is answered, for d (or until ctx ends or a request
-// fails: the first error stops the phase and is returned). Latency is per
-// request, so per pipeline when a request carries several operations.
+// fails: the first error stops the phase and is returned). Requests in
+// flight when d passes are let finish and counted, and the phase is timed
+// to the last answer, so no request is cut off (drivers fail a request
+// early when its deadline is near, which would read as a server error).
+// Latency is per request, so per pipeline when a request carries several
+// operations.
 func closedLoop(ctx context.Context, clients int, d time.Duration, prog *Progress, what string, f op) (*phase, error) {
-	ctx, cancel := context.WithTimeout(ctx, d)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
 		ops      atomic.Int64
+		stop     atomic.Bool
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
 		total    Histogram
 	)
 	start := time.Now()
-	stop := ticker(250*time.Millisecond, func() {
+	timer := time.AfterFunc(d, func() { stop.Store(true) })
+	defer timer.Stop()
+	stopProg := ticker(250*time.Millisecond, func() {
 		n := ops.Load()
 		prog.Update("%s: %d ops, %.0f ops/s", what, n, float64(n)/time.Since(start).Seconds())
 	})
@@ -53,24 +78,23 @@ func closedLoop(ctx context.Context, clients int, d time.Duration, prog *Progres
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w)+1, uint64(start.UnixNano())))
 			var h Histogram
-			var n int64
-			for ctx.Err() == nil {
+			for !stop.Load() && ctx.Err() == nil {
 				t0 := time.Now()
 				k, err := f(ctx, w, rng)
 				if err != nil {
-					if ctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
-						break
+					// A request cut off because another worker failed (or
+					// the caller gave up) is not a failure of its own.
+					if ctx.Err() == nil {
+						mu.Lock()
+						if firstErr == nil {
+							firstErr = err
+						}
+						mu.Unlock()
+						cancel()
 					}
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					cancel()
 					break
 				}
 				h.Record(time.Since(t0))
-				n += int64(k)
 				ops.Add(int64(k))
 			}
 			mu.Lock()
@@ -79,10 +103,14 @@ func closedLoop(ctx context.Context, clients int, d time.Duration, prog *Progres
 		}()
 	}
 	wg.Wait()
-	stop()
+	elapsed := time.Since(start)
+	stopProg()
 	prog.Done()
 	if firstErr != nil {
 		return nil, fmt.Errorf("%s: %w", what, firstErr)
 	}
-	return &phase{ops: ops.Load(), elapsed: time.Since(start), lat: total}, nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &phase{ops: ops.Load(), elapsed: elapsed, lat: total}, nil
 }

@@ -114,15 +114,15 @@ func (m Machine) String() string {
 
 // Report is the outcome of a bench run.
 type Report struct {
-	Started  time.Time `json:"started"`
-	Elapsed  float64   `json:"elapsed_s"`
-	Machine  Machine   `json:"machine"`
-	Options  Options   `json:"options"`
-	Results  []Result  `json:"results"`
-	Ratios   []Ratio   `json:"ratios"`
-	Checks   []Check   `json:"checks"`
-	Charts   []string  `json:"charts,omitempty"`
-	PerRun   [][]Result `json:"per_run"`
+	Started time.Time  `json:"started"`
+	Elapsed float64    `json:"elapsed_s"`
+	Machine Machine    `json:"machine"`
+	Options Options    `json:"options"`
+	Results []Result   `json:"results"`
+	Ratios  []Ratio    `json:"ratios"`
+	Checks  []Check    `json:"checks"`
+	Charts  []string   `json:"charts,omitempty"`
+	PerRun  [][]Result `json:"per_run"`
 }
 
 // Run drives every workload on every target it applies to, opts.Runs

@@ -146,20 +146,29 @@ func dial(ctx context.Context, t Target, db, pool int) (*conn, error) {
 			return nil, fmt.Errorf("ping %s: %w", t, err)
 		}
 	case Mongo:
-		opts := options.Client().ApplyURI(t.Addr).SetMaxPoolSize(uint64(pool)).SetTimeout(60 * time.Second)
-		cl, err := mongo.Connect(opts)
+		cl, err := mongoClient(ctx, t, pool)
 		if err != nil {
-			return nil, fmt.Errorf("connect %s: %w", t, err)
-		}
-		if err := cl.Ping(ctx, nil); err != nil {
-			_ = cl.Disconnect(context.WithoutCancel(ctx))
-			return nil, fmt.Errorf("ping %s: %w", t, err)
+			return nil, err
 		}
 		c.mongo = cl
 	default:
 		return nil, fmt.Errorf("%w: unknown protocol %q", ErrBadTarget, t.Protocol)
 	}
 	return c, nil
+}
+
+// mongoClient connects to t with at most pool connections and pings it.
+func mongoClient(ctx context.Context, t Target, pool int) (*mongo.Client, error) {
+	opts := options.Client().ApplyURI(t.Addr).SetMaxPoolSize(uint64(pool)).SetTimeout(60 * time.Second)
+	cl, err := mongo.Connect(opts)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", t, err)
+	}
+	if err := cl.Ping(ctx, nil); err != nil {
+		_ = cl.Disconnect(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("ping %s: %w", t, err)
+	}
+	return cl, nil
 }
 
 func (c *conn) close(ctx context.Context) error {
