@@ -16,8 +16,9 @@ import (
 
 // ApplyContext carries what an update needs besides the document.
 type ApplyContext struct {
-	// Insert is true when the update builds the document an upsert inserts:
-	// $setOnInsert applies and _id may be set.
+	// Insert is true when the update builds the document an upsert inserts
+	// (applied to UpsertSeed's result): $setOnInsert applies. _id may be
+	// set only when the seed has none.
 	Insert bool
 	// HasPosition says Position is valid: the index, in the array the query
 	// traversed, of the element that matched (query.MatchResult.ArrayIndex),
@@ -88,7 +89,7 @@ func (a *applier) replace(doc bson.D) (bson.D, error) {
 	newID, hasID := lookup(out, "_id")
 	switch {
 	case hadID && hasID:
-		if !a.ctx.Insert && !StrictEqual(oldID, newID) {
+		if !StrictEqual(oldID, newID) {
 			return nil, mongoerr.Newf(mongoerr.ImmutableField, "After applying the update, the (immutable) field '_id' was found to have been altered to _id: %s", aggregate.FormatValue(newID))
 		}
 	case hadID:
@@ -120,11 +121,10 @@ func (a *applier) runPipeline(doc bson.D) (bson.D, error) {
 	return out, nil
 }
 
-// checkID enforces the immutability of _id outside inserts.
+// checkID enforces the immutability of _id: an update may not change the
+// _id of the document it applies to, nor, on an upsert insert, the _id the
+// query's equality gave the new document.
 func (a *applier) checkID(old, out bson.D, path string) error {
-	if a.ctx.Insert {
-		return nil
-	}
 	oldID, hadID := lookup(old, "_id")
 	if !hadID {
 		return nil

@@ -116,8 +116,9 @@ func TestSetUnset(t *testing.T) {
 			code: 66, msg: "Performing an update on the path '_id' would modify the immutable field '_id'"},
 		{name: "$set of _id to the same value is allowed", doc: base, update: op("$set", f("_id", int32(1))), want: base, modified: ptr(false)},
 		{name: "$unset of _id is ImmutableField 66", doc: base, update: op("$unset", f("_id", 1)), code: 66},
-		{name: "$set of _id on upsert insert is allowed", doc: D{}, update: op("$set", f("_id", int32(7))), ctx: ApplyContext{Insert: true},
+		{name: "$set of _id on upsert insert is allowed when the query gave none", doc: D{}, update: op("$set", f("_id", int32(7))), ctx: ApplyContext{Insert: true},
 			want: D{f("_id", int32(7))}},
+		{name: "upsert may not change the _id the query gave", doc: D{f("_id", int32(1))}, update: op("$set", f("_id", int32(7))), ctx: ApplyContext{Insert: true}, code: 66},
 	})
 }
 
