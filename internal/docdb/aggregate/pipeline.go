@@ -57,8 +57,8 @@ type Env struct {
 	// Vars holds $$NOW and the command's let variables; nil means NOW is
 	// the zero time.
 	Vars *Vars
-	// Rand returns a pseudo-random int64 for $sample; nil uses a fixed
-	// seed so results are reproducible.
+	// Rand returns a non-negative pseudo-random int64 for $sample; nil
+	// uses a generator seeded from $$NOW.
 	Rand func() int64
 }
 

@@ -284,7 +284,12 @@ func parseSample(arg any, _ Options) (stage, error) {
 func (s *sampleStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, error) {
 	rnd := env.Rand
 	if rnd == nil {
-		state := uint64(0x9E3779B97F4A7C15)
+		// Seeded from $$NOW so each command samples differently while a
+		// test with a fixed clock stays reproducible.
+		state := uint64(0x9E3779B97F4A7C15) ^ uint64(env.Vars.Now.UnixNano())
+		if state == 0 {
+			state = 1
+		}
 		rnd = func() int64 {
 			state ^= state << 13
 			state ^= state >> 7
