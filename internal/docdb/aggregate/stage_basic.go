@@ -297,6 +297,13 @@ func (s *sampleStage) run(ctx context.Context, in Iterator, env *Env) (Iterator,
 			return int64(state >> 1)
 		}
 	}
+	draw := func(n int64) int64 {
+		r := rnd() % n
+		if r < 0 {
+			r += n
+		}
+		return r
+	}
 	var out []bson.D
 	loaded := false
 	i := 0
@@ -315,12 +322,12 @@ func (s *sampleStage) run(ctx context.Context, in Iterator, env *Env) (Iterator,
 				n++
 				if int64(len(out)) < s.size {
 					out = append(out, d)
-				} else if j := rnd() % n; j < s.size {
+				} else if j := draw(n); j < s.size {
 					out[j] = d
 				}
 			}
 			for k := len(out) - 1; k > 0; k-- {
-				j := int(rnd() % int64(k+1))
+				j := int(draw(int64(k + 1)))
 				out[k], out[j] = out[j], out[k]
 			}
 		}
