@@ -32,6 +32,9 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 		return nil, err
 	}
 	if odb, ocoll, ok := pl.Output(); ok {
+		if odb == "" {
+			odb = db
+		}
 		if err := checkWriteNS(odb, ocoll); err != nil {
 			return nil, err
 		}
@@ -50,7 +53,7 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 	}
 	out, err := rest.Run(ctx, in, aggregate.Env{
 		DB:       db,
-		Resolver: resolver{e: e},
+		Resolver: resolver{e: e, db: db},
 		Writer:   pipelineWriter{e: e, bypass: req.BypassDocumentValidation},
 		Vars:     env.vars(),
 	})
@@ -152,10 +155,14 @@ func (c *aggCursor) Close() {
 
 // resolver implements aggregate.Resolver over the Engine.
 type resolver struct {
-	e *Engine
+	e  *Engine
+	db string // the pipeline's database, for a db left empty
 }
 
 func (r resolver) Scan(ctx context.Context, db, coll string, filter bson.D) (aggregate.Iterator, error) {
+	if db == "" {
+		db = r.db
+	}
 	if err := checkReadNS(db, coll); err != nil {
 		return nil, err
 	}
