@@ -371,3 +371,34 @@ func TestLookupScanHint(t *testing.T) {
 		t.Fatalf("scan filters = %v; want %v", st.filters, want)
 	}
 }
+
+func TestSeedAttributeVersioningOutlier(t *testing.T) {
+	st := newMemStore()
+	// Attribute pattern: varying properties stored as [{k, v}] pairs so one
+	// index covers them; $arrayToObject turns them back into fields.
+	st.put("shop", "urunler", mustDocs(t, `[
+		{"_id": 7, "ad": "Kablosuz Fare", "ozellikler": [{"k": "renk", "v": "siyah"}, {"k": "dpi", "v": 1600}]},
+		{"_id": 9, "ad": "USB Bellek", "ozellikler": [{"k": "kapasiteGB", "v": 64}]}]`)...)
+	got := run(t, st, "urunler", `[{"$match": {"ozellikler": {"$elemMatch": {"k": "dpi", "v": {"$gte": 1000}}}}},
+		{"$replaceWith": {"$mergeObjects": [{"_id": "$_id", "ad": "$ad"}, {"$arrayToObject": "$ozellikler"}]}}]`)
+	expect(t, got, `[{"_id": 7, "ad": "Kablosuz Fare", "renk": "siyah", "dpi": 1600}]`)
+
+	// Versioning: documents of two schema versions read through one shape.
+	st.put("shop", "musteriler", mustDocs(t, `[
+		{"_id": 1, "ad": "Deniz", "telefon": "0555"},
+		{"_id": 2, "semaSurumu": 2, "ad": "Ece", "iletisim": {"telefonlar": ["0532", "0212"]}}]`)...)
+	got = run(t, st, "musteriler", `[{"$project": {"ad": 1, "surum": {"$ifNull": ["$semaSurumu", 1]},
+		"telefon": {"$cond": [{"$gte": [{"$ifNull": ["$semaSurumu", 1]}, 2]}, {"$first": "$iletisim.telefonlar"}, "$telefon"]}}}]`)
+	expect(t, got, `[{"_id": 1, "ad": "Deniz", "surum": 1, "telefon": "0555"}, {"_id": 2, "ad": "Ece", "surum": 2, "telefon": "0532"}]`)
+
+	// Outlier pattern: a popular item overflows into extra documents that
+	// only flagged items join.
+	st.put("shop", "kitapAlicilar", mustDocs(t, `[
+		{"_id": "k1", "alicilar": ["a", "b"], "tasma": true},
+		{"_id": "k2", "alicilar": ["c"]}]`)...)
+	st.put("shop", "kitapAlicilarEk", mustDocs(t, `[{"_id": 1, "kitapId": "k1", "alicilar": ["d", "e"]}]`)...)
+	got = run(t, st, "kitapAlicilar", `[{"$match": {"tasma": true}},
+		{"$lookup": {"from": "kitapAlicilarEk", "localField": "_id", "foreignField": "kitapId", "as": "ek"}},
+		{"$project": {"hepsi": {"$concatArrays": ["$alicilar", {"$reduce": {"input": "$ek.alicilar", "initialValue": [], "in": {"$concatArrays": ["$$value", "$$this"]}}}]}}}]`)
+	expect(t, got, `[{"_id": "k1", "hepsi": ["a", "b", "d", "e"]}]`)
+}
