@@ -153,7 +153,7 @@ func (tx *Tx) hashEnsureIndexed(key []byte, h *hashState) error {
 
 // hashField reads one field.
 func (tx *Tx) hashField(h *hashState, field []byte) (fieldRec, error) {
-	if !h.found {
+	if h.version == 0 {
 		return fieldRec{}, nil
 	}
 	v, err := tx.batch().Get(tx.hashFieldKey(h, field))

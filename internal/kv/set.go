@@ -53,7 +53,7 @@ func (tx *Tx) setSave(key []byte, s *setState) error {
 }
 
 func (tx *Tx) setHas(s *setState, member []byte) (bool, error) {
-	if !s.found {
+	if s.version == 0 {
 		return false, nil
 	}
 	_, err := tx.batch().Get(tx.elemKey(s.version, member))
