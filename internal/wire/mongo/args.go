@@ -202,7 +202,7 @@ func int64Arg(cmd string, el bson.RawElement) (int64, error) {
 	n, ok := numberAsInt64(v)
 	if !ok {
 		if isNumber(v.Type) {
-			return 0, errorf(mongoerr.BadValue, "BSON field '%s.%s' value %s is out of range", cmd, el.Key(), v.String())
+			return 0, errorf(mongoerr.BadValue, "BSON field '%s.%s' value %s is out of range", cmd, el.Key(), valueString(v))
 		}
 		return 0, typeMismatch(cmd, el.Key(), v.Type, numberTypes)
 	}

@@ -52,7 +52,7 @@ func msgExplain(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	}
 	if dbv, err := inner.LookupErr("$db"); err == nil {
 		if s, ok := dbv.StringValueOK(); !ok || s != req.db {
-			return nil, errorf(mongoerr.InvalidNamespace, "Mismatched $db in explain command. Expected %s but got %s", req.db, dbv.String())
+			return nil, errorf(mongoerr.InvalidNamespace, "Mismatched $db in explain command. Expected %s but got %s", req.db, valueString(dbv))
 		}
 	}
 	db := c.s.db

@@ -16,7 +16,7 @@ func msgGetLog(_ context.Context, c *conn, req *request) (bson.D, error) {
 	v := req.first()
 	name, ok := v.StringValueOK()
 	if !ok {
-		return nil, errorf(mongoerr.TypeMismatch, "Argument to getLog must be of type String; found %s of type %s", v.String(), typeName(v.Type))
+		return nil, errorf(mongoerr.TypeMismatch, "Argument to getLog must be of type String; found %s of type %s", valueString(v), typeName(v.Type))
 	}
 	switch name {
 	case "*":

@@ -37,7 +37,7 @@ func msgSetParameter(_ context.Context, c *conn, req *request) (bson.D, error) {
 		if prev, dup := seen[name]; dup {
 			return nil, errorf(mongoerr.InvalidOptions,
 				"attempted to set parameter [%s] twice in the same setParameter command, once to value: [%s], and once to value: [%s]",
-				name, prev.String(), el.Value().String())
+				name, valueString(prev), valueString(el.Value()))
 		}
 		seen[name] = el.Value()
 		changes = append(changes, change{p, el.Value()})
