@@ -43,6 +43,14 @@ const start0 = 1_700_000_000_000
 
 func newEnv(t *testing.T, mutate ...func(*resp.Options)) *env {
 	t.Helper()
+	return startEnv(t, t, mutate...)
+}
+
+// newEnvB starts a server for a benchmark.
+func newEnvB(b *testing.B) *env { return startEnv(b, nil) }
+
+func startEnv(t testing.TB, tt *testing.T, mutate ...func(*resp.Options)) *env {
+	t.Helper()
 	st, err := storage.Open(storage.Options{Dir: "mem", InMemory: true})
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +82,7 @@ func newEnv(t *testing.T, mutate ...func(*resp.Options)) *env {
 		}
 		st.Close()
 	})
-	return &env{t: t, srv: srv, kv: k, clock: c, addr: ln.Addr().String()}
+	return &env{t: tt, srv: srv, kv: k, clock: c, addr: ln.Addr().String()}
 }
 
 // client returns a go-redis client speaking RESP proto.
