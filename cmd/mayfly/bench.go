@@ -112,6 +112,7 @@ servers kept for benchmarking. Figures are medians of --runs runs.`,
 	f.IntVar(&opts.ReadRate, "read-rate", opts.ReadRate, "foreground reads per second during expiry workloads")
 	f.IntVar(&opts.Readers, "readers", opts.Readers, "connections of the foreground reads")
 	f.DurationVar(&opts.Timeout, "timeout", opts.Timeout, "bound of each wait for deletions or purge")
+	f.DurationVar(&opts.Lead, "lead", opts.Lead, "time between the end of a load and its due instant, and reads after the last deletion")
 	f.DurationVar(&opts.Poll, "poll", opts.Poll, "period of reading the servers' deletion counters")
 	f.DurationVar(&opts.Window, "window", opts.Window, "window of the latency-over-time charts")
 	f.StringVar(&opts.ChartDir, "charts", "", "write PNG charts of storm, steady and purge into `DIR`")

@@ -60,6 +60,10 @@ type Options struct {
 	// Timeout bounds each wait for deletions (storm, sparse, steady's
 	// drain) and purge's wait for the bytes to leave the disk.
 	Timeout time.Duration `json:"timeout"`
+	// Lead is how long before an expiry workload's due instant its load
+	// must be done (the window of "before" reads) and how long reads go on
+	// after the last deletion (the "after" window).
+	Lead time.Duration `json:"lead"`
 	// Poll is the period of reading the servers' deletion counters.
 	Poll time.Duration `json:"poll"`
 	// Window is the width of the windows of latency-over-time charts.
@@ -97,6 +101,7 @@ func DefaultOptions() Options {
 		ReadRate:     2_000,
 		Readers:      4,
 		Timeout:      60 * time.Second,
+		Lead:         2 * time.Second,
 		Poll:         20 * time.Millisecond,
 		Window:       100 * time.Millisecond,
 	}
@@ -130,7 +135,7 @@ func (o *Options) Validate() error {
 	}
 	durations := map[string]time.Duration{
 		"duration": o.Duration, "steady ttl": o.SteadyTTL, "steady for": o.SteadyFor, "timeout": o.Timeout,
-		"poll": o.Poll, "window": o.Window, "purge scan": o.PurgeScan,
+		"poll": o.Poll, "lead": o.Lead, "window": o.Window, "purge scan": o.PurgeScan,
 	}
 	for name, v := range durations {
 		if v <= 0 {

@@ -14,9 +14,6 @@ import (
 	"time"
 )
 
-// purgeLead is how long after loading purge's items fall due.
-const purgeLead = time.Second
-
 // DirScan is one look at a data directory.
 type DirScan struct {
 	// Bytes is the total size of its regular files.
@@ -105,7 +102,7 @@ func newMarker() []byte {
 }
 
 // runPurge writes opts.PurgeItems items whose values carry a marker unique
-// to the run, all due purgeLead after the load, and measures how long after
+// to the run, all due opts.Lead after the load, and measures how long after
 // the due instant the server's counters say they are deleted and how long
 // until no file of the target's data directory holds the marker, with the
 // directory's size over time. opts.Timeout bounds the wait.
@@ -128,7 +125,7 @@ func runPurge(ctx context.Context, e *env, c *conn) Result {
 		r.Error = err.Error()
 		return r
 	}
-	due := dueAfterLoad(est, purgeLead)
+	due := dueAfterLoad(est, o.Lead)
 	e.prog.Phase("purge on %s: %d items carrying %s due at %s", c, o.PurgeItems, marker, due.Format("15:04:05.000"))
 	if err := e.loadItems(ctx, c, "purge", o.PurgeItems, func(int) time.Time { return due }, val, "purge load"); err != nil {
 		r.Error = err.Error()

@@ -47,7 +47,7 @@ type Result struct {
 }
 
 // Metric returns the named metric and whether the result has it.
-func (r *Result) Metric(name string) (Metric, bool) {
+func (r Result) Metric(name string) (Metric, bool) {
 	for _, m := range r.Metrics {
 		if m.Name == name {
 			return m, true

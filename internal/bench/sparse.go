@@ -36,7 +36,7 @@ func runSparse(ctx context.Context, e *env, c *conn) Result {
 		return r
 	}
 	far := time.Now().Add(sparseTTL)
-	due := dueAfterLoad(est, stormLead)
+	due := dueAfterLoad(est, o.Lead)
 	e.prog.Phase("sparse on %s: %d items due at %s among %d with long TTLs", c, o.SparseDue, due.Format("15:04:05.000"), o.SparseHidden)
 	dueOf := func(i int) time.Time {
 		if isDue(i) {

@@ -7,14 +7,6 @@ import (
 	"time"
 )
 
-// stormLead is how long before the due instant the load must be done: the
-// window of "before" reads.
-const stormLead = 2 * time.Second
-
-// stormAfter is how long reads go on after the last item is gone: the
-// window of "after" reads.
-const stormAfter = 2 * time.Second
-
 // series is what the latency-over-time charts draw from a run: the
 // foreground reads and a count over time (items remaining or backlog),
 // times relative to zero (the due instant of storm, the start of steady).
@@ -58,7 +50,7 @@ func runStorm(ctx context.Context, e *env, c *conn) Result {
 		r.Error = err.Error()
 		return r
 	}
-	due := dueAfterLoad(est, stormLead)
+	due := dueAfterLoad(est, o.Lead)
 	e.prog.Phase("storm on %s: %d items due at %s (load estimated at %s)", c, n, due.Format("15:04:05.000"), est.Round(time.Millisecond))
 	if err := e.loadItems(ctx, c, "storm", n, func(int) time.Time { return due }, val, "storm load"); err != nil {
 		r.Error = err.Error()
@@ -69,7 +61,7 @@ func runStorm(ctx context.Context, e *env, c *conn) Result {
 		r.Error = fmt.Sprintf("loading took until %s after the due instant; the storm would overlap the load", loaded.Sub(due).Round(time.Millisecond))
 		return r
 	}
-	if lead := due.Sub(loaded); lead < stormLead/2 {
+	if lead := due.Sub(loaded); lead < o.Lead/2 {
 		r.notef("load finished only %s before the due instant", lead.Round(time.Millisecond))
 	}
 	res := e.measureDeletion(ctx, c, &r, n, due, loaded, "storm")
@@ -84,7 +76,7 @@ func runStorm(ctx context.Context, e *env, c *conn) Result {
 
 // measureDeletion runs foreground reads and the counter poller from start
 // on, waits until n more items are deleted after due (or opts.Timeout
-// passes), reads on for stormAfter, and adds the figures to r.
+// passes), reads on for opts.Lead, and adds the figures to r.
 func (e *env) measureDeletion(ctx context.Context, c *conn, r *Result, n int, due, start time.Time, what string) *series {
 	o := e.opts
 	fg := e.startForeground(ctx, c)
@@ -115,10 +107,10 @@ func (e *env) measureDeletion(ctx context.Context, c *conn, r *Result, n int, du
 	var goneAt time.Time
 	if werr == nil {
 		goneAt = last.at
-		e.prog.Phase("%s on %s: all gone after %s; reading on for %s", what, c, goneAt.Sub(due).Round(time.Millisecond), stormAfter)
+		e.prog.Phase("%s on %s: all gone after %s; reading on for %s", what, c, goneAt.Sub(due).Round(time.Millisecond), o.Lead)
 		select {
 		case <-ctx.Done():
-		case <-time.After(stormAfter):
+		case <-time.After(o.Lead):
 		}
 	}
 	reads, ferr := fg.stop()
@@ -149,13 +141,13 @@ func (e *env) measureDeletion(ctx context.Context, c *conn, r *Result, n int, du
 	if first, ok := firstSample(samples, due, func(s counterSample) bool { return s.Deleted > base.Deleted }); ok {
 		r.add("first_deletion_after", first.at.Sub(due).Seconds(), "s", Lower)
 	}
-	before := Summarize(between(reads, start.Add(max(0, due.Sub(start)-stormLead)), due))
+	before := Summarize(between(reads, start.Add(max(0, due.Sub(start)-o.Lead)), due))
 	during := Summarize(between(reads, due, maxTime(end, due.Add(o.Window))))
 	r.addDur("read_before.p99", before.P99, Lower)
 	r.addDur("read_during.p99", during.P99, Lower)
 	r.addDur("read_during.max", during.Max, Lower)
 	if werr == nil {
-		after := Summarize(between(reads, end, end.Add(stormAfter)))
+		after := Summarize(between(reads, end, end.Add(o.Lead)))
 		r.addDur("read_after.p99", after.P99, Lower)
 	}
 	if before.P99 > 0 {
