@@ -14,22 +14,23 @@ import (
 func storageStatsDoc(st docdb.CollStats, scale int64) bson.D {
 	sizes := make(bson.D, len(st.IndexSizes))
 	for i, s := range st.IndexSizes {
-		sizes[i] = bson.E{Key: s.Name, Value: s.Size / scale}
+		sizes[i] = bson.E{Key: s.Name, Value: countValue(s.Size / scale)}
 	}
+	// MongoDB appends these numbers with appendNumber: int32 when they fit.
 	return bson.D{
-		{Key: "size", Value: st.Size / scale},
-		{Key: "count", Value: st.Count},
-		{Key: "avgObjSize", Value: st.AvgObjSize},
-		{Key: "numOrphanDocs", Value: int64(0)},
-		{Key: "storageSize", Value: st.StorageSize / scale},
-		{Key: "freeStorageSize", Value: int64(0)},
+		{Key: "size", Value: countValue(st.Size / scale)},
+		{Key: "count", Value: countValue(st.Count)},
+		{Key: "avgObjSize", Value: countValue(st.AvgObjSize)},
+		{Key: "numOrphanDocs", Value: int32(0)},
+		{Key: "storageSize", Value: countValue(st.StorageSize / scale)},
+		{Key: "freeStorageSize", Value: int32(0)},
 		{Key: "capped", Value: false},
-		{Key: "nindexes", Value: st.NIndexes},
+		{Key: "nindexes", Value: countValue(st.NIndexes)},
 		{Key: "indexBuilds", Value: bson.A{}},
-		{Key: "totalIndexSize", Value: st.TotalIndexSize / scale},
-		{Key: "totalSize", Value: (st.StorageSize + st.TotalIndexSize) / scale},
+		{Key: "totalIndexSize", Value: countValue(st.TotalIndexSize / scale)},
+		{Key: "totalSize", Value: countValue((st.StorageSize + st.TotalIndexSize) / scale)},
 		{Key: "indexSizes", Value: sizes},
-		{Key: "scaleFactor", Value: scale},
+		{Key: "scaleFactor", Value: countValue(scale)},
 	}
 }
 
@@ -103,7 +104,7 @@ func collStatsStage(ctx context.Context, c *conn, db, coll string, pipeline []bs
 			out = append(out, bson.E{Key: "storageStats", Value: storageStatsDoc(st, scale)})
 		}
 		if wantCount {
-			out = append(out, bson.E{Key: "count", Value: st.Count})
+			out = append(out, bson.E{Key: "count", Value: countValue(st.Count)})
 		}
 	}
 	return bson.Marshal(out)
