@@ -3,7 +3,7 @@ package resp
 // allCommands lists every command the server knows; each is defined in its
 // own file (cmd_<name>.go).
 func allCommands() []*command {
-	return []*command{
+	return append([]*command{
 		// connection and server
 		cmdAuth, cmdClient, cmdCommand, cmdConfig, cmdDBSize, cmdDebug, cmdEcho, cmdFlushAll,
 		cmdFlushDB, cmdFunction, cmdHello, cmdInfo, cmdObject, cmdPing, cmdQuit, cmdReset,
@@ -22,5 +22,5 @@ func allCommands() []*command {
 		cmdPSubscribe, cmdPublish, cmdPubSub, cmdPUnsubscribe, cmdSubscribe, cmdUnsubscribe,
 		// transactions
 		cmdDiscard, cmdExec, cmdMulti, cmdUnwatch, cmdWatch,
-	}
+	}, collectionCommands()...)
 }
