@@ -648,10 +648,12 @@ func (tx *Tx) LMove(src, dst []byte, from, to ListEnd) ([]byte, bool, error) {
 	return vals[0], true, nil
 }
 
-// CheckList reports whether key holds a list (false when missing) and
-// returns ErrWrongType for another type, without counting a keyspace hit.
-func (tx *Tx) CheckList(key []byte) (bool, error) {
-	_, ok, err := tx.lookupColl(key, TypeList, false)
+// CheckType reports whether key exists with type t and returns
+// ErrWrongType when it holds another type, without counting a keyspace
+// hit: the wire layer checks the type first where Redis does, before
+// parsing the other arguments.
+func (tx *Tx) CheckType(key []byte, t Type) (bool, error) {
+	_, ok, err := tx.lookupColl(key, t, false)
 	return ok, err
 }
 

@@ -1,0 +1,318 @@
+package resp
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mayfly/mayfly/internal/kv"
+)
+
+var cmdBLPop = def("blpop", -3, "write blocking", 1, -2, 1, "write list slow blocking", "list", "2.0.0",
+	"Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
+	"O(N) where N is the number of provided keys.", func(x *cmdCtx) error { return blockingPop(x, kv.ListLeft) })
+
+// Blocking commands (BLPOP, BRPOP, BLMOVE).
+//
+// A command that finds nothing to pop registers a waiter on its keys, in
+// arrival order per key, flushes the replies before it, and waits with the
+// store released (kv.Tx.Yield), so other clients run. A command that makes
+// a list non-empty (a push, LMOVE's destination, SORT ... STORE) calls
+// serveBlocked before it returns: inside the pusher's transaction the
+// waiters of that key are served first come, first served, each popping
+// (or moving) one element, so a blocked client is served before any other
+// command runs, as in Redis, and its pop commits with the push. The waiter
+// wakes, waits for that commit (it needs the store again) and replies.
+// Waiters register and leave only while holding the store, so a push can
+// never slip between "the list is empty" and "registered".
+//
+// A waiter also wakes at its deadline (the server clock: Options.Now,
+// checked at least every blockPoll) and every blockPoll to retry by itself,
+// which covers lists made non-empty by commands that do not serve waiters
+// (RENAME, COPY, MOVE onto the key). It gives up when its connection is
+// closed or the server shuts down (watchConn). Inside MULTI/EXEC the
+// commands do not block: an empty result is returned at once.
+
+// blockPoll bounds how long a blocked client sleeps without re-checking
+// its deadline, its connection and its keys.
+const blockPoll = time.Second
+
+// blockKey names the keys clients block on.
+type blockKey struct {
+	srv *Server
+	db  int
+	key string
+}
+
+// blockResult is what a blocked command gets: the key popped from and the
+// element, or an error (BLMOVE's destination of another type).
+type blockResult struct {
+	key, val []byte
+	err      error
+}
+
+// serveFunc pops (or moves) one element of key in tx for a waiter: ok is
+// false when there is nothing to take; ready names a key that became a
+// non-empty list by it (BLMOVE's destination), whose waiters are served
+// next.
+type serveFunc func(tx *kv.Tx, key []byte) (r blockResult, ok bool, ready []byte, err error)
+
+type blockWaiter struct {
+	keys  []blockKey
+	serve serveFunc
+	done  chan blockResult // one result, sent once by a server
+}
+
+// blocking is the registry of waiters of every server in the process,
+// first come, first served per key.
+var blocking = struct {
+	mu sync.Mutex
+	m  map[blockKey][]*blockWaiter
+}{m: make(map[blockKey][]*blockWaiter)}
+
+func (w *blockWaiter) register() {
+	blocking.mu.Lock()
+	defer blocking.mu.Unlock()
+	for _, k := range w.keys {
+		blocking.m[k] = append(blocking.m[k], w)
+	}
+}
+
+func (w *blockWaiter) unregister() {
+	blocking.mu.Lock()
+	defer blocking.mu.Unlock()
+	for _, k := range w.keys {
+		q := blocking.m[k]
+		out := q[:0]
+		for _, o := range q {
+			if o != w {
+				out = append(out, o)
+			}
+		}
+		if len(out) == 0 {
+			delete(blocking.m, k)
+		} else {
+			blocking.m[k] = out
+		}
+	}
+}
+
+func firstWaiter(k blockKey) *blockWaiter {
+	blocking.mu.Lock()
+	defer blocking.mu.Unlock()
+	if q := blocking.m[k]; len(q) > 0 {
+		return q[0]
+	}
+	return nil
+}
+
+// serveBlocked serves the clients blocked on keys, which the current
+// command may just have made non-empty lists, in x's transaction.
+func serveBlocked(x *cmdCtx, keys ...[]byte) {
+	ready := append([][]byte{}, keys...)
+	for len(ready) > 0 {
+		k := ready[0]
+		ready = ready[1:]
+		bk := blockKey{srv: x.s, db: x.tx.DB(), key: string(k)}
+		for {
+			w := firstWaiter(bk)
+			if w == nil {
+				break
+			}
+			r, ok, next, err := w.serve(x.tx, k)
+			if err != nil {
+				r, ok = blockResult{err: err}, true
+			}
+			if !ok {
+				break
+			}
+			w.unregister()
+			w.done <- r
+			if next != nil {
+				ready = append(ready, next)
+			}
+		}
+	}
+}
+
+// inExec reports whether x runs as a queued command of EXEC, where
+// blocking commands must not block.
+func inExec(x *cmdCtx) bool { return x.c.lastName == "exec" }
+
+// parseTimeout parses a blocking timeout in seconds (decimals allowed) as
+// Redis's getTimeoutFromObjectOrReply and returns the deadline on the
+// server clock, the zero time for "forever".
+func parseTimeout(x *cmdCtx, b []byte) (time.Time, error) {
+	s := string(b)
+	f, err := strconv.ParseFloat(s, 64)
+	if s == "" || isSpace(s[0]) || err != nil || math.IsNaN(f) {
+		return time.Time{}, replyErr("ERR timeout is not a float or out of range")
+	}
+	ms := math.Ceil(f * 1000)
+	if ms > math.MaxInt64 {
+		return time.Time{}, replyErr("ERR timeout is out of range")
+	}
+	if ms < 0 {
+		return time.Time{}, replyErr("ERR timeout is negative")
+	}
+	if ms == 0 {
+		return time.Time{}, nil
+	}
+	now := x.s.opts.Now()
+	if int64(ms) > math.MaxInt64-now.UnixMilli() {
+		return time.Time{}, replyErr("ERR timeout is out of range")
+	}
+	return now.Add(time.Duration(ms) * time.Millisecond), nil
+}
+
+// tryServe runs serve on keys in order until one gives an element.
+func tryServe(x *cmdCtx, keys [][]byte, serve serveFunc) (blockResult, bool, error) {
+	for _, k := range keys {
+		r, ok, ready, err := serve(x.tx, k)
+		if err != nil {
+			return blockResult{}, false, err
+		}
+		if ok {
+			if ready != nil {
+				serveBlocked(x, ready)
+			}
+			return r, true, nil
+		}
+	}
+	return blockResult{}, false, nil
+}
+
+type wakeReason uint8
+
+const (
+	wakeServed wakeReason = iota
+	wakeTimeout
+	wakePoll
+	wakeGone
+)
+
+// blockOn tries serve on keys and, when nothing is there, blocks until a
+// pusher serves the client, the deadline passes (served false), or the
+// connection goes away (served false, gone true: no reply is due).
+func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, serve serveFunc) (r blockResult, served, gone bool, err error) {
+	if r, ok, err := tryServe(x, keys, serve); err != nil || ok {
+		return r, ok, false, err
+	}
+	if inExec(x) {
+		return blockResult{}, false, false, nil
+	}
+	c := x.c
+	w := &blockWaiter{serve: serve, done: make(chan blockResult, 1)}
+	for _, k := range keys {
+		w.keys = append(w.keys, blockKey{srv: x.s, db: x.tx.DB(), key: string(k)})
+	}
+	w.register()
+	// The replies of the commands before this one go out now, as Redis
+	// sends them before the client blocks.
+	if !c.flush() {
+		w.unregister()
+		return blockResult{}, false, true, nil
+	}
+	goneCh, stopWatch := watchConn(c)
+	defer stopWatch()
+	c.ncmu.Unlock() // pub/sub pushes may go out while the client waits
+	defer c.ncmu.Lock()
+	for {
+		var reason wakeReason
+		var got blockResult
+		yerr := x.tx.Yield(func() { reason, got = waitBlocked(x, w, deadline, goneCh) })
+		// The store is held again: no server can pick this waiter now.
+		if reason == wakeServed {
+			return got, true, false, yerr
+		}
+		select {
+		case got := <-w.done:
+			return got, true, false, yerr
+		default:
+		}
+		if yerr != nil {
+			w.unregister()
+			return blockResult{}, false, false, yerr
+		}
+		switch reason {
+		case wakeGone:
+			w.unregister()
+			return blockResult{}, false, true, nil
+		case wakeTimeout:
+			w.unregister()
+			return blockResult{}, false, false, nil
+		}
+		r, ok, err := tryServe(x, keys, serve)
+		if errors.Is(err, kv.ErrWrongType) {
+			continue // a key now holds another type: Redis keeps waiting too
+		}
+		if err != nil || ok {
+			w.unregister()
+			return r, ok, false, err
+		}
+	}
+}
+
+// waitBlocked sleeps until w is served, its deadline passes, its
+// connection goes, or blockPoll elapses.
+func waitBlocked(x *cmdCtx, w *blockWaiter, deadline time.Time, gone <-chan struct{}) (wakeReason, blockResult) {
+	d := blockPoll
+	if !deadline.IsZero() {
+		rem := deadline.Sub(x.s.opts.Now())
+		if rem <= 0 {
+			return wakeTimeout, blockResult{}
+		}
+		d = min(d, rem)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case r := <-w.done:
+		return wakeServed, r
+	case <-gone:
+		return wakeGone, blockResult{}
+	case <-t.C:
+	}
+	switch {
+	case x.c.stopping.Load() || x.c.dead.Load():
+		return wakeGone, blockResult{}
+	case !deadline.IsZero() && !x.s.opts.Now().Before(deadline):
+		return wakeTimeout, blockResult{}
+	}
+	return wakePoll, blockResult{}
+}
+
+// popServe pops one element from an end of a list (BLPOP, BRPOP).
+func popServe(end kv.ListEnd) serveFunc {
+	return func(tx *kv.Tx, key []byte) (blockResult, bool, []byte, error) {
+		k, v, ok, err := tx.PopFirst([][]byte{key}, end)
+		return blockResult{key: k, val: v}, ok, nil, err
+	}
+}
+
+// blockingPop is BLPOP and BRPOP: [key, element], or a null array at the
+// timeout.
+func blockingPop(x *cmdCtx, end kv.ListEnd) error {
+	deadline, err := parseTimeout(x, x.args[len(x.args)-1])
+	if err != nil {
+		return err
+	}
+	r, served, gone, err := blockOn(x, x.args[1:len(x.args)-1], deadline, popServe(end))
+	switch {
+	case err != nil:
+		return err
+	case gone:
+		return nil
+	case !served:
+		x.w.NullArray()
+	case r.err != nil:
+		return r.err
+	default:
+		x.w.Array(2)
+		x.w.Bulk(r.key)
+		x.w.Bulk(r.val)
+	}
+	return nil
+}

@@ -1,0 +1,26 @@
+package resp
+
+import "github.com/mayfly/mayfly/internal/kv"
+
+var cmdLSet = def("lset", 4, "write denyoom", 1, 1, 1, "write list slow", "list", "1.0.0",
+	"Sets the value of an element in a list by its index.",
+	"O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).",
+	func(x *cmdCtx) error {
+		// Redis looks the key up (no such key, WRONGTYPE) before the index.
+		ok, err := x.tx.CheckType(x.args[1], kv.TypeList)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNoSuchKey
+		}
+		idx, err := parseInt(x.args[2])
+		if err != nil {
+			return err
+		}
+		if err := x.tx.LSet(x.args[1], idx, x.args[3]); err != nil {
+			return collErr(err)
+		}
+		x.w.OK()
+		return nil
+	})
