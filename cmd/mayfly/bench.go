@@ -21,6 +21,7 @@ func newBenchCommand() *cobra.Command {
 		dataDirs  []string
 		format    string
 		progress  string
+		out       string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench [workload...]",
@@ -79,6 +80,11 @@ servers kept for benchmarking. Figures are medians of --runs runs.`,
 			if err != nil {
 				return err
 			}
+			if out != "" {
+				if err := writeBenchJSONFile(out, rep); err != nil {
+					return err
+				}
+			}
 			if format == "json" {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -117,8 +123,20 @@ servers kept for benchmarking. Figures are medians of --runs runs.`,
 	f.DurationVar(&opts.Window, "window", opts.Window, "window of the latency-over-time charts")
 	f.StringVar(&opts.ChartDir, "charts", "", "write PNG charts of storm, steady and purge into `DIR`")
 	f.StringVar(&format, "format", "text", "text or json")
+	f.StringVar(&out, "out", "", "also write the JSON report to `FILE`")
 	f.StringVar(&progress, "progress", "auto", "auto (a status line on a terminal, plain lines otherwise), plain or none")
 	return cmd
+}
+
+func writeBenchJSONFile(path string, rep *bench.Report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	return nil
 }
 
 // writeBenchText prints a report for people: the machine, each result,

@@ -170,8 +170,8 @@ type Ratio struct {
 
 // Ratios returns baseline / peer for every metric that the baseline target
 // and a peer both measured on the same workload and protocol, in the
-// baseline's metric order, peers in result order. A zero peer value gives
-// +Inf (or NaN when both are zero).
+// baseline's metric order, peers in result order. A metric whose peer value
+// is zero has no ratio (and JSON has no infinity).
 func Ratios(results []Result, baseline string) []Ratio {
 	var out []Ratio
 	for _, b := range results {
@@ -184,7 +184,7 @@ func Ratios(results []Result, baseline string) []Ratio {
 			}
 			for _, bm := range b.Metrics {
 				pm, ok := p.Metric(bm.Name)
-				if !ok {
+				if !ok || pm.Value == 0 {
 					continue
 				}
 				out = append(out, Ratio{

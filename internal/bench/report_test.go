@@ -67,7 +67,7 @@ func TestRatios(t *testing.T) {
 	want := []struct {
 		peer, metric string
 		v            float64
-	}{{"redis", "get.ops", 0.8}, {"zero", "get.ops", math.Inf(1)}, {"ferretdb", "insert.ops", 10}}
+	}{{"redis", "get.ops", 0.8}, {"ferretdb", "insert.ops", 10}}
 	if len(got) != len(want) {
 		t.Fatalf("got %d ratios, want %d: %+v", len(got), len(want), got)
 	}
@@ -80,7 +80,7 @@ func TestRatios(t *testing.T) {
 	if err := WriteRatioTable(&b, got, "mayfly"); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"| kv | resp | get.ops | redis | 80.00 | 100.0 | ops/s | 0.8000x | higher |", "| inf"} {
+	for _, s := range []string{"| kv | resp | get.ops | redis | 80.00 | 100.0 | ops/s | 0.8000x | higher |"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("ratio table lacks %q:\n%s", s, b.String())
 		}
