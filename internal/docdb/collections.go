@@ -116,8 +116,12 @@ func (e *Engine) createCollection(ctx context.Context, db, coll string, opts bso
 	if e.lookupColl(db, coll) != nil {
 		return mongoerr.Newf(mongoerr.NamespaceExists, "Collection %s.%s already exists.", db, coll)
 	}
-	_, err = e.createLocked(db, coll, options)
-	return err
+	c, err := e.createLocked(db, coll, options)
+	if err != nil {
+		return err
+	}
+	e.registerClustered(c.meta)
+	return nil
 }
 
 // parseCreateOptions validates the create command's fields and returns the

@@ -114,6 +114,7 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 	if len(changedIdx) > 0 {
 		e.indexesChanged(&next, changedIdx)
 	}
+	e.registerClustered(&next)
 	return reply, nil
 }
 

@@ -48,6 +48,40 @@ type indexMeta struct {
 	ttl         bool
 	expireAfter int64
 	ttlValid    bool
+	// clusterColl is set on the synthetic index that stands for a clustered
+	// collection's own expireAfterSeconds (clusteredTTLIndex): its entries
+	// are the documents of that collection, keyed by _id.
+	clusterColl uint64
+}
+
+// clusteredTTLIndex returns the synthetic TTL index of a clustered
+// collection created with expireAfterSeconds: only Date _id values expire
+// (spec 1.6). It is nil for other collections.
+func (m *collMeta) clusteredTTLIndex() *indexMeta {
+	if !m.clustered() {
+		return nil
+	}
+	v, ok := fieldOf(m.options, "expireAfterSeconds")
+	if !ok {
+		return nil
+	}
+	n, ok := toInt64(v)
+	if !ok || n < 0 {
+		return nil
+	}
+	return &indexMeta{
+		id: 0, name: idIndexName, key: bson.D{{Key: "_id", Value: int32(1)}},
+		fields: []keyField{{path: "_id"}}, isID: true, unique: true, ready: true,
+		ttl: true, expireAfter: n, ttlValid: true, clusterColl: m.id,
+	}
+}
+
+// entriesPrefix returns the key prefix of the index's entries.
+func (ix *indexMeta) entriesPrefix() []byte {
+	if ix.clusterColl != 0 {
+		return docPrefix(ix.clusterColl)
+	}
+	return indexPrefix(ix.id)
 }
 
 // idIndexName is the name of the primary index.

@@ -58,14 +58,26 @@ func (s *ttlSource) current() (*collection, *collMeta, *indexMeta) {
 		if c.meta.id != s.collID {
 			continue
 		}
-		for _, ix := range c.meta.indexes {
-			if ix.id == s.ixID && ix.ttl && ix.ttlValid && len(ix.fields) == 1 {
-				return c, c.meta, ix
-			}
+		if ix := s.indexOf(c.meta); ix != nil {
+			return c, c.meta, ix
 		}
 		return nil, nil, nil
 	}
 	return nil, nil, nil
+}
+
+// indexOf finds the source's index in m: a TTL index by id, or for id 0
+// the clustered collection's own TTL.
+func (s *ttlSource) indexOf(m *collMeta) *indexMeta {
+	if s.ixID == 0 {
+		return m.clusteredTTLIndex()
+	}
+	for _, ix := range m.indexes {
+		if ix.id == s.ixID && ix.ttl && ix.ttlValid && len(ix.fields) == 1 {
+			return ix
+		}
+	}
+	return nil
 }
 
 // dateRange returns the key range of the index's Date entries with dates at
@@ -73,7 +85,7 @@ func (s *ttlSource) current() (*collection, *collMeta, *indexMeta) {
 // descending index the range holds the same entries in reverse order.
 func dateRange(ix *indexMeta, cutoff int64, all bool) (lo, hi []byte, err error) {
 	desc := ix.fields[0].desc
-	p := indexPrefix(ix.id)
+	p := ix.entriesPrefix()
 	tlo, err := keycodec.TypeLowerBound(bson.TypeDateTime, desc)
 	if err != nil {
 		return nil, nil, err
@@ -102,10 +114,21 @@ func dateRange(ix *indexMeta, cutoff int64, all bool) (lo, hi []byte, err error)
 
 // entryDate decodes the Date of a TTL index entry and its encoded _id.
 func entryDate(ix *indexMeta, key []byte) (int64, []byte, error) {
-	rest := key[len(indexPrefix(ix.id)):]
-	vals, idEnc, err := ix.splitEntry(rest)
-	if err != nil {
-		return 0, nil, err
+	rest := key[len(ix.entriesPrefix()):]
+	var vals []any
+	var idEnc []byte
+	if ix.clusterColl != 0 {
+		// A document key: the encoded _id is the whole rest.
+		v, _, err := keycodec.DecodeValue(rest, false)
+		if err != nil {
+			return 0, nil, err
+		}
+		vals, idEnc = []any{v}, rest
+	} else {
+		var err error
+		if vals, idEnc, err = ix.splitEntry(rest); err != nil {
+			return 0, nil, err
+		}
 	}
 	d, ok := vals[0].(bson.DateTime)
 	if !ok {
@@ -245,8 +268,7 @@ func (s *ttlSource) reapBatch(now time.Time, max int) (n, keys int, dues []int64
 		return 0, 0, nil, false, nil
 	}
 	// Re-read the index under the lock: collMod may have changed it.
-	ix = c.meta.index(ix.name)
-	if ix == nil || ix.id != s.ixID || !ix.ttl || !ix.ttlValid {
+	if ix = s.indexOf(c.meta); ix == nil {
 		return 0, 0, nil, false, nil
 	}
 	ids, _, more, err := s.dueEntries(ix, now, max)
@@ -332,6 +354,52 @@ func (e *Engine) registerTTL(m *collMeta, idx []*indexMeta) {
 	}
 }
 
+// clusteredKey is the sources-map key of a clustered collection's TTL.
+func clusteredKey(collID uint64) uint64 { return collID | 1<<63 }
+
+// registerClustered registers (or, when it has none, unregisters) the
+// collection-level TTL source of m.
+func (e *Engine) registerClustered(m *collMeta) {
+	if e.opts.Expiry == nil {
+		return
+	}
+	key := clusteredKey(m.id)
+	e.srcMu.Lock()
+	name, registered := e.sources[key]
+	want := m.clusteredTTLIndex() != nil
+	newName := fmt.Sprintf("ttl_index:%s.%s.%s", m.db, m.name, idIndexName)
+	switch {
+	case registered && (!want || name != newName):
+		delete(e.sources, key)
+	case !registered && want:
+		e.sources[key] = newName
+	}
+	e.srcMu.Unlock()
+	if registered && (!want || name != newName) {
+		e.opts.Expiry.Unregister(name)
+		registered = false
+	}
+	if want && !registered {
+		if err := e.opts.Expiry.Register(&ttlSource{e: e, name: newName, collID: m.id}); err != nil {
+			e.opts.Logger.Error("docdb: register clustered TTL source", "source", newName, "err", err)
+		}
+	}
+}
+
+// unregisterClustered removes the collection-level TTL source of m.
+func (e *Engine) unregisterClustered(m *collMeta) {
+	if e.opts.Expiry == nil {
+		return
+	}
+	e.srcMu.Lock()
+	name, ok := e.sources[clusteredKey(m.id)]
+	delete(e.sources, clusteredKey(m.id))
+	e.srcMu.Unlock()
+	if ok {
+		e.opts.Expiry.Unregister(name)
+	}
+}
+
 // unregisterTTL removes the sources of idx.
 func (e *Engine) unregisterTTL(idx []*indexMeta) {
 	if e.opts.Expiry == nil {
@@ -358,26 +426,36 @@ func (e *Engine) registerAllTTL() {
 	e.mu.RUnlock()
 	for _, m := range metas {
 		e.registerTTL(m, m.indexes)
+		e.registerClustered(m)
 	}
 }
 
 func (e *Engine) unregisterAllSources() {
 	e.mu.RLock()
 	var all []*indexMeta
+	var metas []*collMeta
 	for _, c := range e.cat.colls {
 		all = append(all, c.meta.indexes...)
+		metas = append(metas, c.meta)
 	}
 	e.mu.RUnlock()
 	e.unregisterTTL(all)
+	for _, m := range metas {
+		e.unregisterClustered(m)
+	}
 }
 
 // collectionGone unregisters a dropped collection's sources.
-func (e *Engine) collectionGone(m *collMeta) { e.unregisterTTL(m.indexes) }
+func (e *Engine) collectionGone(m *collMeta) {
+	e.unregisterTTL(m.indexes)
+	e.unregisterClustered(m)
+}
 
 // collectionRenamed moves a renamed collection's sources to their new names.
 func (e *Engine) collectionRenamed(old, renamed *collMeta) {
 	e.unregisterTTL(old.indexes)
 	e.registerTTL(renamed, renamed.indexes)
+	e.registerClustered(renamed)
 }
 
 // indexesAdded registers the sources of new TTL indexes.

@@ -326,3 +326,46 @@ func TestTTLSources(t *testing.T) {
 		}
 	})
 }
+
+func TestClusteredCollectionTTL(t *testing.T) {
+	reg := newFakeRegistry()
+	te := newTestEngine(t, func(o *Options) { o.Expiry = reg })
+	ctx := t.Context()
+	now := te.clock.Now()
+	opts := d("clusteredIndex", d("key", d("_id", int32(1)), "unique", true), "expireAfterSeconds", int32(60))
+	if err := te.CreateCollection(ctx, "app", "events", opts); err != nil {
+		t.Fatal(err)
+	}
+	old := bson.NewObjectIDFromTimestamp(now.Add(-24 * time.Hour))
+	te.mustInsert("app", "events",
+		d("_id", date(now.Add(-2*time.Minute)), "v", int32(1)), // Date _id past its TTL
+		d("_id", date(now), "v", int32(2)),                     // Date _id, live
+		d("_id", old, "v", int32(3)),                           // spec 1.6: ObjectId _ids never expire
+	)
+	if got := te.mustFind("app", "events", FindRequest{Projection: d("v", int32(1), "_id", int32(0))}); got != "{ v: 3 } { v: 2 }" { // ObjectId sorts before Date
+		t.Fatalf("got %s", got)
+	}
+	src := reg.get("ttl_index:app.events._id_")
+	if src == nil {
+		t.Fatalf("sources %v", reg.names())
+	}
+	due, ok, err := src.NextDue(ctx)
+	if err != nil || !ok || !due.Equal(now.Add(-time.Minute)) {
+		t.Fatalf("next due %v %v %v", due, ok, err)
+	}
+	r, err := src.Reap(ctx, now, expiry.Budget{BatchSize: 10})
+	if err != nil || r.Items != 1 {
+		t.Fatalf("reap %+v %v", r, err)
+	}
+	// collMod "off" removes the collection TTL and its source.
+	if _, err := te.CollMod(ctx, "app", "events", d("collMod", "events", "expireAfterSeconds", "off")); err != nil {
+		t.Fatal(err)
+	}
+	if len(reg.names()) != 0 {
+		t.Fatalf("sources %v", reg.names())
+	}
+	te.clock.Advance(time.Hour)
+	if n, _ := te.Count(ctx, "app", "events", CountRequest{}); n != 2 {
+		t.Fatalf("count %d", n)
+	}
+}

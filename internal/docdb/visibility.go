@@ -64,12 +64,18 @@ func (m *collMeta) hasTTL() bool {
 			return true
 		}
 	}
-	return false
+	return m.clusteredTTLIndex() != nil
 }
 
-// expired reports whether doc is expired at nowMs under any TTL index of m.
+// expired reports whether doc is expired at nowMs under any TTL index of m
+// (or, for a clustered collection, its collection-level TTL).
 func (m *collMeta) expired(doc bson.D, nowMs int64) bool {
 	for _, ix := range m.indexes {
+		if due, ok := ix.dueTime(doc); ok && due <= nowMs {
+			return true
+		}
+	}
+	if ix := m.clusteredTTLIndex(); ix != nil {
 		if due, ok := ix.dueTime(doc); ok && due <= nowMs {
 			return true
 		}

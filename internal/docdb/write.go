@@ -326,7 +326,10 @@ func (w *writer) noteDue(doc bson.D) {
 	if w.e.opts.Expiry == nil {
 		return
 	}
-	for _, ix := range w.meta.indexes {
+	for _, ix := range append(w.meta.indexes, w.meta.clusteredTTLIndex()) {
+		if ix == nil {
+			continue
+		}
 		if due, ok := ix.dueTime(doc); ok && (!w.hasWake || due < w.wake) {
 			w.wake, w.hasWake = due, true
 		}
