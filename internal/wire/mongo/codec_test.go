@@ -147,7 +147,7 @@ func TestDecodeOpMsg(t *testing.T) {
 	body := mustMarshal(t, bson.D{{Key: "insert", Value: "c"}, {Key: "$db", Value: "test"}})
 	doc1 := mustMarshal(t, bson.D{{Key: "_id", Value: 1}})
 	doc2 := mustMarshal(t, bson.D{{Key: "_id", Value: 2}})
-	badString := []byte{0x11, 0, 0, 0, 0x02, 'a', 0, 0x03, 0, 0, 0, 'x', 'y', 'z', 0} // string not null-terminated
+	badString := []byte{0x0f, 0, 0, 0, 0x02, 'a', 0, 0x03, 0, 0, 0, 'x', 'y', 'z', 0} // string not null-terminated
 	huge := binary.LittleEndian.AppendUint32(nil, uint32(maxBSONInternalSize+1))
 	huge = append(huge, 0x10, 'a', 0, 1, 0, 0, 0, 0)
 	withChecksum := newMsg(flagChecksumPresent).kind0(body).frame(1)
