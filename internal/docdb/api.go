@@ -453,35 +453,35 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, req FindAnd
 // (executionStats only for ExecutionStats and AllPlansExecution); the wire
 // layer adds command, serverInfo and ok.
 func (e *Engine) ExplainFind(ctx context.Context, db, coll string, req FindRequest, v Verbosity) (bson.D, error) {
-	return e.explainFind(ctx, db, coll, req, v)
+	return allPlans(v)(e.explainFind(ctx, db, coll, req, v))
 }
 
 // ExplainCount explains a count, as ExplainFind does (a COUNT stage on top).
 func (e *Engine) ExplainCount(ctx context.Context, db, coll string, req CountRequest, v Verbosity) (bson.D, error) {
-	return e.explainCount(ctx, db, coll, req, v)
+	return allPlans(v)(e.explainCount(ctx, db, coll, req, v))
 }
 
 // ExplainDistinct explains a distinct, as ExplainFind does.
 func (e *Engine) ExplainDistinct(ctx context.Context, db, coll string, req DistinctRequest, v Verbosity) (bson.D, error) {
-	return e.explainDistinct(ctx, db, coll, req, v)
+	return allPlans(v)(e.explainDistinct(ctx, db, coll, req, v))
 }
 
 // ExplainAggregate explains a pipeline: {stages: [{$cursor: {queryPlanner,
 // executionStats}}, ...the other stages]}.
 func (e *Engine) ExplainAggregate(ctx context.Context, db, coll string, req AggregateRequest, v Verbosity) (bson.D, error) {
-	return e.explainAggregate(ctx, db, coll, req, v)
+	return allPlans(v)(e.explainAggregate(ctx, db, coll, req, v))
 }
 
 // ExplainUpdate explains the first statement of an update without writing
 // anything (UPDATE stage over the query plan).
 func (e *Engine) ExplainUpdate(ctx context.Context, db, coll string, st UpdateStatement, v Verbosity) (bson.D, error) {
-	return e.explainUpdate(ctx, db, coll, st, v)
+	return allPlans(v)(e.explainUpdate(ctx, db, coll, st, v))
 }
 
 // ExplainDelete explains the first statement of a delete without writing
 // anything (DELETE stage over the query plan).
 func (e *Engine) ExplainDelete(ctx context.Context, db, coll string, st DeleteStatement, v Verbosity) (bson.D, error) {
-	return e.explainDelete(ctx, db, coll, st, v)
+	return allPlans(v)(e.explainDelete(ctx, db, coll, st, v))
 }
 
 // Statistics and checks.

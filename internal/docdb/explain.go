@@ -555,3 +555,20 @@ func (e *Engine) explainWrite(ctx context.Context, db, coll string, f *filter, h
 	out = append(out, bson.E{Key: "executionStats", Value: executionStats(&st, 0, elapsed, planTree(p, shape, &st, elapsed))})
 	return out, nil
 }
+
+// allPlans returns a function that adds executionStats.allPlansExecution
+// (an empty list: mayfly plans one solution) to an explain result when the
+// verbosity asks for it.
+func allPlans(v Verbosity) func(bson.D, error) (bson.D, error) {
+	return func(out bson.D, err error) (bson.D, error) {
+		if err != nil || v != AllPlansExecution {
+			return out, err
+		}
+		for i, e := range out {
+			if es, ok := e.Value.(bson.D); ok && e.Key == "executionStats" {
+				out[i].Value = append(es, bson.E{Key: "allPlansExecution", Value: bson.A{}})
+			}
+		}
+		return out, nil
+	}
+}
