@@ -12,6 +12,7 @@ type Batch struct {
 	b       *pebble.Batch
 	s       *Store
 	indexed bool
+	deletes bool // the batch deletes something: the purge tracks it
 }
 
 // Set writes value under key. The batch copies both.
@@ -27,6 +28,7 @@ func (b *Batch) Delete(key []byte) error {
 	if err := b.b.Delete(key, nil); err != nil {
 		return fmt.Errorf("storage: batch delete: %w", err)
 	}
+	b.deletes = true
 	return nil
 }
 
@@ -35,6 +37,7 @@ func (b *Batch) DeleteRange(start, end []byte) error {
 	if err := b.b.DeleteRange(start, end, nil); err != nil {
 		return fmt.Errorf("storage: batch delete range: %w", err)
 	}
+	b.deletes = true
 	return nil
 }
 
@@ -74,7 +77,16 @@ func (b *Batch) Commit() error {
 	if b.b.Empty() {
 		return nil
 	}
-	if err := b.b.Commit(b.s.writeOpt); err != nil {
+	var spans []purgeSpan
+	if b.deletes {
+		var err error
+		if spans, err = b.s.purge.beforeCommit(b.b); err != nil {
+			return err
+		}
+	}
+	err := b.b.Commit(b.s.writeOpt)
+	b.s.purge.afterCommit(spans)
+	if err != nil {
 		return fmt.Errorf("storage: commit: %w", err)
 	}
 	if b.s.writeOpt != pebble.Sync {

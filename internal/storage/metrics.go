@@ -22,6 +22,7 @@ type Metrics struct {
 	BlockCacheSize     int64
 	BlockCacheHits     int64
 	BlockCacheMisses   int64
+	Purge              PurgeStats // the physical purge (purge.go)
 }
 
 // Metrics returns the store's current metrics.
@@ -46,6 +47,7 @@ func (s *Store) Metrics() Metrics {
 		BlockCacheSize:     m.BlockCache.Size,
 		BlockCacheHits:     m.BlockCache.Hits,
 		BlockCacheMisses:   m.BlockCache.Misses,
+		Purge:              s.purge.snapshot(),
 	}
 }
 

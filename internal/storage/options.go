@@ -61,6 +61,11 @@ type Options struct {
 	// Logger receives Pebble's informational and error messages; nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// PurgeAfter bounds how long the bytes of a deleted item may stay in any
+	// file of the data directory (purge.go); zero means 10 minutes.
+	PurgeAfter time.Duration
+	// Now is the clock of the purge bound; nil means time.Now.
+	Now func() time.Time
 }
 
 // EnsureDefaults fills in the zero fields with their defaults.
@@ -74,7 +79,16 @@ func (o *Options) EnsureDefaults() {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.PurgeAfter == 0 {
+		o.PurgeAfter = DefaultPurgeAfter
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 }
+
+// DefaultPurgeAfter is the default purge bound.
+const DefaultPurgeAfter = 10 * time.Minute
 
 // Validate reports the first invalid option.
 func (o *Options) Validate() error {
@@ -86,6 +100,9 @@ func (o *Options) Validate() error {
 	}
 	if o.GroupSyncInterval < 0 {
 		return fmt.Errorf("storage: negative group sync interval %s", o.GroupSyncInterval)
+	}
+	if o.PurgeAfter < 0 {
+		return fmt.Errorf("storage: negative purge bound %s", o.PurgeAfter)
 	}
 	return nil
 }

@@ -33,6 +33,10 @@ type Store struct {
 	// openIters counts iterators not yet closed, under invariants only:
 	// closing a store with open iterators is a bug that Pebble reports late.
 	openIters atomic.Int64
+	// purge tracks deleted-but-not-purged spans (purge.go); purgeMu lets one
+	// purge cycle run at a time.
+	purge   *purgeTracker
+	purgeMu sync.Mutex
 }
 
 // Open opens (creating if needed) the store in opts.Dir. It fails with
@@ -45,9 +49,15 @@ func Open(opts Options) (*Store, error) {
 	s := &Store{opts: opts, stopSync: make(chan struct{})}
 	popts := &pebble.Options{
 		Logger: pebbleLogger{opts.Logger},
+		// No WAL recycling, so that retired logs are removed (purge_wal.go).
+		Cleaner: noRecycleCleaner{},
+		FS:      vfs.Default,
 	}
 	if opts.InMemory {
 		popts.FS = vfs.NewMem()
+		if err := popts.FS.MkdirAll(opts.Dir, 0o750); err != nil {
+			return nil, fmt.Errorf("storage: create data directory: %w", err)
+		}
 	} else {
 		if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
 			return nil, fmt.Errorf("storage: create data directory: %w", err)
@@ -67,6 +77,12 @@ func Open(opts Options) (*Store, error) {
 		return nil, fmt.Errorf("storage: open %s: %w", opts.Dir, err)
 	}
 	s.db = db
+	s.purge = newPurgeTracker(opts.Now, opts.PurgeAfter, popts.FS, opts.Dir)
+	if err := s.purge.load(); err != nil {
+		db.Close()
+		s.unlock()
+		return nil, err
+	}
 	if opts.Durability == DurabilitySync {
 		s.writeOpt = pebble.Sync
 	} else {
