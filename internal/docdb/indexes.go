@@ -287,7 +287,13 @@ func (e *Engine) listIndexes(ctx context.Context, db, coll string) ([]bson.D, er
 	}
 	out := make([]bson.D, 0, len(meta.indexes))
 	for _, ix := range meta.indexes {
-		out = append(out, ix.spec)
+		spec := ix.spec
+		if ix.isID && meta.clustered() {
+			// A clustered collection lists its clustered index.
+			ci, _ := fieldOf(meta.options, "clusteredIndex")
+			spec = append(append(bson.D(nil), ci.(bson.D)...), bson.E{Key: "clustered", Value: true})
+		}
+		out = append(out, spec)
 	}
 	return out, nil
 }

@@ -345,6 +345,9 @@ func TestClusteredCollectionTTL(t *testing.T) {
 	if got := te.mustFind("app", "events", FindRequest{Projection: d("v", int32(1), "_id", int32(0))}); got != "{ v: 3 } { v: 2 }" { // ObjectId sorts before Date
 		t.Fatalf("got %s", got)
 	}
+	if got := te.indexList("app", "events"); got != `{ v: 2, key: { _id: 1 }, name: "_id_", unique: true, clustered: true }` {
+		t.Fatalf("listIndexes %s", got)
+	}
 	src := reg.get("ttl_index:app.events._id_")
 	if src == nil {
 		t.Fatalf("sources %v", reg.names())
