@@ -99,8 +99,9 @@ func (c *client) serve() {
 			pos := 0
 			var perr error
 			cmds = cmds[:0]
+			lim := c.limits()
 			for {
-				args, m, err := ParseCommand(buf[pos:], c.limits(), nil)
+				args, m, err := ParseCommand(buf[pos:], lim, nil)
 				if err != nil {
 					perr = err
 					break
@@ -203,6 +204,9 @@ func (c *client) flush() bool {
 	}
 	c.s.stats.netOut.Add(int64(len(out)))
 	_, err := c.nc.Write(out)
+	if cap(out) > 1<<20 {
+		out = nil // do not keep a huge reply's buffer for the connection's life
+	}
 	c.w.buf = out[:0]
 	return err == nil
 }
