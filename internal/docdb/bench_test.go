@@ -3,7 +3,6 @@ package docdb
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"testing"
 
@@ -76,7 +75,7 @@ func BenchmarkFindEquality(b *testing.B) {
 				}
 				cur.Close()
 				if got != n/1000 {
-					b.Fatal(fmt.Sprintf("found %d", got))
+					b.Fatalf("found %d", got)
 				}
 			}
 			b.ReportMetric(float64(examined), "docs-examined/op")

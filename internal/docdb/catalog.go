@@ -76,13 +76,6 @@ func collKey(db, coll string) []byte {
 	return append(k, coll...)
 }
 
-// collKeyDBPrefix returns the prefix of the records of db's collections.
-func collKeyDBPrefix(db string) []byte {
-	k := []byte{storage.PrefixCatalog, catCollection}
-	k = append(k, db...)
-	return append(k, 0)
-}
-
 func nextIDKey() []byte { return []byte{storage.PrefixCatalog, catNextID} }
 
 func statsKey(id uint64) []byte {

@@ -428,9 +428,7 @@ func (e *Engine) explainAggregate(ctx context.Context, db, coll string, req Aggr
 		return nil, err
 	}
 	stages := bson.A{bson.D{{Key: "$cursor", Value: cursor}}}
-	for _, s := range rest.Spec() {
-		stages = append(stages, s)
-	}
+	stages = append(stages, rest.Spec()...)
 	return bson.D{{Key: "stages", Value: stages}}, nil
 }
 

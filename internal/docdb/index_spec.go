@@ -156,8 +156,8 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 			return nil, inSpec(mongoerr.TypeMismatch, text,
 				fmt.Sprintf("The field 'partialFilterExpression' must be an object, but got %s", typeName(pfe)))
 		}
-		if err := checkPartialFilter(d, 0); err != nil {
-			return nil, inSpec(mongoerr.CannotCreateIndex, vtext, err.Error())
+		if why := checkPartialFilter(d, 0); why != "" {
+			return nil, inSpec(mongoerr.CannotCreateIndex, vtext, why)
 		}
 		if _, err := parseFilter(d); err != nil {
 			return nil, err
@@ -227,13 +227,17 @@ func indexExpireAfter(v any, text string) (int32, error) {
 
 // checkPartialFilter enforces the expressions MongoDB allows in a partial
 // index filter: equality, $exists: true, comparisons, $type, $in, and $and
-// or $or of those.
-func checkPartialFilter(d bson.D, depth int) error {
+// or $or of those. It returns mongod's reason for refusing the filter, or
+// "" when it is allowed.
+func checkPartialFilter(d bson.D, depth int) string {
+	unsupported := func(e bson.E) string {
+		return "Expression not supported in partial index: " + fmtDoc(bson.D{e})
+	}
 	for _, e := range d {
 		switch e.Key {
 		case "$and", "$or":
 			if depth > 0 && e.Key == "$and" {
-				return fmt.Errorf("Expression not supported in partial index: %s", fmtDoc(bson.D{e}))
+				return unsupported(e)
 			}
 			arr, ok := e.Value.(bson.A)
 			if !ok {
@@ -241,20 +245,20 @@ func checkPartialFilter(d bson.D, depth int) error {
 			}
 			for _, sub := range arr {
 				if sd, ok := sub.(bson.D); ok {
-					if err := checkPartialFilter(sd, depth+1); err != nil {
-						return err
+					if why := checkPartialFilter(sd, depth+1); why != "" {
+						return why
 					}
 				}
 			}
 			continue
 		}
 		if strings.HasPrefix(e.Key, "$") {
-			return fmt.Errorf("Expression not supported in partial index: %s", fmtDoc(bson.D{e}))
+			return unsupported(e)
 		}
 		ops, ok := e.Value.(bson.D)
 		if !ok || len(ops) == 0 || !strings.HasPrefix(ops[0].Key, "$") {
 			if _, isRegex := e.Value.(bson.Regex); isRegex {
-				return fmt.Errorf("Expression not supported in partial index: %s", fmtDoc(bson.D{e}))
+				return unsupported(e)
 			}
 			continue // equality
 		}
@@ -263,14 +267,14 @@ func checkPartialFilter(d bson.D, depth int) error {
 			case "$eq", "$gt", "$gte", "$lt", "$lte", "$type", "$in":
 			case "$exists":
 				if !truthy(op.Value) {
-					return fmt.Errorf("Expression not supported in partial index: %s", fmtDoc(bson.D{{Key: e.Key, Value: bson.D{op}}}))
+					return unsupported(bson.E{Key: e.Key, Value: bson.D{op}})
 				}
 			default:
-				return fmt.Errorf("Expression not supported in partial index: %s", fmtDoc(bson.D{{Key: e.Key, Value: bson.D{op}}}))
+				return unsupported(bson.E{Key: e.Key, Value: bson.D{op}})
 			}
 		}
 	}
-	return nil
+	return ""
 }
 
 // defaultIndexName is the name drivers and mongod give an unnamed index:

@@ -256,17 +256,6 @@ func (m *collMeta) index(name string) *indexMeta {
 	return nil
 }
 
-// ttlIndexes returns the ready TTL indexes of m with a usable offset.
-func (m *collMeta) ttlIndexes() []*indexMeta {
-	var out []*indexMeta
-	for _, ix := range m.indexes {
-		if ix.ttl && ix.ttlValid && ix.ready && len(ix.fields) == 1 {
-			out = append(out, ix)
-		}
-	}
-	return out
-}
-
 // clone returns a shallow copy of ix, for building a changed version.
 func (ix *indexMeta) clone() *indexMeta {
 	c := *ix
