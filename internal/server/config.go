@@ -33,6 +33,9 @@ type Config struct {
 	// ShutdownTimeout bounds how long in-flight requests may run after a
 	// stop signal.
 	ShutdownTimeout time.Duration
+	// PurgeAfter bounds how long the bytes of a deleted item stay in any
+	// file of the data directory; zero means storage.DefaultPurgeAfter.
+	PurgeAfter time.Duration
 	// Logger receives the server's logs.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now. Tests inject their own.
@@ -53,6 +56,7 @@ func DefaultConfig() Config {
 		HTTPAddr:        "127.0.0.1:9390",
 		Durability:      storage.DurabilityGroup,
 		ShutdownTimeout: 10 * time.Second,
+		PurgeAfter:      storage.DefaultPurgeAfter,
 	}
 }
 
@@ -63,6 +67,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		return fmt.Errorf("shutdown timeout must be positive, got %s", c.ShutdownTimeout)
+	}
+	if c.PurgeAfter < 0 {
+		return fmt.Errorf("purge bound must not be negative, got %s", c.PurgeAfter)
 	}
 	return nil
 }

@@ -28,6 +28,11 @@ var storageGauges = []struct {
 	{"compaction_debt_bytes", "Estimated bytes to compact.", func(m storage.Metrics) float64 { return float64(m.CompactionDebt) }},
 	{"block_cache_hits_total", "Block cache hits.", func(m storage.Metrics) float64 { return float64(m.BlockCacheHits) }},
 	{"block_cache_misses_total", "Block cache misses.", func(m storage.Metrics) float64 { return float64(m.BlockCacheMisses) }},
+	{"purge_oldest_pending_seconds", "Age of the oldest deletion whose bytes may still be in a file of the data directory (0 when none).", func(m storage.Metrics) float64 { return m.Purge.OldestPending.Seconds() }},
+	{"purge_bound_seconds", "The purge bound (--purge-after).", func(m storage.Metrics) float64 { return m.Purge.After.Seconds() }},
+	{"purge_pending_spans", "Key spans with deleted data waiting for a purge cycle.", func(m storage.Metrics) float64 { return float64(m.Purge.PendingSpans) }},
+	{"purge_cycles_total", "Purge cycles (flush and compaction of deleted spans) completed.", func(m storage.Metrics) float64 { return float64(m.Purge.Cycles) }},
+	{"purge_failures_total", "Purge cycles that failed and were retried.", func(m storage.Metrics) float64 { return float64(m.Purge.Failures) }},
 }
 
 func newStorageCollector(s *storage.Store) *storageCollector {

@@ -42,6 +42,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		Parameters: s.expiryParameters(),
 		Status: []mongo.StatusSection{
 			{Path: "metrics.ttl", Value: s.ttlMetrics},
+			{Path: "metrics.purge", Value: s.purgeMetrics},
 		},
 	})
 	return &mongoSide{db: db, wire: wire}, nil

@@ -34,8 +34,8 @@ type Server struct {
 	registry  *prometheus.Registry
 	frontends []*frontend
 	ready     atomic.Bool
-	// background tracks the sweeper and the garbage collector, which must
-	// stop before the storage closes.
+	// background tracks the sweeper, the garbage collector and the purge
+	// loop, which must stop before the storage closes.
 	background sync.WaitGroup
 }
 
@@ -69,6 +69,8 @@ func New(cfg Config) (*Server, error) {
 		Dir:        cfg.Dir,
 		Durability: cfg.Durability,
 		Logger:     cfg.Logger,
+		PurgeAfter: cfg.PurgeAfter,
+		Now:        cfg.Now,
 	})
 	if err != nil {
 		return nil, err
@@ -170,6 +172,13 @@ func (s *Server) Run(ctx context.Context) error {
 		defer s.background.Done()
 		if err := s.engine.Run(background); err != nil {
 			serveErr <- fmt.Errorf("expiry sweeper: %w", err)
+		}
+	}()
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		if err := s.store.RunPurge(background); err != nil {
+			serveErr <- fmt.Errorf("physical purge: %w", err)
 		}
 	}()
 	if s.redis != nil {
