@@ -69,6 +69,7 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 	f.StringArrayVar(&cfg.Parameters, "set-parameter", nil, "set a server parameter at startup, as `name=value` (repeatable; e.g. ttlMonitorSleepSecs=1)")
 	f.BoolVar(&cfg.ManualClock, "manual-clock", false, "for tests only: the clock moves only when POST /debug/clock?advance=DURATION on the admin address says so")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", def.ShutdownTimeout, "how long in-flight requests may finish after a stop signal")
+	f.DurationVar(&cfg.PurgeAfter, "purge-after", def.PurgeAfter, "bound on how long the bytes of a deleted item stay in any file of the data directory")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&logFormat, "log-format", "text", "text or json")
 	return cmd
