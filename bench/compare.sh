@@ -50,6 +50,8 @@ cleanup() {
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap "exit 130" INT
+trap "exit 143" TERM
 
 # free_port prints a loopback port nothing listens on.
 free_port() {

@@ -120,14 +120,8 @@ func runPurge(ctx context.Context, e *env, c *conn) Result {
 		r.Error = err.Error()
 		return r
 	}
-	est, err := e.calibrate(ctx, c, &r, o.PurgeItems, value(len(val), 'c'))
+	due, _, err := e.loadBeforeDue(ctx, c, &r, "purge", o.PurgeItems, func(_ int, due time.Time) time.Time { return due }, val, nil)
 	if err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	due := dueAfterLoad(est, o.Lead)
-	e.prog.Phase("purge on %s: %d items carrying %s due at %s", c, o.PurgeItems, marker, due.Format("15:04:05.000"))
-	if err := e.loadItems(ctx, c, "purge", o.PurgeItems, func(int) time.Time { return due }, val, "purge load"); err != nil {
 		r.Error = err.Error()
 		return r
 	}

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -26,31 +25,16 @@ func runSparse(ctx context.Context, e *env, c *conn) Result {
 		r.Error = err.Error()
 		return r
 	}
-	est, err := e.calibrate(ctx, c, &r, total, val)
-	if err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	if err := e.loadLive(ctx, c); err != nil {
-		r.Error = err.Error()
-		return r
-	}
 	far := time.Now().Add(sparseTTL)
-	due := dueAfterLoad(est, o.Lead)
-	e.prog.Phase("sparse on %s: %d items due at %s among %d with long TTLs", c, o.SparseDue, due.Format("15:04:05.000"), o.SparseHidden)
-	dueOf := func(i int) time.Time {
+	dueOf := func(i int, due time.Time) time.Time {
 		if isDue(i) {
 			return due
 		}
 		return far
 	}
-	if err := e.loadItems(ctx, c, "sparse", total, dueOf, val, "sparse load"); err != nil {
+	due, loaded, err := e.loadBeforeDue(ctx, c, &r, "sparse", total, dueOf, val, func() error { return e.loadLive(ctx, c) })
+	if err != nil {
 		r.Error = err.Error()
-		return r
-	}
-	loaded := time.Now()
-	if !loaded.Before(due) {
-		r.Error = fmt.Sprintf("loading took until %s after the due instant", loaded.Sub(due).Round(time.Millisecond))
 		return r
 	}
 	e.measureDeletion(ctx, c, &r, o.SparseDue, due, loaded, "sparse")

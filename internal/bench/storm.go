@@ -41,28 +41,11 @@ func runStorm(ctx context.Context, e *env, c *conn) Result {
 		r.Error = err.Error()
 		return r
 	}
-	est, err := e.calibrate(ctx, c, &r, n, val)
+	due, loaded, err := e.loadBeforeDue(ctx, c, &r, "storm", n, func(_ int, due time.Time) time.Time { return due }, val,
+		func() error { return e.loadLive(ctx, c) })
 	if err != nil {
 		r.Error = err.Error()
 		return r
-	}
-	if err := e.loadLive(ctx, c); err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	due := dueAfterLoad(est, o.Lead)
-	e.prog.Phase("storm on %s: %d items due at %s (load estimated at %s)", c, n, due.Format("15:04:05.000"), est.Round(time.Millisecond))
-	if err := e.loadItems(ctx, c, "storm", n, func(int) time.Time { return due }, val, "storm load"); err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	loaded := time.Now()
-	if !loaded.Before(due) {
-		r.Error = fmt.Sprintf("loading took until %s after the due instant; the storm would overlap the load", loaded.Sub(due).Round(time.Millisecond))
-		return r
-	}
-	if lead := due.Sub(loaded); lead < o.Lead/2 {
-		r.notef("load finished only %s before the due instant", lead.Round(time.Millisecond))
 	}
 	res := e.measureDeletion(ctx, c, &r, n, due, loaded, "storm")
 	if res != nil {
