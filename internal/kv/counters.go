@@ -52,7 +52,7 @@ func (tx *Tx) counters(pdb byte) counters {
 func (tx *Tx) due() (n int64, sum i128, err error) {
 	lo := expiryPrefix(tx.pdb)
 	hi := expiryKey(nil, tx.pdb, tx.now, nil) // entries with expireAt < now
-	it, err := tx.batch().NewIter(lo, hi)
+	it, err := tx.reader().NewIter(lo, hi)
 	if err != nil {
 		return 0, sum, err
 	}

@@ -235,7 +235,7 @@ func (tx *Tx) Keys(pattern []byte) ([][]byte, error) {
 		hi = storage.PrefixEnd(lo)
 	}
 	all := len(pattern) == 1 && pattern[0] == '*'
-	it, err := tx.batch().NewIter(lo, hi)
+	it, err := tx.reader().NewIter(lo, hi)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func (tx *Tx) Keys(pattern []byte) ([][]byte, error) {
 func (tx *Tx) RandomKey() ([]byte, bool, error) {
 	lo := metaPrefix(tx.pdb)
 	hi := storage.PrefixEnd(lo)
-	it, err := tx.batch().NewIter(lo, hi)
+	it, err := tx.reader().NewIter(lo, hi)
 	if err != nil {
 		return nil, false, err
 	}

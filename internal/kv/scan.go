@@ -85,7 +85,7 @@ func (tx *Tx) Scan(cursor uint64, o ScanOptions) (uint64, [][]byte, error) {
 			hi = storage.PrefixEnd(plo)
 		}
 	}
-	it, err := tx.batch().NewIter(start, hi)
+	it, err := tx.reader().NewIter(start, hi)
 	if err != nil {
 		return 0, nil, err
 	}

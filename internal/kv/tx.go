@@ -75,6 +75,17 @@ func (tx *Tx) Use(db int) error {
 // DB returns the logical database in use.
 func (tx *Tx) DB() int { return tx.ldb }
 
+// reader is what read paths use: the batch once the Tx has one (its own
+// writes over the latest state), the store itself before that. Both see
+// the same data, since every write goes through a Tx under the lock, and
+// reading the store directly skips building the batch's merged view.
+func (tx *Tx) reader() storage.Reader {
+	if tx.b != nil {
+		return tx.b
+	}
+	return tx.s.st
+}
+
 func (tx *Tx) batch() *storage.Batch {
 	if tx.b == nil {
 		tx.b = tx.s.st.NewIndexedBatch()
@@ -157,7 +168,7 @@ func (tx *Tx) release() {
 // getMeta reads the raw metadata of key in physical db pdb, expired or not.
 func (tx *Tx) getMeta(pdb byte, key []byte) (Meta, bool, error) {
 	tx.kbuf = metaKey(tx.kbuf, pdb, key)
-	v, err := tx.batch().Get(tx.kbuf)
+	v, err := tx.reader().Get(tx.kbuf)
 	if errors.Is(err, storage.ErrNotFound) {
 		return Meta{}, false, nil
 	}

@@ -49,4 +49,19 @@ func BenchmarkSetGet(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N*100)/b.Elapsed().Seconds(), "sets/s")
 	})
+	b.Run("get-pipeline-100", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			p := c.Pipeline()
+			for j := 0; j < 100; j++ {
+				p.Get(ctx, fmt.Sprintf("key:%d", (i*100+j)%10000))
+			}
+			if _, err := p.Exec(ctx); err != nil && err != redis.Nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		b.ReportMetric(float64(b.N*100)/b.Elapsed().Seconds(), "gets/s")
+	})
 }
