@@ -13,7 +13,7 @@ var cmdBLMove = def("blmove", 6, "write denyoom blocking", 1, 2, 1, "write list 
 		if err != nil {
 			return err
 		}
-		dst := x.args[2]
+		dst := append([]byte(nil), x.args[2]...) // used by other clients' serveBlocked
 		serve := func(tx *kv.Tx, key []byte) (blockResult, bool, []byte, error) {
 			v, ok, err := tx.LMove(key, dst, from, to)
 			if !ok || err != nil {

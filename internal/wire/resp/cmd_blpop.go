@@ -287,8 +287,9 @@ func waitBlocked(x *cmdCtx, w *blockWaiter, deadline time.Time, gone <-chan stru
 // popServe pops one element from an end of a list (BLPOP, BRPOP).
 func popServe(end kv.ListEnd) serveFunc {
 	return func(tx *kv.Tx, key []byte) (blockResult, bool, []byte, error) {
-		k, v, ok, err := tx.PopFirst([][]byte{key}, end)
-		return blockResult{key: k, val: v}, ok, nil, err
+		_, v, ok, err := tx.PopFirst([][]byte{key}, end)
+		// key may be another client's argument: the result outlives it.
+		return blockResult{key: append([]byte(nil), key...), val: v}, ok, nil, err
 	}
 }
 
