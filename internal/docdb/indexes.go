@@ -38,37 +38,14 @@ func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bso
 	meta := c.meta
 	res.CreatedCollectionAutomatically = created
 	res.NumIndexesBefore = len(meta.indexes)
-	var build []*indexRequest
-next:
-	for _, r := range reqs {
-		for _, ix := range meta.indexes {
-			exists, err := indexConflict(r, ix.spec)
-			if err != nil {
-				return res, err
-			}
-			if exists {
-				continue next
-			}
-		}
-		for _, b := range build {
-			exists, err := indexConflict(r, b.spec)
-			if err != nil {
-				return res, err
-			}
-			if exists {
-				continue next
-			}
-		}
-		build = append(build, r)
+	build, err := indexesToBuild(meta, reqs)
+	if err != nil {
+		return res, err
 	}
 	if len(build) == 0 {
 		res.NumIndexesAfter = res.NumIndexesBefore
 		res.Note = "all indexes already exist"
 		return res, nil
-	}
-	if len(meta.indexes)+len(build) > maxIndexes {
-		return res, mongoerr.Newf(mongoerr.CannotCreateIndex,
-			"add index fails, too many indexes for %s.%s key:%s", db, coll, fmtDoc(build[0].key))
 	}
 	newIdx := make([]*indexMeta, len(build))
 	e.mu.Lock()
@@ -106,6 +83,41 @@ next:
 	res.NumIndexesAfter = len(c.meta.indexes)
 	e.indexesAdded(c.meta, newIdx)
 	return res, nil
+}
+
+// indexesToBuild returns the requested indexes that meta does not have yet
+// (an identical index already there, or requested twice, is built once),
+// or the 85/86 conflict with an existing or earlier requested index, or the
+// refusal to exceed maxIndexes. createIndexes and its dry run share it.
+func indexesToBuild(meta *collMeta, reqs []*indexRequest) ([]*indexRequest, error) {
+	var build []*indexRequest
+next:
+	for _, r := range reqs {
+		for _, ix := range meta.indexes {
+			exists, err := indexConflict(r, ix.spec)
+			if err != nil {
+				return nil, err
+			}
+			if exists {
+				continue next
+			}
+		}
+		for _, b := range build {
+			exists, err := indexConflict(r, b.spec)
+			if err != nil {
+				return nil, err
+			}
+			if exists {
+				continue next
+			}
+		}
+		build = append(build, r)
+	}
+	if len(build) > 0 && len(meta.indexes)+len(build) > maxIndexes {
+		return nil, mongoerr.Newf(mongoerr.CannotCreateIndex,
+			"add index fails, too many indexes for %s.%s key:%s", meta.db, meta.name, fmtDoc(build[0].key))
+	}
+	return build, nil
 }
 
 // buildIndexes writes the entries of the new indexes for every document of
