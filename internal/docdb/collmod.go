@@ -15,7 +15,8 @@ import (
 // expireAfterSeconds. Changing a TTL is metadata only: expiry is computed
 // from the stored dates plus the current offset, so the change applies to
 // old documents at once (visibility and reaping alike) and rewrites
-// nothing.
+// nothing. With dryRun: true the command is validated in full and then
+// previewed instead of applied (dryrun.go).
 
 func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson.D, error) {
 	if err := checkReadNS(db, coll); err != nil {
@@ -23,7 +24,7 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 	}
 	var valOpts bson.D
 	var indexSpec bson.D
-	hasIndex := false
+	hasIndex, dryRun := false, false
 	for i, el := range cmd {
 		if i == 0 && el.Key == "collMod" {
 			continue
@@ -44,7 +45,13 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 		case "expireAfterSeconds":
 			// Only clustered collections have a collection-level TTL;
 			// checked below once the collection is known.
-		case "viewOn", "pipeline", "timeseries", "cappedSize", "cappedMax", "changeStreamPreAndPostImages", "dryRun":
+		case "dryRun":
+			// mayfly's extension: validate, then preview (dryrun.go).
+			var err error
+			if dryRun, err = dryRunFlag("collMod", el.Value); err != nil {
+				return nil, err
+			}
+		case "viewOn", "pipeline", "timeseries", "cappedSize", "cappedMax", "changeStreamPreAndPostImages":
 			return nil, mongoerr.Newf(mongoerr.NotImplemented, "collMod %s is not supported", el.Key)
 		default:
 			return nil, mongoerr.Newf(mongoerr.Code(40415), "BSON field 'collMod.%s' is an unknown field.", el.Key)
@@ -54,7 +61,12 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 	if c == nil {
 		return nil, mongoerr.Newf(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
 	}
-	defer c.wmu.Unlock()
+	locked := true
+	defer func() {
+		if locked {
+			c.wmu.Unlock()
+		}
+	}()
 	meta := c.meta
 	next := *meta
 	reply := bson.D{}
@@ -96,6 +108,21 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 		reply = append(reply, fields...)
 		next.indexes = idx
 		changedIdx = changed
+	}
+	if dryRun {
+		// The change is valid: preview it on a snapshot that matches meta
+		// (no writer of c runs while its lock is held) without the lock.
+		e.mu.RLock()
+		snap := e.store.NewSnapshot()
+		e.mu.RUnlock()
+		defer snap.Close()
+		c.wmu.Unlock()
+		locked = false
+		dr, err := e.collModDryRun(ctx, snap, meta, &next, collModCandidates(meta, &next, changedIdx), e.opts.Now())
+		if err != nil {
+			return nil, err
+		}
+		return append(dr.Fields(), reply...), nil
 	}
 	b := e.store.NewBatch()
 	defer b.Close()
