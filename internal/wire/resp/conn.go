@@ -86,6 +86,7 @@ func (c *client) serve() {
 	}()
 	buf := make([]byte, 0, 16<<10)
 	var cmds [][][]byte
+	var pool [][]byte // backing store of every argument list of a chunk
 	for {
 		if len(buf) == cap(buf) {
 			nb := make([]byte, len(buf), 2*cap(buf))
@@ -99,9 +100,11 @@ func (c *client) serve() {
 			pos := 0
 			var perr error
 			cmds = cmds[:0]
+			clear(pool)
+			pool = pool[:0]
 			lim := c.limits()
 			for {
-				args, m, err := ParseCommand(buf[pos:], lim, nil)
+				args, m, err := ParseCommand(buf[pos:], lim, pool[len(pool):])
 				if err != nil {
 					perr = err
 					break
@@ -111,7 +114,10 @@ func (c *client) serve() {
 				}
 				pos += m
 				if len(args) > 0 {
-					cmds = append(cmds, args)
+					// args was appended in place after pool's end (or
+					// reallocated); either way keep it in pool.
+					pool = append(pool, args...)
+					cmds = append(cmds, pool[len(pool)-len(args):len(pool):len(pool)])
 				}
 			}
 			if len(cmds) > 0 || perr != nil {
