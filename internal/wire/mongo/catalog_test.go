@@ -59,7 +59,7 @@ func TestCollectionCommands(t *testing.T) {
 		t.Fatalf("dropping a missing collection %v", r)
 	}
 
-	r = mustRun(t, db, bson.D{{Key: "collMod", Value: "a"}, {Key: "validator", Value: bson.D{{Key: "x", Value: bson.D{{Key: "$exists", Value: true}}}}}})
+	mustRun(t, db, bson.D{{Key: "collMod", Value: "a"}, {Key: "validator", Value: bson.D{{Key: "x", Value: bson.D{{Key: "$exists", Value: true}}}}}})
 	_, err = db.Collection("a").InsertOne(bg, bson.D{{Key: "y", Value: 1}})
 	wantError(t, err, 121, "DocumentValidationFailure", "Document failed validation")
 }

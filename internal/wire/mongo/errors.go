@@ -1,7 +1,6 @@
 package mongo
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -141,10 +140,6 @@ func isInfoOrdered(k string) bool {
 	}
 	return false
 }
-
-// errConnClosed is returned by the connection loop when the client is gone
-// or the server closes the connection on purpose.
-var errConnClosed = errors.New("mongo: connection closed")
 
 // codeClientDisconnect is MongoDB's code for an operation cut short because
 // its client went away.

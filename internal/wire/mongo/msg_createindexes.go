@@ -5,24 +5,30 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // msgCreateIndexes answers createIndexes: {createdCollectionAutomatically,
-// numIndexesBefore, numIndexesAfter, note?}.
+// numIndexesBefore, numIndexesAfter, note?}. With mayfly's dryRun: true it
+// validates and previews instead (docdb.CreateIndexesDryRun): the preview's
+// fields (dryRun, wouldExpire, oldestDue, newestDue,
+// estimatedDeleteMillis) come first.
 func msgCreateIndexes(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	coll, err := collectionArg(req)
 	if err != nil {
 		return nil, err
 	}
 	var specs []bson.D
-	have := false
+	have, dryRun := false, false
 	err = fields(req.cmd, func(el bson.RawElement) error {
 		var err error
 		switch k := el.Key(); k {
 		case "indexes":
 			have = true
 			specs, err = docsArg("createIndexes", el)
+		case "dryRun":
+			dryRun, err = boolArg("createIndexes", el)
 		case "commitQuorum", "ignoreUnknownIndexOptions", "isTimeseriesNamespace":
 			if k == "ignoreUnknownIndexOptions" && truthy(el.Value()) {
 				err = notSupported("createIndexes", k)
@@ -41,7 +47,15 @@ func msgCreateIndexes(ctx context.Context, c *conn, req *request) (bson.D, error
 	if len(specs) == 0 {
 		return nil, errorf(mongoerr.BadValue, "Must specify at least one index to create")
 	}
-	res, err := c.s.db.CreateIndexes(ctx, req.db, coll, specs)
+	var res docdb.CreateIndexesResult
+	var preview bson.D
+	if dryRun {
+		var dr docdb.DryRun
+		res, dr, err = c.s.db.CreateIndexesDryRun(ctx, req.db, coll, specs)
+		preview = dr.Fields()
+	} else {
+		res, err = c.s.db.CreateIndexes(ctx, req.db, coll, specs)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -55,5 +69,5 @@ func msgCreateIndexes(ctx context.Context, c *conn, req *request) (bson.D, error
 	if res.Note != "" {
 		out = append(out, bson.E{Key: "note", Value: res.Note})
 	}
-	return out, nil
+	return append(preview, out...), nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"log/slog"
@@ -46,9 +47,8 @@ func init() {
 	commandTable["mayflyTestPanic"] = &command{
 		help: "test only: panics",
 		handler: func(context.Context, *conn, *request) (bson.D, error) {
-			var m map[string]int
-			m["boom"]++ // a nil map write: the kind of bug recover must contain
-			return nil, nil
+			var cmds []bson.D
+			return cmds[len(cmds)], nil // an index out of range: the kind of bug recover must contain
 		},
 	}
 	commandTable["mayflyTestBlock"] = &command{
@@ -362,6 +362,21 @@ func TestMalformedMessages(t *testing.T) {
 			rc.send(compressedFrame(rc.id, 1, inner))
 			wantCode(t, rc.reply(), mongoerr.InternalError, "Compression algorithm specified in message is not available")
 			rc.ping()
+		},
+		"inserted document over 16 MiB": func(t *testing.T, rc *rawConn) {
+			// Within the wire limit (16 MiB + 16 KiB) but over the
+			// storable one: a write error, not a failed command. (The
+			// code is the document model's; MongoDB's is BadValue.)
+			big := mustMarshal(t, bson.D{{Key: "_id", Value: 1}, {Key: "b", Value: strings.Repeat("x", MaxBSONObjectSize)}})
+			body := mustMarshal(t, bson.D{{Key: "insert", Value: "c"}, {Key: "$db", Value: "test"}})
+			rc.id++
+			rc.send(newMsg(0).kind0(body).kind1("documents", big).frame(rc.id))
+			r := rc.reply()
+			we := r.Lookup("writeErrors").Array().Index(0).Document()
+			if r.Lookup("ok").Double() != 1 || r.Lookup("n").Int32() != 0 || we.Lookup("index").Int32() != 0 ||
+				we.Lookup("errmsg").StringValue() != fmt.Sprintf("object to insert too large. size in bytes: %d, max size: 16777216", len(big)) {
+				t.Fatalf("reply %v", r)
+			}
 		},
 		"empty command": func(t *testing.T, rc *rawConn) {
 			rc.send(rc.msg(0, bson.D{{Key: "$db", Value: "admin"}}))

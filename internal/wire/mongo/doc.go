@@ -1,0 +1,71 @@
+// Package mongo serves the MongoDB wire protocol over the document database
+// (internal/docdb), so that mongosh and the official drivers work against
+// mayfly.
+//
+// # Design
+//
+// A Server accepts connections on the listeners given to Serve. Each
+// connection has a reader goroutine, which reads whole messages (the
+// declared length is checked before anything is allocated, and the buffer
+// grows only as bytes arrive), and a loop that processes them one at a
+// time, in order. The connection's context is cancelled when the client
+// disconnects, which aborts the request in progress; Shutdown lets the
+// requests in progress finish and answer before it closes the connections.
+//
+// Messages (header.go, opmsg.go, opquery.go, opcompressed.go) follow
+// MongoDB's parsing:
+//
+//   - OP_MSG: section kind 0 (the body) and kind 1 (document sequences,
+//     merged into the command document as arrays), checksumPresent (the
+//     CRC-32C is verified), moreToCome (no reply, as for w:0) and
+//     exhaustAllowed (ignored: replies never stream).
+//   - OP_QUERY: only hello, isMaster, ismaster and buildInfo on a "<db>.$cmd"
+//     namespace, answered with an OP_REPLY, as MongoDB 6.0+ does; drivers
+//     send their first hello this way.
+//   - OP_COMPRESSED: hello advertises no compressor; the noop compressor is
+//     unwrapped, any other is refused with MongoDB's error.
+//   - Every document is validated recursively (bsonvalid.go) before any
+//     handler sees it. What MongoDB treats as fatal (an impossible length,
+//     an unknown required flag, a bad checksum) closes the connection;
+//     everything else gets an error reply when the message asks for one.
+//     Other connections are never affected.
+//
+// Commands dispatch through one sorted table (commands.go) that also
+// answers listCommands and keys metrics.commands; each command's handler
+// is in its own file, msg_<command>.go. Handlers return the reply's fields
+// or an error. A *mongoerr.Error becomes {ok: 0, errmsg, code, codeName}
+// with its extra fields (keyPattern, keyValue, errInfo); per-statement write
+// failures become writeErrors entries {index, code, keyPattern, keyValue,
+// errmsg}. Field parsing (args.go) reproduces the errors of MongoDB's IDL
+// parser: TypeMismatch, IDLUnknownField, IDLFailedToParse and the numeric
+// validators. Handlers never panic on client input; the dispatcher
+// recovers once (request.go), logs the command and answers InternalError,
+// so a bug in one command costs one reply, not the connection.
+//
+// Documents are passed to and from the document database as raw BSON:
+// field order and every BSON type survive a round trip byte for byte.
+//
+// Cursors (cursors.go) live in a registry by random id. A batch holds at
+// most batchSize documents (101 by default for the first batch) and at
+// most 16 MiB; the registry reads one document ahead so that the last batch
+// reports id 0. A cursor idle for CursorTimeout (10 minutes) on the
+// injected clock is closed, as is every cursor of a session ended with
+// endSessions or killSessions.
+//
+// Server parameters (getParameter, setParameter) come from
+// Options.Parameters, so that other components (the expiry engine's
+// ttlMonitor* parameters) register theirs; serverStatus sections such as
+// metrics.ttl come from Options.Status.
+//
+// # Testing
+//
+// The codec has table tests and two fuzz targets (FuzzOpMsg, FuzzOpQuery)
+// seeded with handshakes recorded from mongosh 2.12 and the Go driver
+// (testdata/recorded): a message that decodes must re-encode to the same
+// bytes. Raw TCP tests send every kind of malformed input and check the
+// answer and that the server keeps serving. Driver tests start a Server on
+// 127.0.0.1:0 over an in-memory document database with a fake clock and
+// cover each command's success and error paths, with MongoDB's codes and
+// messages. The integration package drives the real binary with the Go
+// driver and mongosh.
+package mongo
