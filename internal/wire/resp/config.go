@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mayfly/mayfly/internal/kv"
 )
@@ -56,12 +57,13 @@ func newConfig(o *Options) *config {
 	add(&param{name: "hz", set: hzRange, apply: forward}, "10")
 	add(&param{name: "active-expire-effort", set: intRange(1, 10), apply: forward}, "1")
 	add(&param{name: "timeout", set: intRange(0, 1<<31-1)}, "0")
-	add(&param{name: "maxmemory", set: memRange(0, 1<<63-1)}, "0")
-	add(&param{name: "maxmemory-policy", set: enum("volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
-		"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction")}, "noeviction")
-	add(&param{name: "lazyfree-lazy-expire", set: enum("yes", "no")}, "no")
-	add(&param{name: "appendonly", set: enum("yes", "no")}, "no")
-	add(&param{name: "save", set: func(_ *config, v string) (string, string) { return v, "" }}, "")
+	// Read-only here: mayfly does not evict, keep an append-only file or
+	// take snapshots, so these only report what it does.
+	add(&param{name: "maxmemory", immutable: true}, "0")
+	add(&param{name: "maxmemory-policy", immutable: true}, "noeviction")
+	add(&param{name: "lazyfree-lazy-expire", immutable: true}, "no")
+	add(&param{name: "appendonly", immutable: true}, "no")
+	add(&param{name: "save", immutable: true}, "")
 	add(&param{name: "databases", immutable: true}, strconv.Itoa(kv.NumDBs))
 	add(&param{name: "enable-debug-command", immutable: true}, "yes")
 	return c
@@ -122,17 +124,6 @@ func parseMemory(v string) (int64, bool) {
 		return 0, false
 	}
 	return n * mul, true
-}
-
-func enum(values ...string) func(*config, string) (string, string) {
-	return func(_ *config, v string) (string, string) {
-		for _, e := range values {
-			if strings.EqualFold(v, e) {
-				return e, ""
-			}
-		}
-		return "", "argument(s) must be one of the following: " + strings.Join(values, ", ")
-	}
 }
 
 func (c *config) get(name string) string {
@@ -294,4 +285,11 @@ func notifyString(f int) string {
 		b.WriteByte('n')
 	}
 	return b.String()
+}
+
+// idleTimeout returns the timeout parameter: how long a client may stay
+// idle before it is closed; zero means never.
+func (c *config) idleTimeout() time.Duration {
+	n, _ := strconv.Atoi(c.get("timeout"))
+	return time.Duration(n) * time.Second
 }

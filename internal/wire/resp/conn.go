@@ -31,6 +31,7 @@ type client struct {
 	lastName string
 	multi    *multiState
 
+	timed     bool // a read deadline for the idle timeout may be set
 	replyOff  bool
 	replySkip int // replies still to skip (CLIENT REPLY SKIP)
 	closeNext bool
@@ -92,6 +93,16 @@ func (c *client) serve() {
 			nb := make([]byte, len(buf), 2*cap(buf))
 			copy(nb, buf)
 			buf = nb
+		}
+		// Redis's timeout: an idle client is closed, except subscribers.
+		if d := s.cfg.idleTimeout(); d > 0 && c.subscriptions() == 0 && !c.stopping.Load() {
+			c.nc.SetReadDeadline(time.Now().Add(d))
+		} else if c.timed {
+			c.nc.SetReadDeadline(time.Time{})
+		}
+		c.timed = s.cfg.idleTimeout() > 0
+		if c.stopping.Load() {
+			return
 		}
 		n, err := c.nc.Read(buf[len(buf):cap(buf)])
 		if n > 0 {

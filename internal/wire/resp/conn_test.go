@@ -314,3 +314,24 @@ func TestRESP3Types(t *testing.T) {
 		t.Fatalf("got %q", s)
 	}
 }
+
+// TestIdleTimeout: with CONFIG SET timeout an idle client is closed (the
+// real clock: one second).
+func TestIdleTimeout(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	if err := c.ConfigSet(t.Context(), "timeout", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if got := exchange(t, e, "PING\r\n", len("+PONG\r\n<EOF>")); got != "+PONG\r\n<EOF>" {
+		t.Fatalf("got %q", got)
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Fatalf("closed after %v", d)
+	}
+	if err := c.ConfigSet(t.Context(), "maxmemory", "1mb").Err(); err == nil ||
+		err.Error() != "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - can't set immutable config" {
+		t.Fatalf("maxmemory: %v", err)
+	}
+}
