@@ -143,7 +143,7 @@ func decodeHashMeta(key []byte, m Meta) (hashState, error) {
 // field expiry) to a key name the index does not know yet.
 func (tx *Tx) hashEnsureIndexed(key []byte, h *hashState) error {
 	k := fieldIndexKey(tx.pdb, h.minAt, key)
-	_, err := tx.batch().Get(k)
+	_, err := tx.reader().Get(k)
 	if errors.Is(err, storage.ErrNotFound) {
 		tx.wakeAt(h.minAt)
 		return tx.batch().Set(k, nil)
@@ -156,7 +156,7 @@ func (tx *Tx) hashField(h *hashState, field []byte) (fieldRec, error) {
 	if h.version == 0 {
 		return fieldRec{}, nil
 	}
-	v, err := tx.batch().Get(tx.hashFieldKey(h, field))
+	v, err := tx.reader().Get(tx.hashFieldKey(h, field))
 	if errors.Is(err, storage.ErrNotFound) {
 		return fieldRec{}, nil
 	}
@@ -216,7 +216,7 @@ func (tx *Tx) hashDel(h *hashState, field []byte, prev fieldRec) error {
 func (tx *Tx) hashExpireDue(h *hashState, limit int, due *[]int64) (n int, more bool, err error) {
 	lo := tx.elemKey(h.version, []byte{hashTimeNS})
 	hi := tx.elemKey(h.version, []byte{hashTimeNS}, u64(uint64(tx.now)))
-	it, err := tx.batch().NewIter(lo, hi)
+	it, err := tx.reader().NewIter(lo, hi)
 	if err != nil {
 		return 0, false, err
 	}
@@ -274,7 +274,7 @@ func (tx *Tx) hashFinish(key []byte, h *hashState, event string) (bool, error) {
 	}
 	if h.minDirty {
 		lo := tx.elemKey(h.version, []byte{hashTimeNS})
-		it, err := tx.batch().NewIter(lo, storage.PrefixEnd(lo))
+		it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
 		if err != nil {
 			return false, err
 		}

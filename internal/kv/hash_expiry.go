@@ -410,7 +410,7 @@ func (f *fieldSource) CountDue(ctx context.Context, now time.Time) (int64, time.
 		}
 		lo := tx.elemKey(h.version, []byte{hashTimeNS})
 		hi := tx.elemKey(h.version, []byte{hashTimeNS}, u64(uint64(tx.now)))
-		it, err := tx.batch().NewIter(lo, hi)
+		it, err := tx.reader().NewIter(lo, hi)
 		if err != nil {
 			return 0, time.Time{}, time.Time{}, err
 		}
@@ -441,7 +441,7 @@ type fieldEntry struct {
 // index due at tx's now.
 func (f *fieldSource) dueEntries(tx *Tx, limit int) ([]fieldEntry, error) {
 	pdb := fieldExpiryDB | tx.pdb
-	it, err := tx.batch().NewIter(expiryPrefix(pdb), expiryKey(nil, pdb, tx.now, nil))
+	it, err := tx.reader().NewIter(expiryPrefix(pdb), expiryKey(nil, pdb, tx.now, nil))
 	if err != nil {
 		return nil, err
 	}

@@ -178,7 +178,7 @@ func (tx *Tx) listRange(l *listState, from, to int64, reverse bool) ([][]byte, e
 	}
 	lo := tx.listKey(l, l.head+uint64(from))
 	hi := tx.listKey(l, l.head+uint64(to)+1)
-	it, err := tx.batch().NewIter(lo, hi)
+	it, err := tx.reader().NewIter(lo, hi)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +365,7 @@ func (tx *Tx) LIndex(key []byte, index int64) ([]byte, bool, error) {
 	if index < 0 || index >= l.len() {
 		return nil, false, nil
 	}
-	v, err := tx.batch().Get(tx.listKey(&l, l.head+uint64(index)))
+	v, err := tx.reader().Get(tx.listKey(&l, l.head+uint64(index)))
 	if err != nil {
 		return nil, false, fmt.Errorf("kv: list %q element %d: %w", key, index, err)
 	}
@@ -493,7 +493,7 @@ func (tx *Tx) LInsert(key []byte, before bool, pivot, val []byte) (int64, error)
 	if err != nil || !l.found {
 		return 0, err
 	}
-	it, err := tx.batch().NewIter(tx.listKey(&l, l.head), tx.listKey(&l, l.tail))
+	it, err := tx.reader().NewIter(tx.listKey(&l, l.head), tx.listKey(&l, l.tail))
 	if err != nil {
 		return 0, err
 	}
@@ -562,7 +562,7 @@ func (tx *Tx) LPos(key, val []byte, rank, count, maxlen int64) ([]int64, error) 
 	if err != nil || !l.found {
 		return nil, err
 	}
-	it, err := tx.batch().NewIter(tx.listKey(&l, l.head), tx.listKey(&l, l.tail))
+	it, err := tx.reader().NewIter(tx.listKey(&l, l.head), tx.listKey(&l, l.tail))
 	if err != nil {
 		return nil, err
 	}

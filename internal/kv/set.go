@@ -56,7 +56,7 @@ func (tx *Tx) setHas(s *setState, member []byte) (bool, error) {
 	if s.version == 0 {
 		return false, nil
 	}
-	_, err := tx.batch().Get(tx.elemKey(s.version, member))
+	_, err := tx.reader().Get(tx.elemKey(s.version, member))
 	if errors.Is(err, storage.ErrNotFound) {
 		return false, nil
 	}
@@ -96,7 +96,7 @@ func (tx *Tx) setRem(s *setState, member []byte) (bool, error) {
 // of collection version v, in order.
 func (tx *Tx) collMembers(v uint64, ns []byte) (keys, vals [][]byte, err error) {
 	lo := tx.elemKey(v, ns)
-	it, err := tx.batch().NewIter(lo, storage.PrefixEnd(lo))
+	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -150,7 +150,7 @@ func (tx *Tx) collRandom(v uint64, ns []byte, size int64, n int64, unique bool) 
 		return keys, vals, nil
 	}
 	lo := tx.elemKey(v, ns)
-	it, err := tx.batch().NewIter(lo, storage.PrefixEnd(lo))
+	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -573,7 +573,7 @@ func (tx *Tx) collScan(v uint64, ns []byte, cursor uint64, count int, fn func(k,
 			start = append(append(append([]byte{}, lo...), p.after[8:]...), 0)
 		}
 	}
-	it, err := tx.batch().NewIter(start, hi)
+	it, err := tx.reader().NewIter(start, hi)
 	if err != nil {
 		return 0, err
 	}

@@ -214,7 +214,7 @@ func (tx *Tx) zsetScore(z *zsetState, member []byte) (float64, bool, error) {
 	if z.version == 0 {
 		return 0, false, nil
 	}
-	v, err := tx.batch().Get(tx.elemKey(z.version, []byte{zsetMemberNS}, member))
+	v, err := tx.reader().Get(tx.elemKey(z.version, []byte{zsetMemberNS}, member))
 	if errors.Is(err, storage.ErrNotFound) {
 		return 0, false, nil
 	}
@@ -267,7 +267,7 @@ type zsetIter struct {
 
 func (tx *Tx) zsetIter(z *zsetState) (*zsetIter, error) {
 	lo := tx.elemKey(z.version, []byte{zsetScoreNS})
-	it, err := tx.batch().NewIter(lo, storage.PrefixEnd(lo))
+	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
 		return nil, err
 	}
@@ -598,7 +598,7 @@ func (tx *Tx) ZRank(key, member []byte, rev bool) (int64, float64, bool, error) 
 	target := tx.zsetScoreKey(&z, score, member)
 	// The rank is the number of elements before member: a walk.
 	var n int64
-	it, err := tx.batch().NewIter(lo, target)
+	it, err := tx.reader().NewIter(lo, target)
 	if err != nil {
 		return 0, 0, false, err
 	}
