@@ -23,8 +23,11 @@ func Check(ctx context.Context, dir string, log *slog.Logger) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil {
-		return fmt.Errorf("%s is not a mayfly data directory: %w", dir, err)
+	if m, _ := filepath.Glob(filepath.Join(dir, "MANIFEST-*")); len(m) == 0 {
+		if _, err := os.Stat(dir); err != nil {
+			return err
+		}
+		return fmt.Errorf("%s is not a mayfly data directory (no MANIFEST)", dir)
 	}
 	store, err := storage.Open(storage.Options{Dir: dir, Logger: log})
 	if err != nil {
