@@ -34,6 +34,22 @@ func fieldIndexKey(pdb byte, at int64, key []byte) []byte {
 	return expiryKey(nil, fieldExpiryDB|pdb, at, key)
 }
 
+// reindexHash writes the field expiry index entry of the record m, which
+// RENAME, MOVE or COPY just stored under key in physical db pdb, so its
+// fields are reaped under their new name; the entry under the old name is
+// stale and the Source drops it. Records of other types are ignored.
+func (tx *Tx) reindexHash(pdb byte, key []byte, m Meta) error {
+	if m.Type != TypeHash || len(m.Payload) < hashPayloadLen {
+		return nil
+	}
+	minAt := int64(binary.BigEndian.Uint64(m.Payload[8:16]))
+	if minAt == 0 {
+		return nil
+	}
+	tx.wakeAt(minAt)
+	return tx.batch().Set(fieldIndexKey(pdb, minAt, key), nil)
+}
+
 // HExpireCond is the condition of HEXPIRE and its variants: at most one.
 // A field without an expiry counts as an infinite one: GT never holds for
 // it and LT always does.
