@@ -1,0 +1,207 @@
+package docdb
+
+import (
+	"context"
+	"sort"
+)
+
+// The policy worker: one goroutine, started when there is work (an
+// unfinished operation, a collection that joined a group with an enabled
+// policy) and gone when there is none, so an Engine without policies runs
+// no goroutine. It runs enable operations one at a time, oldest first, then
+// builds the hidden indexes that active policies lack. Close cancels it;
+// an operation cut short resumes at the next Open.
+
+// kickPolicies asks the worker to look for work, starting it if needed.
+func (e *Engine) kickPolicies() {
+	p := &e.pol
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.policies == nil {
+		return
+	}
+	p.dirty = true
+	if p.running {
+		return
+	}
+	p.running = true
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	p.wg.Add(1)
+	go e.policyWorker(ctx, cancel)
+}
+
+func (e *Engine) policyWorker(ctx context.Context, cancel context.CancelFunc) {
+	p := &e.pol
+	defer p.wg.Done()
+	defer cancel()
+	for {
+		p.mu.Lock()
+		if !p.dirty || p.closed {
+			p.running, p.cancel = false, nil
+			p.mu.Unlock()
+			return
+		}
+		p.dirty = false
+		p.mu.Unlock()
+		e.policyWork(ctx)
+	}
+}
+
+// policyWork runs the pending operations, then builds what active policies
+// lack.
+func (e *Engine) policyWork(ctx context.Context) {
+	for ctx.Err() == nil {
+		seq := e.pol.nextPendingOp()
+		if seq == 0 {
+			break
+		}
+		e.runEnableOp(ctx, seq)
+	}
+	if ctx.Err() == nil {
+		e.reconcilePolicies(ctx)
+	}
+}
+
+// nextPendingOp returns the oldest unfinished enable operation, or 0.
+func (p *policyManager) nextPendingOp() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var best uint64
+	for s, r := range p.ops {
+		if !r.Done && OperationType(r.Type) == OpEnableTTL && (best == 0 || s < best) {
+			best = s
+		}
+	}
+	return best
+}
+
+// opFields returns the group and field of operation seq, and whether it is
+// still running.
+func (p *policyManager) opFields(seq uint64) (group, field string, running bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, ok := p.ops[seq]
+	if !ok {
+		return "", "", false
+	}
+	return r.Group, r.Field, !r.Done
+}
+
+// runEnableOp builds the hidden index of every collection of the
+// operation's group, then marks it ACTIVE; on failure it marks it
+// NEEDS_REPAIR. It returns early, leaving the operation to resume, only
+// when ctx is done.
+func (e *Engine) runEnableOp(ctx context.Context, seq uint64) {
+	for {
+		group, field, running := e.pol.opFields(seq)
+		if !running {
+			return // superseded by a later change
+		}
+		todo := e.unindexed(group, field)
+		if len(todo) == 0 {
+			break
+		}
+		for _, c := range todo {
+			err := e.buildPolicyIndex(ctx, c, group, field, seq)
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil {
+				e.endOp(seq, PolicyNeedsRepair, err.Error())
+				return
+			}
+		}
+	}
+	e.endOp(seq, PolicyActive, "")
+}
+
+// unindexed returns the collections of group without a complete hidden
+// index on field.
+func (e *Engine) unindexed(group, field string) []*collection {
+	var out []*collection
+	for _, c := range e.groupCollections(group) {
+		ix := e.pol.indexOf(c.meta.id)
+		if ix == nil || ix.group != group || ix.field != field || !ix.complete {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// endOp finishes operation seq in state st (ACTIVE or NEEDS_REPAIR) with
+// the policy it builds, unless a later change superseded it.
+func (e *Engine) endOp(seq uint64, st PolicyState, msg string) {
+	p := &e.pol
+	p.update.Lock()
+	defer p.update.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	op, ok := p.ops[seq]
+	if !ok || op.Done {
+		return
+	}
+	now := e.opts.Now()
+	b := e.store.NewBatch()
+	defer b.Close()
+	oc := *op
+	oc.finish(st, msg, now)
+	var pc *policyRecord
+	if pol := p.policies[op.Group]; pol != nil && uint64(pol.Op) == seq {
+		cp := *pol
+		cp.State, cp.Updated = string(st), now.UnixMilli()
+		pc = &cp
+		if err := putPolicy(b, pc); err != nil {
+			e.opts.Logger.Error("docdb: finish TTL policy operation", "op", opID(seq), "err", err)
+			return
+		}
+	}
+	err := putOp(b, &oc)
+	if err == nil {
+		err = p.commitLocked(b, pc, &oc)
+	}
+	if err != nil && ignoreClosed(err) != nil {
+		e.opts.Logger.Error("docdb: finish TTL policy operation", "op", opID(seq), "err", err)
+	}
+}
+
+// reconcilePolicies builds the hidden indexes active policies lack:
+// collections renamed into a group.
+func (e *Engine) reconcilePolicies(ctx context.Context) {
+	p := &e.pol
+	p.mu.Lock()
+	var active []*policyRecord
+	for _, r := range p.policies {
+		if r.state() == PolicyActive {
+			c := *r
+			active = append(active, &c)
+		}
+	}
+	p.mu.Unlock()
+	sort.Slice(active, func(i, j int) bool { return active[i].Group < active[j].Group })
+	for _, r := range active {
+		for _, c := range e.unindexed(r.Group, r.Field) {
+			if err := e.buildPolicyIndex(ctx, c, r.Group, r.Field, 0); err != nil {
+				if ctx.Err() == nil && ignoreClosed(err) != nil {
+					e.opts.Logger.Error("docdb: build hidden TTL policy index", "collection", c.meta.db+"."+c.meta.name, "err", err)
+				}
+				return
+			}
+		}
+	}
+}
+
+// policyDeleted counts deletions by group's policy into its running
+// operation.
+func (e *Engine) policyDeleted(group string, n int64) {
+	p := &e.pol
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pol := p.policies[group]
+	if pol == nil {
+		return
+	}
+	if op := p.ops[uint64(pol.Op)]; op != nil && !op.Done {
+		op.Deleted += n
+	}
+}

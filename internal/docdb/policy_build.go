@@ -1,0 +1,239 @@
+package docdb
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// Building a hidden index. Once the index is published (incomplete), every
+// writer keeps the entries of the documents it writes, so the build only
+// has to index the documents already there. It walks the collection in _id
+// order in chunks; each chunk runs under the collection's write lock (so
+// no writer changes a document between its read and its entry) and commits
+// its entries in one storage batch together with the operation's progress
+// and resume point. Between chunks the lock is released, and the build
+// keeps to at most one chunk per policyBuildPause of the Engine's clock
+// (with at most policyBuildBurst of catching up after a stall), so it
+// never monopolises a collection and, under a manual test clock, advances
+// only as the clock does.
+
+// Build pacing defaults.
+const (
+	policyBuildChunk = 1000
+	policyBuildPause = 10 * time.Millisecond
+	policyBuildBurst = time.Second
+)
+
+// pacer spaces the chunks of one build on the Engine's clock.
+type pacer struct {
+	now   func() time.Time
+	pause time.Duration
+	next  time.Time
+}
+
+// wait returns when the next chunk may run, or with ctx's error.
+func (p *pacer) wait(ctx context.Context) error {
+	for {
+		now := p.now()
+		if p.next.IsZero() {
+			p.next = now.Add(p.pause)
+			return nil
+		}
+		if !now.Before(p.next) {
+			p.next = p.next.Add(p.pause)
+			if floor := now.Add(-policyBuildBurst); p.next.Before(floor) {
+				p.next = floor
+			}
+			return nil
+		}
+		// Re-read the clock at least every pause: a manual clock moves
+		// without the timer knowing.
+		t := time.NewTimer(min(p.next.Sub(now), p.pause))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// ensurePolicyIndex returns c's hidden index for group.field, creating an
+// empty, incomplete one (and dropping one on another field) when needed.
+// It returns nil when c has left the group or the policy changed.
+func (e *Engine) ensurePolicyIndex(c *collection, group, field string) (*policyIndex, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.dropped || c.meta.name != group {
+		return nil, nil
+	}
+	r := e.policyRuleFor(group)
+	if r == nil || r.field != field {
+		return nil, nil
+	}
+	cur := e.pol.indexOf(c.meta.id)
+	if cur != nil && cur.group == group && cur.field == field {
+		return cur, nil
+	}
+	b := e.store.NewBatch()
+	defer b.Close()
+	if cur != nil {
+		if err := deletePolicyIndex(b, cur); err != nil {
+			return nil, err
+		}
+	}
+	// Ids are allocated and committed under Engine.mu, so the stored
+	// counter never goes backwards.
+	e.mu.Lock()
+	id, err := e.cat.allocID(b)
+	if err != nil {
+		e.mu.Unlock()
+		return nil, err
+	}
+	ix := &policyIndex{collID: c.meta.id, ixID: id, group: group, field: field, path: r.path}
+	if err = putPolicyIndex(b, ix); err == nil {
+		err = b.Commit()
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("docdb: create hidden TTL index of %s.%s: %w", c.meta.db, c.meta.name, err)
+	}
+	e.pol.mu.Lock()
+	e.pol.setIndexLocked(ix.collID, ix)
+	e.pol.mu.Unlock()
+	return ix, nil
+}
+
+// buildPolicyIndex builds c's hidden index for group.field, reporting
+// progress to operation seq (0: none) and resuming where that operation
+// stopped in c. It returns once the index is complete, c has left the
+// group, the policy changed, or ctx is done.
+func (e *Engine) buildPolicyIndex(ctx context.Context, c *collection, group, field string, seq uint64) error {
+	ix, err := e.ensurePolicyIndex(c, group, field)
+	if err != nil || ix == nil || ix.complete {
+		return err
+	}
+	var after []byte
+	if seq != 0 {
+		e.pol.mu.Lock()
+		if op := e.pol.ops[seq]; op != nil && uint64(op.ResumeColl) == ix.collID {
+			after = append([]byte(nil), op.ResumeAfter...)
+		}
+		e.pol.mu.Unlock()
+	}
+	pace := pacer{now: e.opts.Now, pause: time.Duration(e.pol.pause.Load())}
+	for {
+		if err := pace.wait(ctx); err != nil {
+			return err
+		}
+		done, err := e.buildChunk(c, ix, seq, &after)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// buildChunk indexes the next chunk of c's documents after *after, and
+// moves *after on. done reports that the index is complete or that the
+// build has nothing left to do in c.
+func (e *Engine) buildChunk(c *collection, ix *policyIndex, seq uint64, after *[]byte) (done bool, err error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.dropped || c.meta.name != ix.group {
+		return true, nil
+	}
+	if cur := e.pol.indexOf(ix.collID); cur == nil || cur.ixID != ix.ixID {
+		return true, nil
+	}
+	r := e.policyRuleFor(ix.group)
+	if r == nil || r.field != ix.field {
+		return true, nil
+	}
+	nowMs := e.opts.Now().UnixMilli()
+	b := e.store.NewBatch()
+	defer b.Close()
+	p := docPrefix(ix.collID)
+	lower := p
+	if *after != nil {
+		lower = append(docKey(ix.collID, *after), 0)
+	}
+	it, err := e.store.NewIter(lower, storage.PrefixEnd(p))
+	if err != nil {
+		return false, err
+	}
+	var n, expired int64
+	earliest := int64(math.MaxInt64)
+	more := false
+	chunk := max(e.pol.chunk.Load(), 1)
+	for ok := it.First(); ok; ok = it.Next() {
+		if n == chunk {
+			more = true
+			break
+		}
+		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+		if err != nil {
+			it.Close()
+			return false, fmt.Errorf("docdb: index %s.%s for its TTL policy: document %x: %w", c.meta.db, c.meta.name, it.Key(), err)
+		}
+		if d, ok := earliestDate(sd.doc, ix.path); ok {
+			if err := b.Set(policyEntryKey(ix.ixID, d, sd.idEnc), nil); err != nil {
+				it.Close()
+				return false, err
+			}
+			due := addMillis(d, r.offsetMs)
+			if due <= nowMs {
+				expired++
+			}
+			earliest = min(earliest, due)
+		}
+		*after = append((*after)[:0:0], sd.idEnc...)
+		n++
+	}
+	err = it.Error()
+	it.Close()
+	if err != nil {
+		return false, err
+	}
+	var completed *policyIndex
+	if !more {
+		cp := *ix
+		cp.complete = true
+		completed = &cp
+		if err := putPolicyIndex(b, completed); err != nil {
+			return false, err
+		}
+	}
+	pm := &e.pol
+	pm.mu.Lock()
+	var rec *opRecord
+	if op := pm.ops[seq]; seq != 0 && op != nil && !op.Done {
+		cp := *op
+		cp.Scanned += n
+		cp.Expired += expired
+		cp.ResumeColl, cp.ResumeAfter = int64(ix.collID), *after
+		if !more {
+			cp.ResumeColl, cp.ResumeAfter = 0, nil
+		}
+		if err := putOp(b, &cp); err != nil {
+			pm.mu.Unlock()
+			return false, err
+		}
+		rec = &cp
+	}
+	err = pm.commitLocked(b, nil, rec)
+	if err == nil && completed != nil {
+		pm.setIndexLocked(ix.collID, completed)
+	}
+	pm.mu.Unlock()
+	if err != nil {
+		return false, fmt.Errorf("docdb: index %s.%s for its TTL policy: %w", c.meta.db, c.meta.name, err)
+	}
+	if earliest != math.MaxInt64 && e.opts.Expiry != nil {
+		e.opts.Expiry.Wake(time.UnixMilli(earliest))
+	}
+	return !more, nil
+}

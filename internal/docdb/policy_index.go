@@ -1,0 +1,360 @@
+package docdb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// The hidden index of a policy in one collection. Its entries are
+//
+//	PrefixIndex [index id u64] [earliest Date: Unix ms, sign bit flipped, u64] [keycodec(_id)]
+//
+// one per document whose field yields a Date, so entries are in date order
+// and the due ones are a key range. The index id comes from the catalog's
+// id counter, so it never collides with a collection or a secondary index.
+
+// policyIndex is the hidden index of one collection. It is immutable; a
+// change publishes a new one.
+type policyIndex struct {
+	collID, ixID uint64
+	group, field string
+	path         []string
+	// complete is set once the build has indexed every document; until
+	// then the writers keep the entries of the documents they write.
+	complete bool
+}
+
+// policyIndexRecord is a hidden index as the catalog stores it.
+type policyIndexRecord struct {
+	Index    int64  `bson:"index"`
+	Group    string `bson:"group"`
+	Field    string `bson:"field"`
+	Complete bool   `bson:"complete"`
+}
+
+func policyIndexKey(collID uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{storage.PrefixCatalog, catPolicyIndex}, collID)
+}
+
+// putPolicyIndex writes ix's record into b.
+func putPolicyIndex(b *storage.Batch, ix *policyIndex) error {
+	raw, err := bson.Marshal(policyIndexRecord{Index: int64(ix.ixID), Group: ix.group, Field: ix.field, Complete: ix.complete})
+	if err != nil {
+		return fmt.Errorf("docdb: encode policy index: %w", err)
+	}
+	return b.Set(policyIndexKey(ix.collID), raw)
+}
+
+// deletePolicyIndex writes into b the deletion of ix's entries and record.
+func deletePolicyIndex(b *storage.Batch, ix *policyIndex) error {
+	p := indexPrefix(ix.ixID)
+	if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
+		return err
+	}
+	return b.Delete(policyIndexKey(ix.collID))
+}
+
+// policyDateKey encodes a date so that byte order is date order.
+func policyDateKey(ms int64) uint64 { return uint64(ms) ^ (1 << 63) }
+
+// policyEntryKey returns the key of a hidden index entry.
+func policyEntryKey(ixID uint64, date int64, idEnc []byte) []byte {
+	k := make([]byte, 0, 17+len(idEnc))
+	k = append(k, storage.PrefixIndex)
+	k = binary.BigEndian.AppendUint64(k, ixID)
+	k = binary.BigEndian.AppendUint64(k, policyDateKey(date))
+	return append(k, idEnc...)
+}
+
+// policyEntry decodes a hidden index entry key.
+func policyEntry(key []byte) (date int64, idEnc []byte, err error) {
+	if len(key) < 17 {
+		return 0, nil, fmt.Errorf("docdb: short policy index entry %x", key)
+	}
+	return int64(binary.BigEndian.Uint64(key[9:17]) ^ (1 << 63)), key[17:], nil
+}
+
+// policyDueRange returns the key range of ix's entries with dates at or
+// before cutoff.
+func policyDueRange(ixID uint64, cutoff int64) (lo, hi []byte) {
+	lo = indexPrefix(ixID)
+	if cutoff == math.MaxInt64 {
+		return lo, storage.PrefixEnd(lo)
+	}
+	hi = binary.BigEndian.AppendUint64(indexPrefix(ixID), policyDateKey(cutoff+1))
+	return lo, hi
+}
+
+// policyPut keeps the hidden index of the writer's collection in step with
+// one document write, in the writer's batch: prev is the stored document
+// replaced or removed (nil for an insert), next the document written (nil
+// for a removal). It also notes next's due time, so the sweeper is woken
+// after the commit if it is earlier than planned.
+func (w *writer) policyPut(prev, next *storedDoc) error {
+	ix := w.e.pol.indexOf(w.meta.id)
+	if ix == nil {
+		return nil
+	}
+	var oldKey, newKey []byte
+	if prev != nil {
+		if d, ok := earliestDate(prev.doc, ix.path); ok {
+			oldKey = policyEntryKey(ix.ixID, d, prev.idEnc)
+		}
+	}
+	var date int64
+	if next != nil {
+		if d, ok := earliestDate(next.doc, ix.path); ok {
+			newKey, date = policyEntryKey(ix.ixID, d, next.idEnc), d
+		}
+	}
+	if bytes.Equal(oldKey, newKey) {
+		return nil
+	}
+	if oldKey != nil {
+		if err := w.b.Delete(oldKey); err != nil {
+			return err
+		}
+	}
+	if newKey == nil {
+		return nil
+	}
+	if err := w.b.Set(newKey, nil); err != nil {
+		return err
+	}
+	if w.e.opts.Expiry != nil {
+		if r := w.e.policyRuleFor(ix.group); r != nil && r.field == ix.field {
+			if due := addMillis(date, r.offsetMs); !w.hasWake || due < w.wake {
+				w.wake, w.hasWake = due, true
+			}
+		}
+	}
+	return nil
+}
+
+// collByID returns the live collection with that id, or nil.
+func (e *Engine) collByID(id uint64) *collection {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, c := range e.cat.colls {
+		if c.meta.id == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// lockCollByID returns the live collection with that id with its write
+// lock held, or nil.
+func (e *Engine) lockCollByID(id uint64) *collection {
+	c := e.collByID(id)
+	if c == nil {
+		return nil
+	}
+	c.wmu.Lock()
+	if c.dropped {
+		c.wmu.Unlock()
+		return nil
+	}
+	return c
+}
+
+// groupCollections returns the collections named group in every database,
+// sorted by database.
+func (e *Engine) groupCollections(group string) []*collection {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var out []*collection
+	for k, c := range e.cat.colls {
+		if k.coll == group {
+			out = append(out, c)
+		}
+	}
+	sortCollections(out)
+	return out
+}
+
+// sortCollections orders collections by database and name.
+func sortCollections(cs []*collection) {
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && nsLess(cs[j].meta, cs[j-1].meta); j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+}
+
+func nsLess(a, b *collMeta) bool {
+	if a.db != b.db {
+		return a.db < b.db
+	}
+	return a.name < b.name
+}
+
+// loadPolicyIndexes reads the hidden index records at Open, keeping those
+// of live collections in a group whose enabled policy is on the same field
+// and deleting the others with their entries.
+func (e *Engine) loadPolicyIndexes() error {
+	lower := []byte{storage.PrefixCatalog, catPolicyIndex}
+	it, err := e.store.NewIter(lower, storage.PrefixEnd(lower))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	names := map[uint64]string{}
+	e.mu.RLock()
+	for k, c := range e.cat.colls {
+		names[c.meta.id] = k.coll
+	}
+	e.mu.RUnlock()
+	b := e.store.NewBatch()
+	defer b.Close()
+	p := &e.pol
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for ok := it.First(); ok; ok = it.Next() {
+		if len(it.Key()) != 10 {
+			return fmt.Errorf("docdb: corrupt policy index key %x", it.Key())
+		}
+		var r policyIndexRecord
+		if err := bson.Unmarshal(it.Value(), &r); err != nil {
+			return fmt.Errorf("docdb: decode policy index %x: %w", it.Key(), err)
+		}
+		ix := &policyIndex{
+			collID: binary.BigEndian.Uint64(it.Key()[2:]), ixID: uint64(r.Index),
+			group: r.Group, field: r.Field, path: splitPath(r.Field), complete: r.Complete,
+		}
+		pol := p.policies[r.Group]
+		if name, live := names[ix.collID]; !live || name != r.Group || pol == nil || !pol.state().enabled() || pol.Field != r.Field {
+			if err := deletePolicyIndex(b, ix); err != nil {
+				return err
+			}
+			continue
+		}
+		p.setIndexLocked(ix.collID, ix)
+	}
+	if err := it.Error(); err != nil {
+		return err
+	}
+	return b.Commit()
+}
+
+// Catalog hooks: the catalog code calls these as collections come and go.
+
+// policyIndexForNew gives a collection being created in a group with an
+// enabled policy its hidden index, empty and so complete, written into the
+// batch b that creates the collection. The caller holds Engine.mu for
+// writing until it has called publish after b committed, so a policy
+// disabled meanwhile (which waits for Engine.mu, see disablePolicy) still
+// finds the index to drop.
+func (e *Engine) policyIndexForNew(b *storage.Batch, m *collMeta) (publish func(), err error) {
+	r := e.policyRuleFor(m.name)
+	if r == nil {
+		return func() {}, nil
+	}
+	id, err := e.cat.allocID(b)
+	if err != nil {
+		return nil, err
+	}
+	ix := &policyIndex{collID: m.id, ixID: id, group: m.name, field: r.field, path: r.path, complete: true}
+	if err := putPolicyIndex(b, ix); err != nil {
+		return nil, err
+	}
+	return func() {
+		e.pol.mu.Lock()
+		e.pol.setIndexLocked(m.id, ix)
+		e.pol.mu.Unlock()
+	}, nil
+}
+
+// policyCollectionGone drops the hidden index of a dropped collection. The
+// caller holds the collection's write lock.
+func (e *Engine) policyCollectionGone(m *collMeta) {
+	ix := e.pol.indexOf(m.id)
+	if ix == nil {
+		return
+	}
+	e.pol.mu.Lock()
+	e.pol.setIndexLocked(m.id, nil)
+	e.pol.mu.Unlock()
+	b := e.store.NewBatch()
+	defer b.Close()
+	err := deletePolicyIndex(b, ix)
+	if err == nil {
+		err = b.Commit()
+	}
+	if err != nil {
+		// The record is found and dropped at the next Open.
+		e.opts.Logger.Error("docdb: drop hidden TTL policy index", "collection", m.db+"."+m.name, "err", err)
+	}
+}
+
+// policyCollectionRenamed follows a rename: a collection that left its
+// group loses its hidden index; one that joined a group with an enabled
+// policy gets one from the worker. The caller holds the collection's write
+// lock.
+func (e *Engine) policyCollectionRenamed(old, renamed *collMeta) {
+	if ix := e.pol.indexOf(renamed.id); ix != nil && ix.group != renamed.name {
+		e.policyCollectionGone(old)
+	}
+	if e.policyRuleFor(renamed.name) != nil {
+		e.kickPolicies()
+	}
+}
+
+// checkPolicyIndexes verifies, on one snapshot, that every hidden index
+// holds exactly one entry per document of its collection whose field
+// yields a Date, at the earliest Date, and nothing else.
+func (e *Engine) checkPolicyIndexes() error {
+	e.mu.RLock()
+	snap := e.store.NewSnapshot()
+	var ixs []*policyIndex
+	if m := e.pol.indexes.Load(); m != nil {
+		for _, ix := range *m {
+			ixs = append(ixs, ix)
+		}
+	}
+	e.mu.RUnlock()
+	defer snap.Close()
+	for _, ix := range ixs {
+		want := map[string]bool{}
+		p := docPrefix(ix.collID)
+		it, err := snap.NewIter(p, storage.PrefixEnd(p))
+		if err != nil {
+			return err
+		}
+		for ok := it.First(); ok; ok = it.Next() {
+			sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+			if err != nil {
+				it.Close()
+				return err
+			}
+			if d, ok := earliestDate(sd.doc, ix.path); ok {
+				want[string(policyEntryKey(ix.ixID, d, sd.idEnc))] = true
+			}
+		}
+		it.Close()
+		lo, hi := policyDueRange(ix.ixID, math.MaxInt64)
+		it, err = snap.NewIter(lo, hi)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for ok := it.First(); ok; ok = it.Next() {
+			n++
+			if !want[string(it.Key())] {
+				it.Close()
+				return fmt.Errorf("docdb: hidden index of %s in collection %d has a stray entry %x", ix.field, ix.collID, it.Key())
+			}
+		}
+		it.Close()
+		if ix.complete && n != len(want) {
+			return fmt.Errorf("docdb: hidden index of %s in collection %d has %d entries, want %d", ix.field, ix.collID, n, len(want))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,318 @@
+package docdb
+
+import (
+	"context"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/mayfly/mayfly/internal/expiry"
+)
+
+// policySource is the expiry.Source of one policy: the hidden indexes of
+// every collection of its group. It holds only names and reads the current
+// rule and indexes at every call, so an offset change applies at once and
+// a disabled policy yields nothing.
+type policySource struct {
+	e            *Engine
+	group, field string
+	name         string
+}
+
+var (
+	_ expiry.Source  = (*policySource)(nil)
+	_ expiry.Counter = (*policySource)(nil)
+)
+
+// Name implements expiry.Source: policy:<group>.<field>.
+func (s *policySource) Name() string { return s.name }
+
+// Kind implements expiry.Source.
+func (s *policySource) Kind() expiry.Kind { return expiry.KindPolicy }
+
+// rule returns the policy's current rule, or nil when it is disabled or on
+// another field.
+func (s *policySource) rule() *policyRule {
+	r := s.e.policyRuleFor(s.group)
+	if r == nil || r.field != s.field {
+		return nil
+	}
+	return r
+}
+
+// NextDue implements expiry.Source: the earliest entry of the group's
+// hidden indexes plus the offset.
+func (s *policySource) NextDue(ctx context.Context) (time.Time, bool, error) {
+	r := s.rule()
+	if r == nil {
+		return time.Time{}, false, nil
+	}
+	best, found := int64(0), false
+	for _, ix := range s.e.pol.groupIndexes(s.group, s.field) {
+		lo, hi := policyDueRange(ix.ixID, math.MaxInt64)
+		it, err := s.e.store.NewIter(lo, hi)
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		ok := it.First()
+		if !ok {
+			err := it.Error()
+			it.Close()
+			if err != nil {
+				return time.Time{}, false, err
+			}
+			continue
+		}
+		d, _, err := policyEntry(it.Key())
+		it.Close()
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		if !found || d < best {
+			best, found = d, true
+		}
+	}
+	if !found {
+		return time.Time{}, false, nil
+	}
+	return time.UnixMilli(addMillis(best, r.offsetMs)), true, nil
+}
+
+// dueEntry is one due entry of a hidden index.
+type dueEntry struct {
+	ix    *policyIndex
+	date  int64
+	idEnc []byte
+}
+
+// dueEntries returns up to max (0: all) entries of the group's hidden
+// indexes that are due at nowMs under r, earliest first; more reports that
+// due entries were left.
+func (s *policySource) dueEntries(r *policyRule, nowMs int64, max int) (out []dueEntry, more bool, err error) {
+	cutoff := nowMs - r.offsetMs
+	for _, ix := range s.e.pol.groupIndexes(s.group, s.field) {
+		lo, hi := policyDueRange(ix.ixID, cutoff)
+		it, err := s.e.store.NewIter(lo, hi)
+		if err != nil {
+			return nil, false, err
+		}
+		n := 0
+		for ok := it.First(); ok; ok = it.Next() {
+			if max > 0 && n == max {
+				more = true
+				break
+			}
+			d, idEnc, err := policyEntry(it.Key())
+			if err != nil {
+				it.Close()
+				return nil, false, err
+			}
+			out = append(out, dueEntry{ix: ix, date: d, idEnc: append([]byte(nil), idEnc...)})
+			n++
+		}
+		err = it.Error()
+		it.Close()
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].date < out[j].date })
+	if max > 0 && len(out) > max {
+		out, more = out[:max], true
+	}
+	return out, more, nil
+}
+
+// Reap implements expiry.Source: it deletes due documents in batches of
+// budget.BatchSize, earliest first across the group's collections; each
+// collection's share of a batch is deleted under its write lock in one
+// storage batch with all of its index entries. Every document is checked
+// again before deletion: its field may have moved since it was indexed, or
+// the offset changed.
+func (s *policySource) Reap(ctx context.Context, now time.Time, budget expiry.Budget) (expiry.Reaped, error) {
+	var r expiry.Reaped
+	defer func() {
+		if r.Items > 0 {
+			s.e.policyDeleted(s.group, int64(r.Items))
+		}
+	}()
+	batch := budget.BatchSize
+	if batch <= 0 {
+		batch = 1000
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		want := batch
+		if budget.MaxItems > 0 {
+			left := budget.MaxItems - r.Items
+			if left <= 0 {
+				if rule := s.rule(); rule != nil {
+					due, _, err := s.dueEntries(rule, now.UnixMilli(), 1)
+					if err != nil {
+						return r, err
+					}
+					r.More = len(due) > 0
+				}
+				return r, nil
+			}
+			want = min(want, left)
+		}
+		n, keys, dues, more, err := s.reapBatch(now, want)
+		r.Items += n
+		r.Keys += keys
+		r.Due = append(r.Due, dues...)
+		if err != nil {
+			return r, err
+		}
+		if !more {
+			return r, nil
+		}
+		if !budget.Deadline.IsZero() && s.e.opts.Now().After(budget.Deadline) {
+			r.More = true
+			return r, nil
+		}
+	}
+}
+
+// reapBatch deletes up to max due documents.
+func (s *policySource) reapBatch(now time.Time, max int) (n, keys int, dues []int64, more bool, err error) {
+	rule := s.rule()
+	if rule == nil {
+		return 0, 0, nil, false, nil
+	}
+	nowMs := now.UnixMilli()
+	entries, more, err := s.dueEntries(rule, nowMs, max)
+	if err != nil {
+		return 0, 0, nil, false, err
+	}
+	byColl := map[uint64][]dueEntry{}
+	var order []uint64
+	for _, de := range entries {
+		if _, ok := byColl[de.ix.collID]; !ok {
+			order = append(order, de.ix.collID)
+		}
+		byColl[de.ix.collID] = append(byColl[de.ix.collID], de)
+	}
+	for _, id := range order {
+		cn, ck, cd, err := s.reapColl(id, byColl[id], nowMs)
+		n += cn
+		keys += ck
+		dues = append(dues, cd...)
+		if err != nil {
+			return n, keys, dues, false, err
+		}
+	}
+	return n, keys, dues, more, nil
+}
+
+// reapColl deletes the documents of due entries of one collection that
+// are still due, and the entries that no longer match their document.
+func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) (n, keys int, dues []int64, err error) {
+	c := s.e.lockCollByID(collID)
+	if c == nil {
+		return 0, 0, nil, nil // dropped: its hidden index went with it
+	}
+	defer c.wmu.Unlock()
+	ix := s.e.pol.indexOf(collID)
+	rule := s.rule()
+	if ix == nil || ix.ixID != entries[0].ix.ixID || rule == nil {
+		return 0, 0, nil, nil // the policy changed meanwhile
+	}
+	w := s.e.newWriter(c)
+	defer w.close()
+	for _, de := range entries {
+		sd, err := w.fetch(de.idEnc)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		d, ok := int64(0), false
+		if sd != nil {
+			d, ok = earliestDate(sd.doc, ix.path)
+		}
+		if !ok || d != de.date {
+			// A stray entry (the writers keep entries exact, so this only
+			// repairs damage): drop it.
+			if err := w.b.Delete(policyEntryKey(ix.ixID, de.date, de.idEnc)); err != nil {
+				return 0, 0, nil, err
+			}
+			continue
+		}
+		due := addMillis(d, rule.offsetMs)
+		if due > nowMs {
+			continue
+		}
+		entryKeys, err := w.entryKeysOf(sd.doc)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		if err := w.remove(sd); err != nil {
+			return 0, 0, nil, err
+		}
+		n++
+		keys += 2 // the _id index and the hidden index
+		for _, ks := range entryKeys {
+			keys += len(ks)
+		}
+		dues = append(dues, due)
+	}
+	if err := w.commit(); err != nil {
+		return 0, 0, nil, err
+	}
+	return n, keys, dues, nil
+}
+
+// CountDue implements expiry.Counter: the documents due at or before now
+// and the range of their due times.
+func (s *policySource) CountDue(ctx context.Context, now time.Time) (int64, time.Time, time.Time, error) {
+	r := s.rule()
+	if r == nil {
+		return 0, time.Time{}, time.Time{}, nil
+	}
+	var n int64
+	oldest, newest := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, ix := range s.e.pol.groupIndexes(s.group, s.field) {
+		cn, lo, hi, err := s.e.countIndexDue(ix, r, now.UnixMilli())
+		if err != nil {
+			return 0, time.Time{}, time.Time{}, err
+		}
+		if cn > 0 {
+			n += cn
+			oldest, newest = min(oldest, lo), max(newest, hi)
+		}
+	}
+	if n == 0 {
+		return 0, time.Time{}, time.Time{}, nil
+	}
+	return n, time.UnixMilli(oldest), time.UnixMilli(newest), nil
+}
+
+// countIndexDue counts ix's entries due at nowMs under r, with the range of
+// their due times.
+func (e *Engine) countIndexDue(ix *policyIndex, r *policyRule, nowMs int64) (n, oldest, newest int64, err error) {
+	lo, hi := policyDueRange(ix.ixID, nowMs-r.offsetMs)
+	it, err := e.store.NewIter(lo, hi)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer it.Close()
+	if it.First() {
+		d, _, err := policyEntry(it.Key())
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		oldest = addMillis(d, r.offsetMs)
+	}
+	for ok := it.Valid(); ok; ok = it.Next() {
+		n++
+	}
+	if n > 0 && it.Last() {
+		d, _, err := policyEntry(it.Key())
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		newest = addMillis(d, r.offsetMs)
+	}
+	return n, oldest, newest, it.Error()
+}

@@ -1,0 +1,318 @@
+package docdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// Catalog keys of policies, under storage.PrefixCatalog.
+const (
+	catPolicy      byte = 'P' // 'P' group -> policyRecord
+	catPolicyIndex byte = 'Q' // 'Q' collection id u64 -> policyIndexRecord
+)
+
+// policyRecord is a policy as the catalog stores it.
+type policyRecord struct {
+	Group    string `bson:"group"`
+	Field    string `bson:"field"`
+	OffsetMs int64  `bson:"offsetMs"`
+	State    string `bson:"state"`
+	Op       int64  `bson:"op"`      // sequence number of the last operation
+	Updated  int64  `bson:"updated"` // Unix ms
+}
+
+func (r *policyRecord) state() PolicyState { return PolicyState(r.State) }
+
+// policy returns the API form of r.
+func (r *policyRecord) policy() Policy {
+	return Policy{
+		Group:      r.Group,
+		Field:      r.Field,
+		Offset:     time.Duration(r.OffsetMs) * time.Millisecond,
+		State:      r.state(),
+		Operation:  opID(uint64(r.Op)),
+		UpdateTime: time.UnixMilli(r.Updated).UTC(),
+		Source:     policySourceName(r.Group, r.Field),
+	}
+}
+
+func policyKey(group string) []byte {
+	return append([]byte{storage.PrefixCatalog, catPolicy}, group...)
+}
+
+// policyManager is the Engine's policy state. Lock order: update, then
+// collection write locks, then Engine.mu, then mu; mu is a leaf lock.
+// Writers and readers never lock: they load rules and indexes atomically.
+type policyManager struct {
+	// update serializes policy changes and operation completions.
+	update sync.Mutex
+
+	// mu guards the fields below. Catalog writes of policies and operations
+	// commit under mu, so the maps always equal what is stored.
+	mu       sync.Mutex
+	policies map[string]*policyRecord // by group, disabled ones included
+	ops      map[uint64]*opRecord     // by sequence number
+	nextOp   uint64
+	prune    []uint64          // finished operations the pending batch deletes
+	sources  map[string]string // group -> registered expiry source name
+	closed   bool
+	// The worker (operation_run.go).
+	running bool
+	dirty   bool
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+
+	// rules are the enabled policies by group, for visibility and expiry.
+	rules atomic.Pointer[map[string]*policyRule]
+	// indexes are the hidden indexes by collection id. An entry changes only
+	// with its collection's write lock held, so a writer sees one index for
+	// its whole life.
+	indexes atomic.Pointer[map[uint64]*policyIndex]
+
+	// Build pacing: chunk documents per chunk, and at most one chunk per
+	// pause (nanoseconds) of the Engine's clock. Tests change them.
+	chunk atomic.Int64
+	pause atomic.Int64
+}
+
+// setRuleLocked publishes (or, with nil, removes) the rule of group; mu is
+// held.
+func (p *policyManager) setRuleLocked(group string, r *policyRule) {
+	next := map[string]*policyRule{}
+	if cur := p.rules.Load(); cur != nil {
+		for k, v := range *cur {
+			next[k] = v
+		}
+	}
+	if r == nil {
+		delete(next, group)
+	} else {
+		next[group] = r
+	}
+	p.rules.Store(&next)
+}
+
+// setIndexLocked publishes (or, with nil, removes) the hidden index of a
+// collection; mu and the collection's write lock are held (or the
+// collection is not reachable yet).
+func (p *policyManager) setIndexLocked(collID uint64, ix *policyIndex) {
+	next := map[uint64]*policyIndex{}
+	if cur := p.indexes.Load(); cur != nil {
+		for k, v := range *cur {
+			next[k] = v
+		}
+	}
+	if ix == nil {
+		delete(next, collID)
+	} else {
+		next[collID] = ix
+	}
+	p.indexes.Store(&next)
+}
+
+// indexOf returns the hidden index of a collection, or nil.
+func (p *policyManager) indexOf(collID uint64) *policyIndex {
+	m := p.indexes.Load()
+	if m == nil {
+		return nil
+	}
+	return (*m)[collID]
+}
+
+// groupIndexes returns the hidden indexes of group on field.
+func (p *policyManager) groupIndexes(group, field string) []*policyIndex {
+	m := p.indexes.Load()
+	if m == nil {
+		return nil
+	}
+	var out []*policyIndex
+	for _, ix := range *m {
+		if ix.group == group && ix.field == field {
+			out = append(out, ix)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].collID < out[j].collID })
+	return out
+}
+
+// policyCopy returns a copy of group's record, or nil.
+func (p *policyManager) policyCopy(group string) *policyRecord {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, ok := p.policies[group]
+	if !ok {
+		return nil
+	}
+	c := *r
+	return &c
+}
+
+// commitLocked commits b and then applies the records to the maps; mu is
+// held. A nil record is skipped.
+func (p *policyManager) commitLocked(b *storage.Batch, pol *policyRecord, ops ...*opRecord) error {
+	if err := b.Commit(); err != nil {
+		return err
+	}
+	if pol != nil {
+		p.policies[pol.Group] = pol
+	}
+	for _, op := range ops {
+		if op != nil {
+			p.ops[uint64(op.Seq)] = op
+		}
+	}
+	return nil
+}
+
+// putPolicy writes r into b.
+func putPolicy(b *storage.Batch, r *policyRecord) error {
+	raw, err := bson.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("docdb: encode policy: %w", err)
+	}
+	return b.Set(policyKey(r.Group), raw)
+}
+
+// openPolicies loads policies, hidden indexes and operations at Open,
+// drops hidden indexes that no longer belong to an enabled policy,
+// publishes the rules, registers the sources and resumes unfinished
+// operations.
+func (e *Engine) openPolicies() error {
+	p := &e.pol
+	p.policies = map[string]*policyRecord{}
+	p.ops = map[uint64]*opRecord{}
+	p.sources = map[string]string{}
+	p.chunk.Store(policyBuildChunk)
+	p.pause.Store(int64(policyBuildPause))
+	if err := e.loadPolicyRecords(); err != nil {
+		return err
+	}
+	if err := e.loadOperations(); err != nil {
+		return err
+	}
+	if err := e.loadPolicyIndexes(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	var enabled []*policyRecord
+	for _, r := range p.policies {
+		if r.state().enabled() {
+			p.setRuleLocked(r.Group, newPolicyRule(r.Group, r.Field, r.OffsetMs))
+			enabled = append(enabled, r)
+		}
+	}
+	p.mu.Unlock()
+	sort.Slice(enabled, func(i, j int) bool { return enabled[i].Group < enabled[j].Group })
+	for _, r := range enabled {
+		e.registerPolicySource(r.Group, r.Field)
+	}
+	e.kickPolicies()
+	return nil
+}
+
+// loadPolicyRecords reads every policy record.
+func (e *Engine) loadPolicyRecords() error {
+	lower := []byte{storage.PrefixCatalog, catPolicy}
+	it, err := e.store.NewIter(lower, storage.PrefixEnd(lower))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		var r policyRecord
+		if err := bson.Unmarshal(it.Value(), &r); err != nil {
+			return fmt.Errorf("docdb: decode policy %q: %w", it.Key()[2:], err)
+		}
+		e.pol.policies[r.Group] = &r
+	}
+	return it.Error()
+}
+
+// closePolicies stops the worker and unregisters the policy sources; Close
+// calls it. An unfinished operation resumes at the next Open.
+func (e *Engine) closePolicies() {
+	p := &e.pol
+	p.mu.Lock()
+	if p.closed || p.policies == nil {
+		p.closed = true
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	if p.cancel != nil {
+		p.cancel()
+	}
+	var names []string
+	for _, n := range p.sources {
+		names = append(names, n)
+	}
+	p.sources = map[string]string{}
+	p.mu.Unlock()
+	p.wg.Wait()
+	if e.opts.Expiry != nil {
+		for _, n := range names {
+			e.opts.Expiry.Unregister(n)
+		}
+	}
+}
+
+// registerPolicySource registers the expiry source of the policy on
+// group.field, unless it is registered already.
+func (e *Engine) registerPolicySource(group, field string) {
+	name := policySourceName(group, field)
+	p := &e.pol
+	p.mu.Lock()
+	if p.sources[group] == name || p.closed {
+		p.mu.Unlock()
+		return
+	}
+	old := p.sources[group]
+	p.sources[group] = name
+	p.mu.Unlock()
+	if e.opts.Expiry == nil {
+		return
+	}
+	if old != "" {
+		e.opts.Expiry.Unregister(old)
+	}
+	if err := e.opts.Expiry.Register(&policySource{e: e, group: group, field: field, name: name}); err != nil {
+		e.opts.Logger.Error("docdb: register TTL policy source", "source", name, "err", err)
+	}
+}
+
+// unregisterPolicySource removes the expiry source of group's policy.
+func (e *Engine) unregisterPolicySource(group string) {
+	p := &e.pol
+	p.mu.Lock()
+	name, ok := p.sources[group]
+	delete(p.sources, group)
+	p.mu.Unlock()
+	if ok && e.opts.Expiry != nil {
+		e.opts.Expiry.Unregister(name)
+	}
+}
+
+// errPolicyClosed reports whether the manager is closed.
+func (p *policyManager) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+// ignoreClosed drops the error of a storage that closed under a background
+// task: the task resumes at the next Open.
+func ignoreClosed(err error) error {
+	if errors.Is(err, storage.ErrClosed) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
