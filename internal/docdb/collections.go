@@ -95,9 +95,14 @@ func (e *Engine) createLocked(db, coll string, options bson.D) (*collection, err
 	if err := putRecord(b, meta); err != nil {
 		return nil, err
 	}
+	publishPolicy, err := e.policyIndexForNew(b, meta)
+	if err != nil {
+		return nil, err
+	}
 	if err := b.Commit(); err != nil {
 		return nil, fmt.Errorf("docdb: create collection %s.%s: %w", db, coll, err)
 	}
+	publishPolicy()
 	c := &collection{meta: meta, stats: newCounters()}
 	e.cat.colls[nsKey{db, coll}] = c
 	return c, nil

@@ -27,6 +27,8 @@ type Engine struct {
 	// index id.
 	srcMu   sync.Mutex
 	sources map[uint64]string
+	// pol holds the TTL policies (policy.go).
+	pol policyManager
 	// lastTS is the last timestamp handed out for Timestamp(0, 0) fields
 	// (seconds << 32 | increment).
 	lastTS atomic.Uint64
@@ -45,12 +47,20 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e.cat = cat
 	e.registerAllTTL()
+	if err := e.openPolicies(); err != nil {
+		e.unregisterAllSources()
+		return nil, fmt.Errorf("docdb: load TTL policies: %w", err)
+	}
 	return e, nil
 }
 
-// Close unregisters the Engine's expiry sources. It does not close the
+// Close stops the TTL policy worker and unregisters the Engine's expiry
+// sources. It does not close the
 // store, which the caller owns.
 func (e *Engine) Close() error {
-	e.close.Do(e.unregisterAllSources)
+	e.close.Do(func() {
+		e.closePolicies()
+		e.unregisterAllSources()
+	})
 	return nil
 }

@@ -447,12 +447,14 @@ func (e *Engine) unregisterAllSources() {
 
 // collectionGone unregisters a dropped collection's sources.
 func (e *Engine) collectionGone(m *collMeta) {
+	e.policyCollectionGone(m)
 	e.unregisterTTL(m.indexes)
 	e.unregisterClustered(m)
 }
 
 // collectionRenamed moves a renamed collection's sources to their new names.
 func (e *Engine) collectionRenamed(old, renamed *collMeta) {
+	e.policyCollectionRenamed(old, renamed)
 	e.unregisterTTL(old.indexes)
 	e.registerTTL(renamed, renamed.indexes)
 	e.registerClustered(renamed)

@@ -8,7 +8,7 @@ import (
 
 // Strict visibility (DESIGN.md promise 1): a document is expired, and so
 // invisible to every read path, as soon as one TTL index of its collection
-// says so, whether or not the sweeper has deleted it yet. The rule is
+// (or the TTL policy of its collection group, policy.go) says so, whether or not the sweeper has deleted it yet. The rule is
 // MongoDB's TTL rule evaluated at read time:
 //
 //   - only BSON Date values of the indexed field count; for an array the
@@ -89,22 +89,26 @@ type visibility struct {
 	meta   *collMeta
 	nowMs  int64
 	strict bool
+	// policy is the TTL policy of the collection's group; nil when none.
+	policy *policyRule
 }
 
 // newVisibility returns the check for an operation on meta starting now.
 // Cursors re-evaluate now on every Next (see cursor.go), so a getMore never
 // returns what expired since the find.
 func (e *Engine) newVisibility(meta *collMeta) visibility {
+	policy := e.policyRuleFor(meta.name)
 	return visibility{
 		meta:   meta,
 		nowMs:  e.opts.Now().UnixMilli(),
-		strict: e.opts.Visibility == VisibilityStrict && meta.hasTTL(),
+		strict: e.opts.Visibility == VisibilityStrict && (meta.hasTTL() || policy != nil),
+		policy: policy,
 	}
 }
 
 // hides reports whether doc must be hidden.
 func (v visibility) hides(doc bson.D) bool {
-	return v.strict && v.meta.expired(doc, v.nowMs)
+	return v.strict && (v.meta.expired(doc, v.nowMs) || v.policy.expired(doc, v.nowMs))
 }
 
 // refresh moves the check's instant to now.

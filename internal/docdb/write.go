@@ -117,7 +117,7 @@ func (w *writer) checkUnique(idEnc []byte, keys [][]indexKey) error {
 				if other == nil {
 					return fmt.Errorf("docdb: index %s entry points to a missing document", ix.name)
 				}
-				if w.vis.strict && w.meta.expired(other.doc, w.vis.nowMs) {
+				if w.vis.hides(other.doc) {
 					if err := w.remove(other); err != nil {
 						return err
 					}
@@ -173,7 +173,7 @@ func (w *writer) insert(sd *storedDoc) error {
 		return err
 	}
 	if existing != nil {
-		if !(w.vis.strict && w.meta.expired(existing.doc, w.vis.nowMs)) {
+		if !w.vis.hides(existing.doc) {
 			return dupKeyError(w.meta, w.meta.indexes[0], bson.D{{Key: "_id", Value: sd.doc[0].Value}})
 		}
 		if err := w.remove(existing); err != nil {
@@ -200,7 +200,7 @@ func (w *writer) insert(sd *storedDoc) error {
 		}
 	}
 	w.noteDue(sd.doc)
-	return nil
+	return w.policyPut(nil, sd)
 }
 
 // putDoc writes the document record and counts its bytes.
@@ -235,7 +235,7 @@ func (w *writer) remove(sd *storedDoc) error {
 		}
 	}
 	w.docs++
-	return nil
+	return w.policyPut(sd, nil)
 }
 
 // entryKeysOf recomputes the entries a stored document has. A stored
@@ -295,7 +295,7 @@ func (w *writer) replace(prev, next *storedDoc) error {
 		}
 	}
 	w.noteDue(next.doc)
-	return nil
+	return w.policyPut(prev, next)
 }
 
 // diffKeys returns the keys only in a and those only in b; both are sorted
