@@ -100,6 +100,9 @@ func (tx *Tx) Rename(src, dst []byte, nx bool) (bool, error) {
 	if err := tx.putMeta(tx.ldb, tx.pdb, dst, dm, dok, m); err != nil {
 		return false, err
 	}
+	if err := tx.reindexHash(tx.pdb, dst, m); err != nil {
+		return false, err
+	}
 	if err := tx.removeMeta(tx.pdb, src, m); err != nil {
 		return false, err
 	}
@@ -149,6 +152,9 @@ func (tx *Tx) Move(key []byte, db int) (bool, error) {
 	if err := tx.putMeta(db, dstP, key, Meta{}, false, nm); err != nil {
 		return false, err
 	}
+	if err := tx.reindexHash(dstP, key, nm); err != nil {
+		return false, err
+	}
 	if err := tx.deleteMeta(srcP, key, m, false); err != nil {
 		return false, err
 	}
@@ -196,6 +202,9 @@ func (tx *Tx) Copy(src, dst []byte, db int, replace bool) (bool, error) {
 		}
 	}
 	if err := tx.putMeta(db, dstP, dst, Meta{}, false, nm); err != nil {
+		return false, err
+	}
+	if err := tx.reindexHash(dstP, dst, nm); err != nil {
 		return false, err
 	}
 	tx.notifyDB(db, ClassGeneric, "copy_to", dst)
