@@ -54,7 +54,7 @@ const (
 	CommandNotSupported             Code = 115
 	BSONObjectTooLarge              Code = 10334
 	NoQueryExecutionPlans           Code = 291
-	AmbiguousIndexKeyPattern        Code = 6
+	AmbiguousIndexKeyPattern        Code = 181
 	Location16555                   Code = 16555
 	Location40352                   Code = 40352
 	Location31254                   Code = 31254
