@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
 
 	"github.com/mayfly/mayfly/internal/kv"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -51,6 +52,12 @@ func newEnvB(b *testing.B) *env { return startEnv(b, nil) }
 
 func startEnv(t testing.TB, tt *testing.T, mutate ...func(*resp.Options)) *env {
 	t.Helper()
+	if tt != nil {
+		// Registered first, so it runs last: after the server, the clients
+		// and the store are gone, no goroutine of theirs may remain.
+		before := goleak.IgnoreCurrent()
+		tt.Cleanup(func() { goleak.VerifyNone(tt, before) })
+	}
 	st, err := storage.Open(storage.Options{Dir: "mem", InMemory: true})
 	if err != nil {
 		t.Fatal(err)
