@@ -30,6 +30,8 @@ const (
 	codeInvalidDBRef              mongoerr.Code = 55
 	codeCursorKilled              mongoerr.Code = 237
 	codeOverflow                  mongoerr.Code = 15
+	codeClientMetadataImmutable   mongoerr.Code = 186
+	codeClientDisconnect          mongoerr.Code = 279
 )
 
 // wireCodeNames names the codes above, and corrects any code the model's
@@ -52,6 +54,8 @@ var wireCodeNames = map[mongoerr.Code]string{
 	codeInvalidDBRef:              "InvalidDBRef",
 	codeCursorKilled:              "CursorKilled",
 	codeOverflow:                  "Overflow",
+	codeClientMetadataImmutable:   "ClientMetadataCannotBeMutated",
+	codeClientDisconnect:          "ClientDisconnect",
 }
 
 // codeName returns MongoDB's codeName for c.
@@ -140,11 +144,3 @@ func isInfoOrdered(k string) bool {
 	}
 	return false
 }
-
-// codeClientDisconnect is MongoDB's code for an operation cut short because
-// its client went away.
-const codeClientDisconnect mongoerr.Code = 279
-
-func init() { wireCodeNames[codeClientDisconnect] = "ClientDisconnect" }
-
-func init() { wireCodeNames[186] = "ClientMetadataCannotBeMutated" }

@@ -3,7 +3,6 @@ package mongo_test
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -163,4 +162,3 @@ func lookup(t testing.TB, raw bson.Raw, path ...string) bson.RawValue {
 	return v
 }
 
-var _ = io.EOF

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"log/slog"
 	"net"
 	"slices"
@@ -521,4 +520,42 @@ func TestMaxConnections(t *testing.T) {
 	}
 }
 
-var _ = io.EOF
+
+// BenchmarkRawPing measures one OP_MSG round trip through the connection
+// loop, without a driver: the wire layer's own cost plus loopback TCP.
+func BenchmarkRawPing(b *testing.B) {
+	st, err := storage.Open(storage.Options{InMemory: true, Dir: "mem", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	db, err := docdb.Open(docdb.Options{Store: st, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := NewServer(Options{DB: db, Logger: slog.New(slog.DiscardHandler)})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go s.Serve(ln)
+	defer s.Shutdown(context.Background())
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	body, _ := bson.Marshal(bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})
+	frame := newMsg(0).kind0(body).frame(1)
+	r := bufio.NewReader(nc)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := nc.Write(frame); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := readFrame(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
