@@ -161,4 +161,3 @@ func lookup(t testing.TB, raw bson.Raw, path ...string) bson.RawValue {
 	}
 	return v
 }
-

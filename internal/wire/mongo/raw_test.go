@@ -520,7 +520,6 @@ func TestMaxConnections(t *testing.T) {
 	}
 }
 
-
 // BenchmarkRawPing measures one OP_MSG round trip through the connection
 // loop, without a driver: the wire layer's own cost plus loopback TCP.
 func BenchmarkRawPing(b *testing.B) {
