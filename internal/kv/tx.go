@@ -3,7 +3,6 @@ package kv
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/mayfly/mayfly/internal/storage"
@@ -342,11 +341,3 @@ func (tx *Tx) Batch() *storage.Batch { return tx.batch() }
 
 // MaxStringSize returns the configured largest string.
 func (tx *Tx) MaxStringSize() int64 { return tx.s.maxString.Load() }
-
-// checkAdd returns a+b or ErrOverflow-like failure for absolute times.
-func addMs(a, b int64) (int64, bool) {
-	if (b > 0 && a > math.MaxInt64-b) || (b < 0 && a < math.MinInt64-b) {
-		return 0, false
-	}
-	return a + b, true
-}

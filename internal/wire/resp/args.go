@@ -32,15 +32,6 @@ func parseInt(b []byte) (int64, error) {
 	return n, nil
 }
 
-// parseIntMsg parses an integer argument with a custom error reply.
-func parseIntMsg(b []byte, msg string) (int64, error) {
-	n, ok := kv.ParseInt(b)
-	if !ok {
-		return 0, replyErr(msg)
-	}
-	return n, nil
-}
-
 // parseDB parses a database index argument.
 func parseDB(b []byte) (int, error) {
 	n, err := parseInt(b)

@@ -128,9 +128,6 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 			}
 			tx.Use(db)
 		} else {
-			if ctx == nil {
-				ctx = context.Background()
-			}
 			infos, err = s.kv.Keyspace(ctx)
 		}
 		for _, ki := range infos {
