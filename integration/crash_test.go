@@ -205,28 +205,36 @@ func runCrash(t *testing.T, cfg crashConfig) {
 	t.Logf("seed %d", seed)
 	run := &crashRun{t: t, cfg: cfg, dir: t.TempDir(), rec: newCrashRecord(), rng: rand.New(rand.NewPCG(seed, 0))}
 	args := []string{"--durability", cfg.durability}
-	start := time.Now()
+	// Each round restarts the server on the directory the last kill left,
+	// verifies it, writes again and kills it; the offline check runs on
+	// every stopped directory.
+	s := harness.StartDir(t, run.dir, args...)
+	start := time.Now() // after the first start, which may build the binary
+	run.setup(s)
+	var killed time.Time
 	for round := range cfg.rounds {
-		s := harness.StartDir(t, run.dir, args...)
-		killed := time.Time{}
-		switch {
-		case round == 0:
-			run.setup(s)
-			killed = run.writeAndKill(s, round, nil)
-		case round%5 == 2:
+		began := time.Now()
+		if round > 0 {
+			run.verify(s, killed, round-1)
+		}
+		verified := time.Now()
+		switch round % 5 {
+		case 2:
 			killed = run.writeAndKill(s, round, run.massExpiry)
-		case round%5 == 4:
+		case 4:
 			killed = run.writeAndKill(s, round, run.indexBuild)
 		default:
 			killed = run.writeAndKill(s, round, nil)
 		}
 		run.check()
+		checked := time.Now()
 		s = harness.StartDir(t, run.dir, args...)
-		run.verify(s, killed, round)
-		s.Kill()
+		t.Logf("round %d: verify %s, write and kill %s, check %s, restart %s", round,
+			verified.Sub(began).Round(time.Millisecond), killed.Sub(verified).Round(time.Millisecond),
+			checked.Sub(killed).Round(time.Millisecond), time.Since(checked).Round(time.Millisecond))
 	}
+	run.verify(s, killed, cfg.rounds-1)
 	// A last clean stop, and the offline check of what it left.
-	s := harness.StartDir(t, run.dir, args...)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	if err := s.Stop(ctx); err != nil {
