@@ -206,6 +206,8 @@ func TestFindAndGetMore(t *testing.T) {
 		{"unknown field", bson.D{{Key: "find", Value: "c"}, {Key: "bogus", Value: 1}}, 40415, "IDLUnknownField", "BSON field 'find.bogus' is an unknown field."},
 		{"tailable", bson.D{{Key: "find", Value: "c"}, {Key: "tailable", Value: true}}, 238, "NotImplemented", ""},
 		{"maxTimeMS negative", bson.D{{Key: "find", Value: "c"}, {Key: "maxTimeMS", Value: -1}}, 2, "BadValue", "-1 value for maxTimeMS is out of range [0, 2147483647]"},
+		{"maxTimeMS fraction", bson.D{{Key: "find", Value: "c"}, {Key: "maxTimeMS", Value: 1.5}}, 2, "BadValue", "maxTimeMS has non-integral value"},
+		{"maxTimeMS huge", bson.D{{Key: "find", Value: "c"}, {Key: "maxTimeMS", Value: 1e300}}, 2, "BadValue", "9223372036854775807 value for maxTimeMS is out of range [0, 2147483647]"},
 		{"maxTimeMS type", bson.D{{Key: "find", Value: "c"}, {Key: "maxTimeMS", Value: "1"}}, 14, "TypeMismatch", "BSON field 'find.maxTimeMS' is the wrong type 'string', expected types '[long, int, decimal, double']"},
 		{"getMore int id", bson.D{{Key: "getMore", Value: 1}, {Key: "collection", Value: "c"}}, 14, "TypeMismatch", "BSON field 'getMore.getMore' is the wrong type 'int', expected type 'long'"},
 		{"getMore no collection", bson.D{{Key: "getMore", Value: int64(1)}}, 40414, "IDLFailedToParse", "BSON field 'getMore.collection' is missing but a required field"},

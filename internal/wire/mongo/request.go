@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -180,9 +181,19 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 // maxTimeMS parses the generic maxTimeMS argument: a non-negative 32-bit
 // integer, 0 meaning no limit.
 func maxTimeMS(cmd string, v bson.RawValue) (int64, error) {
+	if !isNumber(v.Type) {
+		return 0, typeMismatch(cmd, "maxTimeMS", v.Type, numberTypes)
+	}
+	if f, _ := numberAsFloat(v); f != math.Trunc(f) && !math.IsInf(f, 0) {
+		return 0, errorf(mongoerr.BadValue, "maxTimeMS has non-integral value")
+	}
 	ms, ok := numberAsInt64(v)
 	if !ok {
-		return 0, typeMismatch(cmd, "maxTimeMS", v.Type, numberTypes)
+		// Beyond int64: MongoDB reports the saturated value.
+		ms = math.MaxInt64
+		if f, _ := numberAsFloat(v); f < 0 {
+			ms = math.MinInt64
+		}
 	}
 	if ms < 0 || ms > 1<<31-1 {
 		return 0, errorf(mongoerr.BadValue, "%d value for maxTimeMS is out of range [0, 2147483647]", ms)
