@@ -29,7 +29,9 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open redis data: %w", err)
 	}
-	r := &redisSide{kv: store, sources: store.Sources()}
+	// Keys and expiring hash fields are separate sources: one per logical
+	// database each.
+	r := &redisSide{kv: store, sources: append(store.Sources(), store.FieldSources()...)}
 	for _, src := range r.sources {
 		if err := s.engine.Register(src); err != nil {
 			return nil, fmt.Errorf("register %s: %w", src.Name(), err)
