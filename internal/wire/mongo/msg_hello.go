@@ -1,6 +1,7 @@
 package mongo
 
 import (
+	"bytes"
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -25,7 +26,7 @@ func msgHello(_ context.Context, c *conn, req *request) (bson.D, error) {
 		if !ok {
 			return nil, errorf(mongoerr.TypeMismatch, "'client' field is wrong type, expected object")
 		}
-		c.clientMeta = doc
+		c.clientMeta = bytes.Clone(doc) // kept for the connection's life, not the request's
 		c.log.Info("client metadata", "client", truncate(doc.String(), 1024))
 	}
 	d := make(bson.D, 0, 14)

@@ -1,6 +1,8 @@
 package mongo
 
 import (
+	"bytes"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -13,7 +15,8 @@ func lsidOf(req *request) []byte {
 		return nil
 	}
 	if _, data, ok := v.BinaryOK(); ok {
-		return data
+		// A copy: the cursor outlives the request's buffer.
+		return bytes.Clone(data)
 	}
 	return nil
 }
