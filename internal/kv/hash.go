@@ -53,6 +53,10 @@ type hashState struct {
 	minAt    int64 // earliest field expiry as stored (and indexed)
 	curMin   int64 // earliest field expiry now, unless minDirty
 	minDirty bool
+	// known caches fields read (or written) by this command; with
+	// knownAll (a hash this command created) a field not in it is absent.
+	known    map[string]fieldRec
+	knownAll bool
 }
 
 // fieldRec is a stored field.
@@ -156,6 +160,9 @@ func (tx *Tx) hashField(h *hashState, field []byte) (fieldRec, error) {
 	if h.version == 0 {
 		return fieldRec{}, nil
 	}
+	if r, ok := h.known[string(field)]; ok || h.knownAll {
+		return r, nil
+	}
 	v, err := tx.reader().Get(tx.hashFieldKey(h, field))
 	if errors.Is(err, storage.ErrNotFound) {
 		return fieldRec{}, nil
@@ -171,6 +178,10 @@ func (tx *Tx) hashField(h *hashState, field []byte) (fieldRec, error) {
 func (tx *Tx) hashPut(h *hashState, field, val []byte, at int64, prev fieldRec) error {
 	if h.version == 0 {
 		h.version = tx.NewVersion()
+		h.known, h.knownAll = make(map[string]fieldRec), true
+	}
+	if h.known != nil {
+		h.known[string(field)] = fieldRec{ok: true, at: at, val: append([]byte{}, val...)}
 	}
 	b := tx.batch()
 	if prev.ok && prev.at != 0 && prev.at != at {
@@ -205,6 +216,9 @@ func (tx *Tx) hashDel(h *hashState, field []byte, prev fieldRec) error {
 		if prev.at == h.curMin {
 			h.minDirty = true
 		}
+	}
+	if h.known != nil {
+		h.known[string(field)] = fieldRec{}
 	}
 	h.count--
 	return b.Delete(tx.hashFieldKey(h, field))
@@ -324,12 +338,47 @@ type HashPair struct {
 	Field, Value []byte
 }
 
+// hashPrefetch reads many fields at once.
+func (tx *Tx) hashPrefetch(h *hashState, fields [][]byte) error {
+	if !h.found || len(fields) < prefetchMin {
+		return nil
+	}
+	got, err := tx.prefetch(h.version, []byte{hashFieldNS}, fields)
+	if err != nil {
+		return err
+	}
+	h.known = make(map[string]fieldRec, len(fields))
+	for _, f := range fields {
+		var r fieldRec
+		if v, ok := got[string(f)]; ok {
+			if r, err = decodeFieldRec(v); err != nil {
+				return err
+			}
+		}
+		h.known[string(f)] = r
+	}
+	return nil
+}
+
+// everyOther returns pairs[0], pairs[2], ...: the fields of field/value
+// pairs.
+func everyOther(pairs [][]byte) [][]byte {
+	out := make([][]byte, 0, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		out = append(out, pairs[i])
+	}
+	return out
+}
+
 // HSet sets fields (pairs alternate field and value) and returns how many
 // were new. A field set this way loses its expiry; the key keeps its own.
 // The event is `hset`.
 func (tx *Tx) HSet(key []byte, pairs [][]byte) (int64, error) {
 	h, err := tx.hashFor(key, false)
 	if err != nil {
+		return 0, err
+	}
+	if err := tx.hashPrefetch(&h, everyOther(pairs)); err != nil {
 		return 0, err
 	}
 	var added int64
@@ -384,6 +433,9 @@ func (tx *Tx) HMGet(key []byte, fields [][]byte) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := tx.hashPrefetch(&h, fields); err != nil {
+		return nil, err
+	}
 	out := make([][]byte, len(fields))
 	for i, f := range fields {
 		r, err := tx.hashField(&h, f)
@@ -431,6 +483,9 @@ func (tx *Tx) hashPairs(h *hashState) ([]HashPair, error) {
 func (tx *Tx) HDel(key []byte, fields [][]byte) (int64, error) {
 	h, err := tx.hashFor(key, false)
 	if err != nil || !h.found {
+		return 0, err
+	}
+	if err := tx.hashPrefetch(&h, fields); err != nil {
 		return 0, err
 	}
 	var n int64

@@ -222,11 +222,11 @@ func TestFieldExpiryLazyOnAccess(t *testing.T) {
 	}
 }
 
-func TestFieldExpiryAfterDelRenameAndCopy(t *testing.T) {
+func TestFieldExpiryAfterDelRenameMoveCopy(t *testing.T) {
 	s, c, rec := collStore(t)
 	now := c.Now().UnixMilli()
 	do(t, s, func(tx *kv.Tx) error {
-		for _, k := range []string{"gone", "moved", "copied"} {
+		for _, k := range []string{"gone", "renamed", "moved", "copied"} {
 			if _, err := tx.HSet([]byte(k), bs("a", "1", "b", "2")); err != nil {
 				return err
 			}
@@ -237,37 +237,40 @@ func TestFieldExpiryAfterDelRenameAndCopy(t *testing.T) {
 		if _, err := tx.Del(bs("gone")); err != nil {
 			return err
 		}
-		if _, err := tx.Rename([]byte("moved"), []byte("renamed"), false); err != nil {
+		if _, err := tx.Rename([]byte("renamed"), []byte("renamed2"), false); err != nil {
 			return err
 		}
-		if _, err := tx.Copy([]byte("copied"), []byte("copy"), 0, false); err != nil {
+		if _, err := tx.Move([]byte("moved"), 3); err != nil {
 			return err
 		}
-		// Touching the renamed and copied hashes indexes them under their names.
-		if _, err := tx.HLen([]byte("renamed")); err != nil {
-			return err
-		}
-		_, err := tx.HLen([]byte("copy"))
+		_, err := tx.Copy([]byte("copied"), []byte("copy"), 0, false)
 		return err
 	})
 	c.Advance(time.Second)
 	rec.names()
+	// Nothing touched the hashes since: the sources find them by their
+	// new names.
 	r, err := fieldSource(t, s, 0).Reap(t.Context(), c.Now(), expiry.Budget{BatchSize: 2})
 	if err != nil || r.Items != 3 || r.More {
-		t.Fatalf("reap %+v %v", r, err)
+		t.Fatalf("reap db0 %+v %v", r, err)
+	}
+	if r, err := fieldSource(t, s, 3).Reap(t.Context(), c.Now(), expiry.Budget{}); err != nil || r.Items != 1 {
+		t.Fatalf("reap db3 %+v %v", r, err)
 	}
 	got := rec.names()
 	slices.Sort(got)
-	if want := []string{"hexpired:copied", "hexpired:copy", "hexpired:renamed"}; !slices.Equal(got, want) {
+	if want := []string{"hexpired:copied", "hexpired:copy", "hexpired:moved", "hexpired:renamed2"}; !slices.Equal(got, want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
-	for _, k := range []string{"renamed", "copied", "copy"} {
+	for _, k := range []string{"renamed2", "copied", "copy"} {
 		if got := hgetall(t, s, k); len(got) != 1 || got["b"] != "2" {
 			t.Errorf("%s: %v", k, got)
 		}
 	}
-	if _, ok, _ := fieldSource(t, s, 0).NextDue(t.Context()); ok {
-		t.Fatal("stale entries left in the field index")
+	for _, db := range []int{0, 3} {
+		if _, ok, _ := fieldSource(t, s, db).NextDue(t.Context()); ok {
+			t.Fatalf("entries left in db %d's field index", db)
+		}
 	}
 }
 

@@ -22,6 +22,10 @@ type setState struct {
 	version  uint64
 	expireAt int64
 	count    int64
+	// known caches membership read (or written) by this command; with
+	// knownAll (a set this command created) a member not in it is absent.
+	known    map[string]bool
+	knownAll bool
 }
 
 func (tx *Tx) setFor(key []byte, read bool) (setState, error) {
@@ -56,6 +60,9 @@ func (tx *Tx) setHas(s *setState, member []byte) (bool, error) {
 	if s.version == 0 {
 		return false, nil
 	}
+	if has, ok := s.known[string(member)]; ok || s.knownAll {
+		return has, nil
+	}
 	_, err := tx.reader().Get(tx.elemKey(s.version, member))
 	if errors.Is(err, storage.ErrNotFound) {
 		return false, nil
@@ -67,6 +74,7 @@ func (tx *Tx) setHas(s *setState, member []byte) (bool, error) {
 func (tx *Tx) setAdd(s *setState, member []byte) (bool, error) {
 	if s.version == 0 {
 		s.version = tx.NewVersion()
+		s.known, s.knownAll = make(map[string]bool), true
 	}
 	has, err := tx.setHas(s, member)
 	if err != nil || has {
@@ -74,6 +82,9 @@ func (tx *Tx) setAdd(s *setState, member []byte) (bool, error) {
 	}
 	if err := tx.batch().Set(tx.elemKey(s.version, member), nil); err != nil {
 		return false, err
+	}
+	if s.known != nil {
+		s.known[string(member)] = true
 	}
 	s.count++
 	return true, nil
@@ -88,8 +99,39 @@ func (tx *Tx) setRem(s *setState, member []byte) (bool, error) {
 	if err := tx.batch().Delete(tx.elemKey(s.version, member)); err != nil {
 		return false, err
 	}
+	if s.known != nil {
+		s.known[string(member)] = false
+	}
 	s.count--
 	return true, nil
+}
+
+// prefetchMin is the number of elements from which a command reads the
+// ones it names with one ordered walk instead of one lookup each.
+const prefetchMin = 16
+
+// prefetch reads which of keys (sub-key suffixes under namespace ns of
+// collection version v) are stored, and their values, seeking one
+// iterator through them in order: far cheaper than a lookup per key for
+// commands naming many elements.
+func (tx *Tx) prefetch(v uint64, ns []byte, keys [][]byte) (map[string][]byte, error) {
+	sorted := slices.Clone(keys)
+	slices.SortFunc(sorted, bytes.Compare)
+	sorted = slices.CompactFunc(sorted, bytes.Equal)
+	lo := tx.elemKey(v, ns)
+	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(sorted))
+	target := append([]byte{}, lo...)
+	for _, k := range sorted {
+		target = append(target[:len(lo)], k...)
+		if it.SeekGE(target) && bytes.Equal(it.Key(), target) {
+			out[string(k)] = append([]byte{}, it.Value()...)
+		}
+	}
+	return out, it.Close()
 }
 
 // collMembers returns every sub-key suffix (and value) under namespace ns
@@ -202,11 +244,30 @@ func randomBetween(first, last []byte) []byte {
 	return binary.BigEndian.AppendUint64(out, r)
 }
 
+// setPrefetch reads the membership of many members at once.
+func (tx *Tx) setPrefetch(s *setState, members [][]byte) error {
+	if !s.found || len(members) < prefetchMin {
+		return nil
+	}
+	got, err := tx.prefetch(s.version, nil, members)
+	if err != nil {
+		return err
+	}
+	s.known = make(map[string]bool, len(members))
+	for _, m := range members {
+		_, s.known[string(m)] = got[string(m)]
+	}
+	return nil
+}
+
 // SAdd adds members to the set at key and returns how many were new. The
 // event is `sadd`, only when something was added.
 func (tx *Tx) SAdd(key []byte, members [][]byte) (int64, error) {
 	s, err := tx.setFor(key, false)
 	if err != nil {
+		return 0, err
+	}
+	if err := tx.setPrefetch(&s, members); err != nil {
 		return 0, err
 	}
 	var added int64
@@ -233,6 +294,9 @@ func (tx *Tx) SAdd(key []byte, members [][]byte) (int64, error) {
 func (tx *Tx) SRem(key []byte, members [][]byte) (int64, error) {
 	s, err := tx.setFor(key, false)
 	if err != nil || !s.found {
+		return 0, err
+	}
+	if err := tx.setPrefetch(&s, members); err != nil {
 		return 0, err
 	}
 	var removed int64

@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
+	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/kv"
 	"pgregory.net/rapid"
 )
@@ -244,4 +246,86 @@ func TestSetModel(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBigCollectionsConstantWork checks that DEL and RENAME of collections
+// write a constant number of records whatever their size, and that expiry
+// hands the elements to the garbage collector.
+func TestBigCollectionsConstantWork(t *testing.T) {
+	s, c, _ := collStore(t)
+	const n = 4000
+	fill := map[string]func(tx *kv.Tx, k []byte) error{
+		"list": func(tx *kv.Tx, k []byte) error {
+			vals := make([][]byte, n)
+			for i := range vals {
+				vals[i] = []byte(strconv.Itoa(i))
+			}
+			_, err := tx.Push(k, kv.ListRight, false, vals)
+			return err
+		},
+		"hash": func(tx *kv.Tx, k []byte) error {
+			pairs := make([][]byte, 0, 2*n)
+			for i := range n {
+				pairs = append(pairs, []byte(strconv.Itoa(i)), []byte("v"))
+			}
+			_, err := tx.HSet(k, pairs)
+			return err
+		},
+		"set": func(tx *kv.Tx, k []byte) error {
+			ms := make([][]byte, n)
+			for i := range ms {
+				ms[i] = []byte(strconv.Itoa(i))
+			}
+			_, err := tx.SAdd(k, ms)
+			return err
+		},
+		"zset": func(tx *kv.Tx, k []byte) error {
+			scores := make([]float64, n)
+			ms := make([][]byte, n)
+			for i := range ms {
+				scores[i], ms[i] = float64(i), []byte(strconv.Itoa(i))
+			}
+			_, err := tx.ZAdd(k, kv.ZAddOptions{}, scores, ms)
+			return err
+		},
+	}
+	for name, f := range fill {
+		k := []byte(name)
+		do(t, s, func(tx *kv.Tx) error { return f(tx, k) })
+		for _, op := range []struct {
+			what string
+			run  func(tx *kv.Tx) error
+		}{
+			{"rename", func(tx *kv.Tx) error { _, err := tx.Rename(k, []byte(name+"2"), false); return err }},
+			{"del", func(tx *kv.Tx) error { _, err := tx.Del(bs(name + "2")); return err }},
+		} {
+			tx := s.Begin()
+			if err := op.run(tx); err != nil {
+				t.Fatal(err)
+			}
+			if w := tx.Batch().Count(); w > 6 {
+				t.Errorf("%s of a %d-element %s wrote %d records", op.what, n, name, w)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Expiry: the key source deletes the record, the collector the
+		// elements.
+		do(t, s, func(tx *kv.Tx) error { return f(tx, k) })
+		do(t, s, func(tx *kv.Tx) error {
+			_, err := tx.Expire(k, c.Now().UnixMilli()+10, kv.ExpireAlways)
+			return err
+		})
+		c.Advance(time.Second)
+		if r, err := s.Sources()[0].Reap(t.Context(), c.Now(), expiry.Budget{}); err != nil || r.Items != 1 {
+			t.Fatalf("%s: reap %+v %v", name, r, err)
+		}
+	}
+	if got, err := s.CollectGarbage(t.Context(), 0); err != nil || got != 8 {
+		t.Fatalf("collected %d versions %v", got, err)
+	}
+	if n := dbsize(t, s); n != 0 {
+		t.Fatalf("dbsize %d", n)
+	}
 }

@@ -180,6 +180,16 @@ type zsetState struct {
 	version  uint64
 	expireAt int64
 	count    int64
+	// known caches scores read (or written) by this command; with
+	// knownAll (a sorted set this command created) a member not in it is
+	// absent.
+	known    map[string]zknown
+	knownAll bool
+}
+
+type zknown struct {
+	score float64
+	ok    bool
 }
 
 func (tx *Tx) zsetFor(key []byte, read bool) (zsetState, error) {
@@ -214,6 +224,9 @@ func (tx *Tx) zsetScore(z *zsetState, member []byte) (float64, bool, error) {
 	if z.version == 0 {
 		return 0, false, nil
 	}
+	if k, ok := z.known[string(member)]; ok || z.knownAll {
+		return k.score, k.ok, nil
+	}
 	v, err := tx.reader().Get(tx.elemKey(z.version, []byte{zsetMemberNS}, member))
 	if errors.Is(err, storage.ErrNotFound) {
 		return 0, false, nil
@@ -235,6 +248,10 @@ func (tx *Tx) zsetScoreKey(z *zsetState, score float64, member []byte) []byte {
 func (tx *Tx) zsetPut(z *zsetState, member []byte, score float64, had bool, old float64) error {
 	if z.version == 0 {
 		z.version = tx.NewVersion()
+		z.known, z.knownAll = make(map[string]zknown), true
+	}
+	if z.known != nil {
+		z.known[string(member)] = zknown{score, true}
 	}
 	b := tx.batch()
 	if had {
@@ -254,6 +271,9 @@ func (tx *Tx) zsetDel(z *zsetState, member []byte, score float64) error {
 	b := tx.batch()
 	if err := b.Delete(tx.zsetScoreKey(z, score, member)); err != nil {
 		return err
+	}
+	if z.known != nil {
+		z.known[string(member)] = zknown{}
 	}
 	z.count--
 	return b.Delete(tx.elemKey(z.version, []byte{zsetMemberNS}, member))
@@ -290,6 +310,26 @@ func (zi *zsetIter) seekScoreLE(f float64) bool {
 	return zi.it.SeekLT(storage.PrefixEnd(k))
 }
 
+// zsetPrefetch reads the scores of many members at once.
+func (tx *Tx) zsetPrefetch(z *zsetState, members [][]byte) error {
+	if !z.found || len(members) < prefetchMin {
+		return nil
+	}
+	got, err := tx.prefetch(z.version, []byte{zsetMemberNS}, members)
+	if err != nil {
+		return err
+	}
+	z.known = make(map[string]zknown, len(members))
+	for _, m := range members {
+		var k zknown
+		if v, ok := got[string(m)]; ok && len(v) == 8 {
+			k = zknown{math.Float64frombits(binary.BigEndian.Uint64(v)), true}
+		}
+		z.known[string(m)] = k
+	}
+	return nil
+}
+
 // ZAddOptions are ZADD's flags.
 type ZAddOptions struct {
 	NX, XX, GT, LT bool
@@ -318,6 +358,9 @@ func (tx *Tx) ZAdd(key []byte, o ZAddOptions, scores []float64, members [][]byte
 	}
 	if !z.found && o.XX {
 		return r, nil
+	}
+	if err := tx.zsetPrefetch(&z, members); err != nil {
+		return r, err
 	}
 	for i, m := range members {
 		score := scores[i]
@@ -374,6 +417,9 @@ func (tx *Tx) ZAdd(key []byte, o ZAddOptions, scores []float64, members [][]byte
 func (tx *Tx) ZRem(key []byte, members [][]byte) (int64, error) {
 	z, err := tx.zsetFor(key, false)
 	if err != nil || !z.found {
+		return 0, err
+	}
+	if err := tx.zsetPrefetch(&z, members); err != nil {
 		return 0, err
 	}
 	var n int64
