@@ -550,8 +550,7 @@ func (tx *Tx) zsetRange(z *zsetState, q ZRangeSpec) ([]ZMember, error) {
 			return out, nil
 		}
 		var ok bool
-		inStart := func(m ZMember) bool { return true }
-		inEnd := func(m ZMember) bool { return true }
+		var inStart, inEnd func(m ZMember) bool
 		if q.Kind == ZByScore {
 			if q.Rev {
 				ok = zi.seekScoreLE(q.Max.Value)
