@@ -33,7 +33,11 @@ var cmdBLPop = def("blpop", -3, "write blocking", 1, -2, 1, "write list slow blo
 // which covers lists made non-empty by commands that do not serve waiters
 // (RENAME, COPY, MOVE onto the key). It gives up when its connection is
 // closed or the server shuts down (watchConn). Inside MULTI/EXEC the
-// commands do not block: an empty result is returned at once.
+// commands do not block: an empty result is returned at once. Two
+// departures from Redis: inside EXEC a push serves the waiters right after
+// it, not after the whole EXEC; and if the pusher's commit failed, a waiter
+// would already have replied with an element that was never stored (the
+// store is then failing anyway).
 
 // blockPoll bounds how long a blocked client sleeps without re-checking
 // its deadline, its connection and its keys.
