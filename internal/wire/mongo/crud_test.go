@@ -77,7 +77,7 @@ func TestInsert(t *testing.T) {
 		}
 		// The next request on any connection sees it once the server has
 		// read the message; poll the acknowledged path.
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(20 * time.Second)
 		for {
 			if err := c.FindOne(bg, bson.D{{Key: "_id", Value: "w0"}}).Err(); err == nil {
 				break
