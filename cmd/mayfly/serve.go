@@ -67,6 +67,7 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 	f.StringVar(&durability, "durability", "group", "sync: fsync before acknowledging each write; group: fsync at least every 100 ms")
 	f.StringVar(&visibility, "expiry-visibility", "strict", "strict: expired documents are hidden at once; lazy: visible until deleted, as MongoDB does")
 	f.StringArrayVar(&cfg.Parameters, "set-parameter", nil, "set a server parameter at startup, as `name=value` (repeatable; e.g. ttlMonitorSleepSecs=1)")
+	f.StringVar(&cfg.AdminTokenFile, "admin-token-file", "", "require bearer tokens on the admin /v1/ API (TTL policies, operations), read from `FILE`: lines of 'TOKEN PERMISSION[,PERMISSION...]' or 'TOKEN *'")
 	f.BoolVar(&cfg.ManualClock, "manual-clock", false, "for tests only: the clock moves only when POST /debug/clock?advance=DURATION on the admin address says so")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", def.ShutdownTimeout, "how long in-flight requests may finish after a stop signal")
 	f.DurationVar(&cfg.PurgeAfter, "purge-after", def.PurgeAfter, "bound on how long the bytes of a deleted item stay in any file of the data directory")

@@ -40,6 +40,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now. Tests inject their own.
 	Now func() time.Time
+	// AdminTokenFile, when set, makes the admin /v1/ API require bearer
+	// tokens, read from this file (admin.Tokens documents the format).
+	AdminTokenFile string
 	// ManualClock, for black-box tests only, replaces the clock with one
 	// that starts at the real time and moves only when the admin endpoint
 	// POST /debug/clock?advance=DURATION says so.

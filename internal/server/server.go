@@ -116,6 +116,16 @@ func New(cfg Config) (*Server, error) {
 		Ready:    s.readiness,
 		Logger:   cfg.Logger,
 	})
+	if s.mongo != nil {
+		// The TTL policy and operation API (/v1/), with bearer tokens when
+		// a token file is given.
+		err := admin.MountPolicies(adminSrv, admin.PolicyOptions{Store: s.mongo.db, Stats: s.engine, TokenFile: cfg.AdminTokenFile, Logger: cfg.Logger})
+		if err != nil {
+			s.mongo.db.Close()
+			s.Close()
+			return nil, err
+		}
+	}
 	if clock != nil {
 		s.log.Warn("manual clock: time moves only through POST /debug/clock on the admin address; for tests only")
 		adminSrv.Handle("POST /debug/clock", s.clockHandler(clock))
