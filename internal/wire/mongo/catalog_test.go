@@ -59,6 +59,11 @@ func TestCollectionCommands(t *testing.T) {
 		t.Fatalf("dropping a missing collection %v", r)
 	}
 
+	cmdError(t, db, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: 1}}, 14, "TypeMismatch", "BSON field 'listCollections.filter' is the wrong type 'int', expected type 'object'")
+	cmdError(t, db, bson.D{{Key: "listCollections", Value: 1}, {Key: "cursor", Value: bson.D{{Key: "bogus", Value: 1}}}}, 40415, "IDLUnknownField", "BSON field 'listCollections.cursor.bogus' is an unknown field.")
+	cmdError(t, db, bson.D{{Key: "drop", Value: "a"}, {Key: "bogus", Value: 1}}, 40415, "IDLUnknownField", "BSON field 'drop.bogus' is an unknown field.")
+	cmdError(t, db, bson.D{{Key: "dropDatabase", Value: 1}, {Key: "bogus", Value: 1}}, 40415, "IDLUnknownField", "BSON field 'dropDatabase.bogus' is an unknown field.")
+	cmdError(t, db, bson.D{{Key: "collMod", Value: "nope"}, {Key: "validator", Value: bson.D{}}}, 26, "NamespaceNotFound", "")
 	mustRun(t, db, bson.D{{Key: "collMod", Value: "a"}, {Key: "validator", Value: bson.D{{Key: "x", Value: bson.D{{Key: "$exists", Value: true}}}}}})
 	_, err = db.Collection("a").InsertOne(bg, bson.D{{Key: "y", Value: 1}})
 	wantError(t, err, 121, "DocumentValidationFailure", "Document failed validation")
