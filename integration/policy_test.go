@@ -167,6 +167,10 @@ func TestPolicyCLILifecycle(t *testing.T) {
 	if err != nil || !strings.Contains(out, "ACTIVE") || !strings.Contains(out, "9 of 9 documents scanned") {
 		t.Fatalf("enable: %v\n%s\n%s", err, out, progress)
 	}
+	// Not a terminal: progress comes as lines on stderr, no bar.
+	if !strings.Contains(progress, "op-1 ACTIVE: 9 of 9 documents scanned (100%), 4 expired found") || strings.Contains(progress, "\r") {
+		t.Fatalf("progress lines: %q", progress)
+	}
 	e.wantIDs(app, "a-in1h", "a-in3h", "a-null", "a-text")
 	e.wantIDs(logs, "l-in1h")
 	e.wantIDs(carts, "c-exp1")
