@@ -38,6 +38,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 	wire := mongo.NewServer(mongo.Options{
 		DB:         db,
 		Logger:     s.log,
+		RAMLog:     s.ramLog,
 		Now:        s.cfg.Now,
 		Parameters: s.expiryParameters(),
 		Status: []mongo.StatusSection{

@@ -16,6 +16,7 @@ import (
 	"github.com/mayfly/mayfly/internal/admin"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
+	"github.com/mayfly/mayfly/internal/wire/mongo"
 )
 
 // ReadyMessage is the message of the one log line that says every listener
@@ -27,6 +28,7 @@ const ReadyMessage = "mayfly ready"
 type Server struct {
 	cfg       Config
 	log       *slog.Logger
+	ramLog    *mongo.RAMLog
 	store     *storage.Store
 	engine    *expiry.Engine
 	redis     *redisSide // nil when the RESP listener is disabled
@@ -57,6 +59,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	// Every component's log lines are also kept in memory for MongoDB's
+	// getLog "global".
+	ramLog := mongo.NewRAMLog(0)
+	cfg.Logger = slog.New(ramLog.Handler(cfg.Logger.Handler()))
 	var clock *manualClock
 	if cfg.ManualClock {
 		clock = newManualClock(time.Now())
@@ -84,7 +90,7 @@ func New(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, store: store, engine: engine, registry: prometheus.NewRegistry()}
+	s := &Server{cfg: cfg, log: cfg.Logger, ramLog: ramLog, store: store, engine: engine, registry: prometheus.NewRegistry()}
 	s.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

@@ -59,6 +59,8 @@ const (
 	Location40352                   Code = 40352
 	Location31254                   Code = 31254
 	Location40353                   Code = 40353
+	EmptyFieldName                  Code = 56
+	ConversionFailure               Code = 241
 )
 
 var names = map[Code]string{
@@ -101,6 +103,8 @@ var names = map[Code]string{
 	BSONObjectTooLarge:              "BSONObjectTooLarge",
 	NoQueryExecutionPlans:           "NoQueryExecutionPlans",
 	AmbiguousIndexKeyPattern:        "AmbiguousIndexKeyPattern",
+	EmptyFieldName:                  "EmptyFieldName",
+	ConversionFailure:               "ConversionFailure",
 }
 
 // Name returns MongoDB's codeName for c. Codes MongoDB reports as plain
