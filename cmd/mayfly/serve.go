@@ -55,6 +55,7 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 				return err
 			}
 			cfg.Logger = logger
+			cfg.Argv = os.Args
 			return serve(cfg)
 		},
 	}

@@ -30,6 +30,9 @@ type Config struct {
 	// (mongod's --setParameter): the expiry engine's ttlMonitorSleepSecs,
 	// ttlIndexDeleteTargetDocs and the others getParameter lists.
 	Parameters []string
+	// Argv is the command line the server was started with, for MongoDB's
+	// getCmdLineOpts.
+	Argv []string
 	// ShutdownTimeout bounds how long in-flight requests may run after a
 	// stop signal.
 	ShutdownTimeout time.Duration

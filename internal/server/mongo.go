@@ -3,6 +3,8 @@ package server
 import (
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -36,11 +38,12 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		return nil, fmt.Errorf("open document data: %w", err)
 	}
 	wire := mongo.NewServer(mongo.Options{
-		DB:         db,
-		Logger:     s.log,
-		RAMLog:     s.ramLog,
-		Now:        s.cfg.Now,
-		Parameters: s.expiryParameters(),
+		DB:          db,
+		Logger:      s.log,
+		RAMLog:      s.ramLog,
+		Now:         s.cfg.Now,
+		Parameters:  s.expiryParameters(),
+		CmdLineOpts: s.cmdLineOpts(),
 		Status: []mongo.StatusSection{
 			{Path: "metrics.ttl", Value: s.ttlMetrics},
 			{Path: "metrics.purge", Value: s.purgeMetrics},
@@ -133,5 +136,19 @@ func lagMillis(h expiry.Histogram) bson.D {
 		{Key: "p50", Value: h.P50().Milliseconds()},
 		{Key: "p99", Value: h.P99().Milliseconds()},
 		{Key: "max", Value: h.Max.Milliseconds()},
+	}
+}
+
+// cmdLineOpts answers getCmdLineOpts: the command line as given, and the
+// effective settings under MongoDB's configuration names.
+func (s *Server) cmdLineOpts() *mongo.CmdLineOpts {
+	host, port, _ := net.SplitHostPort(s.cfg.MongoAddr)
+	portNum, _ := strconv.Atoi(port)
+	return &mongo.CmdLineOpts{
+		Argv: s.cfg.Argv,
+		Parsed: bson.D{
+			{Key: "net", Value: bson.D{{Key: "bindIp", Value: host}, {Key: "port", Value: int32(portNum)}}},
+			{Key: "storage", Value: bson.D{{Key: "dbPath", Value: s.cfg.Dir}}},
+		},
 	}
 }
