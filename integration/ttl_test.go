@@ -64,6 +64,13 @@ func (e *ttlEnv) stop() {
 	}
 }
 
+// with returns e reporting to t, for use inside a subtest.
+func (e *ttlEnv) with(t *testing.T) *ttlEnv {
+	c := *e
+	c.t = t
+	return &c
+}
+
 // run runs a command on db and returns the raw reply.
 func (e *ttlEnv) run(db string, cmd bson.D) (bson.Raw, error) {
 	return e.cl.Database(db).RunCommand(e.t.Context(), cmd).Raw()
@@ -235,6 +242,7 @@ func TestTTLCreateIndexValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			e := e.with(t)
 			_, err := e.run("app", createIndexesCmd("v", tc.spec))
 			wantCmdErr(t, err, tc.code, tc.msg)
 			if tc.code == 67 && tc.msg == "" {
@@ -249,6 +257,7 @@ func TestTTLCreateIndexValidation(t *testing.T) {
 
 	c := e.cl.Database("app").Collection("v")
 	t.Run("a non-integer is truncated and listed", func(t *testing.T) {
+		e := e.with(t)
 		e.mustRun("app", createIndexesCmd("v", spec(bson.D{{Key: "t", Value: int32(1)}}, "t_1", 10000.7)))
 		specs, err := c.Indexes().ListSpecifications(t.Context())
 		if err != nil {
@@ -265,12 +274,14 @@ func TestTTLCreateIndexValidation(t *testing.T) {
 		}
 	})
 	t.Run("zero and past-epoch values are accepted", func(t *testing.T) {
+		e := e.with(t)
 		e.mustRun("app", createIndexesCmd("v", spec(bson.D{{Key: "z", Value: int32(1)}}, "z_1", int32(0))))
 		e.mustRun("app", createIndexesCmd("v", spec(bson.D{{Key: "e", Value: int32(1)}}, "e_1", int32(time.Now().Unix()+1000))))
 		// A key field named expireAfterSeconds is an ordinary compound index.
 		e.mustRun("app", createIndexesCmd("v", bson.D{{Key: "key", Value: bson.D{{Key: "x", Value: int32(1)}, {Key: "expireAfterSeconds", Value: int32(1)}}}, {Key: "name", Value: "x_e"}}))
 	})
 	t.Run("the same index again is a note", func(t *testing.T) {
+		e := e.with(t)
 		r := e.mustRun("app", createIndexesCmd("v", spec(bson.D{{Key: "t", Value: int32(1)}}, "t_1", int32(10000))))
 		if r.Lookup("note").StringValue() != "all indexes already exist" ||
 			r.Lookup("numIndexesBefore").Int32() != r.Lookup("numIndexesAfter").Int32() {
@@ -297,6 +308,7 @@ func TestTTLCreateIndexValidation(t *testing.T) {
 	}
 	for _, tc := range conflicts {
 		t.Run(tc.name, func(t *testing.T) {
+			e := e.with(t)
 			_, err := e.run("app", createIndexesCmd("v", tc.spec))
 			wantCmdErr(t, err, tc.code, tc.msg)
 			// A dry run fails the same way.
@@ -305,6 +317,7 @@ func TestTTLCreateIndexValidation(t *testing.T) {
 		})
 	}
 	t.Run("the Go driver's helper", func(t *testing.T) {
+		e := e.with(t)
 		name, err := e.cl.Database("app").Collection("h").Indexes().CreateOne(t.Context(), mongo.IndexModel{
 			Keys: bson.D{{Key: "createdAt", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(3600)})
 		if err != nil || name != "createdAt_1" {
@@ -356,6 +369,7 @@ func TestTTLWhatExpires(t *testing.T) {
 	e.wantIDs(c, "missing", "null", "number", "string", "timestamp")
 
 	t.Run("expireAfterSeconds 0: each document at its own time", func(t *testing.T) {
+		e := e.with(t)
 		t0 := e.now()
 		k := db.Collection("kupon")
 		if _, err := k.Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: bson.D{{Key: "expiresAt", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(0)}); err != nil {
@@ -376,6 +390,7 @@ func TestTTLWhatExpires(t *testing.T) {
 		e.wantIDs(k, "d")
 	})
 	t.Run("a partial TTL index deletes only matching documents", func(t *testing.T) {
+		e := e.with(t)
 		t0 := e.now()
 		p := db.Collection("partial")
 		_, err := p.Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: bson.D{{Key: "x", Value: 1}},
@@ -393,6 +408,7 @@ func TestTTLWhatExpires(t *testing.T) {
 		e.wantIDs(p, "no-z")
 	})
 	t.Run("a hidden TTL index still deletes", func(t *testing.T) {
+		e := e.with(t)
 		t0 := e.now()
 		h := db.Collection("hidden")
 		_, err := h.Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: bson.D{{Key: "x", Value: 1}},
@@ -427,6 +443,7 @@ func TestTTLIndexLifecycle(t *testing.T) {
 		}
 	}
 	t.Run("dropping the index stops deletion", func(t *testing.T) {
+		e := e.with(t)
 		c := db.Collection("dropidx")
 		ttlIndex(c, 60)
 		insertAt(c, "a", e.now())
@@ -437,6 +454,7 @@ func TestTTLIndexLifecycle(t *testing.T) {
 		e.wantIDs(c, "a")
 	})
 	t.Run("renaming the collection keeps it", func(t *testing.T) {
+		e := e.with(t)
 		c := db.Collection("before")
 		ttlIndex(c, 60)
 		insertAt(c, "a", e.now())
@@ -446,6 +464,7 @@ func TestTTLIndexLifecycle(t *testing.T) {
 		e.wantIDs(e.cl.Database("other").Collection("after"), "b")
 	})
 	t.Run("dropping a collection or a database stops cleanly", func(t *testing.T) {
+		e := e.with(t)
 		for _, name := range []string{"gone1", "gone2"} {
 			c := e.cl.Database("dropme").Collection(name)
 			ttlIndex(c, 60)
@@ -476,6 +495,7 @@ func TestTTLIndexLifecycle(t *testing.T) {
 		}
 	})
 	t.Run("a restart keeps it", func(t *testing.T) {
+		e := e.with(t)
 		c := db.Collection("restart")
 		ttlIndex(c, 3600)
 		at := e.now()
@@ -533,6 +553,7 @@ func TestTTLCollMod(t *testing.T) {
 	byKey := bson.D{{Key: "keyPattern", Value: bson.D{{Key: "olusturma", Value: 1}}}, {Key: "expireAfterSeconds", Value: 1800}}
 
 	t.Run("dry run", func(t *testing.T) {
+		e := e.with(t)
 		// At the engine's rate limit the estimate is exact: 3 documents
 		// at 100 per second.
 		e.mustRun("admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "ttlMaxDeletesPerSecond", Value: int64(100)}})
@@ -560,6 +581,7 @@ func TestTTLCollMod(t *testing.T) {
 		}
 	})
 	t.Run("lowering expires old documents at once", func(t *testing.T) {
+		e := e.with(t)
 		r := e.mustRun("app", collMod(byKey))
 		for _, f := range []string{"expireAfterSeconds_old", "expireAfterSeconds_new"} {
 			if r.Lookup(f).Type != bson.TypeInt64 {
@@ -582,6 +604,7 @@ func TestTTLCollMod(t *testing.T) {
 		}
 	})
 	t.Run("converting a normal index", func(t *testing.T) {
+		e := e.with(t)
 		r := e.mustRun("app", collMod(bson.D{{Key: "name", Value: "son_1"}, {Key: "expireAfterSeconds", Value: 300}}))
 		if _, err := r.LookupErr("expireAfterSeconds_old"); err == nil || r.Lookup("expireAfterSeconds_new").Int64() != 300 {
 			t.Fatalf("reply %v", r)
@@ -622,6 +645,7 @@ func TestTTLCollMod(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			e := e.with(t)
 			_, err := e.run("app", collMod(tc.index))
 			wantCmdErr(t, err, tc.code, tc.msg)
 			_, err = e.run("app", collMod(tc.index, bson.E{Key: "dryRun", Value: true}))
@@ -629,10 +653,12 @@ func TestTTLCollMod(t *testing.T) {
 		})
 	}
 	t.Run("collection-level TTL on a normal collection", func(t *testing.T) {
+		e := e.with(t)
 		_, err := e.run("app", bson.D{{Key: "collMod", Value: "oturumlar"}, {Key: "expireAfterSeconds", Value: 60}})
 		wantCmdErr(t, err, 72, "")
 	})
 	t.Run("missing collection", func(t *testing.T) {
+		e := e.with(t)
 		_, err := e.run("app", bson.D{{Key: "collMod", Value: "nothere"}, {Key: "index", Value: bson.D{{Key: "name", Value: "x_1"}, {Key: "hidden", Value: true}}}})
 		wantCmdErr(t, err, 26, "ns does not exist: app.nothere")
 	})
@@ -690,6 +716,7 @@ func TestTTLParameters(t *testing.T) {
 	wantCmdErr(t, err, 72, "no option found to get")
 
 	t.Run("ttlMonitorEnabled", func(t *testing.T) {
+		e := e.with(t)
 		c := e.cl.Database("app").Collection("m")
 		if _, err := c.Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: bson.D{{Key: "at", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(0)}); err != nil {
 			t.Fatal(err)
@@ -858,6 +885,7 @@ func TestTTLStrictVisibility(t *testing.T) {
 	}
 
 	t.Run("strict: the unique key of an expired document is free", func(t *testing.T) {
+		e := e.with(t)
 		lazy.stop()
 		s := newTTLEnv(t, harness.StartDir(t, e.s.Dir, append(slices.Clone(ttlArgs), "--set-parameter", "ttlMonitorEnabled=false")...))
 		sc := s.cl.Database("app").Collection("codes")

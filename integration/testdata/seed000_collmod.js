@@ -1,0 +1,7 @@
+db.runCommand( {
+collMod: "oturumlar",
+index: {
+keyPattern: { olusturma: 1 },
+expireAfterSeconds: 3600
+}
+} )

@@ -1,0 +1,6 @@
+const m = db.serverStatus().metrics.ttl
+printjson( {
+silinen: m.deletedDocuments,
+gecis: m.passes,
+altGecis: m.subPasses
+} )
