@@ -11,9 +11,11 @@
 //
 // Durability is a setting (Durability). DurabilitySync fsyncs the write-ahead
 // log before Commit returns. DurabilityGroup, the default, returns once the
-// batch is in the log (the OS page cache) and fsyncs the log at least every
-// GroupSyncInterval (100 ms): a power failure can lose the writes of the last
-// interval, a crash of the process alone loses nothing.
+// batch is appended to the log's buffer and fsyncs the log at least every
+// GroupSyncInterval (100 ms). Pebble keeps unsynced log records in its own
+// buffer until they are written out, so a crash of the process, like a
+// power failure, can lose the writes of roughly the last interval (the crash
+// test measured up to about 0.3 s on an overloaded machine).
 //
 // Reads go through a Reader: the Store itself (the latest state), a Snapshot
 // (a fixed point in time) or an indexed Batch (the batch's own writes over the

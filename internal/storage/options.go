@@ -10,11 +10,11 @@ import (
 type Durability int
 
 const (
-	// DurabilityGroup acknowledges a write once it is in the write-ahead log
-	// and fsyncs the log at least every GroupSyncInterval. A crash of the
-	// process loses nothing; a power failure loses at most the writes of the
-	// last interval. This is the default, like MongoDB's journal commit
-	// interval and Redis's appendfsync everysec.
+	// DurabilityGroup acknowledges a write once it is appended to the
+	// write-ahead log's buffer and fsyncs the log at least every
+	// GroupSyncInterval. A crash of the process or a power failure can lose
+	// the writes of roughly the last interval. This is the default, like
+	// MongoDB's journal commit interval and Redis's appendfsync everysec.
 	DurabilityGroup Durability = iota
 	// DurabilitySync fsyncs the write-ahead log before a write is
 	// acknowledged: an acknowledged write survives a power failure.
