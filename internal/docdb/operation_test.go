@@ -468,3 +468,31 @@ func TestOperationsListAndRetention(t *testing.T) {
 		}
 	})
 }
+
+// Ensure that the worker runs only while there is work: an Engine without
+// policies starts no goroutine, and the worker exits once its operation is
+// done (the bubble would not end with it blocked).
+func TestPolicyWorkerRunsOnlyForWork(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		te := newBubbleEngine(t, 1000)
+		running := func() bool {
+			te.pol.mu.Lock()
+			defer te.pol.mu.Unlock()
+			return te.pol.running
+		}
+		if running() {
+			t.Fatal("a worker runs without policies")
+		}
+		insertSessions(te, "app", 3, 1)
+		te.waitOp(te.enable("sessions", "expireAt", 0).ID)
+		syncWait()
+		if running() {
+			t.Fatal("the worker outlived its operation")
+		}
+		te.reopen()
+		syncWait()
+		if running() {
+			t.Fatal("the worker runs after a restart with nothing to do")
+		}
+	})
+}

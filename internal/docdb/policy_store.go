@@ -215,7 +215,12 @@ func (e *Engine) openPolicies() error {
 	for _, r := range enabled {
 		e.registerPolicySource(r.Group, r.Field)
 	}
-	e.kickPolicies()
+	// The worker starts only for work: an unfinished operation, or an
+	// enabled policy whose group may lack an index (a collection renamed
+	// into it just before a crash).
+	if len(enabled) > 0 || p.nextPendingOp() != 0 {
+		e.kickPolicies()
+	}
 	return nil
 }
 
