@@ -1,9 +1,11 @@
 package docdb
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -31,6 +33,9 @@ type ttlSource struct {
 	name   string
 	collID uint64
 	ixID   uint64
+
+	mu     sync.Mutex
+	resume resumePoint // guarded by mu
 }
 
 var (
@@ -171,19 +176,33 @@ func (s *ttlSource) NextDue(ctx context.Context) (time.Time, bool, error) {
 
 // dueEntries lists the encoded _ids of the documents with a Date entry due
 // at or before now, earliest first, up to max (0: all), with their due
-// times; more reports that entries were left.
-func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int) (ids [][]byte, dues []int64, more bool, err error) {
+// times; more reports that entries were left. With after set, only entries
+// past after (in the scan's direction) are read; last is the key of the
+// last entry taken, from which a later call can go on.
+func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []byte) (ids [][]byte, dues []int64, more bool, last []byte, err error) {
 	cutoff := now.UnixMilli() - ix.expireAfter*1000
 	lo, hi, err := dateRange(ix, cutoff, false)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, nil, err
+	}
+	desc := ix.fields[0].desc
+	if after != nil {
+		if desc && bytes.Compare(after, hi) < 0 {
+			hi = after // a descending scan runs from hi down
+		} else if !desc {
+			if next := append(append([]byte(nil), after...), 0); bytes.Compare(next, lo) > 0 {
+				lo = next
+			}
+		}
+	}
+	if bytes.Compare(lo, hi) >= 0 {
+		return nil, nil, false, nil, nil
 	}
 	it, err := s.e.store.NewIter(lo, hi)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, nil, err
 	}
 	defer it.Close()
-	desc := ix.fields[0].desc
 	step := it.Next
 	ok := it.First()
 	if desc {
@@ -193,19 +212,57 @@ func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int) (ids [][]b
 	for ; ok; ok = step() {
 		date, idEnc, err := entryDate(ix, it.Key())
 		if err != nil {
-			return nil, nil, false, err
+			return nil, nil, false, nil, err
 		}
 		if seen[string(idEnc)] {
 			continue // a multikey document: its earliest date came first
 		}
 		if max > 0 && len(ids) >= max {
-			return ids, dues, true, nil
+			return ids, dues, true, last, nil
 		}
 		seen[string(idEnc)] = true
 		ids = append(ids, append([]byte(nil), idEnc...))
 		dues = append(dues, addSeconds(date, ix.expireAfter))
+		last = append(last[:0], it.Key()...)
 	}
-	return ids, dues, false, it.Error()
+	return ids, dues, false, last, it.Error()
+}
+
+// resumePoint is where the previous batch of a pass stopped in the
+// source's index.
+type resumePoint struct {
+	now  int64  // the pass's now (Unix ms)
+	ixID uint64 // the index it refers to
+	key  []byte // the last entry taken
+}
+
+// resumeFor returns the key to go on after for a batch of the pass at
+// nowMs, or nil to start from the beginning of the due range.
+//
+// The engine calls Reap once per storage batch with the now of the pass,
+// so every batch of a pass but the first goes on where the previous one
+// stopped instead of seeking from the start of the range: the entries
+// before that point were all looked at in this pass, and the ones deleted
+// are Pebble tombstones until a compaction, which a scan from the start
+// would step over again in every batch (quadratic in a storm of a million
+// documents). An entry written behind the point during the pass waits for
+// the next pass, which starts over.
+func (s *ttlSource) resumeFor(nowMs int64, ix *indexMeta) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.resume.now != nowMs || s.resume.ixID != ix.id {
+		return nil
+	}
+	return s.resume.key
+}
+
+func (s *ttlSource) setResume(nowMs int64, ix *indexMeta, key []byte) {
+	if key == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resume = resumePoint{now: nowMs, ixID: ix.id, key: key}
 }
 
 // Reap implements expiry.Source: it deletes due documents in batches of
@@ -229,7 +286,7 @@ func (s *ttlSource) Reap(ctx context.Context, now time.Time, budget expiry.Budge
 			if left <= 0 {
 				_, _, ix := s.current()
 				if ix != nil {
-					ids, _, _, err := s.dueEntries(ix, now, 1)
+					ids, _, _, _, err := s.dueEntries(ix, now, 1, s.resumeFor(now.UnixMilli(), ix))
 					if err != nil {
 						return r, err
 					}
@@ -256,7 +313,11 @@ func (s *ttlSource) Reap(ctx context.Context, now time.Time, budget expiry.Budge
 	}
 }
 
-// reapBatch deletes up to max due documents in one storage batch.
+// reapBatch deletes up to max due documents in one storage batch. It reads
+// the documents with one iterator over the collection (the due entries
+// come in date order, which for documents written over time is close to
+// _id order, so its seeks mostly move forward) and counts the index keys
+// deleted from the batch's counter changes.
 func (s *ttlSource) reapBatch(now time.Time, max int) (n, keys int, dues []int64, more bool, err error) {
 	c, _, ix := s.current()
 	if ix == nil {
@@ -271,42 +332,50 @@ func (s *ttlSource) reapBatch(now time.Time, max int) (n, keys int, dues []int64
 	if ix = s.indexOf(c.meta); ix == nil {
 		return 0, 0, nil, false, nil
 	}
-	ids, _, more, err := s.dueEntries(ix, now, max)
-	if err != nil {
+	nowMs := now.UnixMilli()
+	ids, _, more, last, err := s.dueEntries(ix, now, max, s.resumeFor(nowMs, ix))
+	if err != nil || len(ids) == 0 {
 		return 0, 0, nil, false, err
 	}
 	w := s.e.newWriter(c)
 	defer w.close()
-	nowMs := now.UnixMilli()
+	// The lock keeps other writers out, and this batch deletes each
+	// document after reading it, so the store holds what the batch would.
+	pre := docPrefix(c.meta.id)
+	it, err := s.e.store.NewIter(pre, storage.PrefixEnd(pre))
+	if err != nil {
+		return 0, 0, nil, false, err
+	}
+	defer it.Close()
 	for _, idEnc := range ids {
-		sd, err := w.fetch(idEnc)
-		if err != nil {
-			return 0, 0, nil, false, err
-		}
-		if sd == nil {
+		key := docKey(c.meta.id, idEnc)
+		if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+			if err := it.Error(); err != nil {
+				return 0, 0, nil, false, err
+			}
 			continue
+		}
+		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+		if err != nil {
+			return 0, 0, nil, false, fmt.Errorf("docdb: stored document: %w", err)
 		}
 		due, ok := ix.dueTime(sd.doc)
 		if !ok || due > nowMs {
 			continue
 		}
-		entries, err := w.entryKeysOf(sd.doc)
-		if err != nil {
-			return 0, 0, nil, false, err
-		}
 		if err := w.remove(sd); err != nil {
 			return 0, 0, nil, false, err
 		}
 		n++
-		keys++ // the _id index
-		for _, ks := range entries {
-			keys += len(ks)
-		}
 		dues = append(dues, due)
+	}
+	for _, ic := range w.d.idx {
+		keys -= int(ic.keys) // the _id index counts one key per document
 	}
 	if err := w.commit(); err != nil {
 		return 0, 0, nil, false, err
 	}
+	s.setResume(nowMs, ix, last)
 	return n, keys, dues, more, nil
 }
 
@@ -317,7 +386,7 @@ func (s *ttlSource) CountDue(ctx context.Context, now time.Time) (int64, time.Ti
 	if ix == nil {
 		return 0, time.Time{}, time.Time{}, nil
 	}
-	_, dues, _, err := s.dueEntries(ix, now, 0)
+	_, dues, _, _, err := s.dueEntries(ix, now, 0, nil)
 	if err != nil || len(dues) == 0 {
 		return 0, time.Time{}, time.Time{}, err
 	}
