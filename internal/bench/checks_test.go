@@ -94,6 +94,9 @@ func TestAnalyzeSteady(t *testing.T) {
 	if p50, max := a.lag.Quantile(0.5), a.lag.Summary().Max; p50 != 150*time.Millisecond || max != 150*time.Millisecond {
 		t.Errorf("lag p50 %v max %v, want 150ms and 150ms", p50, max)
 	}
+	if !a.bounded {
+		t.Error("a backlog of 0, 10, 10, 0 counts as unbounded")
+	}
 	if q := a.lag.Quantile(0.1); q < 50*time.Millisecond || q > 50*time.Millisecond+50*time.Millisecond/128 {
 		t.Errorf("lag p10 %v, want 50ms (the third batch)", q)
 	}
@@ -131,5 +134,37 @@ func TestScanDir(t *testing.T) {
 	}
 	if len(s.WithMarker) != 2 || s.WithMarker[0] != filepath.Join("a", "000001.log") || s.WithMarker[1] != "c.sst" {
 		t.Errorf("with marker %v, want [a/000001.log c.sst]", s.WithMarker)
+	}
+}
+
+// Ensure that a backlog growing steadily through the writes is unbounded
+// and one that oscillates at a level is bounded.
+func TestSteadyBounded(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	sec := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	const rate = 1000.0
+	var batches []steadyBatch
+	for i := range 90 { // 100 items due every 100 ms over 9 s
+		batches = append(batches, steadyBatch{from: i * 100, to: (i + 1) * 100, due: sec(0.1 * float64(i+1))})
+	}
+	tests := map[string]struct {
+		deleted func(t float64) int64 // items counted deleted by second t
+		want    bool
+	}{
+		"deleted at once":            {func(t float64) int64 { return int64(t*10) * 100 }, true},
+		"sawtooth of half a second":  {func(t float64) int64 { return int64(t*2) * 500 }, true},
+		"deletes half as fast":       {func(t float64) int64 { return int64(t * 500) }, false},
+		"falls behind after a while": {func(t float64) int64 { return int64(min(t, 4) * 1000) }, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var samples []counterSample
+			for s := 0.0; s <= 9; s += 0.05 {
+				samples = append(samples, counterSample{at: sec(s), Counters: Counters{Deleted: tc.deleted(s)}})
+			}
+			if got := analyzeSteady(batches, samples, 0, t0, sec(9), rate).bounded; got != tc.want {
+				t.Fatalf("bounded = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

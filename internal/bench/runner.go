@@ -136,7 +136,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep := &Report{Started: time.Now(), Machine: Describe(), Options: opts}
 	e := &env{opts: opts, prog: opts.Progress}
-	pool := opts.Readers + loadWorkers + 2
+	pool := opts.Readers + max(loadWorkers, steadyWriters) + 2
 	conns := make([]*conn, 0, len(opts.Targets))
 	defer func() {
 		for _, c := range conns {

@@ -97,10 +97,10 @@ func runSteady(ctx context.Context, e *env, c *conn) Result {
 }
 
 // steadyWrite paces batches every steadyTick for opts.SteadyFor over
-// loadWorkers writers and returns the batches written, in due order.
+// steadyWriters writers and returns the batches written, in due order.
 func (e *env) steadyWrite(ctx context.Context, c *conn, start time.Time, val []byte) ([]steadyBatch, int, error) {
 	o := e.opts
-	jobs := make(chan steadyBatch, 16)
+	jobs := make(chan steadyBatch, 2*steadyWriters)
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -109,7 +109,7 @@ func (e *env) steadyWrite(ctx context.Context, c *conn, start time.Time, val []b
 	)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for range loadWorkers {
+	for range steadyWriters {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -165,6 +165,10 @@ loop:
 	return batches, next, ctx.Err()
 }
 
+// steadyWriters is the number of connections steady writes over: enough
+// that a client-side round trip does not cap the rate.
+const steadyWriters = 16
+
 // steadyAnalysis is what steady derives from its batches and the counter
 // samples.
 type steadyAnalysis struct {
@@ -178,8 +182,9 @@ type steadyAnalysis struct {
 // analyzeSteady computes the backlog at each counter sample (items due by
 // then minus items deleted by then) and each deletion's lag, taking
 // deletions in due order. The backlog counts as bounded when its maximum
-// over the last third of the writing time is at most twice its maximum
-// over the middle third, or under a tenth of a second's writes.
+// over the last third of the writing time exceeds its maximum over the
+// middle third by at most a quarter plus a tenth of a second's writes (a
+// backlog that grows steadily ends the last third 1.5 times as high).
 func analyzeSteady(batches []steadyBatch, samples []counterSample, base int64, start, writeEnd time.Time, rate float64) steadyAnalysis {
 	var a steadyAnalysis
 	// dueBy[i] is the number of items due at or before batches[i].due.
@@ -232,6 +237,6 @@ func analyzeSteady(batches []steadyBatch, samples []counterSample, base int64, s
 		}
 		prev = max(prev, k)
 	}
-	a.bounded = float64(maxLast) <= max(2*float64(maxMid), rate/10)
+	a.bounded = float64(maxLast) <= 1.25*float64(maxMid)+rate/10
 	return a
 }
