@@ -135,7 +135,7 @@ func runPurge(ctx context.Context, e *env, c *conn) Result {
 	s := &series{zero: due, countLabel: "data directory size (bytes)", marks: []mark{{at: due, label: "due"}}}
 	var (
 		deletedAt, purgedAt time.Time
-		seen                bool
+		seen, hiddenEarly   bool
 		maxBytes            int64
 		last                DirScan
 	)
@@ -155,6 +155,9 @@ func runPurge(ctx context.Context, e *env, c *conn) Result {
 		}
 		if cs, ok, _ := pl.last(); ok && deletedAt.IsZero() && now.After(due) && cs.Deleted-base.Deleted >= int64(o.PurgeItems) {
 			deletedAt = cs.at
+		}
+		if seen && deletedAt.IsZero() && len(scan.WithMarker) == 0 {
+			hiddenEarly = true
 		}
 		if now.After(due) && !deletedAt.IsZero() && len(scan.WithMarker) == 0 {
 			purgedAt = now
@@ -181,6 +184,9 @@ func runPurge(ctx context.Context, e *env, c *conn) Result {
 	r.add("disk.final", float64(last.Bytes), "bytes", Lower)
 	if !seen {
 		r.notef("the marker never appeared in the data directory (is --data-dir the server's directory?)")
+	}
+	if hiddenEarly {
+		r.notef("the marker left every file while the items were still there: the server stores values transformed (compressed), so a byte scan cannot see them and bytes_gone_after is a lower bound")
 	}
 	if !deletedAt.IsZero() {
 		r.add("deleted_after", deletedAt.Sub(due).Seconds(), "s", Lower)
