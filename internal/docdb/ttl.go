@@ -208,7 +208,10 @@ func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []by
 	if desc {
 		ok, step = it.Last(), it.Prev
 	}
-	seen := map[string]bool{}
+	var seen map[string]bool // only a multikey index has several entries per document
+	if ix.multikey {
+		seen = map[string]bool{}
+	}
 	for ; ok; ok = step() {
 		date, idEnc, err := entryDate(ix, it.Key())
 		if err != nil {
@@ -220,7 +223,9 @@ func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []by
 		if max > 0 && len(ids) >= max {
 			return ids, dues, true, last, nil
 		}
-		seen[string(idEnc)] = true
+		if seen != nil {
+			seen[string(idEnc)] = true
+		}
 		ids = append(ids, append([]byte(nil), idEnc...))
 		dues = append(dues, addSeconds(date, ix.expireAfter))
 		last = append(last[:0], it.Key()...)
@@ -355,7 +360,7 @@ func (s *ttlSource) reapBatch(now time.Time, max int) (n, keys int, dues []int64
 			}
 			continue
 		}
-		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+		sd, err := newStoredDocFast(append([]byte(nil), it.Value()...))
 		if err != nil {
 			return 0, 0, nil, false, fmt.Errorf("docdb: stored document: %w", err)
 		}
