@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs all of mayfly's tests on a fresh machine of this kind: installs what the
 # tests need (Go modules, redis-tools from Debian, mongosh from npm), checks
-# formatting, vet and staticcheck, then runs every Go test.
+# formatting, vet and staticcheck, then runs every Go test and a short fuzz
+# smoke of every fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,3 +39,8 @@ go tool staticcheck ./...
 
 step "go test"
 go test -count=1 -timeout 15m ./...
+
+step "fuzz smoke"
+# Every fuzz target, briefly, as a fuzzer (go test above already ran their
+# seed corpora); `make fuzz` runs them for longer.
+FUZZTIME=2s bash scripts/fuzz-smoke.sh
