@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -31,6 +33,7 @@ import (
 
 var (
 	stormDocs    = flag.Int("ttl-storm-docs", 1_000_000, "documents of BenchmarkTTLStorm")
+	stormProfile = flag.String("ttl-storm-cpuprofile", "", "write a CPU profile of BenchmarkTTLStorm's deletion phase (from D to the last deletion) to this file")
 	stormBackoff = flag.Bool("ttl-storm-backoff", true, "BenchmarkTTLStorm with the expiry engine's foreground back-off (false: to measure the raw deletion capacity)")
 )
 
@@ -183,6 +186,17 @@ func runTTLStorm(b *testing.B, n int, spread time.Duration) {
 	}()
 
 	time.Sleep(before) // until D
+	if *stormProfile != "" {
+		f, err := os.Create(*stormProfile)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	b.StartTimer()
 	deleted := func() int64 {
 		for _, k := range eng.Stats().Kinds {
