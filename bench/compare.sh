@@ -13,8 +13,10 @@
 #
 # Environment: RUNS (default 3), SCALE=full|quick (quick: tiny sizes, a smoke
 # test of the script), OUT (default bench/results), CHARTS (default
-# bench/charts), PURGE_TIMEOUT (default 11m), RB_N / RB_NP (redis-benchmark
-# requests without / with -P 16), MAYFLY_BIN (a built mayfly; default: build).
+# bench/charts), WORKLOADS (default "kv doc storm sparse steady"; empty skips
+# them), PURGE (default 1; 0 skips purge), PURGE_TIMEOUT (default 11m), RB
+# (default 1; 0 skips redis-benchmark), RB_N / RB_NP (redis-benchmark requests
+# without / with -P 16), MAYFLY_BIN (a built mayfly; default: build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -26,6 +28,9 @@ CHARTS=${CHARTS:-bench/charts}
 PURGE_TIMEOUT=${PURGE_TIMEOUT:-11m}
 FERRETDB_VERSION=${FERRETDB_VERSION:-v1.24.2}
 CACHE=${MAYFLY_BENCH_CACHE:-$HOME/.cache/mayfly-bench}
+WORKLOADS=${WORKLOADS-kv doc storm sparse steady}
+PURGE=${PURGE:-1}
+RB=${RB:-1}
 
 if [ "$SCALE" = quick ]; then
 	RB_N=${RB_N:-5000}
@@ -135,17 +140,23 @@ if [ -z "$MAYFLY_RESP" ] || [ -z "$MAYFLY_MONGO" ]; then
 fi
 
 mkdir -p "$OUT" "$CHARTS"
-step "mayfly bench: kv doc storm sparse steady (runs: $RUNS)"
-"$MAYFLY" bench "${TARGETS[@]}" --runs "$RUNS" "${SIZES[@]}" --charts "$CHARTS" --progress plain \
-	--out "$OUT/bench.json" kv doc storm sparse steady | tee "$OUT/bench.txt"
-
-step "mayfly bench: purge (bound $PURGE_TIMEOUT)"
-PURGE_TARGETS=(--resp-addr "redis=127.0.0.1:$REDIS_PORT" --data-dir "redis=$WORK/redis")
-if [ -n "$MAYFLY_RESP" ]; then
-	PURGE_TARGETS=(--resp-addr "mayfly=$MAYFLY_RESP" --data-dir "mayfly=$WORK/mayfly" "${PURGE_TARGETS[@]}")
+if [ -n "$WORKLOADS" ]; then
+	step "mayfly bench: $WORKLOADS (runs: $RUNS)"
+	# shellcheck disable=SC2086
+	"$MAYFLY" bench "${TARGETS[@]}" --runs "$RUNS" "${SIZES[@]}" --charts "$CHARTS" --progress plain \
+		--out "$OUT/bench.json" $WORKLOADS | tee "$OUT/bench.txt"
 fi
-"$MAYFLY" bench "${PURGE_TARGETS[@]}" "${SIZES[@]}" --timeout "$PURGE_TIMEOUT" --charts "$CHARTS" --progress plain \
-	--out "$OUT/purge.json" purge | tee "$OUT/purge.txt"
+
+if [ "$PURGE" = 1 ]; then
+	step "mayfly bench: purge (bound $PURGE_TIMEOUT)"
+	PURGE_TARGETS=(--resp-addr "redis=127.0.0.1:$REDIS_PORT" --data-dir "redis=$WORK/redis")
+	if [ -n "$MAYFLY_RESP" ]; then
+		PURGE_TARGETS=(--resp-addr "mayfly=$MAYFLY_RESP" --data-dir "mayfly=$WORK/mayfly" "${PURGE_TARGETS[@]}")
+	fi
+	"$MAYFLY" bench "${PURGE_TARGETS[@]}" "${SIZES[@]}" --timeout "$PURGE_TIMEOUT" --charts "$CHARTS" --progress plain \
+		--out "$OUT/purge.json" purge | tee "$OUT/purge.txt"
+fi
+[ "$RB" = 1 ] || exit 0
 
 step "redis-benchmark (runs: $RUNS, 50 clients, $RB_N requests, $RB_NP with -P 16)"
 # rb PORT PIPELINE: prints "test rps" lines, one per test, for one run. Each
