@@ -32,6 +32,9 @@ type Check struct {
 	Unit   string  `json:"unit"`
 	Status Status  `json:"status"`
 	Detail string  `json:"detail,omitempty"`
+	// NoValue marks a judged check with no figure (a server that did not
+	// finish within the timeout).
+	NoValue bool `json:"no_value,omitempty"`
 }
 
 // metricRef names one median: a metric of a workload on a labelled target
@@ -160,10 +163,10 @@ func stormSoonerCheck(results []Result) Check {
 		c.Status = metOrNot(c.Value < 1)
 	case okA && !okB && redisRan:
 		c.Detail = "redis did not finish within the timeout"
-		c.Status = Met
+		c.Status, c.NoValue = Met, true
 	case !okA && okB && mayflyRan:
 		c.Detail = "mayfly did not finish within the timeout"
-		c.Status = NotMet
+		c.Status, c.NoValue = NotMet, true
 	default:
 		c.Status = NotMeasured
 	}
@@ -176,7 +179,7 @@ func WriteChecks(w io.Writer, checks []Check) error {
 	b.WriteString("| target | goal | measured | status | detail |\n| --- | --- | ---: | --- | --- |\n")
 	for _, c := range checks {
 		v := "-"
-		if c.Status != NotMeasured {
+		if c.Status != NotMeasured && !c.NoValue {
 			v = FormatFloat(c.Value) + " " + c.Unit
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Name, c.Goal, v, c.Status, c.Detail)
