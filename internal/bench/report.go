@@ -26,6 +26,9 @@ type Metric struct {
 	Value  float64 `json:"value"`
 	Unit   string  `json:"unit"`
 	Better Better  `json:"better,omitempty"`
+	// Runs is, in medians, how many runs measured the metric (a figure
+	// such as gone_after exists only in runs that finished in time).
+	Runs int `json:"runs,omitempty"`
 }
 
 // Result is what one workload measured on one target in one run, or, in a
@@ -138,6 +141,7 @@ func MedianResults(runs [][]Result) []Result {
 		for _, n := range a.names {
 			m := a.units[n]
 			m.Value = Median(a.values[n])
+			m.Runs = len(a.values[n])
 			a.res.Metrics = append(a.res.Metrics, m)
 		}
 		out = append(out, a.res)
@@ -253,7 +257,11 @@ func WriteResults(w io.Writer, results []Result) error {
 			fmt.Fprintf(tw, "  note: %s\n", n)
 		}
 		for _, m := range r.Metrics {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", m.Name, FormatFloat(m.Value), m.Unit)
+			of := ""
+			if m.Runs > 0 && m.Runs < r.Runs {
+				of = fmt.Sprintf(" (in %d of %d runs)", m.Runs, r.Runs)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", m.Name, FormatFloat(m.Value), m.Unit, of)
 		}
 	}
 	return tw.Flush()

@@ -36,8 +36,8 @@ func TestMedianResults(t *testing.T) {
 	if v, _ := m.Metric("get.ops"); v.Value != 200 {
 		t.Errorf("mayfly get.ops median = %v, want 200", v.Value)
 	}
-	if v, _ := m.Metric("set.ops"); v.Value != 20 {
-		t.Errorf("mayfly set.ops median of its two runs = %v, want 20", v.Value)
+	if v, _ := m.Metric("set.ops"); v.Value != 20 || v.Runs != 2 {
+		t.Errorf("mayfly set.ops median of its two runs = %v over %d runs, want 20 over 2", v.Value, v.Runs)
 	}
 	r := got[1]
 	if r.Error != "" || r.Runs != 2 {
