@@ -40,6 +40,10 @@ type Options struct {
 	// MaxConnections is the most client connections served at once; zero
 	// means 1,000,000. Past it new connections are closed at once.
 	MaxConnections int
+	// ObserveLatency, when set, receives the time each command took (the
+	// expiry engine's ObserveForeground, so the sweeper backs off when
+	// client latency rises).
+	ObserveLatency func(time.Duration)
 	// CmdLineOpts answers getCmdLineOpts: argv and parsed, as the process
 	// was started. Nil reports an empty argv and parsed.
 	CmdLineOpts *CmdLineOpts
