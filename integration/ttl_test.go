@@ -365,6 +365,14 @@ func TestTTLWhatExpires(t *testing.T) {
 	if got := e.counter("deletedKeys") - keys0; got != 6 {
 		t.Fatalf("deletedKeys moved by %d, want 6", got)
 	}
+	// TTL deletions are batched deletes, as in MongoDB's serverStatus.
+	status := e.mustRun("admin", bson.D{{Key: "serverStatus", Value: 1}})
+	batches, okB := status.Lookup("batchedDeletes", "batches").Int64OK()
+	bdocs, okD := status.Lookup("batchedDeletes", "docs").Int64OK()
+	if !okB || !okD || batches < 1 || bdocs != e.counter("deletedDocuments") {
+		t.Fatalf("batchedDeletes = {batches: %v, docs: %v}, want int64s with docs = deletedDocuments %d",
+			status.Lookup("batchedDeletes", "batches"), status.Lookup("batchedDeletes", "docs"), e.counter("deletedDocuments"))
+	}
 	e.sweep(2 * time.Hour)
 	e.wantIDs(c, "missing", "null", "number", "string", "timestamp")
 

@@ -46,6 +46,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		CmdLineOpts: s.cmdLineOpts(),
 		Status: []mongo.StatusSection{
 			{Path: "metrics.ttl", Value: s.ttlMetrics},
+			{Path: "batchedDeletes", Value: s.batchedDeletes},
 			{Path: "metrics.purge", Value: s.purgeMetrics},
 		},
 	})
@@ -95,18 +96,16 @@ func (s *Server) ttlMetrics() bson.D {
 	var deletedDocs, deletedKeys int64
 	var lag expiry.Histogram
 	for _, k := range st.Kinds {
-		for _, dk := range documentKinds {
-			if k.Kind == dk {
-				deletedDocs += k.DeletedItems
-				deletedKeys += k.DeletedKeys
-				lag = lag.Merge(k.Lag)
-			}
+		if isDocumentKind(k.Kind) {
+			deletedDocs += k.DeletedItems
+			deletedKeys += k.DeletedKeys
+			lag = lag.Merge(k.Lag)
 		}
 	}
 	var backlogTotal int64
 	perIndex := bson.D{}
 	for _, src := range st.Sources {
-		if src.Kind != expiry.KindTTLIndex && src.Kind != expiry.KindPolicy && src.Kind != expiry.KindTimeSeries {
+		if !isDocumentKind(src.Kind) {
 			continue
 		}
 		if src.BacklogKnown {
@@ -151,4 +150,32 @@ func (s *Server) cmdLineOpts() *mongo.CmdLineOpts {
 			{Key: "storage", Value: bson.D{{Key: "dbPath", Value: s.cfg.Dir}}},
 		},
 	}
+}
+
+// batchedDeletes is serverStatus's batchedDeletes section, which TTL
+// deletions feed in MongoDB: every Reap of a document source is one storage
+// batch. Batches of sources dropped since are not counted; docs are.
+func (s *Server) batchedDeletes() bson.D {
+	st := s.engine.Stats()
+	var batches, docs int64
+	for _, src := range st.Sources {
+		if isDocumentKind(src.Kind) {
+			batches += src.Reaps
+		}
+	}
+	for _, k := range st.Kinds {
+		if isDocumentKind(k.Kind) {
+			docs += k.DeletedItems
+		}
+	}
+	return bson.D{{Key: "batches", Value: batches}, {Key: "docs", Value: docs}}
+}
+
+func isDocumentKind(k expiry.Kind) bool {
+	for _, dk := range documentKinds {
+		if k == dk {
+			return true
+		}
+	}
+	return false
 }
