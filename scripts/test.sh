@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs all of mayfly's tests on a fresh machine of this kind: installs what the
-# tests need (Go modules, redis-tools from Debian, mongosh from npm), checks
+# tests need (Go modules, redis-tools and redis-server from Debian, mongosh from
+# npm), checks
 # formatting, vet and staticcheck, then runs every Go test and a short fuzz
 # smoke of every fuzz target.
 set -euo pipefail
@@ -14,11 +15,14 @@ as_root() {
 
 step "tools"
 go mod download
-if ! command -v redis-cli >/dev/null 2>&1; then
+# redis-cli replays the seed's sessions; redis-server is the peer the bench
+# package's end-to-end test drives.
+if ! command -v redis-cli >/dev/null 2>&1 || ! command -v redis-server >/dev/null 2>&1; then
 	as_root apt-get update -qq
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-tools >/dev/null
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-tools redis-server >/dev/null
 fi
 redis-cli --version
+redis-server --version
 if [ ! -x .tools/node_modules/.bin/mongosh ]; then
 	mkdir -p .tools
 	npm install --prefix .tools --no-audit --no-fund --loglevel=error mongosh@2 >/dev/null
