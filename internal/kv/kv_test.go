@@ -51,7 +51,7 @@ type waker struct{ due []time.Time }
 
 func (w *waker) Wake(t time.Time) { w.due = append(w.due, t) }
 
-func newStore(t *testing.T) (*kv.Store, *storage.Store, *clock, *recorder, *waker) {
+func newStore(t testing.TB) (*kv.Store, *storage.Store, *clock, *recorder, *waker) {
 	t.Helper()
 	st, err := storage.Open(storage.Options{Dir: "mem", InMemory: true})
 	if err != nil {
@@ -71,7 +71,7 @@ func newStore(t *testing.T) (*kv.Store, *storage.Store, *clock, *recorder, *wake
 }
 
 // do runs f in one Tx and commits it.
-func do(t *testing.T, s *kv.Store, f func(tx *kv.Tx) error) {
+func do(t testing.TB, s *kv.Store, f func(tx *kv.Tx) error) {
 	t.Helper()
 	tx := s.Begin()
 	if err := f(tx); err != nil {
@@ -306,5 +306,45 @@ func TestMatch(t *testing.T) {
 		if got := kv.Match([]byte(c.p), []byte(c.s), false); got != c.want {
 			t.Errorf("Match(%q, %q) = %v", c.p, c.s, got)
 		}
+	}
+}
+
+// Ensure that a Reap continuing a pass starts after the keys the pass
+// already handled, and that a key indexed behind that point during the pass
+// is reaped by the next pass (a new now).
+func TestReapResumesWithinAPass(t *testing.T) {
+	s, _, c, _, _ := newStore(t)
+	now := c.Now().UnixMilli()
+	do(t, s, func(tx *kv.Tx) error {
+		for i := range 10 {
+			if _, err := tx.Set([]byte{'k', byte(i)}, []byte("v"), kv.SetOptions{ExpireAt: now + 10 + int64(i)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	c.Advance(time.Hour)
+	src := s.Sources()[0]
+	pass := c.Now()
+	r, err := src.Reap(t.Context(), pass, expiry.Budget{MaxItems: 4, BatchSize: 4})
+	if err != nil || r.Items != 4 || !r.More {
+		t.Fatalf("first batch %+v %v", r, err)
+	}
+	// Written during the pass, due before everything the pass handled.
+	do(t, s, func(tx *kv.Tx) error {
+		_, err := tx.Set([]byte("early"), []byte("v"), kv.SetOptions{ExpireAt: now})
+		return err
+	})
+	r, err = src.Reap(t.Context(), pass, expiry.Budget{BatchSize: 4})
+	if err != nil || r.Items != 6 || r.More {
+		t.Fatalf("rest of the pass %+v %v", r, err)
+	}
+	if n := dbsize(t, s); n != 0 {
+		t.Fatalf("dbsize %d: the early key must be hidden already", n)
+	}
+	c.Advance(time.Millisecond)
+	r, err = src.Reap(t.Context(), c.Now(), expiry.Budget{BatchSize: 4})
+	if err != nil || r.Items != 1 {
+		t.Fatalf("next pass %+v %v, want the early key", r, err)
 	}
 }

@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -16,6 +17,15 @@ import (
 type keySource struct {
 	s  *Store
 	db int
+
+	// resumeAfter is the last expiry-index key a Reap of the pass at
+	// resumeNow (Unix ms) handled. The next Reap of the same pass starts just
+	// after it instead of stepping again over the tombstones of everything the
+	// pass already deleted, which made a storm quadratic. A key indexed behind
+	// it during the pass waits for the next pass (reads hide it meanwhile).
+	// Only the sweeper's goroutine calls Reap, so these need no lock.
+	resumeAfter []byte
+	resumeNow   int64
 }
 
 var (
@@ -111,6 +121,9 @@ func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, 
 	tx.SetNow(now)
 	tx.Use(k.db)
 	lo := expiryPrefix(tx.pdb)
+	if k.resumeAfter != nil && k.resumeNow == now.UnixMilli() && bytes.HasPrefix(k.resumeAfter, lo) {
+		lo = append(append([]byte(nil), k.resumeAfter...), 0) // the smallest key after it
+	}
 	hi := expiryKey(nil, tx.pdb, tx.now, nil)
 	it, err := tx.batch().NewIter(lo, hi)
 	if err != nil {
@@ -122,17 +135,20 @@ func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, 
 		key []byte
 	}
 	var due []entry
+	var last []byte
 	more := false
 	for ok := it.First(); ok; ok = it.Next() {
 		if len(due) == limit {
 			more = true
 			break
 		}
+		last = append(last[:0], it.Key()...)
 		at, key, ok := decodeExpiryKey(it.Key())
 		if ok {
 			due = append(due, entry{at, append([]byte(nil), key...)})
 		}
 	}
+
 	if err := it.Close(); err != nil {
 		tx.Rollback()
 		return 0, false, err
@@ -162,6 +178,11 @@ func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, 
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, false, fmt.Errorf("kv: reap %s: %w", k.Name(), err)
+	}
+	if more {
+		k.resumeAfter, k.resumeNow = last, now.UnixMilli()
+	} else {
+		k.resumeAfter = nil
 	}
 	r.Items += n
 	r.Keys += n
