@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,6 +57,12 @@ func NewServer(opts Options) *Server {
 			ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelError),
 		}))
 	}
+	// The Go profiler, for finding where a slow server spends its time.
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	return &Server{
 		mux: mux,
 		http: &http.Server{

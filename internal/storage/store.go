@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/mayfly/mayfly/internal/invariants"
@@ -53,6 +54,10 @@ func Open(opts Options) (*Store, error) {
 		Cleaner: noRecycleCleaner{},
 		FS:      vfs.Default,
 	}
+	// Bloom filters let a point read (every write reads a key's previous
+	// state first) skip the sstables that do not hold the key; L1 and below
+	// inherit L0's policy.
+	popts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
 	if opts.InMemory {
 		popts.FS = vfs.NewMem()
 		if err := popts.FS.MkdirAll(opts.Dir, 0o750); err != nil {
