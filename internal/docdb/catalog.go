@@ -18,6 +18,7 @@ const (
 	catCollection byte = 'c' // 'c' db 0x00 coll -> collRecord
 	catNextID     byte = 'n' // next numeric id, 8 bytes big-endian
 	catStats      byte = 's' // 's' collection id -> collection counters
+	catBuild      byte = 'b' // 'b' index id -> collection id: an index build in progress (index_build.go)
 )
 
 // collRecord is a collection as the catalog stores it.

@@ -3,6 +3,7 @@ package docdb
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -29,7 +30,96 @@ func (e *Engine) check(ctx context.Context) error {
 			return fmt.Errorf("docdb: check %s.%s: %w", m.db, m.name, err)
 		}
 	}
+	if err := checkOwners(ctx, snap); err != nil {
+		return fmt.Errorf("docdb: check: %w", err)
+	}
 	return nil
+}
+
+// checkOwners verifies that every document, index entry and counter record
+// of snap belongs to something its catalog holds: documents to a
+// collection, entries to a secondary index, to a hidden TTL policy index
+// or to an index build in progress (one interrupted by a crash is removed
+// at Open, so an offline check finds none), counters to a collection.
+// Keys of a dropped collection or of a failed build that stayed behind
+// would otherwise be invisible to every other check.
+func checkOwners(ctx context.Context, snap *storage.Snapshot) error {
+	ids, err := readCatalogOwners(snap)
+	if err != nil {
+		return err
+	}
+	for id, coll := range ids.builds {
+		if _, ok := ids.colls[coll]; !ok {
+			return fmt.Errorf("index %d is being built for collection %d, which does not exist", id, coll)
+		}
+	}
+	owned := func(id uint64) bool {
+		_, isIndex := ids.indexes[id]
+		_, isBuild := ids.builds[id]
+		return isIndex || isBuild || ids.hidden[id]
+	}
+	if err := eachOwnerID(ctx, snap, storage.PrefixIndex, func(id uint64) error {
+		if !owned(id) {
+			return fmt.Errorf("index entries under index id %d, which no index owns", id)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := eachOwnerID(ctx, snap, storage.PrefixDocument, func(id uint64) error {
+		if _, ok := ids.colls[id]; !ok {
+			return fmt.Errorf("documents under collection id %d, which no collection owns", id)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	lo := []byte{storage.PrefixCatalog, catStats}
+	it, err := snap.NewIter(lo, storage.PrefixEnd(lo))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		if len(it.Key()) != 10 {
+			return fmt.Errorf("corrupt counters key %x", it.Key())
+		}
+		id := binary.BigEndian.Uint64(it.Key()[2:])
+		if _, ok := ids.colls[id]; !ok {
+			return fmt.Errorf("counters of collection id %d, which does not exist", id)
+		}
+	}
+	return it.Error()
+}
+
+// eachOwnerID calls f with each distinct owner id (the 8 bytes after the
+// prefix byte) of the keys under prefix, seeking past each owner's keys.
+func eachOwnerID(ctx context.Context, snap *storage.Snapshot, prefix byte, f func(id uint64) error) error {
+	lo := []byte{prefix}
+	it, err := snap.NewIter(lo, storage.PrefixEnd(lo))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := it.Key()
+		if len(k) < 9 {
+			return fmt.Errorf("corrupt key %x", k)
+		}
+		id := binary.BigEndian.Uint64(k[1:9])
+		if err := f(id); err != nil {
+			return err
+		}
+		next := storage.PrefixEnd(k[:9])
+		if next == nil {
+			break
+		}
+		ok = it.SeekGE(next)
+	}
+	return it.Error()
 }
 
 func checkCollection(ctx context.Context, snap *storage.Snapshot, m *collMeta, ctr *counters) error {

@@ -32,6 +32,10 @@ type Engine struct {
 	// lastTS is the last timestamp handed out for Timestamp(0, 0) fields
 	// (seconds << 32 | increment).
 	lastTS atomic.Uint64
+	// buildBatchHook, when set (by tests, before any build), runs after
+	// each intermediate batch of an index build has committed, with the
+	// number of documents indexed so far.
+	buildBatchHook func(docs int)
 }
 
 // Open opens the document database on opts.Store, loading its catalog.
@@ -46,6 +50,13 @@ func Open(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("docdb: load catalog: %w", err)
 	}
 	e.cat = cat
+	n, err := recoverBuilds(e.store, cat)
+	if err != nil {
+		return nil, fmt.Errorf("docdb: recover index builds: %w", err)
+	}
+	if n > 0 {
+		opts.Logger.Warn("docdb: removed the entries of index builds interrupted by a crash", "builds", n)
+	}
 	e.registerAllTTL()
 	if err := e.openPolicies(); err != nil {
 		e.unregisterAllSources()

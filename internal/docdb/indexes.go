@@ -66,6 +66,12 @@ func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bso
 		ix.ready = true
 		newIdx[i] = ix
 	}
+	// The build records go with the ids, before any entry (index_build.go).
+	if err := putBuildRecords(ids, meta.id, newIdx); err != nil {
+		e.mu.Unlock()
+		ids.Close()
+		return res, err
+	}
 	err = ids.Commit()
 	ids.Close()
 	e.mu.Unlock()
@@ -76,7 +82,7 @@ func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bso
 	if err != nil {
 		return res, err
 	}
-	if err := e.publishIndexes(c, append(append([]*indexMeta(nil), meta.indexes...), newIdx...), d); err != nil {
+	if err := e.publishIndexes(c, append(append([]*indexMeta(nil), meta.indexes...), newIdx...), newIdx, d); err != nil {
 		e.dropIndexData(newIdx)
 		return res, err
 	}
@@ -176,6 +182,9 @@ func (e *Engine) buildIndexes(ctx context.Context, c *collection, newIdx []*inde
 			}
 			b.Close()
 			b = e.store.NewIndexedBatch()
+			if e.buildBatchHook != nil {
+				e.buildBatchHook(n)
+			}
 		}
 	}
 	if err := it.Error(); err != nil {
@@ -242,9 +251,11 @@ func uuidString(b []byte) string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// dropIndexData deletes every entry of the given indexes. It is best
-// effort: it runs on failure paths, and entries of an index that is not in
-// the catalog are never read.
+// dropIndexData deletes every entry of the given indexes of a failed
+// build, with their build records. It is best effort: it runs on failure
+// paths, entries of an index that is not in the catalog are never read,
+// and if the batch does not commit the records make the next Open delete
+// the entries.
 func (e *Engine) dropIndexData(idx []*indexMeta) {
 	b := e.store.NewBatch()
 	defer b.Close()
@@ -254,19 +265,26 @@ func (e *Engine) dropIndexData(idx []*indexMeta) {
 			return
 		}
 	}
+	if err := deleteBuildRecords(b, idx); err != nil {
+		return
+	}
 	if err := b.Commit(); err != nil {
 		e.opts.Logger.Error("docdb: remove the entries of a failed index build", "err", err)
 	}
 }
 
 // publishIndexes makes idx the collection's index list: it writes the
-// catalog record and the counter changes d in one batch and swaps the
+// catalog record, the counter changes d and the deletion of the build
+// records of built (the indexes just built) in one batch and swaps the
 // metadata. The caller holds c's write lock.
-func (e *Engine) publishIndexes(c *collection, idx []*indexMeta, d delta) error {
+func (e *Engine) publishIndexes(c *collection, idx, built []*indexMeta, d delta) error {
 	next := c.meta.withIndexes(idx)
 	b := e.store.NewBatch()
 	defer b.Close()
 	if err := putRecord(b, next); err != nil {
+		return err
+	}
+	if err := deleteBuildRecords(b, built); err != nil {
 		return err
 	}
 	apply, err := c.stats.stage(b, next.id, d)
