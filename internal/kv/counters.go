@@ -67,13 +67,19 @@ func (tx *Tx) due() (n int64, sum i128, err error) {
 
 // DBSize returns the number of live keys of the current database: the exact
 // count of stored keys minus the expired ones the sweeper has not deleted
-// yet (a walk over the due part of the expiry index, usually empty).
+// yet (a walk over the due part of the expiry index, usually empty) and
+// minus the hashes whose fields have all expired (a walk over the due part
+// of the field expiry index, usually empty too).
 func (tx *Tx) DBSize() (int64, error) {
 	n, _, err := tx.due()
 	if err != nil {
 		return 0, err
 	}
-	return tx.counters(tx.pdb).keys - n, nil
+	g, _, _, err := tx.goneHashes()
+	if err != nil {
+		return 0, err
+	}
+	return tx.counters(tx.pdb).keys - n - g, nil
 }
 
 func (tx *Tx) keyspaceInfo() (KeyspaceInfo, error) {
@@ -82,7 +88,12 @@ func (tx *Tx) keyspaceInfo() (KeyspaceInfo, error) {
 	if err != nil {
 		return KeyspaceInfo{}, err
 	}
-	ki := KeyspaceInfo{DB: tx.ldb, Keys: c.keys - n, Expires: c.expires - n}
+	g, gexp, gsum, err := tx.goneHashes()
+	if err != nil {
+		return KeyspaceInfo{}, err
+	}
+	sum.addI(gsum)
+	ki := KeyspaceInfo{DB: tx.ldb, Keys: c.keys - n - g, Expires: c.expires - n - gexp}
 	if ki.Expires > 0 {
 		live := c.expSum
 		neg := sum.big()

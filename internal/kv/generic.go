@@ -6,11 +6,12 @@ import (
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
-// Exists counts the keys that exist; a key named twice counts twice.
+// Exists counts the keys that exist; a key named twice counts twice. As in
+// Redis it does not count as an access to them (see Touch).
 func (tx *Tx) Exists(keys [][]byte) (int64, error) {
 	var n int64
 	for _, k := range keys {
-		_, ok, err := tx.LookupRead(k)
+		_, ok, err := tx.lookupRead(k)
 		if err != nil {
 			return 0, err
 		}
@@ -41,9 +42,10 @@ func (tx *Tx) Del(keys [][]byte) (int64, error) {
 	return n, nil
 }
 
-// Type returns the type of key, TypeNone when missing.
+// Type returns the type of key, TypeNone when missing; as in Redis it does
+// not count as an access.
 func (tx *Tx) Type(key []byte) (Type, error) {
-	m, ok, err := tx.LookupRead(key)
+	m, ok, err := tx.lookupRead(key)
 	if err != nil || !ok {
 		return TypeNone, err
 	}
@@ -51,9 +53,9 @@ func (tx *Tx) Type(key []byte) (Type, error) {
 }
 
 // Encoding returns OBJECT ENCODING's answer for key; ok is false when the
-// key is missing.
+// key is missing. It does not count as an access.
 func (tx *Tx) Encoding(key []byte) (string, bool, error) {
-	m, ok, err := tx.Lookup(key)
+	m, ok, err := tx.lookup(key)
 	if err != nil || !ok {
 		return "", false, err
 	}
@@ -254,8 +256,12 @@ func (tx *Tx) Keys(pattern []byte) ([][]byte, error) {
 		if !all && !Match(pattern, k, false) {
 			continue
 		}
-		m, err := decodeMeta(it.Value())
-		if err != nil || m.expiredAt(tx.now) {
+		live, err := tx.visible(it.Value())
+		if err != nil {
+			it.Close()
+			return nil, err
+		}
+		if !live {
 			continue
 		}
 		out = append(out, append([]byte(nil), k...))
@@ -285,13 +291,17 @@ func (tx *Tx) RandomKey() ([]byte, bool, error) {
 		if !ok {
 			return nil, false, it.Error()
 		}
-		if m, err := decodeMeta(it.Value()); err == nil && !m.expiredAt(tx.now) {
+		if live, err := tx.visible(it.Value()); err != nil {
+			return nil, false, err
+		} else if live {
 			return append([]byte(nil), it.Key()[2:]...), true, nil
 		}
 	}
 	// Mostly expired keys: walk in order for a live one.
 	for ok := it.First(); ok; ok = it.Next() {
-		if m, err := decodeMeta(it.Value()); err == nil && !m.expiredAt(tx.now) {
+		if live, err := tx.visible(it.Value()); err != nil {
+			return nil, false, err
+		} else if live {
 			return append([]byte(nil), it.Key()[2:]...), true, nil
 		}
 	}

@@ -9,9 +9,11 @@ import (
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
-// Hashes. A hash's record holds the field count and the earliest field
-// expiry (0 for none), 8 bytes each. Under its version live two
-// namespaces:
+// Hashes. A hash's record holds the field count, the earliest field
+// expiry (0 for none), the number of fields with an expiry and the latest
+// field expiry (0 for none), 8 bytes each (records written before the last
+// two existed have only the first two: see hashSummarize). Under its
+// version live two namespaces:
 //
 //	'f' [field]            -> flag byte (1: has expiry) [expireAt u64] value
 //	't' [expireAt u64] [field] -> empty: the hash's own field expiry index
@@ -22,7 +24,9 @@ import (
 // deletes its fields that have expired (one `hexpired` event, and `del`
 // when none is left), as Redis's lazy field expiry does, so every reply
 // (HLEN included) counts only live fields and the element count stays
-// exact.
+// exact. A hash all of whose fields have expired is gone at once, before
+// any reaper runs (hash_gone.go): the two last figures of its record say so
+// without reading a field.
 
 // Sentinel errors of the hash commands.
 var (
@@ -40,7 +44,10 @@ var (
 const (
 	hashFieldNS    = 'f'
 	hashTimeNS     = 't'
-	hashPayloadLen = 8 + 8
+	hashPayloadLen = 8 + 8 + 8 + 8
+	// hashPayloadLenV1 is the length of the records written before the
+	// expiring-field count and the latest field expiry were kept.
+	hashPayloadLenV1 = 8 + 8
 )
 
 // hashState is a hash as read in a Tx.
@@ -53,6 +60,13 @@ type hashState struct {
 	minAt    int64 // earliest field expiry as stored (and indexed)
 	curMin   int64 // earliest field expiry now, unless minDirty
 	minDirty bool
+	ttlCount int64 // fields with an expiry
+	maxAt    int64 // latest field expiry as stored
+	curMax   int64 // latest field expiry now, unless maxDirty
+	maxDirty bool
+	// v1 says the record predates ttlCount and maxAt: they are unknown
+	// until hashSummarize reads them from the time index.
+	v1 bool
 	// known caches fields read (or written) by this command; with
 	// knownAll (a hash this command created) a field not in it is absent.
 	known    map[string]fieldRec
@@ -100,7 +114,7 @@ func (tx *Tx) hashFor(key []byte, read bool) (hashState, error) {
 	if err != nil || !ok {
 		return hashState{}, err
 	}
-	h, err := decodeHashMeta(key, m)
+	h, err := tx.decodeHash(key, m)
 	if err != nil {
 		return hashState{}, err
 	}
@@ -119,6 +133,7 @@ func (tx *Tx) hashFor(key []byte, read bool) (hashState, error) {
 	}
 	if n > 0 {
 		tx.notify(ClassHash, "hexpired", key)
+		tx.s.hashStats.expiredFields.Add(int64(n))
 	}
 	if _, err := tx.hashFinish(key, &h, ""); err != nil {
 		return hashState{}, err
@@ -126,12 +141,14 @@ func (tx *Tx) hashFor(key []byte, read bool) (hashState, error) {
 	return h, nil
 }
 
+// decodeHashMeta decodes a hash record; for a record of the first format
+// it leaves v1 set and ttlCount and maxAt zero.
 func decodeHashMeta(key []byte, m Meta) (hashState, error) {
-	if len(m.Payload) < hashPayloadLen {
+	if len(m.Payload) < hashPayloadLenV1 {
 		return hashState{}, fmt.Errorf("%w: hash %q record of %d bytes", ErrCorrupt, key, len(m.Payload))
 	}
 	minAt := int64(binary.BigEndian.Uint64(m.Payload[8:16]))
-	return hashState{
+	h := hashState{
 		orig:     m,
 		found:    true,
 		version:  m.Version,
@@ -139,7 +156,50 @@ func decodeHashMeta(key []byte, m Meta) (hashState, error) {
 		count:    int64(m.Count()),
 		minAt:    minAt,
 		curMin:   minAt,
-	}, nil
+		v1:       len(m.Payload) < hashPayloadLen,
+	}
+	if !h.v1 {
+		h.ttlCount = int64(binary.BigEndian.Uint64(m.Payload[16:24]))
+		h.maxAt = int64(binary.BigEndian.Uint64(m.Payload[24:32]))
+		h.curMax = h.maxAt
+	}
+	return h, nil
+}
+
+// decodeHash decodes a hash record for a command that may change it: the
+// figures a first-format record lacks are read from its time index, so
+// that hashFinish stores them.
+func (tx *Tx) decodeHash(key []byte, m Meta) (hashState, error) {
+	h, err := decodeHashMeta(key, m)
+	if err != nil || !h.v1 {
+		return h, err
+	}
+	if h.minAt != 0 {
+		if h.ttlCount, h.maxAt, err = tx.hashSummarize(tx.pdb, h.version); err != nil {
+			return hashState{}, err
+		}
+		h.curMax = h.maxAt
+	}
+	h.v1 = false
+	return h, nil
+}
+
+// hashSummarize counts the fields with an expiry of one hash version in
+// physical db pdb and returns the latest expiry, by a walk of its time
+// index: the figures a first-format record does not store.
+func (tx *Tx) hashSummarize(pdb byte, version uint64) (n, maxAt int64, err error) {
+	lo := append(subPrefix(pdb, version), hashTimeNS)
+	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
+	if err != nil {
+		return 0, 0, err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		if k := it.Key()[len(lo):]; len(k) >= 8 {
+			n++
+			maxAt = max(maxAt, int64(binary.BigEndian.Uint64(k[:8])))
+		}
+	}
+	return n, maxAt, it.Close()
 }
 
 // hashEnsureIndexed writes the hash's entry in the field expiry index when
@@ -184,12 +244,21 @@ func (tx *Tx) hashPut(h *hashState, field, val []byte, at int64, prev fieldRec) 
 		h.known[string(field)] = fieldRec{ok: true, at: at, val: append([]byte{}, val...)}
 	}
 	b := tx.batch()
+	if prev.ok && prev.at != 0 {
+		h.ttlCount--
+	}
+	if at != 0 {
+		h.ttlCount++
+	}
 	if prev.ok && prev.at != 0 && prev.at != at {
 		if err := b.Delete(tx.hashTimeKey(h, prev.at, field)); err != nil {
 			return err
 		}
 		if prev.at == h.curMin {
 			h.minDirty = true
+		}
+		if prev.at == h.curMax {
+			h.maxDirty = true
 		}
 	}
 	if at != 0 && (!prev.ok || prev.at != at) {
@@ -198,6 +267,9 @@ func (tx *Tx) hashPut(h *hashState, field, val []byte, at int64, prev fieldRec) 
 		}
 		if !h.minDirty && (h.curMin == 0 || at < h.curMin) {
 			h.curMin = at
+		}
+		if !h.maxDirty && at > h.curMax {
+			h.curMax = at
 		}
 	}
 	if !prev.ok {
@@ -216,6 +288,10 @@ func (tx *Tx) hashDel(h *hashState, field []byte, prev fieldRec) error {
 		if prev.at == h.curMin {
 			h.minDirty = true
 		}
+		if prev.at == h.curMax {
+			h.maxDirty = true
+		}
+		h.ttlCount--
 	}
 	if h.known != nil {
 		h.known[string(field)] = fieldRec{}
@@ -286,20 +362,28 @@ func (tx *Tx) hashFinish(key []byte, h *hashState, event string) (bool, error) {
 		*h = hashState{} // a later write starts a new hash
 		return true, tx.deleteColl(key, orig)
 	}
-	if h.minDirty {
+	if h.minDirty || h.maxDirty {
 		lo := tx.elemKey(h.version, []byte{hashTimeNS})
 		it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
 		if err != nil {
 			return false, err
 		}
-		h.curMin = 0
-		if it.First() && len(it.Key()) >= len(lo)+8 {
-			h.curMin = int64(binary.BigEndian.Uint64(it.Key()[len(lo):]))
+		if h.minDirty {
+			h.curMin = 0
+			if it.First() && len(it.Key()) >= len(lo)+8 {
+				h.curMin = int64(binary.BigEndian.Uint64(it.Key()[len(lo):]))
+			}
+		}
+		if h.maxDirty {
+			h.curMax = 0
+			if it.Last() && len(it.Key()) >= len(lo)+8 {
+				h.curMax = int64(binary.BigEndian.Uint64(it.Key()[len(lo):]))
+			}
 		}
 		if err := it.Close(); err != nil {
 			return false, err
 		}
-		h.minDirty = false
+		h.minDirty, h.maxDirty = false, false
 	}
 	if h.curMin != h.minAt {
 		b := tx.batch()
@@ -318,11 +402,13 @@ func (tx *Tx) hashFinish(key []byte, h *hashState, event string) (bool, error) {
 	p := make([]byte, hashPayloadLen)
 	binary.BigEndian.PutUint64(p[0:8], uint64(h.count))
 	binary.BigEndian.PutUint64(p[8:16], uint64(h.curMin))
+	binary.BigEndian.PutUint64(p[16:24], uint64(h.ttlCount))
+	binary.BigEndian.PutUint64(p[24:32], uint64(h.curMax))
 	nm := Meta{Type: TypeHash, Version: h.version, ExpireAt: h.expireAt, Payload: p}
 	if err := tx.PutMeta(key, h.orig, h.found, nm); err != nil {
 		return false, err
 	}
-	h.orig, h.found, h.minAt = nm, true, h.curMin
+	h.orig, h.found, h.minAt, h.maxAt = nm, true, h.curMin, h.curMax
 	return false, nil
 }
 

@@ -39,7 +39,7 @@ func fieldIndexKey(pdb byte, at int64, key []byte) []byte {
 // fields are reaped under their new name; the entry under the old name is
 // stale and the Source drops it. Records of other types are ignored.
 func (tx *Tx) reindexHash(pdb byte, key []byte, m Meta) error {
-	if m.Type != TypeHash || len(m.Payload) < hashPayloadLen {
+	if m.Type != TypeHash || len(m.Payload) < hashPayloadLenV1 {
 		return nil
 	}
 	minAt := int64(binary.BigEndian.Uint64(m.Payload[8:16]))
@@ -482,6 +482,9 @@ func (f *fieldSource) entryHash(tx *Tx, e fieldEntry) (hashState, bool, error) {
 	if err != nil || h.minAt != e.at {
 		return hashState{}, false, err
 	}
+	if h, err = tx.decodeHash(e.key, m); err != nil {
+		return hashState{}, false, err
+	}
 	return h, true, nil
 }
 
@@ -582,6 +585,7 @@ func (f *fieldSource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (n i
 	if err := tx.Commit(); err != nil {
 		return 0, false, false, fmt.Errorf("kv: reap %s: %w", f.Name(), err)
 	}
+	f.s.hashStats.expiredFields.Add(int64(n))
 	r.Items += n
 	r.Keys += n
 	return n, cleaned, more, nil

@@ -102,7 +102,13 @@ func (tx *Tx) Scan(cursor uint64, o ScanOptions) (uint64, [][]byte, error) {
 		k := it.Key()[2:]
 		last = append(last[:0], k...)
 		m, err := decodeMeta(it.Value())
-		if err != nil || m.expiredAt(tx.now) {
+		if err != nil {
+			continue
+		}
+		if gone, err := tx.gone(tx.pdb, m); err != nil {
+			it.Close()
+			return 0, nil, err
+		} else if gone {
 			continue
 		}
 		if o.Type != TypeNone && m.Type != o.Type {

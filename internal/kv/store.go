@@ -99,6 +99,9 @@ type Store struct {
 		garbageFailed atomic.Int64
 	}
 
+	hashStats hashStats   // expired hash fields (hash_gone.go)
+	access    accessClock // keys' last access for OBJECT (access.go); used under mu
+
 	txPool sync.Pool
 }
 

@@ -182,36 +182,27 @@ func (tx *Tx) getMeta(pdb byte, key []byte) (Meta, bool, error) {
 }
 
 // Lookup returns the metadata of key in the current database for a write
-// path. A key found expired is deleted here (an `expired` event) and
-// reported absent.
+// path. A key found expired is deleted here (an `expired` event), and so
+// is a hash whose fields have all expired (`hexpired`, `del`; hash_gone.go);
+// both are reported absent. The key's access time is recorded (access.go),
+// found or not: a write path that misses usually creates the key.
 func (tx *Tx) Lookup(key []byte) (Meta, bool, error) {
-	m, ok, err := tx.getMeta(tx.pdb, key)
-	if err != nil || !ok {
-		return Meta{}, false, err
+	m, ok, err := tx.lookup(key)
+	if err == nil {
+		tx.s.access.touch(tx.pdb, key, tx.now, ok)
 	}
-	if m.expiredAt(tx.now) {
-		if err := tx.expireKey(key, m, true); err != nil {
-			return Meta{}, false, err
-		}
-		return Meta{}, false, nil
-	}
-	return m, true, nil
+	return m, ok, err
 }
 
 // LookupRead is Lookup for a read path: it also counts keyspace hits and
-// misses and emits `keymiss` events.
+// misses and emits `keymiss` events, and records the access of a key
+// found.
 func (tx *Tx) LookupRead(key []byte) (Meta, bool, error) {
-	m, ok, err := tx.Lookup(key)
-	if err != nil {
-		return m, ok, err
-	}
+	m, ok, err := tx.lookupRead(key)
 	if ok {
-		tx.s.stats.hits.Add(1)
-	} else {
-		tx.s.stats.misses.Add(1)
-		tx.notify(ClassKeyMiss, "keymiss", key)
+		tx.s.access.touch(tx.pdb, key, tx.now, true)
 	}
-	return m, ok, nil
+	return m, ok, err
 }
 
 // expireKey deletes a key that has logically expired and records the
