@@ -344,6 +344,11 @@ func (tx *Tx) flush(pdb byte) error {
 	}
 	tx.flushed[pdb] = true
 	tx.delta[pdb] = counters{}
+	for mk := range tx.pending {
+		if mk[1] == pdb { // written before the flush, which deleted it
+			delete(tx.pending, mk)
+		}
+	}
 	return nil
 }
 

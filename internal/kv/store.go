@@ -34,6 +34,9 @@ type Options struct {
 	// MaxStringSize is the largest string value in bytes (Redis's
 	// proto-max-bulk-len for SETRANGE and APPEND); zero means 512 MiB.
 	MaxStringSize int64
+	// MetaCacheSize bounds the memory of the metadata cache (metacache.go)
+	// in bytes; zero means 32 MiB, negative disables the cache.
+	MetaCacheSize int64
 }
 
 // EnsureDefaults fills in the zero fields with their defaults.
@@ -46,6 +49,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.MaxStringSize == 0 {
 		o.MaxStringSize = 512 << 20
+	}
+	if o.MetaCacheSize == 0 {
+		o.MetaCacheSize = 32 << 20
 	}
 }
 
@@ -83,6 +89,7 @@ type Store struct {
 	observer Observer
 	closed   bool
 	scans    scanCursors
+	cache    *metaCache // used under mu
 
 	dbmapAtomic  atomic.Pointer[[NumDBs]byte] // for readers without the lock
 	notifyMask   atomic.Uint32
@@ -113,7 +120,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{st: opts.Store, opts: opts, garbage: make(chan struct{}, 1)}
+	s := &Store{st: opts.Store, opts: opts, garbage: make(chan struct{}, 1), cache: newMetaCache(opts.MetaCacheSize)}
 	s.maxString.Store(opts.MaxStringSize)
 	s.scans.init()
 	for i := range s.dbmap {

@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -35,6 +36,9 @@ type Tx struct {
 	ebuf     []byte
 	mapDirty bool
 	garbage  bool
+	// pending holds the metadata records written by this Tx, keyed by
+	// metaKey, nil for deleted ones: what Commit applies to the cache.
+	pending map[string][]byte
 }
 
 // Begin opens a Tx on logical database 0 with now read from the clock. It
@@ -110,10 +114,14 @@ func (tx *Tx) Commit() error {
 		for i := range tx.delta {
 			if tx.flushed[i] {
 				s.c[i] = counters{}
+				s.cache.clear()
 			}
 			s.c[i].keys += tx.delta[i].keys
 			s.c[i].expires += tx.delta[i].expires
 			s.c[i].expSum.addI(tx.delta[i].expSum)
+		}
+		for mk, rec := range tx.pending {
+			s.cache.put([]byte(mk), rec)
 		}
 		if tx.mapDirty {
 			s.dbmap = tx.dbmap
@@ -155,6 +163,7 @@ func (tx *Tx) release() {
 	tx.flushed = [NumDBs]bool{}
 	tx.expired, tx.lazy, tx.wake = 0, 0, 0
 	tx.mapDirty, tx.garbage = false, false
+	clear(tx.pending)
 	clear(tx.events)
 	tx.events = tx.events[:0]
 	clear(tx.touches)
@@ -167,18 +176,63 @@ func (tx *Tx) release() {
 // getMeta reads the raw metadata of key in physical db pdb, expired or not.
 func (tx *Tx) getMeta(pdb byte, key []byte) (Meta, bool, error) {
 	tx.kbuf = metaKey(tx.kbuf, pdb, key)
-	v, err := tx.reader().Get(tx.kbuf)
-	if errors.Is(err, storage.ErrNotFound) {
-		return Meta{}, false, nil
-	}
+	v, err := tx.readMeta(pdb, tx.kbuf)
 	if err != nil {
 		return Meta{}, false, fmt.Errorf("kv: read %q: %w", key, err)
+	}
+	if v == nil {
+		return Meta{}, false, nil
 	}
 	m, err := decodeMeta(v)
 	if err != nil {
 		return Meta{}, false, fmt.Errorf("kv: key %q: %w", key, err)
 	}
 	return m, true, nil
+}
+
+// readMeta returns a private copy of the metadata record stored under mk
+// (a metaKey of physical db pdb) as this Tx sees it, or nil when there is
+// none: the Tx's own writes first, then the cache, then storage (see
+// metaCache for why the cache is exact).
+func (tx *Tx) readMeta(pdb byte, mk []byte) ([]byte, error) {
+	if tx.flushed[pdb] {
+		// The batch holds a range deletion the cache knows nothing of.
+		v, err := tx.reader().Get(mk)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, nil
+		}
+		return v, err
+	}
+	if rec, ok := tx.pending[string(mk)]; ok {
+		return bytes.Clone(rec), nil
+	}
+	cache := tx.s.cache
+	if rec, ok := cache.get(mk); ok {
+		return bytes.Clone(rec), nil
+	}
+	v, err := tx.s.st.Get(mk)
+	if errors.Is(err, storage.ErrNotFound) {
+		cache.put(mk, nil)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cache.put(mk, v)
+	return v, nil
+}
+
+// notePending records the metadata record the Tx wrote under mk (nil for
+// a deletion), for its own later reads and for the cache at Commit.
+func (tx *Tx) notePending(mk, rec []byte) {
+	if tx.pending == nil {
+		tx.pending = make(map[string][]byte)
+	}
+	var own []byte
+	if rec != nil {
+		own = append(make([]byte, 0, len(rec)), rec...)
+	}
+	tx.pending[string(mk)] = own
 }
 
 // Lookup returns the metadata of key in the current database for a write
@@ -264,6 +318,7 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 	if err := b.Set(tx.kbuf, tx.ebuf); err != nil {
 		return err
 	}
+	tx.notePending(tx.kbuf, tx.ebuf)
 	tx.touch(ldb, key, false)
 	return nil
 }
@@ -281,6 +336,7 @@ func (tx *Tx) deleteMeta(pdb byte, key []byte, m Meta, expired bool) error {
 	if err := b.Delete(tx.kbuf); err != nil {
 		return err
 	}
+	tx.notePending(tx.kbuf, nil)
 	d.keys--
 	if m.ExpireAt != 0 {
 		tx.ebuf = expiryKey(tx.ebuf, pdb, m.ExpireAt, key)
