@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -23,6 +24,7 @@ func (e *Engine) check(ctx context.Context) error {
 		ctrs = append(ctrs, c.stats)
 	}
 	snap := e.store.NewSnapshot()
+	building := maps.Clone(e.building)
 	e.mu.RUnlock()
 	defer snap.Close()
 	for i, m := range metas {
@@ -30,7 +32,7 @@ func (e *Engine) check(ctx context.Context) error {
 			return fmt.Errorf("docdb: check %s.%s: %w", m.db, m.name, err)
 		}
 	}
-	if err := checkOwners(ctx, snap); err != nil {
+	if err := checkOwners(ctx, snap, building); err != nil {
 		return fmt.Errorf("docdb: check: %w", err)
 	}
 	return nil
@@ -39,11 +41,11 @@ func (e *Engine) check(ctx context.Context) error {
 // checkOwners verifies that every document, index entry and counter record
 // of snap belongs to something its catalog holds: documents to a
 // collection, entries to a secondary index, to a hidden TTL policy index
-// or to an index build in progress (one interrupted by a crash is removed
-// at Open, so an offline check finds none), counters to a collection.
-// Keys of a dropped collection or of a failed build that stayed behind
-// would otherwise be invisible to every other check.
-func checkOwners(ctx context.Context, snap *storage.Snapshot) error {
+// or to an index build in progress (building, the builds running when snap
+// was taken; one interrupted by a crash is removed at Open), counters to a
+// collection. Keys of a dropped collection or of a failed build that
+// stayed behind would otherwise be invisible to every other check.
+func checkOwners(ctx context.Context, snap *storage.Snapshot, building map[uint64]bool) error {
 	ids, err := readCatalogOwners(snap)
 	if err != nil {
 		return err
@@ -51,6 +53,9 @@ func checkOwners(ctx context.Context, snap *storage.Snapshot) error {
 	for id, coll := range ids.builds {
 		if _, ok := ids.colls[coll]; !ok {
 			return fmt.Errorf("index %d is being built for collection %d, which does not exist", id, coll)
+		}
+		if !building[id] {
+			return fmt.Errorf("index %d of collection %d has a build record but no build is running: an interrupted build left behind", id, coll)
 		}
 	}
 	owned := func(id uint64) bool {

@@ -32,6 +32,12 @@ type Engine struct {
 	// lastTS is the last timestamp handed out for Timestamp(0, 0) fields
 	// (seconds << 32 | increment).
 	lastTS atomic.Uint64
+	// building holds the ids of the indexes being built, from the commit
+	// of their build records to the publish or the removal of their
+	// entries (index_build.go). It is guarded by mu, under which those
+	// commits happen, so Check tells a build in progress from one a crash
+	// interrupted.
+	building map[uint64]bool
 	// buildBatchHook, when set (by tests, before any build), runs after
 	// each intermediate batch of an index build has committed, with the
 	// number of documents indexed so far.
@@ -44,7 +50,7 @@ func Open(opts Options) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, store: opts.Store, sources: map[uint64]string{}}
+	e := &Engine{opts: opts, store: opts.Store, sources: map[uint64]string{}, building: map[uint64]bool{}}
 	cat, err := loadCatalog(e.store)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: load catalog: %w", err)

@@ -137,7 +137,13 @@ func TestIndexBuildCrashLeavesNoEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	var images []string
-	d.buildBatchHook = func(n int) { images = append(images, copyDir(t, dir)) }
+	d.buildBatchHook = func(n int) {
+		images = append(images, copyDir(t, dir))
+		// A build in progress is not a problem.
+		if err := d.Check(ctx); err != nil {
+			t.Errorf("Check during the build: %v", err)
+		}
+	}
 	spec := bson.D{{Key: "key", Value: bson.D{{Key: "b", Value: int32(1)}, {Key: "a", Value: int32(1)}}}, {Key: "name", Value: "b_1_a_1"}}
 	if _, err := d.CreateIndexes(ctx, "db", "c", []bson.D{spec}); err != nil {
 		t.Fatal(err)
@@ -262,17 +268,19 @@ func TestFailedBuildRemovesItsEntries(t *testing.T) {
 // build record that contradicts the catalog.
 func TestCheckFindsUnownedKeys(t *testing.T) {
 	u64 := func(prefix []byte, v uint64) []byte { return binary.BigEndian.AppendUint64(prefix, v) }
+	fixed := func(v []byte) func(uint64) []byte { return func(uint64) []byte { return v } }
 	tests := []struct {
 		name string
 		key  func(collID, indexID uint64) []byte
-		val  []byte
+		val  func(collID uint64) []byte
 		want string
 	}{
-		{"entry of no index", func(_, _ uint64) []byte { return entryKey(999, []byte{1}, []byte{2}) }, nil, "index entries under index id 999, which no index owns"},
-		{"document of no collection", func(_, _ uint64) []byte { return docKey(998, []byte{2}) }, []byte{5, 0, 0, 0, 0}, "documents under collection id 998, which no collection owns"},
-		{"counters of no collection", func(_, _ uint64) []byte { return statsKey(997) }, make([]byte, 16), "counters of collection id 997, which does not exist"},
-		{"build of no collection", func(_, _ uint64) []byte { return buildRecordKey(996) }, u64(nil, 995), "index 996 is being built for collection 995, which does not exist"},
-		{"build of a published index", func(_, ix uint64) []byte { return buildRecordKey(ix) }, u64(nil, 1), "is published but still has a build record"},
+		{"entry of no index", func(_, _ uint64) []byte { return entryKey(999, []byte{1}, []byte{2}) }, fixed(nil), "index entries under index id 999, which no index owns"},
+		{"document of no collection", func(_, _ uint64) []byte { return docKey(998, []byte{2}) }, fixed([]byte{5, 0, 0, 0, 0}), "documents under collection id 998, which no collection owns"},
+		{"counters of no collection", func(_, _ uint64) []byte { return statsKey(997) }, fixed(make([]byte, 16)), "counters of collection id 997, which does not exist"},
+		{"build of no collection", func(_, _ uint64) []byte { return buildRecordKey(996) }, fixed(u64(nil, 995)), "index 996 is being built for collection 995, which does not exist"},
+		{"build that is not running", func(_, _ uint64) []byte { return buildRecordKey(996) }, func(c uint64) []byte { return u64(nil, c) }, "index 996 of collection"},
+		{"build of a published index", func(_, ix uint64) []byte { return buildRecordKey(ix) }, fixed(u64(nil, 1)), "is published but still has a build record"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -286,7 +294,7 @@ func TestCheckFindsUnownedKeys(t *testing.T) {
 			}
 			m := te.lookupColl("db", "c").meta
 			b := te.store.NewBatch()
-			if err := b.Set(tt.key(m.id, m.indexes[1].id), tt.val); err != nil {
+			if err := b.Set(tt.key(m.id, m.indexes[1].id), tt.val(m.id)); err != nil {
 				t.Fatal(err)
 			}
 			if err := errors.Join(b.Commit(), b.Close()); err != nil {
@@ -327,8 +335,9 @@ func TestOpenRemovesInterruptedBuild(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := te.Check(context.Background()); err != nil {
-		t.Fatalf("a build in progress is not a problem: %v", err)
+	err := te.Check(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "no build is running") {
+		t.Fatalf("Check = %v, want the build record of no running build", err)
 	}
 	te.reopen()
 	for _, lo := range [][]byte{indexPrefix(id), buildRecordKey(id)} {

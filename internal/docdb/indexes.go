@@ -74,6 +74,11 @@ func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bso
 	}
 	err = ids.Commit()
 	ids.Close()
+	if err == nil {
+		for _, ix := range newIdx {
+			e.building[ix.id] = true
+		}
+	}
 	e.mu.Unlock()
 	if err != nil {
 		return res, fmt.Errorf("docdb: allocate index ids: %w", err)
@@ -268,7 +273,13 @@ func (e *Engine) dropIndexData(idx []*indexMeta) {
 	if err := deleteBuildRecords(b, idx); err != nil {
 		return
 	}
-	if err := b.Commit(); err != nil {
+	e.mu.Lock()
+	err := b.Commit()
+	for _, ix := range idx {
+		delete(e.building, ix.id)
+	}
+	e.mu.Unlock()
+	if err != nil {
 		e.opts.Logger.Error("docdb: remove the entries of a failed index build", "err", err)
 	}
 }
@@ -295,6 +306,9 @@ func (e *Engine) publishIndexes(c *collection, idx, built []*indexMeta, d delta)
 	defer e.mu.Unlock()
 	if err := b.Commit(); err != nil {
 		return fmt.Errorf("docdb: publish indexes of %s.%s: %w", next.db, next.name, err)
+	}
+	for _, ix := range built {
+		delete(e.building, ix.id)
 	}
 	c.meta = next
 	apply()
