@@ -66,6 +66,11 @@ type Options struct {
 	PurgeAfter time.Duration
 	// Now is the clock of the purge bound; nil means time.Now.
 	Now func() time.Time
+	// After returns a channel that receives once d has passed, as
+	// time.After does; nil means time.After. The purge loop waits with it
+	// between its checks and between the compactions of a cycle, so tests
+	// can drive the loop with a fake clock.
+	After func(d time.Duration) <-chan time.Time
 }
 
 // EnsureDefaults fills in the zero fields with their defaults.
@@ -84,6 +89,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.After == nil {
+		o.After = time.After
 	}
 }
 

@@ -432,11 +432,17 @@ func (s *Store) Purge(ctx context.Context) error {
 			case <-ctx.Done():
 				t.giveBack(spans[i+1:], since)
 				return fmt.Errorf("storage: purge: %w", ctx.Err())
-			case <-time.After(rest):
+			case <-s.opts.After(rest):
 			}
 		}
 	}
 	return s.finishPurge(time.Since(start))
+}
+
+// purgePoll is the interval between the purge loop's checks for a purge
+// bound: a twentieth of it, within [50 ms, 1 s].
+func purgePoll(after time.Duration) time.Duration {
+	return min(max(after/20, 50*time.Millisecond), time.Second)
 }
 
 // finishPurge ends a cycle: it removes the marker file when nothing is
@@ -469,18 +475,17 @@ func (s *Store) finishPurge(took time.Duration) error {
 }
 
 // RunPurge runs the purge loop until ctx ends: it checks, every poll
-// interval of real time, whether the oldest pending deletion is due by the
-// store's clock (Options.Now), and runs a cycle if it is. A failed cycle is
-// logged and retried at the next check.
+// interval (waited with Options.After, real time by default), whether the
+// oldest pending deletion is due by the store's clock (Options.Now), and
+// runs a cycle if it is. A failed cycle is logged and retried at the next
+// check.
 func (s *Store) RunPurge(ctx context.Context) error {
-	poll := min(max(s.opts.PurgeAfter/20, 50*time.Millisecond), time.Second)
-	tick := time.NewTicker(poll)
-	defer tick.Stop()
+	poll := purgePoll(s.opts.PurgeAfter)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-tick.C:
+		case <-s.opts.After(poll):
 		}
 		if _, err := s.PurgeDue(ctx); err != nil {
 			if ctx.Err() != nil || errors.Is(err, ErrClosed) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -88,26 +89,48 @@ func filesHolding(t *testing.T, dir string, m []byte) []string {
 	return out
 }
 
-// waitGone waits (Pebble removes obsolete files in the background) until
-// no file under dir holds any of the markers, and fails with the files
-// that still do.
-func waitGone(t *testing.T, dir string, markers [][]byte) {
+// assertGone fails with the files under dir that still hold any of the
+// markers. The store must be closed: Pebble removes obsolete files in the
+// background, and Close waits for those removals, so the grep needs no
+// polling.
+func assertGone(t *testing.T, dir string, markers [][]byte) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var left []string
-		for i, m := range markers {
-			if f := filesHolding(t, dir, m); len(f) > 0 {
-				left = append(left, fmt.Sprintf("marker %d in %v", i, f))
-			}
+	var left []string
+	for i, m := range markers {
+		if f := filesHolding(t, dir, m); len(f) > 0 {
+			left = append(left, fmt.Sprintf("marker %d in %v", i, f))
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("deleted bytes still on disk after the purge: %v", left)
-		}
-		time.Sleep(20 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Fatalf("deleted bytes still on disk after the purge: %v", left)
+	}
+}
+
+// fakeAfter stands in for time.After (Options.After): every wait asked
+// for is announced on asked, and returns when the test fires it.
+type fakeAfter struct {
+	asked chan time.Duration
+	fire  chan time.Time
+}
+
+func newFakeAfter() *fakeAfter {
+	return &fakeAfter{asked: make(chan time.Duration), fire: make(chan time.Time)}
+}
+
+func (f *fakeAfter) After(d time.Duration) <-chan time.Time {
+	f.asked <- d
+	return f.fire
+}
+
+// next waits for the loop to ask for its next wait and returns its length.
+func (f *fakeAfter) next(t *testing.T) time.Duration {
+	t.Helper()
+	select {
+	case d := <-f.asked:
+		return d
+	case <-t.Context().Done():
+		t.Fatal("the loop asked for no wait")
+		return 0
 	}
 }
 
@@ -178,21 +201,21 @@ func TestPurgeErasesDeletedBytes(t *testing.T) {
 	}
 	for i := range n {
 		v, err := s.Get(key(i))
+		gone := i%3 == 0 || (i >= 40 && i < 50)
+		if gone != (err != nil) {
+			t.Fatalf("key %d: Get error %v, want deleted=%v", i, err, gone)
+		}
 		if err == nil && !bytes.Equal(v, vals[i]) {
 			t.Errorf("key %d = %x, want %x", i, v, vals[i])
 		}
 	}
-	waitGone(t, dir, deleted)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	assertGone(t, dir, deleted)
 	for i, m := range kept {
 		if len(filesHolding(t, dir, m)) == 0 {
 			t.Fatalf("live marker %d is not on disk after the purge", i)
-		}
-	}
-	for i := range n {
-		_, err := s.Get(key(i))
-		gone := i%3 == 0 || (i >= 40 && i < 50)
-		if gone != (err != nil) {
-			t.Fatalf("key %d: Get error %v, want deleted=%v", i, err, gone)
 		}
 	}
 }
@@ -228,10 +251,10 @@ func TestPurgePendingSurvivesRestart(t *testing.T) {
 		s.Close()
 		t.Fatalf("PurgeDue = %v, %v", ran, err)
 	}
-	waitGone(t, dir, [][]byte{core})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	assertGone(t, dir, [][]byte{core})
 
 	s = openPurgeStore(t, dir, clock)
 	defer s.Close()
@@ -240,12 +263,14 @@ func TestPurgePendingSurvivesRestart(t *testing.T) {
 	}
 }
 
-// Ensure that the loop runs cycles by itself, off the injected clock: it
-// does nothing while the clock stands still and purges once the clock
-// passes half the bound.
+// Ensure that the loop runs cycles by itself, off the injected clock and
+// timer: it waits one poll interval between checks, does nothing while the
+// clock stands still, purges once the clock passes half the bound, and
+// stops when its context ends.
 func TestRunPurgeFollowsTheClock(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
-	s, err := storage.Open(storage.Options{Dir: "mem", InMemory: true, PurgeAfter: time.Second, Now: clock.Now})
+	after := newFakeAfter()
+	s, err := storage.Open(storage.Options{Dir: "mem", InMemory: true, PurgeAfter: time.Second, Now: clock.Now, After: after.After})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,31 +278,133 @@ func TestRunPurgeFollowsTheClock(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.RunPurge(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("RunPurge: %v", err)
-		}
-	}()
 
 	commit(t, s, func(b *storage.Batch) { b.Set([]byte{storage.PrefixRedisMeta, 'a'}, []byte("v")) })
 	commit(t, s, func(b *storage.Batch) { b.Delete([]byte{storage.PrefixRedisMeta, 'a'}) })
-	// Several poll intervals (50 ms each) pass with the clock standing still.
-	time.Sleep(200 * time.Millisecond)
+	// The loop asks for its next wait only once the check the last one
+	// led to is over, so each answer below follows a complete check.
+	if d := after.next(t); d != 50*time.Millisecond {
+		t.Fatalf("poll interval %s for a bound of 1s, want 50ms", d)
+	}
+	for range 4 {
+		after.fire <- time.Time{}
+		after.next(t)
+	}
 	if st := s.PurgeStats(); st.Cycles != 0 || st.PendingSpans != 1 {
 		t.Fatalf("with the clock standing still: %+v, want no cycle", st)
 	}
 	clock.Advance(600 * time.Millisecond)
-	deadline := time.Now().Add(5 * time.Second)
-	for s.PurgeStats().Cycles == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no cycle 5s after the clock passed half the bound: %+v", s.PurgeStats())
+	after.fire <- time.Time{}
+	after.next(t)
+	if st := s.PurgeStats(); st.Cycles != 1 || st.PendingSpans != 0 || st.OldestPending != 0 {
+		t.Fatalf("after the clock passed half the bound: %+v, want one cycle and nothing pending", st)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("RunPurge: %v", err)
+	}
+}
+
+// Ensure that the poll interval is a twentieth of the bound within
+// [50 ms, 1 s].
+func TestRunPurgePollInterval(t *testing.T) {
+	tests := []struct{ bound, want time.Duration }{
+		{time.Second, 50 * time.Millisecond},
+		{10 * time.Second, 500 * time.Millisecond},
+		{time.Minute, time.Second},
+		{storage.DefaultPurgeAfter, time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.bound.String(), func(t *testing.T) {
+			after := newFakeAfter()
+			s, err := storage.Open(storage.Options{Dir: "mem", InMemory: true, PurgeAfter: tt.bound, After: after.After})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- s.RunPurge(ctx) }()
+			if d := after.next(t); d != tt.want {
+				t.Errorf("poll interval %s, want %s", d, tt.want)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatalf("RunPurge: %v", err)
+			}
+		})
+	}
+}
+
+// deleteInSpans commits one delete batch per keyspace prefix, so that the
+// store has that many pending spans.
+func deleteInSpans(t *testing.T, s *storage.Store, prefixes ...byte) {
+	t.Helper()
+	for _, p := range prefixes {
+		k := storage.Key(p, []byte("k"))
+		commit(t, s, func(b *storage.Batch) { b.Set(k, []byte("v")) })
+		commit(t, s, func(b *storage.Batch) { b.Delete(k) })
+	}
+}
+
+// Ensure that a cycle rests between its compactions through the injected
+// timer, once per compaction but the last, and that a cycle cancelled
+// while it rests keeps the spans it did not compact pending and counts a
+// failure.
+func TestPurgePacesCompactions(t *testing.T) {
+	prefixes := []byte{storage.PrefixDocument, storage.PrefixIndex, storage.PrefixRedisMeta}
+	t.Run("rests", func(t *testing.T) {
+		var rests []time.Duration
+		fired := make(chan time.Time, 1)
+		after := func(d time.Duration) <-chan time.Time {
+			rests = append(rests, d)
+			fired <- time.Time{}
+			return fired
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if st := s.PurgeStats(); st.PendingSpans != 0 || st.OldestPending != 0 {
-		t.Fatalf("after the cycle: %+v", st)
-	}
+		s, err := storage.Open(storage.Options{Dir: "mem", InMemory: true, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		deleteInSpans(t, s, prefixes...)
+		if st := s.PurgeStats(); st.PendingSpans != len(prefixes) {
+			t.Fatalf("%d spans pending, want %d", st.PendingSpans, len(prefixes))
+		}
+		if err := s.Purge(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(rests) != len(prefixes)-1 {
+			t.Fatalf("rested %d times (%v), want %d", len(rests), rests, len(prefixes)-1)
+		}
+		for _, d := range rests {
+			if d < 0 {
+				t.Fatalf("negative rest %s", d)
+			}
+		}
+		if st := s.PurgeStats(); st.PendingSpans != 0 || st.CompactedSpans != int64(len(prefixes)) || st.Cycles != 1 || st.Failures != 0 {
+			t.Fatalf("after the cycle: %+v", st)
+		}
+	})
+	t.Run("cancelled while resting", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		after := func(time.Duration) <-chan time.Time {
+			cancel()
+			return nil // never fires
+		}
+		s, err := storage.Open(storage.Options{Dir: "mem", InMemory: true, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		deleteInSpans(t, s, prefixes...)
+		if err := s.Purge(ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Purge = %v, want context.Canceled", err)
+		}
+		st := s.PurgeStats()
+		if st.CompactedSpans != 1 || st.PendingSpans != len(prefixes)-1 || st.Failures != 1 || st.Cycles != 0 {
+			t.Fatalf("after the cancelled cycle: %+v, want 1 span compacted, the others pending and a failure", st)
+		}
+	})
 }
 
 // Ensure that batches without deletes are not tracked and negative bounds
