@@ -311,6 +311,18 @@ func (tx *Tx) Pop(key []byte, end ListEnd, n int64) ([][]byte, bool, error) {
 // order (the non-blocking step of BLPOP and BRPOP). A key of another type
 // met before a non-empty list is an error.
 func (tx *Tx) PopFirst(keys [][]byte, end ListEnd) (key, val []byte, ok bool, err error) {
+	key, vals, ok, err := tx.MPop(keys, end, 1)
+	if err != nil || !ok {
+		return nil, nil, false, err
+	}
+	return key, vals[0], true, nil
+}
+
+// MPop pops up to n elements (n > 0) from one end of the first list among
+// keys, in order, as LMPOP and BLMPOP: missing keys are skipped, a key of
+// another type met before a list is an error. ok is false when no key
+// holds a list. Events: `lpop` or `rpop`, then `del` when emptied.
+func (tx *Tx) MPop(keys [][]byte, end ListEnd, n int64) (key []byte, vals [][]byte, ok bool, err error) {
 	for _, k := range keys {
 		l, err := tx.listFor(k, false)
 		if err != nil {
@@ -319,7 +331,7 @@ func (tx *Tx) PopFirst(keys [][]byte, end ListEnd) (key, val []byte, ok bool, er
 		if !l.found {
 			continue
 		}
-		out, err := tx.listPop(&l, end, 1)
+		out, err := tx.listPop(&l, end, n)
 		if err != nil {
 			return nil, nil, false, err
 		}
@@ -327,7 +339,7 @@ func (tx *Tx) PopFirst(keys [][]byte, end ListEnd) (key, val []byte, ok bool, er
 		if err := tx.listSave(k, &l); err != nil {
 			return nil, nil, false, err
 		}
-		return k, out[0], true, nil
+		return k, out, true, nil
 	}
 	return nil, nil, false, nil
 }

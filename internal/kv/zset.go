@@ -628,6 +628,17 @@ func (tx *Tx) ZCount(key []byte, min, max ScoreBound) (int64, error) {
 	return int64(len(els)), err
 }
 
+// ZLexCount returns the number of elements whose member lies between min
+// and max (ZLEXCOUNT; meant for sorted sets whose scores are all equal).
+func (tx *Tx) ZLexCount(key []byte, min, max LexBound) (int64, error) {
+	z, err := tx.zsetFor(key, true)
+	if err != nil {
+		return 0, err
+	}
+	els, err := tx.zsetRange(&z, ZRangeSpec{Kind: ZByLex, LexMin: min, LexMax: max, Count: -1})
+	return int64(len(els)), err
+}
+
 // ZRank returns the rank of member (0 for the lowest score, or the highest
 // with rev) and its score; ok is false when missing.
 func (tx *Tx) ZRank(key, member []byte, rev bool) (int64, float64, bool, error) {
@@ -667,7 +678,34 @@ func (tx *Tx) ZPop(key []byte, max bool, n int64) ([]ZMember, error) {
 	if err != nil || !z.found || n <= 0 {
 		return []ZMember{}, err
 	}
-	zi, err := tx.zsetIter(&z)
+	return tx.zsetPop(key, &z, max, n)
+}
+
+// ZPopFirst pops up to n elements (n > 0) from the first sorted set among
+// keys, in order, as ZMPOP and the blocking pops do: missing keys are
+// skipped, a key of another type met before a sorted set is an error.
+// ok is false when no key holds a sorted set. Events as ZPop.
+func (tx *Tx) ZPopFirst(keys [][]byte, max bool, n int64) (key []byte, els []ZMember, ok bool, err error) {
+	for _, k := range keys {
+		z, err := tx.zsetFor(k, false)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if !z.found {
+			continue
+		}
+		els, err := tx.zsetPop(k, &z, max, n)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		return k, els, true, nil
+	}
+	return nil, nil, false, nil
+}
+
+// zsetPop removes and returns up to n elements from one end of z.
+func (tx *Tx) zsetPop(key []byte, z *zsetState, max bool, n int64) ([]ZMember, error) {
+	zi, err := tx.zsetIter(z)
 	if err != nil {
 		return nil, err
 	}
@@ -683,7 +721,7 @@ func (tx *Tx) ZPop(key []byte, max bool, n int64) ([]ZMember, error) {
 		return nil, err
 	}
 	for _, m := range out {
-		if err := tx.zsetDel(&z, m.Member, m.Score); err != nil {
+		if err := tx.zsetDel(z, m.Member, m.Score); err != nil {
 			return nil, err
 		}
 	}
@@ -692,7 +730,7 @@ func (tx *Tx) ZPop(key []byte, max bool, n int64) ([]ZMember, error) {
 		event = "zpopmax"
 	}
 	tx.notify(ClassZSet, event, key)
-	return out, tx.zsetSave(key, &z)
+	return out, tx.zsetSave(key, z)
 }
 
 // ZRemRange removes the elements selected by q (ZByRank or ZByScore) and
@@ -758,6 +796,11 @@ func (tx *Tx) zsourceFor(key []byte) (zsource, error) {
 	if err != nil || !ok {
 		return zsource{}, err
 	}
+	return tx.zsourceOf(m)
+}
+
+// zsourceOf reads the members of the sorted set or set m.
+func (tx *Tx) zsourceOf(m Meta) (zsource, error) {
 	src := zsource{found: true, members: make(map[string]float64)}
 	switch m.Type {
 	case TypeZSet:
@@ -856,6 +899,55 @@ func (tx *Tx) ZSetOp(op SetOp, keys [][]byte, weights []float64, agg Aggregate) 
 	}
 	sortZMembers(out)
 	return out, nil
+}
+
+// ZInterCard returns the size of the intersection of the sorted sets (or
+// sets) at keys, as ZINTERCARD: every key is looked up and type-checked
+// first; with limit > 0 the count stops at limit.
+func (tx *Tx) ZInterCard(keys [][]byte, limit int64) (int64, error) {
+	metas := make([]Meta, len(keys))
+	missing := false
+	for i, k := range keys {
+		m, ok, err := tx.LookupRead(k)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			missing = true
+			continue
+		}
+		if m.Type != TypeZSet && m.Type != TypeSet {
+			return 0, ErrWrongType
+		}
+		metas[i] = m
+	}
+	if missing {
+		return 0, nil
+	}
+	// Walk the smallest input and probe the others.
+	slices.SortStableFunc(metas, func(a, b Meta) int { return cmp.Compare(a.Count(), b.Count()) })
+	srcs := make([]zsource, len(metas))
+	for i, m := range metas {
+		s, err := tx.zsourceOf(m)
+		if err != nil {
+			return 0, err
+		}
+		srcs[i] = s
+	}
+	var n int64
+members:
+	for m := range srcs[0].members {
+		for _, s := range srcs[1:] {
+			if _, ok := s.members[m]; !ok {
+				continue members
+			}
+		}
+		n++
+		if limit > 0 && n >= limit {
+			break
+		}
+	}
+	return n, nil
 }
 
 func sortZMembers(els []ZMember) {
