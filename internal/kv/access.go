@@ -41,7 +41,7 @@ func newAccessRecord(sec int64, counter uint8) accessRecord {
 	return accessRecord(uint64(sec)<<8 | uint64(counter))
 }
 
-func (r accessRecord) sec() int64      { return int64(r >> 8) }
+func (r accessRecord) sec() int64     { return int64(r >> 8) }
 func (r accessRecord) counter() uint8 { return uint8(r) }
 
 // Redis's LFU parameters at their defaults (lfu-log-factor 10,
