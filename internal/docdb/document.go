@@ -95,11 +95,17 @@ func (e *Engine) prepareInsert(raw bson.Raw) (*storedDoc, error) {
 	return newStoredDoc(out)
 }
 
-// newStoredDoc decodes a stored document and encodes its _id.
+// newStoredDoc decodes a stored document and encodes its _id. The common
+// BSON types are decoded by decodeDoc, without the driver's reflection;
+// a document holding a rare one goes through bson.Unmarshal, which gives
+// the same bson.D.
 func newStoredDoc(raw bson.Raw) (*storedDoc, error) {
-	var doc bson.D
-	if err := bson.Unmarshal(raw, &doc); err != nil {
-		return nil, mongoerr.Newf(mongoerr.BadValue, "invalid BSON document: %v", err)
+	doc, ok := decodeDoc(raw)
+	if !ok {
+		doc = nil
+		if err := bson.Unmarshal(raw, &doc); err != nil {
+			return nil, mongoerr.Newf(mongoerr.BadValue, "invalid BSON document: %v", err)
+		}
 	}
 	id, err := raw.LookupErr("_id")
 	if err != nil {

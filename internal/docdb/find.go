@@ -127,6 +127,11 @@ func (e *Engine) find(ctx context.Context, db, coll string, req FindRequest) (Cu
 	if err != nil {
 		return nil, err
 	}
+	if id, ok := pointID(req.Filter); ok && q.pointEligible() {
+		if cur, ok, err := e.findPoint(db, coll, id, q); ok {
+			return cur, err
+		}
+	}
 	view := e.openRead(db, coll)
 	if view.meta == nil {
 		view.close()

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -241,8 +243,8 @@ func optDocArg(cmd string, el bson.RawElement) (bson.D, error) {
 // decodeD decodes a raw document into a bson.D. Every value keeps its BSON
 // type (int32, int64, double, decimal, binary subtype, ...).
 func decodeD(raw bson.Raw) (bson.D, error) {
-	var d bson.D
-	if err := bson.Unmarshal(raw, &d); err != nil {
+	d, err := docdb.DecodeDocument(raw)
+	if err != nil {
 		return nil, errorf(codeInvalidBSON, "cannot decode document: %v", err)
 	}
 	if d == nil {
@@ -336,17 +338,40 @@ func rawValueToAny(v bson.RawValue) any {
 // fields calls fn for every field of cmd after the command name, skipping
 // the generic arguments every command accepts.
 func fields(cmd bson.Raw, fn func(el bson.RawElement) error) error {
-	elems, err := cmd.Elements()
-	if err != nil {
-		return errorf(codeInvalidBSON, "invalid command document: %v", err)
-	}
-	for _, el := range elems[1:] {
-		if genericArgs[el.Key()] {
-			continue
+	first := true
+	return eachElement(cmd, func(el bson.RawElement) error {
+		if first {
+			first = false
+			return nil
 		}
-		if err := fn(el); err != nil {
+		if genericArgs[el.Key()] {
+			return nil
+		}
+		return fn(el)
+	})
+}
+
+// eachElement calls fn with each element of doc in order, stopping at its
+// first error. It checks each element as bson.Raw.Elements does, without
+// collecting them in a slice.
+func eachElement(doc bson.Raw, fn func(el bson.RawElement) error) error {
+	length, rem, ok := bsoncore.ReadLength(doc)
+	if !ok || int(length) > len(doc) || length < 5 {
+		return errorf(codeInvalidBSON, "invalid command document: %v", bsoncore.NewInsufficientBytesError(doc, rem))
+	}
+	rem = doc[4 : length-1]
+	for len(rem) > 0 {
+		el, rest, ok := bsoncore.ReadElement(rem)
+		if !ok {
+			return errorf(codeInvalidBSON, "invalid command document: %v", bsoncore.NewInsufficientBytesError(doc, rem))
+		}
+		if err := el.Validate(); err != nil {
+			return errorf(codeInvalidBSON, "invalid command document: %v", err)
+		}
+		if err := fn(bson.RawElement(el)); err != nil {
 			return err
 		}
+		rem = rest
 	}
 	return nil
 }

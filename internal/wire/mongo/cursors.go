@@ -6,10 +6,12 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
@@ -282,17 +284,41 @@ func (s *sliceCursor) Next(context.Context) (bson.Raw, error) {
 func (s *sliceCursor) Close() {}
 
 // cursorReply is the cursor field of a find, aggregate, list or getMore
-// reply: {cursor: {firstBatch|nextBatch: [...], id, ns}}.
+// reply: {cursor: {firstBatch|nextBatch: [...], id, ns}}. The cursor
+// document is encoded here, the batch's documents copied byte for byte, so
+// that the reply's encoder does not walk the batch by reflection.
 func cursorReply(batchKey string, batch []bson.Raw, id int64, ns string) bson.D {
-	arr := make(bson.A, len(batch))
+	return bson.D{{Key: "cursor", Value: cursorDoc(batchKey, batch, id, ns)}}
+}
+
+// cursorDoc encodes {batchKey: [batch...], id, ns}.
+func cursorDoc(batchKey string, batch []bson.Raw, id int64, ns string) bson.Raw {
+	size := 4 + 1 + len(batchKey) + 1 + 4 + 1 + 1 + 3 + 8 + 1 + 3 + 4 + len(ns) + 1 + 1
 	for i, d := range batch {
-		arr[i] = d
+		size += 1 + arrayKeyLen(i) + 1 + len(d)
 	}
-	return bson.D{{Key: "cursor", Value: bson.D{
-		{Key: batchKey, Value: arr},
-		{Key: "id", Value: id},
-		{Key: "ns", Value: ns},
-	}}}
+	out := make([]byte, 0, size)
+	start, out := bsoncore.AppendDocumentStart(out)
+	arr, out := bsoncore.AppendArrayElementStart(out, batchKey)
+	var key [20]byte
+	for i, d := range batch {
+		out = bsoncore.AppendDocumentElement(out, string(strconv.AppendInt(key[:0], int64(i), 10)), d)
+	}
+	out, _ = bsoncore.AppendArrayEnd(out, arr)
+	out = bsoncore.AppendInt64Element(out, "id", id)
+	out = bsoncore.AppendStringElement(out, "ns", ns)
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
+	return out
+}
+
+// arrayKeyLen is the length of the decimal key of array index i.
+func arrayKeyLen(i int) int {
+	n := 1
+	for i >= 10 {
+		i /= 10
+		n++
+	}
+	return n
 }
 
 // killAllSessions closes every idle cursor opened in a session.

@@ -110,7 +110,7 @@ func msgFind(ctx context.Context, c *conn, req *request) (bson.D, error) {
 // batch from src and registers the cursor when results remain (and the
 // client did not ask for a single batch).
 func (c *conn) firstBatch(ctx context.Context, req *request, src docdb.Cursor, ns string, batchSize int64, singleBatch, noTimeout bool) (bson.D, error) {
-	cur := &cursor{db: req.db, ns: ns, src: src, lsid: lsidOf(req), noTimeout: noTimeout}
+	cur := &cursor{db: req.db, ns: ns, src: src, noTimeout: noTimeout}
 	batch, exhausted, err := nextBatch(ctx, cur, batchSize)
 	if err != nil {
 		src.Close()
@@ -121,6 +121,7 @@ func (c *conn) firstBatch(ctx context.Context, req *request, src docdb.Cursor, n
 	if exhausted || singleBatch {
 		src.Close()
 	} else {
+		cur.lsid = lsidOf(req)
 		c.s.cursors.add(cur)
 		id = cur.id
 		c.s.cursors.checkin(cur)

@@ -146,24 +146,29 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		return nil, errorf(mongoerr.Unauthorized, "%s may only be run against the admin database.", req.name)
 	}
 	ctx := c.ctx
-	elems, err := req.cmd.Elements()
-	if err != nil {
-		return nil, errorf(codeInvalidBSON, "invalid command document: %v", err)
-	}
 	var maxTime time.Duration
-	for _, el := range elems[1:] {
+	first := true
+	err := eachElement(req.cmd, func(el bson.RawElement) error {
+		if first {
+			first = false
+			return nil
+		}
 		switch el.Key() {
 		case "txnNumber":
 			// Retryable writes and transactions need a replica set;
 			// mayfly is a standalone, as MongoDB says to drivers.
-			return nil, errorf(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
+			return errorf(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
 		case "maxTimeMS":
 			ms, err := maxTimeMS(req.name, el.Value())
 			if err != nil {
-				return nil, err
+				return err
 			}
 			maxTime = time.Duration(ms) * time.Millisecond
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if maxTime > 0 {
 		var cancel context.CancelFunc
