@@ -1,5 +1,34 @@
 package resp
 
+import (
+	"strings"
+
+	"github.com/mayfly/mayfly/internal/kv"
+)
+
+// The errors of OBJECT IDLETIME and OBJECT FREQ when the maxmemory policy
+// does not track what they ask for, word for word as Redis.
+const (
+	errIdleUnderLFU = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	errFreqNoLFU    = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+)
+
+// lfuPolicy reports whether the maxmemory policy is one of the LFU ones
+// (allkeys-lfu, volatile-lfu).
+func (x *cmdCtx) lfuPolicy() bool {
+	return strings.HasSuffix(strings.ToLower(x.s.cfg.get("maxmemory-policy")), "-lfu")
+}
+
+// objectAccess looks the key up for OBJECT IDLETIME and FREQ without
+// counting it as an access; it writes the null reply of a missing key.
+func objectAccess(x *cmdCtx) (kv.KeyAccess, bool, error) {
+	a, ok, err := x.tx.Access(x.args[2])
+	if err == nil && !ok {
+		x.w.Null()
+	}
+	return a, ok, err
+}
+
 var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container for object introspection commands.",
 	def("object|encoding", 3, "readonly", 2, 2, 1, "keyspace read slow", "generic", "2.2.3",
 		"Returns the internal encoding of a Redis object.", "O(1)", func(x *cmdCtx) error {
@@ -16,13 +45,27 @@ var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container
 		}),
 	def("object|freq", 3, "readonly", 2, 2, 1, "keyspace read slow", "generic", "4.0.0",
 		"Returns the logarithmic access frequency counter of a Redis object.", "O(1)", func(x *cmdCtx) error {
-			if _, ok, err := x.tx.Encoding(x.args[2]); err != nil || !ok {
-				if err == nil {
-					x.w.Null()
-				}
+			a, ok, err := objectAccess(x)
+			if err != nil || !ok {
 				return err
 			}
-			return replyErr("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+			if !x.lfuPolicy() {
+				return replyErr(errFreqNoLFU)
+			}
+			x.w.Int(a.Freq)
+			return nil
+		}),
+	def("object|idletime", 3, "readonly", 2, 2, 1, "keyspace read slow", "generic", "2.2.3",
+		"Returns the time since the last access to a Redis object.", "O(1)", func(x *cmdCtx) error {
+			a, ok, err := objectAccess(x)
+			if err != nil || !ok {
+				return err
+			}
+			if x.lfuPolicy() {
+				return replyErr(errIdleUnderLFU)
+			}
+			x.w.Int(a.IdleSeconds)
+			return nil
 		}),
 	def("object|refcount", 3, "readonly", 2, 2, 1, "keyspace read slow", "generic", "2.2.3",
 		"Returns the reference count of a value of a key.", "O(1)", func(x *cmdCtx) error {
@@ -40,5 +83,6 @@ var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container
 	helpCmd("object", "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"ENCODING <key>", "    Return the kind of internal representation used in order to store the value", "    associated with a <key>.",
 		"FREQ <key>", "    Return the access frequency index of the <key>. The returned integer is", "    proportional to the logarithm of the recorded access frequency of the key.",
+		"IDLETIME <key>", "    Return the idle time of the <key>, that is the approximated number of", "    seconds elapsed since the last access to the key.",
 		"REFCOUNT <key>", "    Return the number of references of the value associated with the specified", "    <key>."),
 )

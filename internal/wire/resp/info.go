@@ -95,6 +95,7 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("total_net_input_bytes", st.NetInputBytes)
 		line("total_net_output_bytes", st.NetOutputBytes)
 		line("rejected_connections", st.RejectedConnections)
+		line("expired_subkeys", s.kv.ExpiredFields())
 		line("expired_keys", ks.ExpiredKeys)
 		line("expired_stale_perc", fmt.Sprintf("%.2f", es.StalePerc))
 		line("expired_time_cap_reached_count", es.TimeCapReached)
@@ -170,4 +171,5 @@ func (s *Server) resetStats() {
 	s.stats.netOut.Store(0)
 	s.stats.errorReplies.Store(0)
 	s.kv.ResetStats()
+	s.kv.ResetFieldStats()
 }
