@@ -54,6 +54,7 @@ func newConfig(o *Options) *config {
 		c.s.kv.SetMaxStringSize(n)
 		return nil
 	}}, strconv.FormatInt(o.Limits.MaxBulkLen, 10))
+	add(&param{name: "client-query-buffer-limit", set: memRange(1<<20, 1<<63-1)}, strconv.FormatInt(o.QueryBufferLimit, 10))
 	add(&param{name: "hz", set: hzRange, apply: forward}, "10")
 	add(&param{name: "active-expire-effort", set: intRange(1, 10), apply: forward}, "1")
 	add(&param{name: "timeout", set: intRange(0, 1<<31-1)}, "0")
@@ -136,6 +137,12 @@ func (c *config) requirePass() string { return c.get("requirepass") }
 
 func (c *config) maxClients() int {
 	n, _ := strconv.Atoi(c.get("maxclients"))
+	return n
+}
+
+// queryBufferLimit returns client-query-buffer-limit.
+func (c *config) queryBufferLimit() int64 {
+	n, _ := strconv.ParseInt(c.get("client-query-buffer-limit"), 10, 64)
 	return n
 }
 

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,13 +33,22 @@ type client struct {
 	lastName string
 	multi    *multiState
 
-	timed     bool // a read deadline for the idle timeout may be set
+	timed     bool // a read deadline may be set
 	replyOff  bool
 	replySkip int // replies still to skip (CLIENT REPLY SKIP)
 	closeNext bool
 
+	// Read state, owned by the reader goroutine: the request that is not
+	// complete yet sits at the start of the read buffer.
+	req      progress   // how far its parsing got
+	reqSince time.Time  // when its first byte arrived; zero when none
+	cmds     [][][]byte // the complete requests of one read
+	pool     [][]byte   // backing store of every argument list of cmds
+	marks    []int      // reply buffer offset at the start of each command
+	flushes  int        // replies flushed so far (flush counts them)
+
 	// delivery of pushes
-	ncmu     sync.Mutex // serializes writes to nc
+	ncmu     replyLock  // serializes writes to nc
 	pmu      sync.Mutex // guards push and subs
 	push     []byte
 	pushSig  chan struct{}
@@ -77,6 +88,23 @@ func (c *client) kill() {
 	c.nc.Close()
 }
 
+// Read buffer sizes. A request that does not fit the buffer grows it:
+// doubled while it is small, by a quarter past growQuarterFrom, and never
+// past the end of an argument being read plus readBufferSize once that
+// argument's header is in (progress.need), so a large argument is read into
+// a buffer of its exact size, not into twice it. A client's buffer is thus
+// at most max(1.25 x the bytes of its pending request, that request's
+// declared size + 16 KiB), allocated only as bytes arrive, and never more
+// than client-query-buffer-limit (1 GiB by default, as in Redis).
+const (
+	readBufferSize  = 16 << 10
+	growQuarterFrom = 4 << 20
+	retainedBuffer  = 1 << 20  // larger read, reply and push buffers are dropped once empty
+	retainedArgs    = 64 << 10 // larger argument and command lists are dropped after use
+	argOverhead     = 24       // bytes of a parsed argument's slice, counted against the query buffer limit
+	writeChunk      = 4 << 20
+)
+
 func (c *client) serve() {
 	s := c.s
 	defer func() {
@@ -85,74 +113,200 @@ func (c *client) serve() {
 		}
 		c.close()
 	}()
-	buf := make([]byte, 0, 16<<10)
-	var cmds [][][]byte
-	var pool [][]byte // backing store of every argument list of a chunk
+	buf := make([]byte, 0, readBufferSize)
 	for {
 		if len(buf) == cap(buf) {
-			nb := make([]byte, len(buf), 2*cap(buf))
-			copy(nb, buf)
-			buf = nb
+			var ok bool
+			if buf, ok = c.grow(buf); !ok {
+				return
+			}
 		}
-		// Redis's timeout: an idle client is closed, except subscribers.
-		if d := s.cfg.idleTimeout(); d > 0 && c.subscriptions() == 0 && !c.stopping.Load() {
-			c.nc.SetReadDeadline(time.Now().Add(d))
-		} else if c.timed {
-			c.nc.SetReadDeadline(time.Time{})
-		}
-		c.timed = s.cfg.idleTimeout() > 0
 		if c.stopping.Load() {
 			return
 		}
+		c.armReadDeadline()
 		n, err := c.nc.Read(buf[len(buf):cap(buf)])
 		if n > 0 {
 			s.stats.netIn.Add(int64(n))
+			if len(buf) == 0 && s.opts.FrameTimeout > 0 {
+				c.reqSince = time.Now()
+			}
 			buf = buf[:len(buf)+n]
-			pos := 0
-			var perr error
-			cmds = cmds[:0]
-			clear(pool)
-			pool = pool[:0]
-			lim := c.limits()
-			for {
-				args, m, err := ParseCommand(buf[pos:], lim, pool[len(pool):])
-				if err != nil {
-					perr = err
-					break
-				}
-				if m == 0 {
-					break
-				}
-				pos += m
-				if len(args) > 0 {
-					// args was appended in place after pool's end (or
-					// reallocated); either way keep it in pool.
-					pool = append(pool, args...)
-					cmds = append(cmds, pool[len(pool)-len(args):len(pool):len(pool)])
-				}
-			}
-			if len(cmds) > 0 || perr != nil {
-				if !c.run(cmds, perr) {
-					return
-				}
-			}
-			// Keep the incomplete tail at the start of a buffer we may reuse.
-			rest := len(buf) - pos
-			if rest == 0 {
-				if cap(buf) > 1<<20 {
-					buf = make([]byte, 0, 16<<10)
-				} else {
-					buf = buf[:0]
-				}
-			} else if pos > 0 {
-				copy(buf, buf[pos:])
-				buf = buf[:rest]
+			var ok bool
+			if buf, ok = c.process(buf); !ok {
+				return
 			}
 		}
-		if err != nil || c.stopping.Load() {
+		if err != nil {
+			c.readFailed(err, len(buf))
+			return
+		}
+		if c.stopping.Load() {
 			return
 		}
 	}
+}
+
+// process runs every complete request at the start of buf and returns the
+// buffer holding only the incomplete rest, moved to its start. It reports
+// whether the connection stays open.
+func (c *client) process(buf []byte) ([]byte, bool) {
+	p := &c.req
+	if p.need > int64(len(buf)) {
+		return buf, true // the argument being read has not all arrived
+	}
+	lim := c.limits()
+	if p.pos > 0 {
+		// Resume the pending request where its parsing stopped; once it is
+		// complete (or wrong) it is parsed again below from its start,
+		// collecting its arguments.
+		if done, err := p.advance(buf, lim, nil); err == nil && !done {
+			return buf, true
+		}
+	}
+	pos := 0
+	var perr error
+	c.cmds = c.cmds[:0]
+	clear(c.pool)
+	c.pool = c.pool[:0]
+	for {
+		*p = progress{}
+		args := c.pool[len(c.pool):]
+		done, err := p.advance(buf[pos:], lim, &args)
+		if err != nil {
+			perr = err
+			break
+		}
+		if !done {
+			break
+		}
+		pos += p.pos
+		if len(args) > 0 {
+			// args was appended in place after pool's end (or
+			// reallocated); either way keep it in pool.
+			c.pool = append(c.pool, args...)
+			c.cmds = append(c.cmds, c.pool[len(c.pool)-len(args):len(c.pool):len(c.pool)])
+		}
+	}
+	ran := len(c.cmds) > 0 || perr != nil
+	if ran {
+		if c.timed {
+			// A blocking command watches the socket while it waits: no
+			// read deadline may cut it short.
+			c.setReadDeadline(time.Time{})
+		}
+		if !c.run(c.cmds, perr) {
+			return nil, false
+		}
+		if cap(c.pool) > retainedArgs {
+			c.pool = nil
+		}
+		if cap(c.cmds) > retainedArgs {
+			c.cmds = nil
+		}
+		if cap(c.marks) > retainedArgs {
+			c.marks = nil
+		}
+	}
+	// Keep the incomplete tail at the start of a buffer we may reuse.
+	rest := len(buf) - pos
+	switch {
+	case rest == 0:
+		c.reqSince = time.Time{}
+		if cap(buf) > retainedBuffer {
+			return make([]byte, 0, readBufferSize), true
+		}
+		return buf[:0], true
+	case ran && cap(buf) > retainedBuffer && rest <= readBufferSize/2:
+		nb := make([]byte, rest, readBufferSize)
+		copy(nb, buf[pos:])
+		buf = nb
+	case pos > 0:
+		copy(buf, buf[pos:])
+		buf = buf[:rest]
+	}
+	if ran && c.s.opts.FrameTimeout > 0 {
+		// The tail's frame timeout starts now: the time its commands
+		// took (a BLPOP may wait for minutes) is not the client's.
+		c.reqSince = time.Now()
+	}
+	return buf, true
+}
+
+// grow returns a larger buffer holding buf, which the incomplete request
+// at its start fills, or false when the request has reached
+// client-query-buffer-limit: the client is then closed, as Redis does.
+func (c *client) grow(buf []byte) ([]byte, bool) {
+	p := &c.req
+	limit := c.s.cfg.queryBufferLimit()
+	if int64(len(buf))+argOverhead*p.parsed >= limit || p.need > limit {
+		c.s.log.Warn("resp: Closing client that reached max query buffer length",
+			"client", c.id, "addr", c.nc.RemoteAddr().String(), "qbuf", len(buf), "args", p.parsed,
+			"need", p.need, "client-query-buffer-limit", limit)
+		return nil, false
+	}
+	size := growSize(cap(buf), len(buf), p.need, limit)
+	nb := make([]byte, len(buf), size)
+	copy(nb, buf)
+	return nb, true
+}
+
+// growSize is the capacity a full read buffer of capacity cp holding n
+// bytes of an incomplete request grows to: twice cp, or a quarter more
+// from growQuarterFrom on, but no more than the end of the argument being
+// read (need, when known) plus readBufferSize, and no more than limit.
+func growSize(cp, n int, need, limit int64) int64 {
+	size := int64(2 * cp)
+	if cp >= growQuarterFrom {
+		size = int64(cp + cp/4)
+	}
+	if need > int64(n) {
+		size = min(size, need+readBufferSize)
+	}
+	return max(min(size, limit), int64(cp)+1)
+}
+
+// armReadDeadline sets the deadline of the next read: the idle timeout
+// (CONFIG timeout, off by default; never for subscribers) and, once a
+// request has started to arrive, the frame timeout for the rest of it.
+func (c *client) armReadDeadline() {
+	var d time.Time
+	if t := c.s.cfg.idleTimeout(); t > 0 && c.subscriptions() == 0 {
+		d = time.Now().Add(t)
+	}
+	if ft := c.s.opts.FrameTimeout; ft > 0 && !c.reqSince.IsZero() {
+		if f := c.reqSince.Add(ft); d.IsZero() || f.Before(d) {
+			d = f
+		}
+	}
+	if d.IsZero() && !c.timed {
+		return
+	}
+	c.setReadDeadline(d)
+}
+
+// setReadDeadline sets the read deadline unless Shutdown asked the
+// connection to stop, whose deadline of now must stay.
+func (c *client) setReadDeadline(t time.Time) {
+	c.nc.SetReadDeadline(t)
+	c.timed = !t.IsZero()
+	if c.stopping.Load() {
+		c.nc.SetReadDeadline(time.Now())
+	}
+}
+
+// readFailed logs why reading ended, when it says something about the
+// client: the frame timeout or the idle timeout.
+func (c *client) readFailed(err error, pending int) {
+	if !errors.Is(err, os.ErrDeadlineExceeded) || c.stopping.Load() {
+		return
+	}
+	if ft := c.s.opts.FrameTimeout; ft > 0 && !c.reqSince.IsZero() && !time.Now().Before(c.reqSince.Add(ft)) {
+		c.s.log.Info("resp: closing client that did not finish its request within the frame timeout",
+			"client", c.id, "addr", c.nc.RemoteAddr().String(), "pending", pending, "frame-timeout", ft)
+		return
+	}
+	c.s.log.Debug("resp: closing idle client", "client", c.id, "addr", c.nc.RemoteAddr().String())
 }
 
 func (c *client) limits() Limits {
@@ -172,14 +326,24 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 	c.w.Reset()
 	if len(cmds) > 0 {
 		tx := s.kv.Begin()
-		for _, args := range cmds {
-			start := time.Now()
+		c.marks = c.marks[:0]
+		from := 0 // the first command whose reply is still buffered
+		for i, args := range cmds {
+			c.marks = append(c.marks, c.w.Len())
+			flushes := c.flushes
 			tx.Tick()
-			c.exec(tx, args)
-			s.stats.commands.Add(1)
-			if s.opts.ObserveLatency != nil {
-				s.opts.ObserveLatency(time.Since(start))
+			p := c.execMeasured(tx, args)
+			if c.flushes != flushes {
+				// The command flushed the replies before it (a blocking
+				// command does before it waits, and commits them).
+				from, c.marks[i] = i, 0
 			}
+			if p != nil {
+				c.recovered(tx, cmds, from, i, p)
+				tx = s.kv.Begin()
+				from = i + 1
+			}
+			s.stats.commands.Add(1)
 			if c.closeNext || c.dead.Load() {
 				break
 			}
@@ -206,6 +370,72 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 	return !c.closeNext && !c.dead.Load()
 }
 
+// commandPanic is a panic recovered from a command, with the stack where
+// it happened.
+type commandPanic struct {
+	value any
+	stack []byte
+}
+
+// execMeasured runs one command and reports its execution time to
+// ObserveLatency, without the time a blocking command spent waiting (as
+// Redis's latency figures leave it out). A panic in the command is
+// recovered and returned.
+func (c *client) execMeasured(tx *kv.Tx, args [][]byte) (p *commandPanic) {
+	start := time.Now()
+	c.ncmu.startCommand()
+	defer func() {
+		if r := recover(); r != nil {
+			p = &commandPanic{value: r, stack: debug.Stack()}
+		}
+		waited := c.ncmu.endCommand()
+		if observe := c.s.opts.ObserveLatency; observe != nil {
+			observe(time.Since(start) - waited)
+		}
+	}()
+	c.exec(tx, args)
+	return nil
+}
+
+// Replies of a command that panicked and of the commands its rollback
+// undid.
+const (
+	errInternal   = "ERR internal error while running '%s': the command was not applied"
+	errRolledBack = "ERR internal error in a command of the same pipeline: this command's writes were rolled back"
+)
+
+// recovered answers a command that panicked (cmds[k]) once: it logs the
+// panic with the command, rolls back the transaction so that no half-done
+// command is stored, and answers the command with an internal error. The
+// rollback also undoes the commands from cmds[from] on, whose replies are
+// still buffered (the earlier ones were flushed and committed): each of
+// them that had a reply is answered with an error instead. The connection
+// goes on with the next command in a new transaction.
+func (c *client) recovered(tx *kv.Tx, cmds [][][]byte, from, k int, p *commandPanic) {
+	name := strings.ToLower(string(cmds[k][0]))
+	c.s.log.Error("resp: command panicked", "command", name, "args", len(cmds[k]), "client", c.id,
+		"addr", c.nc.RemoteAddr().String(), "panic", p.value, "stack", string(p.stack))
+	tx.Rollback()
+	var replied []bool
+	for j := from; j < k; j++ {
+		replied = append(replied, c.marks[j+1] > c.marks[j])
+	}
+	c.w.Truncate(c.marks[from])
+	for _, ok := range replied {
+		if ok {
+			c.replyError(replyErr(errRolledBack))
+		}
+	}
+	if !c.replyOff {
+		c.replyError(replyErr(fmt.Sprintf(errInternal, name)))
+	}
+	if c.multi != nil {
+		// Queued commands may have been answered with errors: EXEC must
+		// not run a queue the client believes failed.
+		c.multi.aborted = true
+	}
+}
+
 // flush writes the buffered replies, then any pushes that arrived while
 // the commands ran.
 func (c *client) flush() bool {
@@ -214,18 +444,47 @@ func (c *client) flush() bool {
 	if len(c.push) > 0 {
 		out = append(out, c.push...)
 		c.push = c.push[:0]
+		if cap(c.push) > retainedBuffer {
+			c.push = nil
+		}
 	}
 	c.pmu.Unlock()
+	c.flushes++
 	if len(out) == 0 {
 		return true
 	}
 	c.s.stats.netOut.Add(int64(len(out)))
-	_, err := c.nc.Write(out)
-	if cap(out) > 1<<20 {
+	err := c.write(out)
+	if cap(out) > retainedBuffer {
 		out = nil // do not keep a huge reply's buffer for the connection's life
 	}
 	c.w.buf = out[:0]
 	return err == nil
+}
+
+// write sends b. With a frame timeout, each chunk of b (4 MiB) must be
+// taken by the client within it: a client that stops reading its replies
+// is closed instead of holding them forever.
+func (c *client) write(b []byte) error {
+	ft := c.s.opts.FrameTimeout
+	if ft <= 0 {
+		_, err := c.nc.Write(b)
+		return err
+	}
+	for len(b) > 0 {
+		n := min(len(b), writeChunk)
+		c.nc.SetWriteDeadline(time.Now().Add(ft))
+		if _, err := c.nc.Write(b[:n]); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				c.s.log.Info("resp: closing client that did not read its replies within the frame timeout",
+					"client", c.id, "addr", c.nc.RemoteAddr().String(), "frame-timeout", ft)
+			}
+			c.nc.Close()
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
 }
 
 // deliver queues a push for the client; it never blocks. A client whose
@@ -266,7 +525,7 @@ func (c *client) startPusher() {
 			c.pmu.Unlock()
 			if len(out) > 0 {
 				c.s.stats.netOut.Add(int64(len(out)))
-				if _, err := c.nc.Write(out); err != nil {
+				if err := c.write(out); err != nil {
 					c.ncmu.Unlock()
 					return
 				}
@@ -363,4 +622,46 @@ func (c *client) setProto(p int) {
 	c.pmu.Lock()
 	c.protoV = p
 	c.pmu.Unlock()
+}
+
+// replyLock serializes writes to the connection (the client's ncmu). The
+// reader holds it while it executes commands; a blocking command (BLPOP)
+// lets go of it while it waits so that pub/sub pushes can go out, and takes
+// it again when it wakes. The lock adds up how long it was let go of during
+// a command, so that the command's latency leaves the wait out. Every
+// field is accessed with mu held.
+type replyLock struct {
+	mu       sync.Mutex
+	running  bool          // a command is executing
+	released time.Time     // when it let go of the lock; zero while held
+	waited   time.Duration // time it was let go of during the command
+}
+
+// Lock takes the lock.
+func (l *replyLock) Lock() {
+	l.mu.Lock()
+	if l.running && !l.released.IsZero() {
+		l.waited += time.Since(l.released)
+		l.released = time.Time{}
+	}
+}
+
+// Unlock releases the lock.
+func (l *replyLock) Unlock() {
+	if l.running {
+		l.released = time.Now()
+	}
+	l.mu.Unlock()
+}
+
+// startCommand marks the start of a command; the caller holds the lock.
+func (l *replyLock) startCommand() {
+	l.running, l.released, l.waited = true, time.Time{}, 0
+}
+
+// endCommand marks the end of the command and returns how long it let go
+// of the lock; the caller holds the lock.
+func (l *replyLock) endCommand() time.Duration {
+	l.running = false
+	return l.waited
 }

@@ -2,6 +2,7 @@ package resp
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 )
 
@@ -40,81 +41,160 @@ func protoErr(msg string) *ProtocolError { return &ProtocolError{Msg: msg} }
 // with no arguments (an empty line, *0 or *-1) returns n > 0 and no args.
 func ParseCommand(buf []byte, lim Limits, args [][]byte) ([][]byte, int, error) {
 	args = args[:0]
+	var p progress
+	done, err := p.advance(buf, lim, &args)
+	if err != nil || !done {
+		return args[:0], 0, err
+	}
+	return args, p.pos, nil
+}
+
+// progress is how far parsing got into one request that starts at the
+// beginning of a buffer, so that parsing can resume where it stopped when
+// more bytes arrive instead of starting over: a request of many arguments
+// that arrives in many reads is then parsed in time linear in its size.
+// The zero value is the start of a request.
+type progress struct {
+	// pos is the number of bytes of the request consumed: the count line
+	// and every complete argument of a multibulk request, or the bytes
+	// searched for the end of an inline request.
+	pos int
+	// count is the number of arguments the count line declared; parsed is
+	// how many of them are complete.
+	count, parsed int64
+	// need, when non-zero, is the length the buffer must reach before the
+	// argument being read can complete: its header was read and its bytes
+	// are still arriving.
+	need int64
+}
+
+// advance parses buf, which holds a request from its first byte, from
+// where p stopped. It reports whether the request is complete (p.pos is
+// then its length) and returns a protocol error as soon as the bytes show
+// one. When args is not nil every argument completed by this call is
+// appended to it as a slice of buf: a caller that wants all of them starts
+// from the zero progress.
+func (p *progress) advance(buf []byte, lim Limits, args *[][]byte) (bool, error) {
 	if len(buf) == 0 {
-		return args, 0, nil
+		return false, nil
 	}
 	if buf[0] != '*' {
-		return parseInline(buf, lim, args)
+		return p.inline(buf, lim, args)
 	}
-	nl := bytes.IndexByte(buf, '\n')
-	if nl < 0 {
-		if len(buf) > lim.MaxInlineLen {
-			return args, 0, protoErr("too big mbulk count string")
-		}
-		return args, 0, nil
-	}
-	if nl == 0 || buf[nl-1] != '\r' {
-		// Redis searches for "\r": a lone "\n" is not a line end.
-		cr := bytes.IndexByte(buf, '\r')
-		if cr < 0 || cr+1 >= len(buf) {
+	if p.pos == 0 {
+		nl := bytes.IndexByte(buf, '\n')
+		if nl < 0 {
 			if len(buf) > lim.MaxInlineLen {
-				return args, 0, protoErr("too big mbulk count string")
+				return false, protoErr("too big mbulk count string")
 			}
-			return args, 0, nil
+			return false, nil
 		}
-		nl = cr + 1
-		if buf[nl] != '\n' {
-			return args, 0, protoErr("invalid multibulk length")
+		if nl == 0 || buf[nl-1] != '\r' {
+			// Redis searches for "\r": a lone "\n" is not a line end.
+			cr := bytes.IndexByte(buf, '\r')
+			if cr < 0 || cr+1 >= len(buf) {
+				if len(buf) > lim.MaxInlineLen {
+					return false, protoErr("too big mbulk count string")
+				}
+				return false, nil
+			}
+			nl = cr + 1
+			if buf[nl] != '\n' {
+				return false, protoErr("invalid multibulk length")
+			}
+		}
+		if nl-1 > lim.MaxInlineLen {
+			return false, protoErr("too big mbulk count string")
+		}
+		count, ok := parseLen(buf[1 : nl-1])
+		if !ok || count > lim.MaxMultibulkLen {
+			return false, protoErr("invalid multibulk length")
+		}
+		if lim.Unauthenticated && count > 10 {
+			return false, protoErr("unauthenticated multibulk length")
+		}
+		p.pos, p.count = nl+1, count
+		if count <= 0 {
+			return true, nil
 		}
 	}
-	if nl-1 > lim.MaxInlineLen {
-		return args, 0, protoErr("too big mbulk count string")
-	}
-	count, ok := parseLen(buf[1 : nl-1])
-	if !ok || count > lim.MaxMultibulkLen {
-		return args, 0, protoErr("invalid multibulk length")
-	}
-	if lim.Unauthenticated && count > 10 {
-		return args, 0, protoErr("unauthenticated multibulk length")
-	}
-	pos := nl + 1
-	if count <= 0 {
-		return args, pos, nil
-	}
-	for i := int64(0); i < count; i++ {
-		if pos >= len(buf) {
-			return args[:0], 0, nil
+	p.need = 0
+	for p.parsed < p.count {
+		if p.pos >= len(buf) {
+			return false, nil
 		}
-		rest := buf[pos:]
+		rest := buf[p.pos:]
 		nl := bytes.IndexByte(rest, '\r')
 		if nl < 0 || nl+1 >= len(rest) {
 			if len(rest) > lim.MaxInlineLen {
-				return args[:0], 0, protoErr("too big bulk count string")
+				return false, protoErr("too big bulk count string")
 			}
-			return args[:0], 0, nil
+			return false, nil
 		}
 		if nl > lim.MaxInlineLen {
-			return args[:0], 0, protoErr("too big bulk count string")
+			return false, protoErr("too big bulk count string")
 		}
 		if rest[0] != '$' {
-			return args[:0], 0, protoErr("expected '$', got '" + string(rest[0]) + "'")
+			return false, protoErr("expected '$', got '" + string(rest[0]) + "'")
 		}
 		n, ok := parseLen(rest[1:nl])
 		if !ok || n < 0 || n > lim.MaxBulkLen {
-			return args[:0], 0, protoErr("invalid bulk length")
+			return false, protoErr("invalid bulk length")
 		}
 		if lim.Unauthenticated && n > 16384 {
-			return args[:0], 0, protoErr("unauthenticated bulk length")
+			return false, protoErr("unauthenticated bulk length")
 		}
-		start := pos + nl + 2
-		end := int64(start) + n
-		if end+2 > int64(len(buf)) {
-			return args[:0], 0, nil
+		start := p.pos + nl + 2
+		if n > int64(len(buf)-start-2) {
+			// Compared so, start+n+2 cannot overflow whatever
+			// proto-max-bulk-len allows.
+			p.need = int64(start) + min(n, math.MaxInt64-int64(start)-2) + 2
+			return false, nil
 		}
-		args = append(args, buf[start:end:end])
-		pos = int(end) + 2 // like Redis, the two bytes after the data are not checked
+		end := start + int(n)
+		if args != nil {
+			*args = append(*args, buf[start:end:end])
+		}
+		p.pos = end + 2 // like Redis, the two bytes after the data are not checked
+		p.parsed++
 	}
-	return args, pos, nil
+	return true, nil
+}
+
+// inline parses an inline request: words separated by spaces, with
+// Redis's double- and single-quote rules. p.pos is how far the line end
+// was already searched for.
+func (p *progress) inline(buf []byte, lim Limits, args *[][]byte) (bool, error) {
+	i := bytes.IndexByte(buf[p.pos:], '\n')
+	if i < 0 {
+		if len(buf) > lim.MaxInlineLen {
+			return false, protoErr("too big inline request")
+		}
+		p.pos = len(buf)
+		return false, nil
+	}
+	nl := p.pos + i
+	line := buf[:nl]
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	var words [][]byte
+	if args != nil {
+		words = *args
+	}
+	mark := len(words)
+	words, ok := splitArgs(line, words)
+	if !ok {
+		return false, protoErr("unbalanced quotes in request")
+	}
+	if lim.Unauthenticated && len(words)-mark > 10 {
+		return false, protoErr("unauthenticated multibulk length")
+	}
+	if args != nil {
+		*args = words
+	}
+	p.pos = nl + 1
+	return true, nil
 }
 
 // parseLen parses a length as Redis's string2ll: digits with an optional
@@ -128,30 +208,6 @@ func parseLen(b []byte) (int64, bool) {
 		return 0, false
 	}
 	return n, true
-}
-
-// parseInline parses one inline request: words separated by spaces, with
-// Redis's double- and single-quote rules.
-func parseInline(buf []byte, lim Limits, args [][]byte) ([][]byte, int, error) {
-	nl := bytes.IndexByte(buf, '\n')
-	if nl < 0 {
-		if len(buf) > lim.MaxInlineLen {
-			return args, 0, protoErr("too big inline request")
-		}
-		return args, 0, nil
-	}
-	line := buf[:nl]
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
-	args, ok := splitArgs(line, args)
-	if !ok {
-		return args[:0], 0, protoErr("unbalanced quotes in request")
-	}
-	if lim.Unauthenticated && len(args) > 10 {
-		return args[:0], 0, protoErr("unauthenticated multibulk length")
-	}
-	return args, nl + 1, nil
 }
 
 func isSpace(c byte) bool {

@@ -55,7 +55,23 @@ type Options struct {
 	// client may hold before it is disconnected; zero means 32 MiB (Redis's
 	// client-output-buffer-limit pubsub hard limit).
 	PushBufferLimit int
+	// QueryBufferLimit is the initial client-query-buffer-limit: the most
+	// bytes of a request not yet complete that a client may hold (each
+	// argument already parsed counts 24 bytes more); past it the client is
+	// closed, as Redis does. Zero means 1 GiB, Redis's default.
+	QueryBufferLimit int64
+	// FrameTimeout bounds how long a client may take to send the rest of a
+	// request once its first byte arrived, and to take each 4 MiB of a
+	// reply; past it the connection is closed. Idle clients between
+	// requests are not affected (that is CONFIG timeout), nor are clients
+	// blocked in BLPOP. Zero means DefaultFrameTimeout; negative means no
+	// limit.
+	FrameTimeout time.Duration
 }
+
+// DefaultFrameTimeout is the frame timeout when Options.FrameTimeout is
+// zero.
+const DefaultFrameTimeout = 60 * time.Second
 
 func (o *Options) ensureDefaults() {
 	if o.Logger == nil {
@@ -72,6 +88,12 @@ func (o *Options) ensureDefaults() {
 	}
 	if o.PushBufferLimit == 0 {
 		o.PushBufferLimit = 32 << 20
+	}
+	if o.QueryBufferLimit == 0 {
+		o.QueryBufferLimit = 1 << 30
+	}
+	if o.FrameTimeout == 0 {
+		o.FrameTimeout = DefaultFrameTimeout
 	}
 }
 
