@@ -3,17 +3,21 @@ package mongo
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // conn is one client connection. Requests are read by a reader goroutine
@@ -38,6 +42,7 @@ type conn struct {
 
 	out         []byte // reply buffer, reused
 	writeFailed bool   // a reply could not be sent: close
+	command     string // the command of the message being processed, once known, for logs
 
 	// Set by the first hello: the client's metadata, for logs.
 	clientMeta bson.Raw
@@ -95,16 +100,39 @@ func (c *conn) serve() {
 
 // readLoop reads whole messages and hands them to serve. A read error ends
 // it: the client's disconnect cancels the connection context (aborting the
-// request in progress), Shutdown's deadline does not.
+// request in progress), Shutdown's deadline does not. An idle connection
+// waits for its next message without a deadline, as in MongoDB; once a
+// message's first byte is in, the rest of it must arrive within the frame
+// timeout.
 func (c *conn) readLoop(frames chan<- []byte) {
 	defer close(frames)
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("panic while reading a message, closing the connection", "panic", r, "stack", string(debug.Stack()))
+			c.cancel()
+		}
+	}()
 	r := bufio.NewReaderSize(c.nc, 32*1024)
+	ft := c.s.opts.FrameTimeout
 	for {
-		frame, err := readFrame(r)
+		_, err := r.Peek(1)
+		var frame []byte
+		if err == nil {
+			if ft > 0 {
+				c.setReadDeadline(time.Now().Add(ft))
+			}
+			frame, err = readFrame(r)
+			if err == nil && ft > 0 {
+				c.setReadDeadline(time.Time{})
+			}
+		}
 		if err != nil {
 			switch {
 			case c.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded):
 				return
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				c.log.Info("client did not send the rest of its message within the frame timeout, ending connection",
+					"frameTimeout", ft.String(), "buffered", r.Buffered())
 			case errors.Is(err, errFrameLength):
 				c.log.Warn("recv(): message length is invalid, closing the connection", "error", err)
 			case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
@@ -125,11 +153,28 @@ func (c *conn) readLoop(frames chan<- []byte) {
 	}
 }
 
+// setReadDeadline sets the read deadline unless Shutdown asked the
+// connection to stop, whose deadline of now must stay.
+func (c *conn) setReadDeadline(t time.Time) {
+	c.nc.SetReadDeadline(t)
+	if c.stopping.Load() {
+		c.nc.SetReadDeadline(time.Now())
+	}
+}
+
 // process handles one message and reports whether the connection stays
 // open. Every failure that can be answered is answered; only what
-// MongoDB treats as fatal closes the connection.
-func (c *conn) process(frame []byte) bool {
+// MongoDB treats as fatal closes the connection. It is where a panic
+// anywhere in serving the message is recovered (a command handler's own
+// panic is already answered by run).
+func (c *conn) process(frame []byte) (keep bool) {
 	h := readHeader(frame)
+	c.command = ""
+	defer func() {
+		if r := recover(); r != nil {
+			keep = c.recoverMessage(h, frame, r, debug.Stack())
+		}
+	}()
 	c.s.metrics.requests.Add(1)
 	switch h.opCode {
 	case opCodeMsg:
@@ -144,6 +189,52 @@ func (c *conn) process(frame []byte) bool {
 		// are removed, and an unknown opcode has no reply format.
 		c.log.Warn("Operation is not supported", "opCode", h.opCode.String(), "requestId", h.requestID)
 		return true
+	}
+}
+
+// recoverMessage handles a panic while serving the message of header h:
+// it logs the panic with the command (when it was known) and answers
+// InternalError when the message's protocol has a reply for it. A message
+// that expects no reply (OP_MSG with moreToCome) or whose reply cannot be
+// built closes the connection, so that the client notices. It reports
+// whether the connection stays open.
+func (c *conn) recoverMessage(h msgHeader, frame []byte, r any, stack []byte) (keep bool) {
+	command := c.command
+	if command == "" {
+		command = "<unknown>"
+	}
+	c.log.Error("panic while processing a message", "command", command, "opCode", h.opCode.String(),
+		"requestId", h.requestID, "length", len(frame), "panic", r, "stack", string(stack))
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("cannot answer a message that panicked, closing the connection", "panic", r)
+			keep = false
+		}
+	}()
+	e := errorf(mongoerr.InternalError, "internal error while processing the message")
+	if c.command != "" {
+		e = errorf(mongoerr.InternalError, "internal error while running command %s", c.command)
+	}
+	switch h.opCode {
+	case opCodeMsg:
+		if len(frame) < headerLen+4 {
+			return false
+		}
+		flags := binary.LittleEndian.Uint32(frame[headerLen:])
+		if flags&flagMoreToCome != 0 {
+			return false
+		}
+		c.writeMsgReply(h.requestID, errorDoc(e), flags&flagChecksumPresent != 0)
+		return !c.writeFailed
+	case opCodeQuery:
+		c.writeQueryReply(h.requestID, replyQueryFailure, bson.D{
+			{Key: "$err", Value: e.Message},
+			{Key: "code", Value: int32(e.Code)},
+			{Key: "ok", Value: 0.0},
+		})
+		return !c.writeFailed
+	default:
+		return false
 	}
 }
 
@@ -172,6 +263,7 @@ func (c *conn) processMsg(h msgHeader, frame []byte) bool {
 		e, _ := asMongoError(err)
 		reply = errorDoc(e)
 	} else {
+		c.command = req.name
 		reply = c.run(req)
 	}
 	if !moreToCome {
@@ -210,6 +302,9 @@ func (c *conn) processQuery(h msgHeader, frame []byte) bool {
 	}
 	cmd := q.command()
 	req, err := newRequest(c, db, cmd)
+	if err == nil {
+		c.command = req.name
+	}
 	var reply bson.D
 	switch {
 	case err != nil:
@@ -293,13 +388,33 @@ func (c *conn) writeQueryReply(responseTo int32, flags int32, reply bson.D) {
 	c.write()
 }
 
+// writeChunk is the most of a reply written under one write deadline.
+const writeChunk = 4 << 20
+
+// write sends the reply in c.out. With a frame timeout, each 4 MiB of it
+// must be taken by the client within the timeout: a client that stops
+// reading its replies is closed instead of holding them forever.
 func (c *conn) write() {
-	n, err := c.nc.Write(c.out)
-	c.s.metrics.bytesOut.Add(int64(n))
-	if err != nil {
-		c.writeFailed = true
-		if !errors.Is(err, net.ErrClosed) {
-			c.log.Info("error sending reply", "error", err)
+	ft := c.s.opts.FrameTimeout
+	out := c.out
+	for len(out) > 0 {
+		chunk := out
+		if ft > 0 {
+			chunk = out[:min(len(out), writeChunk)]
+			c.nc.SetWriteDeadline(time.Now().Add(ft))
 		}
+		n, err := c.nc.Write(chunk)
+		c.s.metrics.bytesOut.Add(int64(n))
+		if err != nil {
+			c.writeFailed = true
+			switch {
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				c.log.Info("client did not read its reply within the frame timeout, ending connection", "frameTimeout", ft.String())
+			case !errors.Is(err, net.ErrClosed):
+				c.log.Info("error sending reply", "error", err)
+			}
+			return
+		}
+		out = out[n:]
 	}
 }

@@ -2,7 +2,9 @@ package mongo
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
+	"math"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -37,9 +39,18 @@ type Options struct {
 	// CursorTimeout is how long an idle cursor lives; zero means 10
 	// minutes, MongoDB's cursorTimeoutMillis.
 	CursorTimeout time.Duration
-	// MaxConnections is the most client connections served at once; zero
-	// means 1,000,000. Past it new connections are closed at once.
+	// MaxConnections is the most client connections served at once
+	// (MongoDB's net.maxIncomingConnections); zero means 1,000,000, as in
+	// MongoDB. Past it a new connection is closed at once and the refusal
+	// logged, as MongoDB does; serverStatus connections.available counts
+	// down to it.
 	MaxConnections int
+	// FrameTimeout bounds how long a client may take to send the rest of a
+	// message once its first byte arrived, and to take a reply; past it
+	// the connection is closed. Idle connections between messages are not
+	// affected: they stay open, as in MongoDB. Zero means
+	// DefaultFrameTimeout; negative means no limit.
+	FrameTimeout time.Duration
 	// ObserveLatency, when set, receives the time each command took (the
 	// expiry engine's ObserveForeground, so the sweeper backs off when
 	// client latency rises).
@@ -89,6 +100,10 @@ type StatusSection struct {
 	Value func() bson.D
 }
 
+// DefaultFrameTimeout is the frame timeout when Options.FrameTimeout is
+// zero.
+const DefaultFrameTimeout = 60 * time.Second
+
 // EnsureDefaults fills in the zero fields with their defaults.
 func (o *Options) EnsureDefaults() {
 	if o.Logger == nil {
@@ -103,6 +118,9 @@ func (o *Options) EnsureDefaults() {
 	if o.MaxConnections == 0 {
 		o.MaxConnections = 1_000_000
 	}
+	if o.FrameTimeout == 0 {
+		o.FrameTimeout = DefaultFrameTimeout
+	}
 }
 
 // Validate reports the first invalid option.
@@ -113,8 +131,8 @@ func (o *Options) Validate() error {
 	if o.CursorTimeout < 0 {
 		return errors.New("mongo: negative cursor timeout")
 	}
-	if o.MaxConnections < 0 {
-		return errors.New("mongo: negative connection limit")
+	if o.MaxConnections < 0 || o.MaxConnections > math.MaxInt32 {
+		return fmt.Errorf("mongo: connection limit %d is out of range [1, %d]", o.MaxConnections, math.MaxInt32)
 	}
 	seen := map[string]bool{"featureCompatibilityVersion": true}
 	for _, p := range o.Parameters {

@@ -141,10 +141,13 @@ func (s *Server) startConn(nc net.Conn) {
 		nc.Close()
 		return
 	}
-	if len(s.conns) >= s.opts.MaxConnections {
+	if n := len(s.conns); n >= s.opts.MaxConnections {
 		s.mu.Unlock()
 		s.metrics.rejectedConns.Add(1)
-		s.log.Warn("connection refused because too many open connections", "remote", nc.RemoteAddr().String(), "limit", s.opts.MaxConnections)
+		// MongoDB's words (log id 22942); the client sees the connection
+		// closed.
+		s.log.Info("Connection refused because there are too many open connections",
+			"remote", nc.RemoteAddr().String(), "connectionCount", n, "maxIncomingConnections", s.opts.MaxConnections)
 		nc.Close()
 		return
 	}
