@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs all of mayfly's tests on a fresh machine of this kind: installs what the
-# tests need (Go modules, redis-tools and redis-server from Debian, mongosh from
-# npm), checks
+# tests need (Go modules, redis-tools and redis-server from Debian, mongosh and
+# ioredis from npm), checks
 # formatting, vet and staticcheck, then runs every Go test and a short fuzz
 # smoke of every fuzz target.
 set -euo pipefail
@@ -28,6 +28,18 @@ if [ ! -x .tools/node_modules/.bin/mongosh ]; then
 	npm install --prefix .tools --no-audit --no-fund --loglevel=error mongosh@2 >/dev/null
 fi
 echo "mongosh $(.tools/node_modules/.bin/mongosh --version 2>/dev/null | tail -n 1)"
+# ioredis, at the version integration/testdata/ioredis/package.json pins, for
+# the ioredis black-box test, which finds it through MAYFLY_IOREDIS_MODULES.
+# Installed once: with the same package.json already there, no network.
+ioredis_dir=.tools/ioredis
+if ! cmp -s integration/testdata/ioredis/package.json "$ioredis_dir/package.json" ||
+	[ ! -f "$ioredis_dir/node_modules/ioredis/package.json" ]; then
+	mkdir -p "$ioredis_dir"
+	cp integration/testdata/ioredis/package.json "$ioredis_dir/package.json"
+	npm install --prefix "$ioredis_dir" --no-audit --no-fund --no-package-lock --loglevel=error >/dev/null
+fi
+export MAYFLY_IOREDIS_MODULES="$PWD/$ioredis_dir/node_modules"
+echo "ioredis $(node -p 'require(process.argv[1]).version' "$MAYFLY_IOREDIS_MODULES/ioredis/package.json")"
 
 step "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))
