@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"time"
 
@@ -50,6 +51,17 @@ type Config struct {
 	// that starts at the real time and moves only when the admin endpoint
 	// POST /debug/clock?advance=DURATION says so.
 	ManualClock bool
+	// FrameTimeout bounds, on both protocols, how long a client may take to
+	// send the rest of a request once its first byte arrived, and to take
+	// a reply; zero means no limit. Idle connections and blocked commands
+	// are not affected.
+	FrameTimeout time.Duration
+	// MongoMaxConnections is MongoDB's net.maxIncomingConnections: the most
+	// MongoDB clients served at once.
+	MongoMaxConnections int
+	// RespMaxClients is the initial Redis maxclients (CONFIG SET maxclients
+	// changes it at run time).
+	RespMaxClients int
 }
 
 // DefaultConfig returns what a new user gets from `mayfly serve` with no
@@ -63,6 +75,10 @@ func DefaultConfig() Config {
 		Durability:      storage.DurabilityGroup,
 		ShutdownTimeout: 10 * time.Second,
 		PurgeAfter:      storage.DefaultPurgeAfter,
+		FrameTimeout:    60 * time.Second,
+		// MongoDB's and Redis's defaults.
+		MongoMaxConnections: 1_000_000,
+		RespMaxClients:      10_000,
 	}
 }
 
@@ -76,6 +92,15 @@ func (c *Config) Validate() error {
 	}
 	if c.PurgeAfter < 0 {
 		return fmt.Errorf("purge bound must not be negative, got %s", c.PurgeAfter)
+	}
+	if c.FrameTimeout < 0 {
+		return fmt.Errorf("frame timeout must not be negative, got %s", c.FrameTimeout)
+	}
+	if c.MongoMaxConnections < 1 || c.MongoMaxConnections > math.MaxInt32 {
+		return fmt.Errorf("mongo max connections must be between 1 and %d, got %d", math.MaxInt32, c.MongoMaxConnections)
+	}
+	if c.RespMaxClients < 1 || c.RespMaxClients > math.MaxUint32 {
+		return fmt.Errorf("resp max clients must be between 1 and %d, got %d", uint32(math.MaxUint32), c.RespMaxClients)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -44,6 +45,9 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		Now:         s.cfg.Now,
 		Parameters:  s.expiryParameters(),
 		CmdLineOpts: s.cmdLineOpts(),
+		// net.maxIncomingConnections, and the frame timeout.
+		MaxConnections: s.cfg.MongoMaxConnections,
+		FrameTimeout:   wireFrameTimeout(s.cfg.FrameTimeout),
 		Status: []mongo.StatusSection{
 			{Path: "metrics.ttl", Value: s.ttlMetrics},
 			{Path: "batchedDeletes", Value: s.batchedDeletes},
@@ -51,6 +55,15 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		},
 	})
 	return &mongoSide{db: db, wire: wire}, nil
+}
+
+// wireFrameTimeout is the frame timeout the wire servers are given: the
+// configured one, or no limit (a negative value to them) for zero.
+func wireFrameTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // expiryParameters exposes the engine's parameters (ttlMonitorSleepSecs,

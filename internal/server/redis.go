@@ -44,6 +44,8 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 		ObserveLatency:  s.engine.ObserveForeground,
 		ExpiryStats:     s.redisExpiryStats,
 		SetActiveExpire: func(on bool) { s.setRedisActiveExpire(r, on) },
+		MaxClients:      s.cfg.RespMaxClients,
+		FrameTimeout:    wireFrameTimeout(s.cfg.FrameTimeout),
 	})
 	return r, nil
 }
