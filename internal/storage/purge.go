@@ -396,7 +396,8 @@ func (s *Store) PurgeDue(ctx context.Context) (bool, error) {
 // Purge runs one purge cycle now: it flushes the memtable, so that the
 // write-ahead logs holding deleted values are retired and removed, then
 // compacts every pending span to the bottom level, resting between
-// compactions to stay within the purge duty cycle. When it returns nil,
+// compactions to stay within the purge duty cycle (a rest as long as the
+// compaction took in real time, waited with Options.After). When it returns nil,
 // every deletion committed before it started is gone from the files of the
 // data directory, except from sstables an open iterator or snapshot still
 // reads (they are removed when released). On failure the spans not yet
