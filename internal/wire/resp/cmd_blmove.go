@@ -9,27 +9,37 @@ var cmdBLMove = def("blmove", 6, "write denyoom blocking", 1, 2, 1, "write list 
 		if err != nil {
 			return err
 		}
-		deadline, err := parseTimeout(x, x.args[5])
-		if err != nil {
-			return err
-		}
-		dst := append([]byte(nil), x.args[2]...) // used by other clients' serveBlocked
-		serve := func(tx *kv.Tx, key []byte) (blockResult, bool, []byte, error) {
-			v, ok, err := tx.LMove(key, dst, from, to)
-			if !ok || err != nil {
-				return blockResult{}, false, nil, err
-			}
-			return blockResult{val: v}, true, dst, nil
-		}
-		r, served, gone, err := blockOn(x, x.args[1:2], deadline, serve)
-		switch {
-		case err != nil:
-			return err
-		case gone:
-			return nil
-		case r.err != nil:
-			return r.err
-		}
-		bulkOrNull(x.w, r.val, served)
-		return nil
+		return blmoveGeneric(x, from, to, x.args[5])
 	})
+
+// blmoveGeneric is BLMOVE and BRPOPLPUSH: the moved element; at the
+// timeout a null array, as Redis replies to a timed-out list waiter (a
+// null bulk string inside MULTI, where the command does not block).
+func blmoveGeneric(x *cmdCtx, from, to kv.ListEnd, timeout []byte) error {
+	deadline, err := parseTimeout(x, timeout)
+	if err != nil {
+		return err
+	}
+	dst := append([]byte(nil), x.args[2]...) // used by other clients' serveBlocked
+	serve := func(tx *kv.Tx, key []byte) (blockResult, bool, []byte, error) {
+		v, ok, err := tx.LMove(key, dst, from, to)
+		if !ok || err != nil {
+			return blockResult{}, false, nil, err
+		}
+		return blockResult{val: v}, true, dst, nil
+	}
+	r, served, gone, err := blockOn(x, x.args[1:2], deadline, kv.TypeList, serve)
+	switch {
+	case err != nil:
+		return err
+	case gone:
+		return nil
+	case r.err != nil:
+		return r.err
+	case !served && !inExec(x):
+		x.w.NullArray()
+		return nil
+	}
+	bulkOrNull(x.w, r.val, served)
+	return nil
+}

@@ -14,16 +14,19 @@ var cmdBLPop = def("blpop", -3, "write blocking", 1, -2, 1, "write list slow blo
 	"Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
 	"O(N) where N is the number of provided keys.", func(x *cmdCtx) error { return blockingPop(x, kv.ListLeft) })
 
-// Blocking commands (BLPOP, BRPOP, BLMOVE).
+// Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP on lists;
+// BZPOPMIN, BZPOPMAX, BZMPOP on sorted sets).
 //
 // A command that finds nothing to pop registers a waiter on its keys, in
 // arrival order per key, flushes the replies before it, and waits with the
 // store released (kv.Tx.Yield), so other clients run. A command that makes
-// a list non-empty (a push, LMOVE's destination, SORT ... STORE) calls
-// serveBlocked before it returns: inside the pusher's transaction the
-// waiters of that key are served first come, first served, each popping
-// (or moving) one element, so a blocked client is served before any other
-// command runs, as in Redis, and its pop commits with the push. The waiter
+// a list or a sorted set non-empty (a push, LMOVE's destination, SORT ...
+// STORE, ZADD, ZINCRBY, the sorted set *STORE commands) calls serveBlocked
+// before it returns: inside the pusher's transaction the waiters of that
+// key that wait for its type are served first come, first served, each
+// popping (or moving) what its command takes, so a blocked client is
+// served before any other command runs, as in Redis, and its pop commits
+// with the push. A waiter for the other type stays blocked, as in Redis. The waiter
 // wakes, waits for that commit (it needs the store again) and replies.
 // Waiters register and leave only while holding the store, so a push can
 // never slip between "the list is empty" and "registered".
@@ -51,9 +54,12 @@ type blockKey struct {
 }
 
 // blockResult is what a blocked command gets: the key popped from and the
-// element, or an error (BLMOVE's destination of another type).
+// element (vals for BLMPOP, zels for the sorted set pops), or an error
+// (BLMOVE's destination of another type).
 type blockResult struct {
 	key, val []byte
+	vals     [][]byte
+	zels     []kv.ZMember
 	err      error
 }
 
@@ -65,6 +71,7 @@ type serveFunc func(tx *kv.Tx, key []byte) (r blockResult, ok bool, ready []byte
 
 type blockWaiter struct {
 	keys  []blockKey
+	typ   kv.Type // what the waiter pops from: kv.TypeList or kv.TypeZSet
 	serve serveFunc
 	done  chan blockResult // one result, sent once by a server
 }
@@ -103,17 +110,28 @@ func (w *blockWaiter) unregister() {
 	}
 }
 
-func firstWaiter(k blockKey) *blockWaiter {
+// hasWaiters reports whether any client is blocked on k.
+func hasWaiters(k blockKey) bool {
 	blocking.mu.Lock()
 	defer blocking.mu.Unlock()
-	if q := blocking.m[k]; len(q) > 0 {
-		return q[0]
+	return len(blocking.m[k]) > 0
+}
+
+// firstWaiter returns the first client blocked on k for type t.
+func firstWaiter(k blockKey, t kv.Type) *blockWaiter {
+	blocking.mu.Lock()
+	defer blocking.mu.Unlock()
+	for _, w := range blocking.m[k] {
+		if w.typ == t {
+			return w
+		}
 	}
 	return nil
 }
 
 // serveBlocked serves the clients blocked on keys, which the current
-// command may just have made non-empty lists, in x's transaction.
+// command may just have made non-empty lists or sorted sets, in x's
+// transaction.
 func serveBlocked(x *cmdCtx, keys ...[]byte) {
 	ready := append([][]byte{}, keys...)
 	for len(ready) > 0 {
@@ -121,7 +139,14 @@ func serveBlocked(x *cmdCtx, keys ...[]byte) {
 		ready = ready[1:]
 		bk := blockKey{srv: x.s, db: x.tx.DB(), key: string(k)}
 		for {
-			w := firstWaiter(bk)
+			if !hasWaiters(bk) {
+				break
+			}
+			m, found, err := x.tx.Lookup(k)
+			if err != nil || !found {
+				break
+			}
+			w := firstWaiter(bk, m.Type)
 			if w == nil {
 				break
 			}
@@ -199,8 +224,9 @@ const (
 
 // blockOn tries serve on keys and, when nothing is there, blocks until a
 // pusher serves the client, the deadline passes (served false), or the
-// connection goes away (served false, gone true: no reply is due).
-func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, serve serveFunc) (r blockResult, served, gone bool, err error) {
+// connection goes away (served false, gone true: no reply is due). typ is
+// the type of the keys serve pops from.
+func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, typ kv.Type, serve serveFunc) (r blockResult, served, gone bool, err error) {
 	if r, ok, err := tryServe(x, keys, serve); err != nil || ok {
 		return r, ok, false, err
 	}
@@ -208,7 +234,7 @@ func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, serve serveFunc) (r b
 		return blockResult{}, false, false, nil
 	}
 	c := x.c
-	w := &blockWaiter{serve: serve, done: make(chan blockResult, 1)}
+	w := &blockWaiter{typ: typ, serve: serve, done: make(chan blockResult, 1)}
 	for _, k := range keys {
 		w.keys = append(w.keys, blockKey{srv: x.s, db: x.tx.DB(), key: string(k)})
 	}
@@ -304,7 +330,7 @@ func blockingPop(x *cmdCtx, end kv.ListEnd) error {
 	if err != nil {
 		return err
 	}
-	r, served, gone, err := blockOn(x, x.args[1:len(x.args)-1], deadline, popServe(end))
+	r, served, gone, err := blockOn(x, x.args[1:len(x.args)-1], deadline, kv.TypeList, popServe(end))
 	switch {
 	case err != nil:
 		return err

@@ -69,5 +69,8 @@ pairs:
 	default:
 		x.w.Int(r.Added)
 	}
+	if r.Added > 0 {
+		serveBlocked(x, x.args[1]) // the key may have just been created
+	}
 	return nil
 }

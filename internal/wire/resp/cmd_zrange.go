@@ -105,6 +105,9 @@ func zrangeGeneric(x *cmdCtx, argStart int, store bool, kind kv.ZRangeKind, dir 
 			return err
 		}
 		x.w.Int(n)
+		if n > 0 {
+			serveBlocked(x, args[1])
+		}
 		return nil
 	}
 	els, err := x.tx.ZRange(args[argStart], q)

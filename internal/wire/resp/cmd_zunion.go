@@ -77,6 +77,9 @@ func zsetOpGeneric(x *cmdCtx, op kv.SetOp, store bool) error {
 			return err
 		}
 		x.w.Int(m)
+		if m > 0 {
+			serveBlocked(x, args[1])
+		}
 		return nil
 	}
 	els, err := x.tx.ZSetOp(op, keys, weights, agg)

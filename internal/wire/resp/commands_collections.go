@@ -13,9 +13,9 @@ import (
 func collectionCommands() []*command {
 	return []*command{
 		// lists
-		cmdBLMove, cmdBLPop, cmdBRPop, cmdLIndex, cmdLInsert, cmdLLen, cmdLMove, cmdLPop, cmdLPos,
-		cmdLPush, cmdLPushX, cmdLRange, cmdLRem, cmdLSet, cmdLTrim, cmdRPop, cmdRPopLPush, cmdRPush,
-		cmdRPushX,
+		cmdBLMove, cmdBLMPop, cmdBLPop, cmdBRPop, cmdBRPopLPush, cmdLIndex, cmdLInsert, cmdLLen,
+		cmdLMove, cmdLMPop, cmdLPop, cmdLPos, cmdLPush, cmdLPushX, cmdLRange, cmdLRem, cmdLSet,
+		cmdLTrim, cmdRPop, cmdRPopLPush, cmdRPush, cmdRPushX,
 		// hashes
 		cmdHDel, cmdHExists, cmdHGet, cmdHGetAll, cmdHIncrBy, cmdHIncrByFloat, cmdHKeys, cmdHLen,
 		cmdHMGet, cmdHMSet, cmdHRandField, cmdHScan, cmdHSet, cmdHSetNX, cmdHStrLen, cmdHVals,
@@ -27,9 +27,11 @@ func collectionCommands() []*command {
 		cmdSIsMember, cmdSMembers, cmdSMIsMember, cmdSMove, cmdSPop, cmdSRandMember, cmdSRem,
 		cmdSScan, cmdSUnion, cmdSUnionStore,
 		// sorted sets
-		cmdZAdd, cmdZCard, cmdZCount, cmdZDiff, cmdZDiffStore, cmdZIncrBy, cmdZInter, cmdZInterStore,
-		cmdZMScore, cmdZPopMax, cmdZPopMin, cmdZRange, cmdZRangeByScore, cmdZRangeStore, cmdZRank,
-		cmdZRem, cmdZRemRangeByRank, cmdZRemRangeByScore, cmdZRevRangeByScore, cmdZRevRank,
+		cmdBZMPop, cmdBZPopMax, cmdBZPopMin, cmdZAdd, cmdZCard, cmdZCount, cmdZDiff, cmdZDiffStore,
+		cmdZIncrBy, cmdZInter, cmdZInterCard, cmdZInterStore, cmdZLexCount, cmdZMPop, cmdZMScore,
+		cmdZPopMax, cmdZPopMin, cmdZRandMember, cmdZRange, cmdZRangeByLex, cmdZRangeByScore,
+		cmdZRangeStore, cmdZRank, cmdZRem, cmdZRemRangeByLex, cmdZRemRangeByRank,
+		cmdZRemRangeByScore, cmdZRevRange, cmdZRevRangeByLex, cmdZRevRangeByScore, cmdZRevRank,
 		cmdZScan, cmdZScore, cmdZUnion, cmdZUnionStore,
 		// sort
 		cmdSort, cmdSortRO,
