@@ -84,14 +84,35 @@ func (tx *Tx) DB() int { return tx.ldb }
 // reading the store directly skips building the batch's merged view.
 func (tx *Tx) reader() storage.Reader {
 	if tx.b != nil {
-		return tx.b
+		return tx.batch()
 	}
 	return tx.s.st
 }
 
+// batch returns the Tx's batch for reading and writing: an indexed one, so
+// that the Tx reads its own writes.
 func (tx *Tx) batch() *storage.Batch {
-	if tx.b == nil {
+	switch {
+	case tx.b == nil:
 		tx.b = tx.s.st.NewIndexedBatch()
+	case !tx.b.Indexed():
+		// Written by writer() so far; reads need the index now. Apply
+		// cannot fail on a batch we built, and if it did, reads through
+		// the plain batch fail with storage.ErrNotIndexed.
+		if nb, err := tx.b.ToIndexed(); err == nil {
+			tx.b = nb
+		}
+	}
+	return tx.b
+}
+
+// writer returns the Tx's batch for writes that no later read of the Tx
+// goes through the batch for: metadata records (read back through
+// Tx.pending), the expiry index and garbage records. A Tx that only does
+// such writes (SET, DEL, EXPIRE, INCR...) never pays for a batch index.
+func (tx *Tx) writer() *storage.Batch {
+	if tx.b == nil {
+		tx.b = tx.s.st.NewBatch()
 	}
 	return tx.b
 }
@@ -283,7 +304,7 @@ func (tx *Tx) PutMeta(key []byte, old Meta, found bool, m Meta) error {
 }
 
 func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Meta) error {
-	b := tx.batch()
+	b := tx.writer()
 	d := &tx.delta[pdb]
 	if !found {
 		d.keys++
@@ -330,7 +351,7 @@ func (tx *Tx) DeleteMeta(key []byte, m Meta) error {
 }
 
 func (tx *Tx) deleteMeta(pdb byte, key []byte, m Meta, expired bool) error {
-	b := tx.batch()
+	b := tx.writer()
 	d := &tx.delta[pdb]
 	tx.kbuf = metaKey(tx.kbuf, pdb, key)
 	if err := b.Delete(tx.kbuf); err != nil {
@@ -369,7 +390,7 @@ func (tx *Tx) logical(pdb byte) int {
 // garbage collector: one record now, one range deletion later.
 func (tx *Tx) dropVersion(pdb byte, version uint64) error {
 	tx.garbage = true
-	return tx.batch().Set(garbageKey(pdb, version), nil)
+	return tx.writer().Set(garbageKey(pdb, version), nil)
 }
 
 // NewVersion returns a collection version never handed out before.

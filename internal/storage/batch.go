@@ -59,6 +59,27 @@ func (b *Batch) NewIter(lower, upper []byte) (*Iter, error) {
 	return newIter(b.s, b.b, lower, upper)
 }
 
+// Indexed reports whether the batch can be read (NewIndexedBatch).
+func (b *Batch) Indexed() bool { return b.indexed }
+
+// ToIndexed returns an indexed batch holding b's writes, so that they can
+// be read back, and closes b. An indexed b is returned as it is. Writing to
+// a plain batch and indexing it only when a read needs it spares the
+// common write-only batch the cost of maintaining the index.
+func (b *Batch) ToIndexed() (*Batch, error) {
+	if b.indexed {
+		return b, nil
+	}
+	nb := b.s.NewIndexedBatch()
+	if err := nb.b.Apply(b.b, nil); err != nil {
+		nb.Close()
+		return nil, fmt.Errorf("storage: index batch: %w", err)
+	}
+	nb.deletes = b.deletes
+	b.Close()
+	return nb, nil
+}
+
 // Count returns the number of writes in the batch.
 func (b *Batch) Count() uint32 { return b.b.Count() }
 
