@@ -89,14 +89,21 @@ func (c *accessClock) touch(pdb byte, key []byte, now int64, found bool) {
 	sec := now / 1000
 	c.start(sec)
 	h := c.hash(pdb, key)
+	r, inCur := c.cur[h]
+	if !inCur {
+		var inOld bool
+		if r, inOld = c.old[h]; !inOld {
+			r = newAccessRecord(c.floor, lfuInitVal)
+		}
+		if len(c.cur) >= c.generation() {
+			c.floor = c.since
+			c.old, c.cur = c.cur, make(map[uint64]accessRecord, len(c.cur))
+			c.since = sec
+		}
+	}
 	counter := uint8(lfuInitVal)
 	if found {
-		counter = lfuIncr(lfuDecay(c.get(h), sec))
-	}
-	if _, ok := c.cur[h]; !ok && len(c.cur) >= c.generation() {
-		c.floor = c.since
-		c.old, c.cur = c.cur, make(map[uint64]accessRecord, len(c.cur))
-		c.since = sec
+		counter = lfuIncr(lfuDecay(r, sec))
 	}
 	c.cur[h] = newAccessRecord(sec, counter)
 }

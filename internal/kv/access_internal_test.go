@@ -1,6 +1,9 @@
 package kv
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 // TestAccessClockGenerations checks the memory bound: with two generations
 // of 4 keys, a key dropped with the older generation reports its idle time
@@ -48,5 +51,19 @@ func TestAccessClockGenerations(t *testing.T) {
 	// Another database's key of the same name is another key.
 	if got := c.idle(1, []byte("i"), ms()); got != 20 {
 		t.Fatalf("db 1: idle %d", got)
+	}
+}
+
+// BenchmarkAccessTouch is the cost the access clock adds to every lookup.
+func BenchmarkAccessTouch(b *testing.B) {
+	var c accessClock
+	keys := make([][]byte, 1<<16)
+	for i := range keys {
+		keys[i] = strconv.AppendInt([]byte("session:"), int64(i), 10)
+	}
+	now := int64(1_700_000_000_000)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		c.touch(0, keys[i&(len(keys)-1)], now+int64(i), true)
 	}
 }
