@@ -97,7 +97,7 @@ func TestRespProtocolLimits(t *testing.T) {
 // Ensure that proto-max-bulk-len is configurable: a smaller limit refuses
 // longer arguments at the protocol level and strings that would grow past
 // it with Redis's error, and a larger value is accepted again.
-func TestRespProtoMaxBulkLenConfigurable(t *testing.T) {
+func TestLimitRespProtoMaxBulkLenConfigurable(t *testing.T) {
 	s := harness.Start(t)
 	rc := connectRedis(t, s)
 	ctx := t.Context()
@@ -132,7 +132,7 @@ func TestRespProtoMaxBulkLenConfigurable(t *testing.T) {
 
 // Ensure maxclients: past it a new connection gets Redis's error and is
 // closed, and it admits clients again once others leave.
-func TestRespMaxClients(t *testing.T) {
+func TestLimitRespMaxClients(t *testing.T) {
 	s := harness.Start(t)
 	admin := dialRaw(t, s.RespAddr)
 	io.WriteString(admin, "CONFIG SET maxclients 3\r\n")
@@ -163,10 +163,10 @@ func TestRespMaxClients(t *testing.T) {
 	})
 }
 
-// Ensure that a client that sends half a request and stalls does not hold
-// its connection forever: with CONFIG timeout set (Redis's idle timeout,
-// off by default as in Redis) the server closes it.
-func TestRespStalledPartialFrameIsClosed(t *testing.T) {
+// Ensure that CONFIG timeout (Redis's idle timeout, off by default as in
+// Redis) also closes a client that sent half a request and stalled, well
+// before the frame timeout (60 s by default).
+func TestLimitRespIdleTimeoutClosesStalledRequest(t *testing.T) {
 	s := harness.Start(t)
 	rc := connectRedis(t, s)
 	if err := rc.ConfigSet(t.Context(), "timeout", "1").Err(); err != nil {
@@ -187,7 +187,7 @@ func TestRespStalledPartialFrameIsClosed(t *testing.T) {
 // what it declared: 40 clients each announcing a 512 MB argument and
 // sending 64 KiB of it leave the server's resident memory far below what
 // the declarations add up to (20 GB).
-func TestRespDeclaredLengthsDoNotAllocate(t *testing.T) {
+func TestLimitRespDeclaredLengthsDoNotAllocate(t *testing.T) {
 	s := harness.Start(t)
 	before := residentBytes(t, s)
 	chunk := bytes.Repeat([]byte("z"), 64<<10)
@@ -337,7 +337,7 @@ func TestMongoSizeLimits(t *testing.T) {
 // Ensure that garbage on both ports gets each protocol's error or a closed
 // connection, never a crash: 40 connections of random bytes per port, then
 // both protocols still serve.
-func TestGarbageOnBothPorts(t *testing.T) {
+func TestLimitGarbageOnBothPorts(t *testing.T) {
 	s := harness.Start(t)
 	var wg sync.WaitGroup
 	for _, addr := range []string{s.RespAddr, s.MongoAddr} {
@@ -370,5 +370,176 @@ func TestGarbageOnBothPorts(t *testing.T) {
 	}
 	if _, err := connectMongo(t, s).Database("g").Collection("c").InsertOne(ctx, bson.D{{Key: "ok", Value: true}}); err != nil {
 		t.Fatalf("MongoDB after garbage: %v", err)
+	}
+}
+
+// Ensure --frame-timeout on both protocols: a client that sends part of a
+// request or message and stalls is closed once the timeout has passed
+// since its first byte, an idle connection (between requests) stays open
+// however long it waits, a client blocked in BLPOP longer than the timeout
+// is served normally, and the server keeps serving everyone else. (A
+// panicking handler cannot be reached from outside the process; the wire
+// packages' tests inject one: TestCommandPanicIsAnswered,
+// TestPanicIsRecoveredOnce and TestPanicOutsideHandlerIsRecovered.)
+func TestLimitFrameTimeoutBothProtocols(t *testing.T) {
+	s := harness.Start(t, "--frame-timeout", "1s")
+	respIdle := dialRaw(t, s.RespAddr)
+	mongoIdle := dialRaw(t, s.MongoAddr)
+	ping := marshal(t, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})
+	frame := opMsgFrame(1, ping, "", nil)
+	t.Run("stalled", func(t *testing.T) {
+		for _, tt := range []struct {
+			name, addr string
+			send       []byte
+		}{
+			{"resp inside a bulk", s.RespAddr, []byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10\r\nabc")},
+			{"resp inline", s.RespAddr, []byte("PING")},
+			{"mongo inside the header", s.MongoAddr, frame[:9]},
+			{"mongo inside the body", s.MongoAddr, frame[:len(frame)-4]},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				c := dialRaw(t, tt.addr)
+				start := time.Now()
+				if _, err := c.Write(tt.send); err != nil {
+					t.Fatal(err)
+				}
+				if !c.closed(10 * time.Second) {
+					t.Fatal("a stalled partial request held its connection for 10 s with --frame-timeout 1s")
+				}
+				if took := time.Since(start); took < 900*time.Millisecond {
+					t.Fatalf("closed after %s, before the frame timeout", took)
+				}
+			})
+		}
+	})
+	t.Run("blocked", func(t *testing.T) {
+		c := dialRaw(t, s.RespAddr)
+		start := time.Now()
+		io.WriteString(c, "BLPOP nokey 2\r\n")
+		if got := c.line(t); got != "*-1" {
+			t.Fatalf("BLPOP: %q", got)
+		}
+		if took := time.Since(start); took < 1900*time.Millisecond {
+			t.Fatalf("BLPOP returned after %s, before its 2 s timeout", took)
+		}
+		io.WriteString(c, "PING\r\n")
+		if got := c.line(t); got != "+PONG" {
+			t.Fatalf("PING after BLPOP: %q", got)
+		}
+	})
+	io.WriteString(respIdle, "PING\r\n")
+	if got := respIdle.line(t); got != "+PONG" {
+		t.Fatalf("idle RESP client: %q", got)
+	}
+	mongoIdle.Write(frame)
+	if reply := mongoIdle.readOpMsgReply(t); reply.Lookup("ok").Double() != 1 {
+		t.Fatalf("idle MongoDB client: %v", reply)
+	}
+	logs := s.Logs()
+	for _, want := range []string{
+		"resp: closing client that did not finish its request within the frame timeout",
+		"client did not send the rest of its message within the frame timeout, ending connection",
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log has no %q", want)
+		}
+	}
+}
+
+// Ensure the connection limits of both protocols, set by flags: past
+// --resp-max-clients a client gets Redis's error and is closed; past
+// --mongo-max-connections a connection is closed and the refusal logged in
+// MongoDB's words, and serverStatus reports no connection available; both
+// admit again once a client leaves.
+func TestLimitMaxConnectionsBothProtocols(t *testing.T) {
+	s := harness.Start(t, "--mongo-max-connections", "2", "--resp-max-clients", "2")
+	r1, r2 := dialRaw(t, s.RespAddr), dialRaw(t, s.RespAddr)
+	for _, c := range []*rawConn{r1, r2} {
+		io.WriteString(c, "PING\r\n")
+		if got := c.line(t); got != "+PONG" {
+			t.Fatalf("PING within maxclients: %q", got)
+		}
+	}
+	over := dialRaw(t, s.RespAddr)
+	if got := over.line(t); got != "-ERR max number of clients reached" {
+		t.Fatalf("client over --resp-max-clients: %q", got)
+	}
+	if !over.closed(5 * time.Second) {
+		t.Fatal("client over --resp-max-clients not closed")
+	}
+	io.WriteString(r1, "CONFIG GET maxclients\r\n")
+	for _, want := range []string{"*2", "$10", "maxclients", "$1", "2"} {
+		if got := r1.line(t); got != want {
+			t.Fatalf("CONFIG GET maxclients: %q, want %q", got, want)
+		}
+	}
+
+	var id int32
+	ping := func(c *rawConn) bson.Raw {
+		id++
+		c.Write(opMsgFrame(id, marshal(t, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}), "", nil))
+		return c.readOpMsgReply(t)
+	}
+	m1, m2 := dialRaw(t, s.MongoAddr), dialRaw(t, s.MongoAddr)
+	ping(m1)
+	ping(m2)
+	mover := dialRaw(t, s.MongoAddr)
+	mover.Write(opMsgFrame(99, marshal(t, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}), "", nil))
+	if !mover.closed(5 * time.Second) {
+		t.Fatal("connection over --mongo-max-connections not closed")
+	}
+	id++
+	m1.Write(opMsgFrame(id, marshal(t, bson.D{{Key: "serverStatus", Value: 1}, {Key: "$db", Value: "admin"}}), "", nil))
+	conns := m1.readOpMsgReply(t).Lookup("connections").Document()
+	if conns.Lookup("current").Int32() != 2 || conns.Lookup("available").Int32() != 0 {
+		t.Fatalf("serverStatus connections %v, want current 2 available 0", conns)
+	}
+	if !strings.Contains(s.Logs(), "Connection refused because there are too many open connections") {
+		t.Error("the refused MongoDB connection is not logged")
+	}
+
+	r2.Close()
+	m2.Close()
+	eventually(t, 10*time.Second, "both protocols admit a client once another leaves", func() bool {
+		rc := dialRaw(t, s.RespAddr)
+		defer rc.Close()
+		io.WriteString(rc, "PING\r\n")
+		l, err := rc.r.ReadString('\n')
+		if err != nil || l != "+PONG\r\n" {
+			return false
+		}
+		mc := dialRaw(t, s.MongoAddr)
+		defer mc.Close()
+		mc.SetDeadline(time.Now().Add(2 * time.Second))
+		if _, err := mc.Write(opMsgFrame(1, marshal(t, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}), "", nil)); err != nil {
+			return false
+		}
+		var hdr [16]byte
+		_, err = io.ReadFull(mc.r, hdr[:])
+		return err == nil
+	})
+}
+
+// Ensure client-query-buffer-limit: a RESP client whose pending request
+// outgrows it is closed, as Redis does, and logged in Redis's words; the
+// server serves on.
+func TestLimitRespQueryBufferLimit(t *testing.T) {
+	s := harness.Start(t)
+	rc := connectRedis(t, s)
+	if err := rc.ConfigSet(t.Context(), "client-query-buffer-limit", "1mb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	c := dialRaw(t, s.RespAddr)
+	io.WriteString(c, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2000000\r\n")
+	c.Write(make([]byte, 256<<10)) // may fail once the server closed: that is the point
+	if !c.closed(5 * time.Second) {
+		t.Fatal("a request over client-query-buffer-limit did not close the connection")
+	}
+	if err := rc.Set(t.Context(), "k", strings.Repeat("v", 512<<10), 0).Err(); err != nil {
+		t.Fatalf("a request under the limit: %v", err)
+	}
+	if !strings.Contains(s.Logs(), "Closing client that reached max query buffer length") {
+		t.Error("the closed client is not logged")
 	}
 }
