@@ -63,10 +63,10 @@ type blockResult struct {
 	err      error
 }
 
-// serveFunc pops (or moves) one element of key in tx for a waiter: ok is
-// false when there is nothing to take; ready names a key that became a
-// non-empty list by it (BLMOVE's destination), whose waiters are served
-// next.
+// serveFunc pops (or moves) what a waiter's command takes from key in tx
+// (one element, or up to COUNT for BLMPOP and BZMPOP): ok is false when
+// there is nothing to take; ready names a key that became a non-empty
+// list by it (BLMOVE's destination), whose waiters are served next.
 type serveFunc func(tx *kv.Tx, key []byte) (r blockResult, ok bool, ready []byte, err error)
 
 type blockWaiter struct {
