@@ -3,6 +3,7 @@ package mongo
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -14,6 +15,12 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
+
+// loggingTo makes the server log to logs, which tests read while the
+// server writes (rawServer's buffer cannot be read safely meanwhile).
+func loggingTo(logs *syncBuffer) func(*Options) {
+	return func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) }
+}
 
 // waitConnClosed waits until the server closes rc and returns how long it
 // took.
@@ -33,7 +40,8 @@ func waitConnClosed(t *testing.T, rc *rawConn, within time.Duration) time.Durati
 // once the frame timeout has passed since the message's first byte, while
 // an idle connection (between messages) stays open, as in MongoDB.
 func TestFrameTimeoutClosesStalledMessage(t *testing.T) {
-	_, addr, logs := rawServer(t, func(o *Options) { o.FrameTimeout = 300 * time.Millisecond })
+	logs := &syncBuffer{}
+	_, addr, _ := rawServer(t, loggingTo(logs), func(o *Options) { o.FrameTimeout = 300 * time.Millisecond })
 	idle := dialRaw(t, addr)
 	idle.ping()
 	ping := func(rc *rawConn) []byte {
@@ -71,16 +79,16 @@ func TestFrameTimeoutClosesStalledMessage(t *testing.T) {
 // Ensure that a client that stops reading its replies is closed once a
 // part of them could not be written within the frame timeout.
 func TestFrameTimeoutClosesClientNotReading(t *testing.T) {
-	s, addr, _ := rawServer(t, func(o *Options) { o.FrameTimeout = time.Second })
+	s, addr, _ := rawServer(t, func(o *Options) { o.FrameTimeout = 2 * time.Second })
 	rc := dialRaw(t, addr)
 	rc.send(rc.msg(0, bson.D{{Key: "insert", Value: "big"}, {Key: "$db", Value: "test"},
-		{Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}, {Key: "p", Value: bson.Binary{Data: make([]byte, 8<<20)}}}}}}))
+		{Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}, {Key: "p", Value: bson.Binary{Data: make([]byte, 4<<20)}}}}}}))
 	if n := rc.reply().Lookup("n").Int32(); n != 1 {
 		t.Fatalf("insert n=%d", n)
 	}
 	before := s.connectionCount()
 	reader := dialRaw(t, addr)
-	for range 16 { // 128 MB of replies, never read
+	for range 32 { // 128 MB of replies, never read
 		reader.send(reader.msg(0, bson.D{{Key: "find", Value: "big"}, {Key: "$db", Value: "test"}}))
 	}
 	deadline := time.Now().Add(20 * time.Second)
@@ -100,7 +108,8 @@ func TestFrameTimeoutClosesClientNotReading(t *testing.T) {
 // only that connection; the server serves on.
 func TestPanicOutsideHandlerIsRecovered(t *testing.T) {
 	var panics atomic.Int32
-	_, addr, logs := rawServer(t, func(o *Options) {
+	logs := &syncBuffer{}
+	_, addr, _ := rawServer(t, loggingTo(logs), func(o *Options) {
 		o.ObserveLatency = func(time.Duration) {
 			if panics.Add(-1) >= 0 {
 				panic("injected by the test")
@@ -141,7 +150,8 @@ func TestPanicOutsideHandlerIsRecovered(t *testing.T) {
 // connections.available down to it, and the limit admits again once a
 // client leaves.
 func TestMaxConnectionsAvailable(t *testing.T) {
-	_, addr, logs := rawServer(t, func(o *Options) { o.MaxConnections = 3 })
+	logs := &syncBuffer{}
+	_, addr, _ := rawServer(t, loggingTo(logs), func(o *Options) { o.MaxConnections = 3 })
 	a, b := dialRaw(t, addr), dialRaw(t, addr)
 	a.ping()
 	b.ping()
