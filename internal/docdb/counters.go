@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/mayfly/mayfly/internal/storage"
@@ -78,28 +79,30 @@ func loadCounters(st storage.Reader, id uint64) (*counters, error) {
 func (c *counters) stage(b *storage.Batch, collID uint64, d delta) (apply func(), err error) {
 	c.mu.Lock()
 	docs, bytes := c.docs+d.docs, c.bytes+d.bytes
-	ids := make(map[uint64]indexCounter, len(c.idx)+len(d.idx))
-	for id, ic := range c.idx {
-		ids[id] = *ic
-	}
-	c.mu.Unlock()
-	for id, dc := range d.idx {
-		ic := ids[id]
-		ic.keys += dc.keys
-		ic.bytes += dc.bytes
-		ids[id] = ic
-	}
-	for _, id := range d.dropped {
-		delete(ids, id)
-	}
-	v := make([]byte, 0, 16+24*len(ids))
+	v := make([]byte, 0, 16+24*(len(c.idx)+len(d.idx)))
 	v = binary.BigEndian.AppendUint64(v, uint64(docs))
 	v = binary.BigEndian.AppendUint64(v, uint64(bytes))
-	for id, ic := range ids {
+	appendIndex := func(id uint64, ic indexCounter) {
+		if slices.Contains(d.dropped, id) {
+			return
+		}
+		if dc, ok := d.idx[id]; ok {
+			ic.keys += dc.keys
+			ic.bytes += dc.bytes
+		}
 		v = binary.BigEndian.AppendUint64(v, id)
 		v = binary.BigEndian.AppendUint64(v, uint64(ic.keys))
 		v = binary.BigEndian.AppendUint64(v, uint64(ic.bytes))
 	}
+	for id, ic := range c.idx {
+		appendIndex(id, *ic)
+	}
+	for id := range d.idx {
+		if _, ok := c.idx[id]; !ok {
+			appendIndex(id, indexCounter{})
+		}
+	}
+	c.mu.Unlock()
 	if err := b.Set(statsKey(collID), v); err != nil {
 		return nil, err
 	}
@@ -107,10 +110,17 @@ func (c *counters) stage(b *storage.Batch, collID uint64, d delta) (apply func()
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.docs, c.bytes = docs, bytes
-		c.idx = make(map[uint64]*indexCounter, len(ids))
-		for id, ic := range ids {
-			cp := ic
-			c.idx[id] = &cp
+		for id, dc := range d.idx {
+			ic := c.idx[id]
+			if ic == nil {
+				ic = &indexCounter{}
+				c.idx[id] = ic
+			}
+			ic.keys += dc.keys
+			ic.bytes += dc.bytes
+		}
+		for _, id := range d.dropped {
+			delete(c.idx, id)
 		}
 	}, nil
 }

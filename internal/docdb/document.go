@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
@@ -31,21 +32,17 @@ func (e *Engine) prepareInsert(raw bson.Raw) (*storedDoc, error) {
 		return nil, mongoerr.Newf(mongoerr.BSONObjectTooLarge,
 			"object to insert too large. size in bytes: %d, max size: %d", len(raw), e.opts.MaxDocumentSize)
 	}
-	elems, err := raw.Elements()
-	if err != nil {
-		return nil, mongoerr.Newf(mongoerr.BadValue, "invalid BSON document: %v", err)
-	}
 	idAt := -1
 	fixTS := false
-	for i, el := range elems {
-		key := el.Key()
+	i := 0
+	err := eachRawElement(raw, func(el bson.RawElement) error {
 		v := el.Value()
-		if key == "_id" {
+		if isIDKey(el) {
 			if idAt >= 0 {
-				return nil, mongoerr.New(mongoerr.BadValue, "can't have multiple _id fields in one document")
+				return mongoerr.New(mongoerr.BadValue, "can't have multiple _id fields in one document")
 			}
 			if err := validID(v); err != nil {
-				return nil, err
+				return err
 			}
 			idAt = i
 		}
@@ -54,9 +51,18 @@ func (e *Engine) prepareInsert(raw bson.Raw) (*storedDoc, error) {
 				fixTS = true
 			}
 		}
+		i++
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := raw
 	if idAt != 0 || fixTS {
+		elems, err := raw.Elements()
+		if err != nil {
+			return nil, mongoerr.Newf(mongoerr.BadValue, "invalid BSON document: %v", err)
+		}
 		buf := make([]byte, 4, len(raw)+24)
 		if idAt >= 0 {
 			buf = append(buf, elems[idAt]...)
@@ -93,6 +99,33 @@ func (e *Engine) prepareInsert(raw bson.Raw) (*storedDoc, error) {
 		}
 	}
 	return newStoredDoc(out)
+}
+
+// eachRawElement calls fn with each element of a validated document, in
+// order, stopping at fn's first error; it is raw.Elements without the
+// slice. A malformed document is a BadValue error.
+func eachRawElement(raw bson.Raw, fn func(el bson.RawElement) error) error {
+	body, ok := docBody(raw)
+	if !ok {
+		return mongoerr.New(mongoerr.BadValue, "invalid BSON document: malformed length")
+	}
+	for len(body) > 0 {
+		el, rest, ok := bsoncore.ReadElement(body)
+		if !ok {
+			return mongoerr.New(mongoerr.BadValue, "invalid BSON document: malformed element")
+		}
+		if err := fn(bson.RawElement(el)); err != nil {
+			return err
+		}
+		body = rest
+	}
+	return nil
+}
+
+// isIDKey reports whether el's key is "_id", without converting the key to
+// a string.
+func isIDKey(el bson.RawElement) bool {
+	return len(el) > 4 && el[1] == '_' && el[2] == 'i' && el[3] == 'd' && el[4] == 0
 }
 
 // newStoredDoc decodes a stored document and encodes its _id. The common

@@ -123,14 +123,14 @@ func (e *Engine) find(ctx context.Context, db, coll string, req FindRequest) (Cu
 	if err := checkReadNS(db, coll); err != nil {
 		return nil, err
 	}
+	if id, ok := pointID(req.Filter); ok {
+		if cur, ok, err := e.findPoint(db, coll, id, req); ok {
+			return cur, err
+		}
+	}
 	q, err := e.parseFind(req)
 	if err != nil {
 		return nil, err
-	}
-	if id, ok := pointID(req.Filter); ok && q.pointEligible() {
-		if cur, ok, err := e.findPoint(db, coll, id, q); ok {
-			return cur, err
-		}
 	}
 	view := e.openRead(db, coll)
 	if view.meta == nil {

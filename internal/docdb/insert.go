@@ -27,6 +27,16 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 	if err := checkBatchSize(len(req.Documents)); err != nil {
 		return res, err
 	}
+	// Preparing a document (validating it, decoding it, placing its _id)
+	// needs nothing of the collection, so it happens before the
+	// collection's write lock is taken, which concurrent inserters wait
+	// for. Each document's error is reported in turn below, as if it had
+	// been prepared there.
+	prepared := make([]*storedDoc, len(req.Documents))
+	prepErrs := make([]error, len(req.Documents))
+	for i, raw := range req.Documents {
+		prepared[i], prepErrs[i] = e.prepareInsert(raw)
+	}
 	c, _, err := e.lockOrCreateColl(db, coll)
 	if err != nil {
 		return res, err
@@ -39,15 +49,15 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 		return res, err
 	}
 	pending := int64(0)
-	for i, raw := range req.Documents {
+	for i := range req.Documents {
 		if err := ctx.Err(); err != nil {
-			if cerr := w.commit(); cerr != nil {
+			if cerr := w.finish(); cerr != nil {
 				return res, cerr
 			}
 			res.N += pending
 			return res, err
 		}
-		sd, err := e.prepareInsert(raw)
+		sd, err := prepared[i], prepErrs[i]
 		if err == nil {
 			err = val.check(sd, nil)
 		}
@@ -73,7 +83,7 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 			pending = 0
 		}
 	}
-	if err := w.commit(); err != nil {
+	if err := w.finish(); err != nil {
 		return res, err
 	}
 	res.N += pending

@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/keycodec"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -47,9 +48,20 @@ func (q *findQuery) pointEligible() bool {
 	return q.sort == nil && q.natural == 0 && q.hint == nil && q.skip == 0
 }
 
-// findPoint answers q, whose filter is {_id: id}, with one Get. ok is false
-// when id cannot be encoded as a key, and the general path must answer.
-func (e *Engine) findPoint(db, coll string, id any, q *findQuery) (cur Cursor, ok bool, err error) {
+// findPoint answers req, whose filter is {_id: id}, with one Get. ok is
+// false when the general path must answer: req has a sort, hint or skip,
+// or id cannot be encoded as a key. The filter is not parsed: a document
+// matches it exactly when its _id equals id in MongoDB's comparison,
+// which the cursor checks.
+func (e *Engine) findPoint(db, coll string, id any, req FindRequest) (cur Cursor, ok bool, err error) {
+	req.Filter = nil
+	q, err := e.parseFind(req)
+	if err != nil {
+		return nil, true, err
+	}
+	if !q.pointEligible() {
+		return nil, false, nil
+	}
 	idEnc, err := keycodec.AppendValue(nil, id, false)
 	if err != nil {
 		return nil, false, nil
@@ -62,13 +74,13 @@ func (e *Engine) findPoint(db, coll string, id any, q *findQuery) (cur Cursor, o
 		return emptyCursor{}, true, nil
 	}
 	if raw == nil {
-		return &pointCursor{e: e, q: q}, true, nil
+		return &pointCursor{e: e, q: q, id: id}, true, nil
 	}
 	sd, err := newStoredDoc(raw)
 	if err != nil {
 		return nil, true, fmt.Errorf("docdb: stored document: %w", err)
 	}
-	return &pointCursor{e: e, q: q, sd: sd, vis: e.newVisibility(meta)}, true, nil
+	return &pointCursor{e: e, q: q, id: id, sd: sd, vis: e.newVisibility(meta)}, true, nil
 }
 
 // getByID reads the stored document of db.coll with encoded _id idEnc,
@@ -97,6 +109,8 @@ func (e *Engine) getByID(db, coll string, idEnc []byte) (meta *collMeta, raw bso
 type pointCursor struct {
 	e *Engine
 	q *findQuery
+	// id is the _id the filter asks for.
+	id any
 	// sd is the document stored under the _id; nil when there is none.
 	sd     *storedDoc
 	vis    visibility
@@ -120,21 +134,31 @@ func (c *pointCursor) Next(ctx context.Context) (bson.Raw, error) {
 	if c.vis.hides(c.sd.doc) {
 		return nil, io.EOF
 	}
-	res, err := c.q.filter.eval(c.sd.doc)
-	if err != nil {
-		return nil, err
-	}
-	if !res.Matched {
+	if !c.matches() {
 		return nil, io.EOF
 	}
 	if c.q.proj == nil {
 		return c.sd.raw, nil
 	}
-	out, err := c.q.proj.Apply(c.sd.doc, res)
+	// The match went through no array: positional projections have no
+	// position, as with the general path's filter.
+	out, err := c.q.proj.Apply(c.sd.doc, query.MatchResult{Matched: true, ArrayIndex: -1})
 	if err != nil {
 		return nil, err
 	}
 	return marshalDoc(out)
+}
+
+// matches reports whether the document's _id equals the one asked for,
+// as {_id: id} matches: by MongoDB's comparison (numbers by value across
+// types), which the key encoding agrees with, so this only guards it.
+func (c *pointCursor) matches() bool {
+	for _, el := range c.sd.doc {
+		if el.Key == "_id" {
+			return query.Compare(el.Value, c.id) == 0
+		}
+	}
+	return false
 }
 
 // Close implements Cursor.

@@ -3,6 +3,7 @@ package docdb
 import (
 	"errors"
 	"io"
+	"math"
 	"testing"
 	"time"
 
@@ -92,6 +93,8 @@ func TestPointReadMatchesGeneralPath(t *testing.T) {
 		d("_id", bson.Binary{Subtype: 4, Data: []byte("0123456789abcdef")}, "v", "uuid"),
 		d("_id", bson.Timestamp{T: 1, I: 2}, "v", "ts"),
 		d("_id", bson.NewDecimal128(0x3040000000000000, 9), "v", "decimal"),
+		d("_id", nan(), "v", "nan"),
+		d("_id", int64(0), "v", "zero"),
 	)
 	tests := []struct {
 		name string
@@ -119,6 +122,8 @@ func TestPointReadMatchesGeneralPath(t *testing.T) {
 		{"computed", FindRequest{Filter: d("_id", int32(7)), Projection: d("_id", int32(0), "w", d("$concat", bson.A{"$v", "!"}))}, `{ w: "int!" }`},
 		{"limit", FindRequest{Filter: d("_id", int32(7)), Limit: 1, Projection: d("v", int32(1))}, `{ _id: 7, v: "int" }`},
 		{"missing", FindRequest{Filter: d("_id", int32(8))}, ``},
+		{"NaN", FindRequest{Filter: d("_id", nan()), Projection: d("_id", int32(0))}, `{ v: "nan" }`},
+		{"negative zero", FindRequest{Filter: d("_id", math.Copysign(0, -1)), Projection: d("_id", int32(0))}, `{ v: "zero" }`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,15 +135,24 @@ func TestPointReadMatchesGeneralPath(t *testing.T) {
 			}
 		})
 	}
-	t.Run("positional projection fails as in the general path", func(t *testing.T) {
-		req := FindRequest{Filter: d("_id", int32(7)), Projection: d("arr.$", int32(1))}
-		_, pointErr := te.findAll("app", "c", req)
-		req.Hint = "_id_"
-		_, generalErr := te.findAll("app", "c", req)
-		if pointErr == nil || generalErr == nil || pointErr.Error() != generalErr.Error() {
-			t.Fatalf("point read: %v, general path: %v", pointErr, generalErr)
-		}
-	})
+	errTests := []struct {
+		name string
+		req  FindRequest
+	}{
+		{"positional projection", FindRequest{Filter: d("_id", int32(7)), Projection: d("arr.$", int32(1))}},
+		{"invalid projection", FindRequest{Filter: d("_id", int32(7)), Projection: d("a", int32(1), "b", int32(0))}},
+		{"negative limit", FindRequest{Filter: d("_id", int32(7)), Limit: -1}},
+	}
+	for _, tt := range errTests {
+		t.Run(tt.name+" fails as in the general path", func(t *testing.T) {
+			_, pointErr := te.findAll("app", "c", tt.req)
+			tt.req.Hint = "_id_"
+			_, generalErr := te.findAll("app", "c", tt.req)
+			if pointErr == nil || generalErr == nil || pointErr.Error() != generalErr.Error() {
+				t.Fatalf("point read: %v, general path: %v", pointErr, generalErr)
+			}
+		})
+	}
 }
 
 // Ensure that the point read keeps strict visibility: an expired document

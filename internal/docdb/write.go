@@ -326,20 +326,32 @@ func (w *writer) noteDue(doc bson.D) {
 	if w.e.opts.Expiry == nil {
 		return
 	}
-	for _, ix := range append(w.meta.indexes, w.meta.clusteredTTLIndex()) {
-		if ix == nil {
-			continue
-		}
-		if due, ok := ix.dueTime(doc); ok && (!w.hasWake || due < w.wake) {
-			w.wake, w.hasWake = due, true
-		}
+	for _, ix := range w.meta.indexes {
+		w.noteDueOf(ix, doc)
+	}
+	if ix := w.meta.clusteredTTLIndex(); ix != nil {
+		w.noteDueOf(ix, doc)
+	}
+}
+
+// noteDueOf records the document's due time under TTL index ix.
+func (w *writer) noteDueOf(ix *indexMeta, doc bson.D) {
+	if due, ok := ix.dueTime(doc); ok && (!w.hasWake || due < w.wake) {
+		w.wake, w.hasWake = due, true
 	}
 }
 
 // commit applies the batch: documents, entries, counters and, when an index
 // became multikey, the catalog record, atomically. The writer can be used
 // again afterwards with a fresh batch.
-func (w *writer) commit() error {
+func (w *writer) commit() error { return w.commitBatch(true) }
+
+// finish is commit for the writer's last batch: no fresh batch is opened
+// after it, and the writer may only be closed.
+func (w *writer) finish() error { return w.commitBatch(false) }
+
+// commitBatch commits the batch and, when again is set, opens a fresh one.
+func (w *writer) commitBatch(again bool) error {
 	if w.b.Empty() {
 		return nil
 	}
@@ -383,7 +395,10 @@ func (w *writer) commit() error {
 		w.e.opts.Expiry.Wake(time.UnixMilli(w.wake))
 	}
 	w.b.Close()
-	w.b = w.e.store.NewIndexedBatch()
+	w.b = nil
+	if again {
+		w.b = w.e.store.NewIndexedBatch()
+	}
 	w.d = delta{}
 	w.multikey = nil
 	w.hasWake = false

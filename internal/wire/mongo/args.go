@@ -1,6 +1,7 @@
 package mongo
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -344,11 +345,21 @@ func fields(cmd bson.Raw, fn func(el bson.RawElement) error) error {
 			first = false
 			return nil
 		}
-		if genericArgs[el.Key()] {
+		if genericArgs[string(elementKey(el))] {
 			return nil
 		}
 		return fn(el)
 	})
+}
+
+// elementKey returns the key of a valid element as bytes, so that a map
+// lookup or switch on string(elementKey(el)) does not allocate.
+func elementKey(el bson.RawElement) []byte {
+	end := bytes.IndexByte(el[1:], 0)
+	if end < 0 {
+		return nil
+	}
+	return el[1 : 1+end]
 }
 
 // eachElement calls fn with each element of doc in order, stopping at its

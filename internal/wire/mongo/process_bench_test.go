@@ -20,9 +20,13 @@ import (
 // encoding) without a socket.
 type discardConn struct{ net.Conn }
 
-func (discardConn) Write(p []byte) (int, error) { return len(p), nil }
-func (discardConn) RemoteAddr() net.Addr        { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
-func (discardConn) Close() error                { return nil }
+func (discardConn) Write(p []byte) (int, error)      { return len(p), nil }
+func (discardConn) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
+func (discardConn) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 2} }
+func (discardConn) Close() error                     { return nil }
+func (discardConn) SetDeadline(time.Time) error      { return nil }
+func (discardConn) SetReadDeadline(time.Time) error  { return nil }
+func (discardConn) SetWriteDeadline(time.Time) error { return nil }
 
 // cpuTime returns the process's user and system CPU time.
 func cpuTime(b *testing.B) time.Duration {

@@ -153,7 +153,7 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			first = false
 			return nil
 		}
-		switch el.Key() {
+		switch string(elementKey(el)) {
 		case "txnNumber":
 			// Retryable writes and transactions need a replica set;
 			// mayfly is a standalone, as MongoDB says to drivers.
