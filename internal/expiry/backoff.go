@@ -1,6 +1,7 @@
 package expiry
 
 import (
+	"math"
 	"math/bits"
 	"sync/atomic"
 	"time"
@@ -45,29 +46,51 @@ func (f *foreground) observe(d time.Duration) {
 	f.counts[fgBucket(d)].Add(1)
 }
 
-// backoff is the sweeper's back-off state (owned by the sweeper goroutine).
+// backoff is the sweeper's pacing controller (owned by the sweeper
+// goroutine); doc.go states the rule. The sweeper works a fraction
+// duty = 2^-level of the time: batches shrink to BatchSize·duty items and
+// each batch's time t is followed by t·(1/duty − 1) of pause, owed as a
+// debt and paid once it reaches minPause so timer granularity does not
+// stretch short pauses.
 type backoff struct {
 	cfg      BackoffConfig
 	prev     [fgBuckets]uint64
 	lastEval time.Time
 	baseline time.Duration // 0 until the first judged window
-	recent   time.Duration // p99 of the last judged window
-	level    int
-	windows  int64 // judged windows
-	slow     int64 // judged windows found slow
+	recent   time.Duration // p90 of the last judged window
+	level    float64       // duty = 2^-level; 0 is full speed
+	windows  int64         // judged windows
+	slow     int64         // judged windows found slow
+
+	busy     bool          // the sweeper deleted something in the current window
+	idle     bool          // the last judged window saw no deletion
+	watched  bool          // the last judged window had foreground requests
+	perItem  time.Duration // time per item of the last batch
+	debt     time.Duration // pause owed
+	pauseDur time.Duration // length of the last pause taken
 }
 
-// Baseline adaptation rates: calm windows pull the baseline quickly, slow
-// windows slowly, so a lasting change of workload becomes the new normal
-// after about a minute of slow windows.
+// Controller constants.
 const (
-	baselineCalmAlpha = 0.2
-	baselineSlowAlpha = 0.02
+	// baselineIdleAlpha: a window in which the sweeper deleted nothing
+	// shows the foreground's own latency; the baseline follows it quickly.
+	baselineIdleAlpha = 0.5
+	// baselineSlowAlpha: a slow window with deletions moves the baseline
+	// up slowly, so a lasting change of workload that the sweeper does not
+	// cause becomes the new normal after a minute or two of slow windows
+	// instead of holding the sweeper at its floor forever.
+	baselineSlowAlpha = 0.01
+	// sparseWindows: a window open this many Windows without MinSamples
+	// requests is judged calm (there is next to nothing to protect) and
+	// does not touch the baseline.
+	sparseWindows = 4
+	// minPause is the shortest pause taken; shorter debts accumulate.
+	minPause = time.Millisecond
 )
 
 // evaluate judges the window since the last judged one if it is at least
-// cfg.Window long and has cfg.MinSamples samples; it reports whether it
-// judged one.
+// cfg.Window long and has cfg.MinSamples samples (or is sparseWindows
+// Windows long); it reports whether it judged one.
 func (b *backoff) evaluate(now time.Time, f *foreground) bool {
 	if b.cfg.Disabled {
 		return false
@@ -79,7 +102,8 @@ func (b *backoff) evaluate(now time.Time, f *foreground) bool {
 		}
 		return false
 	}
-	if now.Sub(b.lastEval) < b.cfg.Window {
+	span := now.Sub(b.lastEval)
+	if span < b.cfg.Window {
 		return false
 	}
 	var cur [fgBuckets]uint64
@@ -89,46 +113,123 @@ func (b *backoff) evaluate(now time.Time, f *foreground) bool {
 		n += cur[i] - b.prev[i]
 	}
 	if n < uint64(b.cfg.MinSamples) {
-		return false
+		if span < sparseWindows*b.cfg.Window {
+			return false
+		}
+		b.prev, b.lastEval = cur, now
+		b.windows++
+		b.watched = false
+		b.endWindow(0)
+		return true
 	}
-	// p99: the upper bound of the bucket holding rank ceil(0.99 n).
-	rank := (n*99 + 99) / 100
+	// The window's p90: the upper bound of the bucket holding rank
+	// ceil(0.9 n). Not the p99: on a busy machine a window's p99 is a
+	// handful of requests that other processes delayed, and moves by 10x
+	// from one window to the next whatever the sweeper does, while the
+	// sweeper's own effect (requests waiting for a core or a lock) lifts
+	// the body of the distribution.
+	rank := (n*9 + 9) / 10
 	var cum uint64
-	p99 := fgUpper(fgBuckets - 1)
+	q := fgUpper(fgBuckets - 1)
 	for i := range cur {
 		cum += cur[i] - b.prev[i]
 		if cum >= rank {
-			p99 = fgUpper(i)
+			q = fgUpper(i)
 			break
 		}
 	}
-	b.prev = cur
-	b.lastEval = now
-	b.recent = p99
+	b.prev, b.lastEval = cur, now
+	b.recent = q
 	b.windows++
+	b.watched = true
+	excess := 0.0 // how many doublings the p90 is above the limit
 	switch {
 	case b.baseline == 0:
-		b.baseline = p99
-	case p99 > b.cfg.Floor && float64(p99) > b.cfg.Factor*float64(b.baseline):
+		b.baseline = q
+	case !b.busy:
+		b.baseline += time.Duration(baselineIdleAlpha * float64(q-b.baseline))
+	case q > b.cfg.Floor && float64(q) > b.cfg.Factor*float64(b.baseline):
+		excess = math.Log2(float64(q) / (b.cfg.Factor * float64(b.baseline)))
 		b.slow++
-		b.level = min(b.level+1, b.cfg.MaxLevel)
-		b.baseline += time.Duration(baselineSlowAlpha * float64(p99-b.baseline))
-	default:
-		b.level = max(b.level-1, 0)
-		b.baseline += time.Duration(baselineCalmAlpha * float64(p99-b.baseline))
+		b.baseline += time.Duration(baselineSlowAlpha * float64(q-b.baseline))
 	}
+	b.endWindow(excess)
 	return true
 }
 
-// batch returns the batch size at the current level.
-func (b *backoff) batch(size int) int {
-	return max(1, size>>b.level)
+// endWindow moves the level after a judged window: up by the window's
+// excess (in doublings over the limit, at most one: the duty at most
+// halves) when it was slow, down by cfg.Recover otherwise.
+func (b *backoff) endWindow(excess float64) {
+	if excess > 0 {
+		b.level = min(b.level+min(excess, 1), float64(b.cfg.MaxLevel))
+	} else {
+		b.level = max(b.level-b.cfg.Recover, 0)
+	}
+	b.idle = !b.busy
+	b.busy = false
 }
 
-// pause returns the pause before each batch at the current level.
+// started is called before a batch: the first batch after an idle window
+// starts no faster than StartLevel, so a storm does not hit the
+// foreground at full speed for a whole window before the first verdict.
+func (b *backoff) started() {
+	if b.cfg.Disabled {
+		return
+	}
+	if b.idle && b.watched {
+		b.level = max(b.level, b.cfg.StartLevel)
+	}
+	b.idle = false
+}
+
+// duty returns the fraction of time the sweeper works.
+func (b *backoff) duty() float64 { return math.Exp2(-b.level) }
+
+// batch returns the batch size at the current level: size·duty, and while
+// foreground requests are watched no more than about cfg.BatchTime's worth
+// of items at the last batch's pace.
+func (b *backoff) batch(size int) int {
+	if b.cfg.Disabled {
+		return size
+	}
+	n := max(1, int(math.Round(float64(size)*b.duty())))
+	if b.watched && b.perItem > 0 && b.cfg.BatchTime > 0 {
+		n = min(n, max(1, int(b.cfg.BatchTime/b.perItem)))
+	}
+	return n
+}
+
+// reaped records one batch: it deleted items in took.
+func (b *backoff) reaped(items int, took time.Duration) {
+	if b.cfg.Disabled {
+		return
+	}
+	if items > 0 {
+		b.busy = true
+		b.perItem = max(took/time.Duration(items), 1)
+	}
+	if b.level > 0 {
+		b.debt += time.Duration(float64(took) * (math.Exp2(b.level) - 1))
+	}
+}
+
+// pause returns the pause to take before the next batch: the debt once it
+// reaches minPause, else 0.
 func (b *backoff) pause() time.Duration {
-	if b.level == 0 {
+	if b.debt < minPause {
 		return 0
 	}
-	return b.cfg.Pause << (b.level - 1)
+	return b.debt
 }
+
+// paused records a pause that lasted d (a timer may fire late: the extra
+// time is credited, up to minPause).
+func (b *backoff) paused(d time.Duration) {
+	b.pauseDur = d
+	b.debt = max(b.debt-d, -minPause)
+}
+
+// idleNow forgets the debt when the sweeper has nothing more to do: a
+// pause is owed to the foreground only while deletions go on.
+func (b *backoff) idleNow() { b.debt = 0 }

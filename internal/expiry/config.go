@@ -38,42 +38,56 @@ type Config struct {
 	OnReaped func(source string, r Reaped)
 }
 
-// BackoffConfig is the rule that slows the sweeper down when foreground
-// latency rises; doc.go states the rule in full. A zero field means its
-// default.
+// BackoffConfig is the controller that paces the sweeper by foreground
+// latency; doc.go states the rule in full. A zero field means its default.
 type BackoffConfig struct {
 	// Window is the least span of one foreground-latency window. Default
 	// 500ms.
 	Window time.Duration
 	// MinSamples is the least number of ObserveForeground calls in a window
-	// before it is judged; a window with fewer stays open. Default 20.
+	// before it is judged; a window with fewer stays open (up to four
+	// Windows, then it is judged calm). Default 20.
 	MinSamples int
-	// Factor: a window is slow when its p99 exceeds Factor × the baseline.
-	// Default 1.5.
+	// Factor: a window with deletions is slow when its p90 exceeds Factor
+	// × the baseline. Default 2.
 	Factor float64
-	// Floor: a window whose p99 is at or below Floor is never slow, so
-	// noise at microsecond latencies does not trigger back-off. Default 1ms.
+	// Floor: a window whose p90 is at or below Floor is never slow, so
+	// noise at microsecond latencies does not slow the sweeper. Default
+	// 50µs.
 	Floor time.Duration
-	// Pause is the pause before each batch at level 1; it doubles with each
-	// further level. Default 10ms.
-	Pause time.Duration
-	// MaxLevel is the highest back-off level (batch size shifted right by
-	// the level), 1..20. Default 6.
+	// MaxLevel bounds the level: the sweeper never works less than
+	// 2^-MaxLevel of the time, 1..20. Default 6 (1/64).
 	MaxLevel int
-	// Disabled turns the back-off off: ObserveForeground is still cheap but
-	// its samples are ignored.
+	// StartLevel is the least level of the first batch after a window with
+	// foreground requests and no deletions, so a storm starts at
+	// 2^-StartLevel of full speed and speeds up while the foreground stays
+	// calm. 0..MaxLevel; default 2 (a quarter).
+	StartLevel float64
+	// Recover is how far a calm window lowers the level (a slow one raises
+	// it by 1, halving the duty). Default 0.25.
+	Recover float64
+	// BatchTime bounds one batch while foreground requests are watched: a
+	// batch holds at most about BatchTime's worth of items at the pace of
+	// the previous batch, so the locks it takes are held briefly. Default
+	// 1ms.
+	BatchTime time.Duration
+	// Disabled turns the controller off: ObserveForeground is still cheap
+	// but its samples are ignored, and the sweeper always runs at full
+	// speed.
 	Disabled bool
 }
 
-// DefaultBackoff returns the default back-off rule.
+// DefaultBackoff returns the default controller.
 func DefaultBackoff() BackoffConfig {
 	return BackoffConfig{
 		Window:     500 * time.Millisecond,
 		MinSamples: 20,
-		Factor:     1.5,
-		Floor:      time.Millisecond,
-		Pause:      10 * time.Millisecond,
+		Factor:     2,
+		Floor:      50 * time.Microsecond,
 		MaxLevel:   6,
+		StartLevel: 2,
+		Recover:    0.25,
+		BatchTime:  time.Millisecond,
 	}
 }
 
@@ -128,11 +142,17 @@ func (b *BackoffConfig) ensureDefaults() {
 	if b.Floor == 0 {
 		b.Floor = d.Floor
 	}
-	if b.Pause == 0 {
-		b.Pause = d.Pause
-	}
 	if b.MaxLevel == 0 {
 		b.MaxLevel = d.MaxLevel
+	}
+	if b.StartLevel == 0 {
+		b.StartLevel = min(d.StartLevel, float64(b.MaxLevel))
+	}
+	if b.Recover == 0 {
+		b.Recover = d.Recover
+	}
+	if b.BatchTime == 0 {
+		b.BatchTime = d.BatchTime
 	}
 }
 
@@ -174,8 +194,12 @@ func (b BackoffConfig) validate() error {
 		return fmt.Errorf("%w: Backoff.Factor %v is less than 1", ErrInvalidConfig, b.Factor)
 	case b.Floor < 0:
 		return fmt.Errorf("%w: Backoff.Floor %v is negative", ErrInvalidConfig, b.Floor)
-	case b.Pause < 0:
-		return fmt.Errorf("%w: Backoff.Pause %v is negative", ErrInvalidConfig, b.Pause)
+	case !(b.StartLevel >= 0 && b.StartLevel <= float64(b.MaxLevel)):
+		return fmt.Errorf("%w: Backoff.StartLevel %v is outside 0..MaxLevel", ErrInvalidConfig, b.StartLevel)
+	case !(b.Recover > 0 && b.Recover <= 1):
+		return fmt.Errorf("%w: Backoff.Recover %v is outside (0, 1]", ErrInvalidConfig, b.Recover)
+	case b.BatchTime < 0:
+		return fmt.Errorf("%w: Backoff.BatchTime %v is negative", ErrInvalidConfig, b.BatchTime)
 	}
 	return nil
 }

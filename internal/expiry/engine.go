@@ -93,7 +93,7 @@ type totals struct {
 // published is sweeper state copied under mu for Stats.
 type published struct {
 	rate                 float64
-	level                int
+	level, duty          float64
 	baseline, recent     time.Duration
 	windows, slowWindows int64
 	nextWake             time.Time
@@ -125,6 +125,7 @@ func New(cfg Config) (*Engine, error) {
 	e.hint.Store(math.MaxInt64)
 	e.sleepUntil.Store(math.MinInt64)
 	e.sw.backoff.cfg = cfg.Backoff
+	e.pub.duty = 1
 	return e, nil
 }
 

@@ -41,6 +41,7 @@ type fakeSource struct {
 	items    []int64
 	calls    []call
 	perBatch time.Duration   // clock advance per storage batch
+	perItem  time.Duration   // clock advance per item deleted
 	onReap   func(nCall int) // called inside Reap, before deleting, with the 0-based call number
 	reapErr  error           // returned by the next Reap
 	nextErr  error           // returned by the next NextDue
@@ -132,7 +133,7 @@ func (f *fakeSource) Reap(ctx context.Context, now time.Time, b expiry.Budget) (
 			break
 		}
 		r.Items += k
-		f.clk.Advance(f.perBatch)
+		f.clk.Advance(f.perBatch + time.Duration(k)*f.perItem)
 		if !b.Deadline.IsZero() && !f.clk.Now().Before(b.Deadline) {
 			break
 		}

@@ -1,7 +1,7 @@
 package expiry_test
 
 import (
-	"sync/atomic"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -77,6 +77,11 @@ func TestRateLimitChangeAtRuntime(t *testing.T) {
 	})
 }
 
+// TestBackoffUnderForegroundLatency follows the controller through a storm:
+// it starts at StartLevel after a calm idle spell, speeds up while the
+// foreground stays calm, halves its duty for every slow window down to
+// 2^-MaxLevel with pauses in proportion, and returns to full speed once the
+// latency recovers.
 func TestBackoffUnderForegroundLatency(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, func(c *expiry.Config) {
@@ -87,22 +92,43 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 				MinSamples: 10,
 				Factor:     1.5,
 				Floor:      time.Millisecond,
-				Pause:      10 * time.Millisecond,
 				MaxLevel:   3,
+				StartLevel: 2,
+				Recover:    0.5,
+				BatchTime:  time.Hour, // batches shrink by level only
 			}
 		})
 		t0 := h.clk.Now()
+		storm := t0.Add(time.Second)
 		src := newFake("redis_keys:db0", expiry.KindRedisKeys, h.clk)
 		src.perBatch = 10 * time.Millisecond
-		src.addN(300_000, t0)
-		// Foreground requests take 1ms, except between 300ms and 900ms,
-		// when they take 5ms (the storm the deletes cause).
-		var slowCalls atomic.Int64
-		src.onReap = func(int) {
+		src.addN(300_000, storm)
+		// Before the storm a foreground request of 1ms every half
+		// millisecond; during it 20 requests per batch, which take 5ms
+		// between 1.5s and 2.5s (what the deletions cause) and 1ms
+		// otherwise.
+		stormStarted := make(chan struct{})
+		go func() {
+			tick := time.NewTicker(10 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stormStarted:
+					return
+				case <-tick.C:
+					for range 20 {
+						h.e.ObserveForeground(time.Millisecond)
+					}
+				}
+			}
+		}()
+		src.onReap = func(n int) {
+			if n == 0 {
+				close(stormStarted)
+			}
 			lat := time.Millisecond
-			if now := h.clk.Now().Sub(t0); now >= 300*time.Millisecond && now < 900*time.Millisecond {
+			if now := h.clk.Now().Sub(t0); now >= 1500*time.Millisecond && now < 2500*time.Millisecond {
 				lat = 5 * time.Millisecond
-				slowCalls.Add(1)
 			}
 			for range 20 {
 				h.e.ObserveForeground(lat)
@@ -111,41 +137,96 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 		h.register(src)
 		h.start()
 		defer h.stop()
-		advance(10 * time.Second)
+		advance(20 * time.Second)
 
 		calls := src.reapCalls()
 		if src.len() != 0 {
 			t.Fatalf("%d items left", src.len())
 		}
+		if got := calls[0].Budget.MaxItems; got != 250 {
+			t.Errorf("first batch of the storm %d, want 250 (1000 at StartLevel 2)", got)
+		}
+		fullBefore := false
 		minBatch, maxGap := 1<<30, time.Duration(0)
 		for i, c := range calls {
 			at := c.At.Sub(t0)
-			if at < 400*time.Millisecond && c.Budget.MaxItems != 1000 {
-				t.Errorf("batch of %d at %v, before any slow window was judged", c.Budget.MaxItems, at)
+			if at < 1500*time.Millisecond && c.Budget.MaxItems == 1000 {
+				fullBefore = true
 			}
 			minBatch = min(minBatch, c.Budget.MaxItems)
 			if i > 0 {
 				maxGap = max(maxGap, c.At.Sub(calls[i-1].At))
 			}
 		}
-		if minBatch != 125 {
-			t.Errorf("smallest batch %d, want 125 (1000>>3 at MaxLevel 3)", minBatch)
+		if !fullBefore {
+			t.Error("never reached full batches while the foreground was calm")
 		}
-		// At level 3 a batch (10ms) follows a 40ms pause.
-		if maxGap != 50*time.Millisecond {
-			t.Errorf("largest gap between batches %v, want 50ms", maxGap)
+		if minBatch != 125 {
+			t.Errorf("smallest batch %d, want 125 (1000 at MaxLevel 3)", minBatch)
+		}
+		// At level 3 the sweeper works an eighth of the time: a 10ms batch
+		// and a 70ms pause.
+		if maxGap != 80*time.Millisecond {
+			t.Errorf("largest gap between batches %v, want 80ms", maxGap)
 		}
 		if last := calls[len(calls)-1]; last.Budget.MaxItems != 1000 {
 			t.Errorf("last batch %d, want 1000 after latency recovered", last.Budget.MaxItems)
 		}
 		st := h.e.Stats().Backoff
-		if st.Level != 0 || st.SlowWindows < 5 || st.Pauses == 0 || st.PauseTime == 0 {
-			t.Errorf("backoff stats %+v: want level 0 at the end, >= 5 slow windows, pauses taken", st)
+		if st.Level != 0 || st.Duty != 1 || st.SlowWindows < 3 || st.Pauses == 0 || st.PauseTime == 0 {
+			t.Errorf("backoff stats %+v: want level 0 (duty 1) at the end, >= 3 slow windows, pauses taken", st)
 		}
-		if st.Baseline < time.Millisecond || st.Baseline > 1200*time.Microsecond {
-			t.Errorf("baseline %v, want about 1ms", st.Baseline)
+		// The baseline starts at the idle p99 (1ms, in a bucket up to
+		// 1.05ms) and each slow window moves it 1% toward 5ms (a bucket up to
+		// 5.24ms).
+		if hi := 1049*time.Microsecond + time.Duration(st.SlowWindows)*45*time.Microsecond; st.Baseline < time.Millisecond || st.Baseline > hi {
+			t.Errorf("baseline %v, want 1ms..%v after %d slow windows", st.Baseline, hi, st.SlowWindows)
 		}
 	})
+}
+
+// TestBackoffBatchTime: while foreground requests are watched a batch holds
+// about BatchTime's worth of items at the pace of the previous one; with no
+// foreground it holds ttlDeleteBatchSize.
+func TestBackoffBatchTime(t *testing.T) {
+	for _, watched := range []bool{false, true} {
+		t.Run(fmt.Sprintf("watched=%v", watched), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newHarness(t, func(c *expiry.Config) {
+					c.Params.DeleteTargetDocs = 0
+					c.Params.DeleteTargetTimeMS = 0
+					c.Backoff.Window = 10 * time.Millisecond
+					c.Backoff.BatchTime = 2 * time.Millisecond
+				})
+				t0 := h.clk.Now()
+				src := newFake("a", expiry.KindTTLIndex, h.clk)
+				src.perItem = 10 * time.Microsecond
+				src.addN(20_000, t0)
+				src.onReap = func(int) {
+					if watched {
+						for range 50 {
+							h.e.ObserveForeground(100 * time.Microsecond) // below Floor: never slow
+						}
+					}
+				}
+				h.register(src)
+				h.start()
+				defer h.stop()
+				advance(time.Second)
+				if src.len() != 0 {
+					t.Fatalf("%d items left", src.len())
+				}
+				calls := src.reapCalls()
+				want := 1000
+				if watched {
+					want = 200 // 2ms at 10µs per item
+				}
+				if got := calls[len(calls)-1].Budget.MaxItems; got != want {
+					t.Errorf("last batch %d items, want %d", got, want)
+				}
+			})
+		})
+	}
 }
 
 func TestBackoffDisabled(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"runtime"
 	"time"
 )
 
@@ -42,6 +43,7 @@ func (e *Engine) pass(ctx context.Context, periodic bool) {
 
 	end := e.now()
 	e.sw.lastPassEnd = end
+	e.sw.backoff.idleNow()
 	e.mu.Lock()
 	if completed {
 		e.tot.passes++
@@ -207,13 +209,17 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 			e.publishBackoffLocked()
 			e.mu.Unlock()
 		}
+		e.sw.backoff.started()
 		if pause := e.sw.backoff.pause(); pause > 0 {
+			ps := e.now()
 			if e.wait(ctx, pause) != nil {
 				return false
 			}
+			took := max(e.now().Sub(ps), 0)
+			e.sw.backoff.paused(took)
 			e.mu.Lock()
 			e.tot.pauses++
-			e.tot.pauseTime += pause
+			e.tot.pauseTime += took
 			e.mu.Unlock()
 		}
 		want := e.sw.backoff.batch(int(p.BatchSize))
@@ -247,6 +253,10 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 		}
 		r, err := st.src.Reap(ctx, passNow, Budget{MaxItems: want, Deadline: batchDeadline, BatchSize: want})
 		t1 := e.now()
+		e.sw.backoff.reaped(r.Items, t1.Sub(t0))
+		// Let a foreground goroutine that became runnable during the batch
+		// (one woken by a lock the batch released, say) run before the next.
+		runtime.Gosched()
 		e.sw.limiter.refund(want - r.Items)
 		deleted += int64(r.Items)
 		e.account(ctx, st, r, t0, t1, batchStart, err)
@@ -394,7 +404,7 @@ func (e *Engine) countBacklogs(ctx context.Context, more []*sourceState, passNow
 // publishBackoffLocked copies the back-off state for Stats; e.mu is held.
 func (e *Engine) publishBackoffLocked() {
 	b := &e.sw.backoff
-	e.pub.level, e.pub.baseline, e.pub.recent = b.level, b.baseline, b.recent
+	e.pub.level, e.pub.duty, e.pub.baseline, e.pub.recent = b.level, b.duty(), b.baseline, b.recent
 	e.pub.windows, e.pub.slowWindows = b.windows, b.slow
 }
 

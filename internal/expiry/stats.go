@@ -73,11 +73,13 @@ type Stats struct {
 
 // BackoffStats describes the foreground-latency back-off.
 type BackoffStats struct {
-	// Level is the current level: batches are BatchSize>>Level items, with
-	// a pause of Pause<<(Level-1) before each; 0 is full speed.
-	Level int
-	// Baseline is the foreground p99 the rule compares with; Recent is the
-	// p99 of the last judged window.
+	// Level is the current level: the sweeper works Duty = 2^-Level of the
+	// time, in batches of BatchSize·Duty items; 0 is full speed.
+	Level float64
+	// Duty is the fraction of time the sweeper works (1 at full speed).
+	Duty float64
+	// Baseline is the foreground p90 the rule compares with; Recent is the
+	// p90 of the last judged window.
 	Baseline, Recent time.Duration
 	// Windows counts judged windows, SlowWindows those found slow.
 	Windows, SlowWindows int64
@@ -139,6 +141,7 @@ func (e *Engine) Stats() Stats {
 		Rate:                 e.pub.rate,
 		Backoff: BackoffStats{
 			Level:       e.pub.level,
+			Duty:        e.pub.duty,
 			Baseline:    e.pub.baseline,
 			Recent:      e.pub.recent,
 			Windows:     e.pub.windows,
