@@ -245,7 +245,7 @@ func runTTLStorm(b *testing.B, n int, spread time.Duration) {
 	b.ReportMetric(float64(p99(pre).Microseconds()), "findOne-p99-before-us")
 	b.ReportMetric(float64(p99(during).Microseconds()), "findOne-p99-during-us")
 	b.Logf("%d documents due over %s: all deleted %s after the first was due, %s after the last; %.0f deletes/s; lag p50 %s p99 %s max %s; "+
-		"findOne p99 %s before (%d reads), %s during (%d reads); reaps %d, reap time %s, back-off level %d (%d of %d windows slow, %d pauses)",
+		"findOne p99 %s before (%d reads), %s during (%d reads); reaps %d, reap time %s, back-off level %.2f (%d of %d windows slow, %d pauses)",
 		n, spread, took.Round(time.Millisecond), done.Sub(lastDue).Round(time.Millisecond), float64(n)/took.Seconds(),
 		lag.P50().Round(time.Millisecond), lag.P99().Round(time.Millisecond), lag.Max.Round(time.Millisecond),
 		p99(pre), len(pre), p99(during), len(during), st2.Reaps, st2.ReapTime.Round(time.Millisecond),
