@@ -26,6 +26,11 @@ type keySource struct {
 	// Only the sweeper's goroutine calls Reap, so these need no lock.
 	resumeAfter []byte
 	resumeNow   int64
+
+	// Buffers reused by every batch (sweeper goroutine only).
+	due   []dueKey
+	buf   []byte
+	metas []foundMeta
 }
 
 var (
@@ -116,6 +121,12 @@ func (k *keySource) Reap(ctx context.Context, now time.Time, budget expiry.Budge
 	}
 }
 
+// reapBatch deletes up to limit due keys in one Tx. It reads the expiry
+// index and the keys' metadata from the store itself, not through the Tx's
+// indexed batch: nothing is written until every read is done, and the Tx
+// holds the store's lock, so both see the same data, and a plain read
+// skips merging an (empty) batch. The reads of one batch share one
+// buffer.
 func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, bool, error) {
 	tx := k.s.Begin()
 	tx.SetNow(now)
@@ -125,16 +136,13 @@ func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, 
 		lo = append(append([]byte(nil), k.resumeAfter...), 0) // the smallest key after it
 	}
 	hi := expiryKey(nil, tx.pdb, tx.now, nil)
-	it, err := tx.batch().NewIter(lo, hi)
+	it, err := k.s.st.NewIter(lo, hi)
 	if err != nil {
 		tx.Rollback()
 		return 0, false, err
 	}
-	type entry struct {
-		at  int64
-		key []byte
-	}
-	var due []entry
+	due := k.due[:0]
+	buf := k.buf[:0]
 	var last []byte
 	more := false
 	for ok := it.First(); ok; ok = it.Next() {
@@ -142,40 +150,52 @@ func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, 
 			more = true
 			break
 		}
-		last = append(last[:0], it.Key()...)
-		at, key, ok := decodeExpiryKey(it.Key())
-		if ok {
-			due = append(due, entry{at, append([]byte(nil), key...)})
+		ek := it.Key()
+		at, _, ok := decodeExpiryKey(ek)
+		if !ok {
+			continue
 		}
+		start := len(buf)
+		buf = append(buf, ek...)
+		due = append(due, dueKey{at: at, start: start, end: len(buf)})
 	}
-
 	if err := it.Close(); err != nil {
 		tx.Rollback()
 		return 0, false, err
 	}
-	n := 0
+	if n := len(due); n > 0 {
+		last = append([]byte(nil), buf[due[n-1].start:due[n-1].end]...)
+	}
+	metas := k.metas[:0]
 	for _, e := range due {
-		m, ok, err := tx.getMeta(tx.pdb, e.key)
+		_, key, _ := decodeExpiryKey(buf[e.start:e.end])
+		m, ok, err := tx.getMeta(tx.pdb, key)
 		if err != nil {
 			tx.Rollback()
 			return 0, false, err
 		}
+		metas = append(metas, foundMeta{m: m, ok: ok})
+	}
+	n := 0
+	for i, e := range due {
+		_, key, _ := decodeExpiryKey(buf[e.start:e.end])
+		m, ok := metas[i].m, metas[i].ok
 		if !ok || m.ExpireAt != e.at {
 			// A stale index entry (never written by kv, but harmless).
-			tx.ebuf = expiryKey(tx.ebuf, tx.pdb, e.at, e.key)
-			if err := tx.batch().Delete(tx.ebuf); err != nil {
+			if err := tx.batch().Delete(buf[e.start:e.end]); err != nil {
 				tx.Rollback()
 				return 0, false, err
 			}
 			continue
 		}
-		if err := tx.expireKey(e.key, m, false); err != nil {
+		if err := tx.expireKey(key, m, false); err != nil {
 			tx.Rollback()
 			return 0, false, err
 		}
 		r.Due = append(r.Due, e.at+1)
 		n++
 	}
+	k.due, k.buf, k.metas = due[:0], buf[:0], metas[:0]
 	if err := tx.Commit(); err != nil {
 		return 0, false, fmt.Errorf("kv: reap %s: %w", k.Name(), err)
 	}
@@ -187,4 +207,17 @@ func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, 
 	r.Items += n
 	r.Keys += n
 	return n, more, nil
+}
+
+// dueKey is one due entry of a reap batch: its expiry time and where its
+// expiry-index key lies in the batch's buffer.
+type dueKey struct {
+	at         int64
+	start, end int
+}
+
+// foundMeta is the metadata read for one due entry.
+type foundMeta struct {
+	m  Meta
+	ok bool
 }
