@@ -424,8 +424,14 @@ func TestCheckAfterRandomCommands(t *testing.T) {
 			func(tx *Tx) error {
 				return tx.LTrim([]byte(key.Draw(rt, "key")), rapid.Int64Range(-3, 3).Draw(rt, "start"), rapid.Int64Range(-3, 3).Draw(rt, "stop"))
 			},
-			func(tx *Tx) error { _, err := tx.SAdd([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "elems")...)); return err },
-			func(tx *Tx) error { _, err := tx.SRem([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "elems")...)); return err },
+			func(tx *Tx) error {
+				_, err := tx.SAdd([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "elems")...))
+				return err
+			},
+			func(tx *Tx) error {
+				_, err := tx.SRem([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "elems")...))
+				return err
+			},
 			func(tx *Tx) error {
 				f := elems.Draw(rt, "fields")
 				pairs := make([]string, 0, 2*len(f))
@@ -439,7 +445,10 @@ func TestCheckAfterRandomCommands(t *testing.T) {
 				_, err := tx.HExpire([]byte(key.Draw(rt, "key")), cs.now+ttl.Draw(rt, "ttl"), HExpireAlways, bs(elems.Draw(rt, "fields")...))
 				return err
 			},
-			func(tx *Tx) error { _, err := tx.HDel([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "fields")...)); return err },
+			func(tx *Tx) error {
+				_, err := tx.HDel([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "fields")...))
+				return err
+			},
 			func(tx *Tx) error { _, err := tx.HGetAll([]byte(key.Draw(rt, "key"))); return err },
 			func(tx *Tx) error {
 				m := elems.Draw(rt, "members")
@@ -450,7 +459,10 @@ func TestCheckAfterRandomCommands(t *testing.T) {
 				_, err := tx.ZAdd([]byte(key.Draw(rt, "key")), ZAddOptions{}, scores, bs(m...))
 				return err
 			},
-			func(tx *Tx) error { _, err := tx.ZRem([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "members")...)); return err },
+			func(tx *Tx) error {
+				_, err := tx.ZRem([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "members")...))
+				return err
+			},
 			func(tx *Tx) error { _, _, err := tx.Get([]byte(key.Draw(rt, "key"))); return err },
 			func(tx *Tx) error {
 				_, err := tx.Rename([]byte(key.Draw(rt, "src")), []byte(key.Draw(rt, "dst")), false)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -121,6 +123,7 @@ func TestFrameTimeoutClosesClientNotReading(t *testing.T) {
 		time.Sleep(20 * time.Millisecond) // polls a server figure; no expiry is waited for
 	}
 	if err := rc.Ping(t.Context()).Err(); err != nil {
+		pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
 		t.Fatal(err)
 	}
 }
