@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/mayfly/mayfly/internal/storage"
@@ -158,90 +157,6 @@ func (tx *Tx) setMembers(s *setState) ([][]byte, error) {
 		k = [][]byte{}
 	}
 	return k, err
-}
-
-// smallSample is the size up to which random picks read the whole
-// collection and sample it exactly; larger ones seek to random positions.
-const smallSample = 1024
-
-// collRandom returns n sub-key suffixes (with values) under namespace ns
-// picked at random. With unique they are distinct (n is then at most
-// size); otherwise picks may repeat and keep their random order.
-func (tx *Tx) collRandom(v uint64, ns []byte, size int64, n int64, unique bool) (keys, vals [][]byte, err error) {
-	if n <= 0 || size == 0 {
-		return nil, nil, nil
-	}
-	if size <= smallSample || (unique && n*3 > size) {
-		ak, av, err := tx.collMembers(v, ns)
-		if err != nil {
-			return nil, nil, err
-		}
-		if unique {
-			perm := rand.Perm(len(ak))[:min(int(n), len(ak))]
-			for _, i := range perm {
-				keys = append(keys, ak[i])
-				vals = append(vals, av[i])
-			}
-			return keys, vals, nil
-		}
-		for range n {
-			i := rand.IntN(len(ak))
-			keys = append(keys, ak[i])
-			vals = append(vals, av[i])
-		}
-		return keys, vals, nil
-	}
-	lo := tx.elemKey(v, ns)
-	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer it.Close()
-	if !it.First() {
-		return nil, nil, it.Error()
-	}
-	first := append([]byte{}, it.Key()[len(lo):]...)
-	if !it.Last() {
-		return nil, nil, it.Error()
-	}
-	last := append([]byte{}, it.Key()[len(lo):]...)
-	seen := make(map[string]bool)
-	for tries := int64(0); int64(len(keys)) < n && tries < 100*n; tries++ {
-		target := append(append([]byte{}, lo...), randomBetween(first, last)...)
-		if !it.SeekGE(target) && !it.First() {
-			return nil, nil, it.Error()
-		}
-		k := it.Key()[len(lo):]
-		if unique {
-			if seen[string(k)] {
-				continue
-			}
-			seen[string(k)] = true
-		}
-		keys = append(keys, append([]byte{}, k...))
-		vals = append(vals, append([]byte{}, it.Value()...))
-	}
-	return keys, vals, it.Error()
-}
-
-// randomBetween returns a byte string between first and last (inclusive)
-// chosen uniformly over the 8 bytes that follow their common prefix, so a
-// seek lands on a random element even when all share a long prefix.
-func randomBetween(first, last []byte) []byte {
-	p := 0
-	for p < len(first) && p < len(last) && first[p] == last[p] {
-		p++
-	}
-	var fa, la [8]byte
-	copy(fa[:], first[p:])
-	copy(la[:], last[p:])
-	a, b := binary.BigEndian.Uint64(fa[:]), binary.BigEndian.Uint64(la[:])
-	if b <= a {
-		return first
-	}
-	r := a + rand.Uint64N(b-a) + 1
-	out := append([]byte{}, first[:p]...)
-	return binary.BigEndian.AppendUint64(out, r)
 }
 
 // setPrefetch reads the membership of many members at once.

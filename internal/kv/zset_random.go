@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/rand/v2"
 )
 
 // ZRandMember returns random elements of the sorted set at key, as
@@ -30,13 +29,6 @@ func (tx *Tx) ZRandMember(key []byte, n int64) ([]ZMember, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if unique && int64(len(keys)) < n {
-		// The random seeks of a large set landed on too few distinct
-		// members: top up from a full read, as Redis always returns n.
-		if keys, vals, err = tx.zsetTopUp(z.version, keys, vals, n); err != nil {
-			return nil, false, err
-		}
-	}
 	out := make([]ZMember, len(keys))
 	for i, k := range keys {
 		if len(vals[i]) != 8 {
@@ -45,26 +37,4 @@ func (tx *Tx) ZRandMember(key []byte, n int64) ([]ZMember, bool, error) {
 		out[i] = ZMember{Member: k, Score: math.Float64frombits(binary.BigEndian.Uint64(vals[i]))}
 	}
 	return out, true, nil
-}
-
-// zsetTopUp adds distinct members picked at random from the whole sorted
-// set (version v) to keys and vals until there are n.
-func (tx *Tx) zsetTopUp(v uint64, keys, vals [][]byte, n int64) ([][]byte, [][]byte, error) {
-	ak, av, err := tx.collMembers(v, []byte{zsetMemberNS})
-	if err != nil {
-		return nil, nil, err
-	}
-	seen := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		seen[string(k)] = true
-	}
-	for _, i := range rand.Perm(len(ak)) {
-		if int64(len(keys)) >= n {
-			break
-		}
-		if !seen[string(ak[i])] {
-			keys, vals = append(keys, ak[i]), append(vals, av[i])
-		}
-	}
-	return keys, vals, nil
 }
