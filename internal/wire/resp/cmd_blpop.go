@@ -117,6 +117,23 @@ func hasWaiters(k blockKey) bool {
 	return len(blocking.m[k]) > 0
 }
 
+// blockedClients returns how many clients of srv are blocked (INFO's
+// blocked_clients): each waiter once, however many keys it waits on.
+func blockedClients(srv *Server) int {
+	blocking.mu.Lock()
+	defer blocking.mu.Unlock()
+	seen := make(map[*blockWaiter]struct{})
+	for k, q := range blocking.m {
+		if k.srv != srv {
+			continue
+		}
+		for _, w := range q {
+			seen[w] = struct{}{}
+		}
+	}
+	return len(seen)
+}
+
 // firstWaiter returns the first client blocked on k for type t.
 func firstWaiter(k blockKey, t kv.Type) *blockWaiter {
 	blocking.mu.Lock()

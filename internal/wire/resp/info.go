@@ -61,7 +61,7 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 	section("clients", func() {
 		line("connected_clients", st.ConnectedClients)
 		line("maxclients", s.cfg.get("maxclients"))
-		line("blocked_clients", 0)
+		line("blocked_clients", blockedClients(s))
 		line("pubsub_clients", st.PubSubClients)
 		line("watching_clients", st.WatchingClients)
 	})
