@@ -13,35 +13,41 @@ import (
 // key they look up, at one-second resolution. The commands Redis runs with
 // LOOKUP_NOTOUCH (EXISTS, TYPE, OBJECT) use lookups that do not record.
 //
-// Memory is bounded by two generations of at most accessGeneration entries
-// of 16 bytes (a 64-bit hash of db and key, and the record): accesses go to
-// the current generation; when it is full the older one is dropped and the
-// current one becomes the older. A key found in neither was last accessed
-// at or before floor, the time the dropped generation's successor started
-// (or the start, before any drop), so its idle time is reported from floor:
-// a lower bound, exact for every key accessed within the last generation.
+// Memory is fixed: a table of accessSets sets of accessWays 8-byte records
+// (512 KiB, allocated at the first access), a set being one cache line, so
+// that an access costs one hash and one cache line, with no growth and no
+// allocation. A seeded 64-bit hash of db and key picks the set, and 24 more
+// bits of it tag the key's record there. A key without a record in its
+// full set replaces the least recently accessed one, so a key missing from
+// a full set was last accessed at or before the oldest time in the set
+// (every record there was written after its own), and its idle time is
+// reported from that time: a lower bound. In a set that was never full, a
+// missing key was never accessed since the start. While the keys in use
+// are fewer than the records, nearly every key keeps its own exact record.
 // The clock is used under the store's lock only.
 type accessClock struct {
-	seed     maphash.Seed
-	cur, old map[uint64]accessRecord
-	since    int64 // Unix seconds at which cur became current
-	floor    int64 // Unix seconds: a key in neither map was last accessed at or before it
-	started  bool
-	max      int // entries per generation; 0 means accessGeneration
+	seed  maphash.Seed
+	slots []accessRecord // accessSets*accessWays records, set by set
+	start int64          // Unix seconds of the first access: when every key counts as accessed
 }
 
-// accessGeneration is the default number of keys of one generation.
-const accessGeneration = 1 << 18
+// The table's shape: 8 records of 8 bytes make a 64-byte cache line.
+const (
+	accessWays = 8
+	accessSets = 1 << 13
+)
 
-// accessRecord packs the last access in Unix seconds (upper bits) and the
-// LFU counter (low 8 bits).
+// accessRecord packs a key's hash tag (upper 24 bits), its last access in
+// Unix seconds (32 bits) and its LFU counter (low 8 bits); zero is an empty
+// slot.
 type accessRecord uint64
 
-func newAccessRecord(sec int64, counter uint8) accessRecord {
-	return accessRecord(uint64(sec)<<8 | uint64(counter))
+func newAccessRecord(tag uint64, sec int64, counter uint8) accessRecord {
+	return accessRecord(tag<<40 | uint64(uint32(sec))<<8 | uint64(counter))
 }
 
-func (r accessRecord) sec() int64     { return int64(r >> 8) }
+func (r accessRecord) tag() uint64    { return uint64(r) >> 40 }
+func (r accessRecord) sec() int64     { return int64(uint32(r >> 8)) }
 func (r accessRecord) counter() uint8 { return uint8(r) }
 
 // Redis's LFU parameters at their defaults (lfu-log-factor 10,
@@ -52,33 +58,43 @@ const (
 	lfuInitVal   = 5
 )
 
-func (c *accessClock) start(sec int64) {
-	if c.started {
+func (c *accessClock) init(sec int64) {
+	if c.slots != nil {
 		return
 	}
-	c.started = true
 	c.seed = maphash.MakeSeed()
-	c.cur = make(map[uint64]accessRecord)
-	c.since, c.floor = sec, sec
+	c.slots = make([]accessRecord, accessSets*accessWays)
+	c.start = sec
 }
 
-// hash names key of physical db pdb: a seeded hash of the key, with the
-// db mixed in (two names collide with probability 2^-64; they would share
-// one record).
-func (c *accessClock) hash(pdb byte, key []byte) uint64 {
-	return maphash.Bytes(c.seed, key) ^ (uint64(pdb)+1)*0x9e3779b97f4a7c15
-}
-
-// get returns the record of a key hash, or one for a key last accessed at
-// floor with the counter of a new key when the clock does not know it.
-func (c *accessClock) get(h uint64) accessRecord {
-	if r, ok := c.cur[h]; ok {
-		return r
+// lookup finds the record of key of physical db pdb in its set. It returns
+// the set, the key's tag and the index of its record (ok) or else of the
+// record to replace (an empty one, or the least recently accessed), with
+// the record the key is taken to have: its own, or the counter of a new
+// key at the latest time it may have been accessed.
+func (c *accessClock) lookup(pdb byte, key []byte) (set []accessRecord, tag uint64, i int, r accessRecord) {
+	h := maphash.Bytes(c.seed, key) ^ (uint64(pdb)+1)*0x9e3779b97f4a7c15
+	base := int(h&(accessSets-1)) * accessWays
+	set = c.slots[base : base+accessWays : base+accessWays]
+	tag = h >> 40
+	i = -1
+	for j, rj := range set {
+		switch {
+		case rj == 0:
+			if i < 0 || set[i] != 0 {
+				i = j
+			}
+		case rj.tag() == tag:
+			return set, tag, j, rj
+		case i < 0 || (set[i] != 0 && rj.sec() < set[i].sec()):
+			i = j
+		}
 	}
-	if r, ok := c.old[h]; ok {
-		return r
+	bound := c.start
+	if set[i] != 0 {
+		bound = set[i].sec()
 	}
-	return newAccessRecord(c.floor, lfuInitVal)
+	return set, tag, i, newAccessRecord(tag, bound, lfuInitVal)
 }
 
 // touch records an access to key of physical db pdb at now (Unix ms).
@@ -87,32 +103,13 @@ func (c *accessClock) get(h uint64) accessRecord {
 // it) starts at LFU_INIT_VAL, as a new object does.
 func (c *accessClock) touch(pdb byte, key []byte, now int64, found bool) {
 	sec := now / 1000
-	c.start(sec)
-	h := c.hash(pdb, key)
-	r, inCur := c.cur[h]
-	if !inCur {
-		var inOld bool
-		if r, inOld = c.old[h]; !inOld {
-			r = newAccessRecord(c.floor, lfuInitVal)
-		}
-		if len(c.cur) >= c.generation() {
-			c.floor = c.since
-			c.old, c.cur = c.cur, make(map[uint64]accessRecord, len(c.cur))
-			c.since = sec
-		}
-	}
+	c.init(sec)
+	set, tag, i, r := c.lookup(pdb, key)
 	counter := uint8(lfuInitVal)
 	if found {
 		counter = lfuIncr(lfuDecay(r, sec))
 	}
-	c.cur[h] = newAccessRecord(sec, counter)
-}
-
-func (c *accessClock) generation() int {
-	if c.max > 0 {
-		return c.max
-	}
-	return accessGeneration
+	set[i] = newAccessRecord(tag, sec, counter)
 }
 
 // idle returns the seconds since key of physical db pdb was last accessed,
@@ -120,16 +117,18 @@ func (c *accessClock) generation() int {
 // of the two times in whole seconds.
 func (c *accessClock) idle(pdb byte, key []byte, now int64) int64 {
 	sec := now / 1000
-	c.start(sec)
-	return max(sec-c.get(c.hash(pdb, key)).sec(), 0)
+	c.init(sec)
+	_, _, _, r := c.lookup(pdb, key)
+	return max(sec-r.sec(), 0)
 }
 
 // freq returns the LFU counter of key, decayed to now (Unix ms), as OBJECT
 // FREQ reports it.
 func (c *accessClock) freq(pdb byte, key []byte, now int64) uint8 {
 	sec := now / 1000
-	c.start(sec)
-	return lfuDecay(c.get(c.hash(pdb, key)), sec)
+	c.init(sec)
+	_, _, _, r := c.lookup(pdb, key)
+	return lfuDecay(r, sec)
 }
 
 // lfuDecay is Redis's LFUDecrAndReturn: the counter loses one per

@@ -5,52 +5,53 @@ import (
 	"testing"
 )
 
-// TestAccessClockGenerations checks the memory bound: with two generations
-// of 4 keys, a key dropped with the older generation reports its idle time
-// from the start of the generation that followed it, a lower bound, and a
-// key accessed since is exact.
-func TestAccessClockGenerations(t *testing.T) {
+// TestAccessClockFullSet checks the approximation of the fixed table: in a
+// full set the least recently accessed key gives its record up, and then
+// reports its idle time from the oldest record left, a lower bound, while
+// the keys that kept their records are exact.
+func TestAccessClockFullSet(t *testing.T) {
 	var c accessClock
-	c.max = 4
 	sec := int64(1_000_000)
 	ms := func() int64 { return sec * 1000 }
-	touch := func(k string) { c.touch(0, []byte(k), ms(), true) }
+	c.init(sec)
+	// accessWays+1 keys of one set, found among some hundred thousand names.
+	bySet := map[*accessRecord][]string{}
+	var keys []string
+	for i := 0; keys == nil; i++ {
+		k := "k" + strconv.Itoa(i)
+		set, _, _, _ := c.lookup(0, []byte(k))
+		bySet[&set[0]] = append(bySet[&set[0]], k)
+		if len(bySet[&set[0]]) == accessWays+1 {
+			keys = bySet[&set[0]]
+		}
+	}
 	idle := func(k string) int64 { return c.idle(0, []byte(k), ms()) }
-	touch("a") // generation 1 starts at 1,000,000
+	sec += 5
+	if got := idle(keys[0]); got != 5 {
+		t.Fatalf("never accessed: idle %d, want 5 (since the start)", got)
+	}
+	for _, k := range keys[:accessWays] { // k0 at +5 s, k1 at +6 s, ...
+		c.touch(0, []byte(k), ms(), true)
+		sec++
+	}
+	c.touch(0, []byte(keys[1]), ms(), true) // k1 is no longer the oldest but one
 	sec += 10
-	touch("b")
-	touch("c")
-	touch("d")
-	sec += 10  // 1,000,020
-	touch("e") // generation 1 is full: generation 2 starts here
-	if got := idle("a"); got != 20 {
-		t.Fatalf("a in the older generation: idle %d, want 20", got)
+	c.touch(0, []byte(keys[accessWays]), ms(), true) // the set is full: k0 goes
+	sec += 10
+	// Now +33 s; k2 (at +7 s) holds the oldest record left.
+	for i, want := range map[int]int64{0: 26, 1: 20, 2: 26, accessWays - 1: 21, accessWays: 10} {
+		if got := idle(keys[i]); got != want {
+			t.Errorf("key %d: idle %d, want %d", i, got, want)
+		}
 	}
-	sec += 10 // 1,000,030
-	for _, k := range []string{"f", "g"} {
-		touch(k)
+	// Its counter restarts from a new key's, decayed from that time.
+	if got, want := c.freq(0, []byte(keys[0]), ms()), lfuDecay(newAccessRecord(0, sec-26, lfuInitVal), sec); got != want {
+		t.Fatalf("freq %d, want %d", got, want)
 	}
-	touch("b") // b moves to generation 2, which is now full
-	sec += 10  // 1,000,040
-	touch("i") // generation 1 is dropped: floor = 1,000,020
-	if len(c.cur)+len(c.old) > 2*c.max {
-		t.Fatalf("%d entries kept", len(c.cur)+len(c.old))
-	}
-	if got := idle("a"); got != 20 {
-		t.Fatalf("dropped a: idle %d, want the lower bound 20", got)
-	}
-	if got := idle("b"); got != 10 {
-		t.Fatalf("b, accessed in generation 2: idle %d, want 10", got)
-	}
-	if got := idle("e"); got != 20 {
-		t.Fatalf("e: idle %d, want 20", got)
-	}
-	if got := idle("never"); got != 20 {
-		t.Fatalf("a key never accessed: idle %d, want the lower bound 20", got)
-	}
-	// Another database's key of the same name is another key.
-	if got := c.idle(1, []byte("i"), ms()); got != 20 {
-		t.Fatalf("db 1: idle %d", got)
+	// The same name in another database is another key.
+	c.touch(3, []byte(keys[2]), ms(), true)
+	if got := idle(keys[2]); got != 26 {
+		t.Fatalf("db 0 after a touch in db 3: idle %d", got)
 	}
 }
 
