@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -177,14 +178,13 @@ func (s *ttlSource) NextDue(ctx context.Context) (time.Time, bool, error) {
 // dueEntries lists the encoded _ids of the documents with a Date entry due
 // at or before now, earliest first, up to max (0: all), with their due
 // times; more reports that entries were left. With after set, only entries
-// past after (in the scan's direction) are read. The span holds the keys of
-// the first and last entries taken (last is where a later call goes on);
-// every entry between them belongs to a listed document.
-func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []byte) (ids [][]byte, dues []int64, more bool, sp entrySpan, err error) {
+// past after (in the scan's direction) are read; last is the key of the
+// last entry taken, from which a later call can go on.
+func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []byte) (ids [][]byte, dues []int64, more bool, last []byte, err error) {
 	cutoff := now.UnixMilli() - ix.expireAfter*1000
 	lo, hi, err := dateRange(ix, cutoff, false)
 	if err != nil {
-		return nil, nil, false, sp, err
+		return nil, nil, false, nil, err
 	}
 	desc := ix.fields[0].desc
 	if after != nil {
@@ -197,11 +197,11 @@ func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []by
 		}
 	}
 	if bytes.Compare(lo, hi) >= 0 {
-		return nil, nil, false, sp, nil
+		return nil, nil, false, nil, nil
 	}
 	it, err := s.e.store.NewIter(lo, hi)
 	if err != nil {
-		return nil, nil, false, sp, err
+		return nil, nil, false, nil, err
 	}
 	defer it.Close()
 	step := it.Next
@@ -216,31 +216,23 @@ func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []by
 	for ; ok; ok = step() {
 		date, idEnc, err := entryDate(ix, it.Key())
 		if err != nil {
-			return nil, nil, false, sp, err
+			return nil, nil, false, nil, err
 		}
 		if seen[string(idEnc)] {
-			sp.last = append(sp.last[:0], it.Key()...)
 			continue // a multikey document: its earliest date came first
 		}
 		if max > 0 && len(ids) >= max {
-			return ids, dues, true, sp, nil
+			return ids, dues, true, last, nil
 		}
 		if seen != nil {
 			seen[string(idEnc)] = true
 		}
 		ids = append(ids, append([]byte(nil), idEnc...))
 		dues = append(dues, addSeconds(date, ix.expireAfter))
-		if sp.first == nil {
-			sp.first = append([]byte(nil), it.Key()...)
-		}
-		sp.last = append(sp.last[:0], it.Key()...)
+		last = append(last[:0], it.Key()...)
 	}
-	return ids, dues, false, sp, it.Error()
+	return ids, dues, false, last, it.Error()
 }
-
-// entrySpan is the first and last TTL index entry a batch took, in the
-// order of its scan (for a descending index first is the larger key).
-type entrySpan struct{ first, last []byte }
 
 // resumePoint is where the previous batch of a pass stopped in the
 // source's index.
@@ -327,8 +319,15 @@ func (s *ttlSource) Reap(ctx context.Context, now time.Time, budget expiry.Budge
 	}
 }
 
-// reapBatch deletes up to max due documents in one storage batch; see
-// ttl_reap.go.
+// reapBatch deletes up to max due documents in one storage batch. It reads
+// the documents in key order with one iterator over the collection, so its
+// seeks only move forward, and counts the index keys deleted from the
+// batch's counter changes. The batch is a plain one: the lock keeps other
+// writers out and nothing reads it. (Range deletions for runs of adjacent
+// documents were tried and measured harmful: Pebble fragments a memtable's
+// range tombstones again for every new iterator, foreground reads
+// included, so one per batch made a 200,000-document storm take 350 s
+// instead of 8 s and findOne's p99 rise to 24ms.)
 func (s *ttlSource) reapBatch(now time.Time, max int) (n, keys int, dues []int64, more bool, err error) {
 	c, _, ix := s.current()
 	if ix == nil {
@@ -344,15 +343,50 @@ func (s *ttlSource) reapBatch(now time.Time, max int) (n, keys int, dues []int64
 		return 0, 0, nil, false, nil
 	}
 	nowMs := now.UnixMilli()
-	ids, _, more, sp, err := s.dueEntries(ix, now, max, s.resumeFor(nowMs, ix))
+	ids, _, more, last, err := s.dueEntries(ix, now, max, s.resumeFor(nowMs, ix))
 	if err != nil || len(ids) == 0 {
 		return 0, 0, nil, false, err
 	}
-	n, keys, dues, err = s.e.reapDocs(c, ix, nowMs, ids, sp)
+	w := &writer{e: s.e, c: c, meta: c.meta, b: s.e.store.NewBatch()}
+	defer w.close()
+	slices.SortFunc(ids, bytes.Compare)
+	// The lock keeps other writers out, and this batch deletes each
+	// document after reading it, so the store holds what the batch would.
+	pre := docPrefix(c.meta.id)
+	it, err := s.e.store.NewIter(pre, storage.PrefixEnd(pre))
 	if err != nil {
 		return 0, 0, nil, false, err
 	}
-	s.setResume(nowMs, ix, sp.last)
+	defer it.Close()
+	for _, idEnc := range ids {
+		key := docKey(c.meta.id, idEnc)
+		if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+			if err := it.Error(); err != nil {
+				return 0, 0, nil, false, err
+			}
+			continue
+		}
+		sd, err := newStoredDocFast(append([]byte(nil), it.Value()...))
+		if err != nil {
+			return 0, 0, nil, false, fmt.Errorf("docdb: stored document: %w", err)
+		}
+		due, ok := ix.dueTime(sd.doc)
+		if !ok || due > nowMs {
+			continue
+		}
+		if err := w.remove(sd); err != nil {
+			return 0, 0, nil, false, err
+		}
+		n++
+		dues = append(dues, due)
+	}
+	for _, ic := range w.d.idx {
+		keys -= int(ic.keys) // the _id index counts one key per document
+	}
+	if err := w.commit(); err != nil {
+		return 0, 0, nil, false, err
+	}
+	s.setResume(nowMs, ix, last)
 	return n, keys, dues, more, nil
 }
 

@@ -31,10 +31,6 @@ type writer struct {
 	wake    int64
 	hasWake bool
 	docs    int // documents written in the current batch
-	// covered lists key ranges the batch deletes whole with range
-	// deletions (the TTL reaper's); remove writes no point deletion for a
-	// key inside one.
-	covered keyRanges
 }
 
 // Batch limits: a writer commits once its batch holds this many documents
@@ -224,20 +220,16 @@ func (w *writer) remove(sd *storedDoc) error {
 	if err != nil {
 		return err
 	}
-	if dk := docKey(w.meta.id, sd.idEnc); !w.covered.covers(dk) {
-		if err := w.b.Delete(dk); err != nil {
-			return err
-		}
+	if err := w.b.Delete(docKey(w.meta.id, sd.idEnc)); err != nil {
+		return err
 	}
 	w.d.docs--
 	w.d.bytes -= int64(len(sd.raw))
 	w.d.addIndex(w.meta.indexes[0].id, -1, -int64(9+len(sd.idEnc)))
 	for i, ix := range w.meta.indexes {
 		for _, k := range keys[i] {
-			if ek := entryKey(ix.id, k.enc, sd.idEnc); !w.covered.covers(ek) {
-				if err := w.b.Delete(ek); err != nil {
-					return err
-				}
+			if err := w.b.Delete(entryKey(ix.id, k.enc, sd.idEnc)); err != nil {
+				return err
 			}
 			w.d.addIndex(ix.id, -1, -int64(9+len(k.enc)+len(sd.idEnc)))
 		}
