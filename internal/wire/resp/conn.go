@@ -225,9 +225,10 @@ func (c *client) process(buf []byte) ([]byte, bool) {
 		copy(buf, buf[pos:])
 		buf = buf[:rest]
 	}
-	if ran && c.s.opts.FrameTimeout > 0 {
-		// The tail's frame timeout starts now: the time its commands
-		// took (a BLPOP may wait for minutes) is not the client's.
+	if (ran || pos > 0) && c.s.opts.FrameTimeout > 0 {
+		// The tail is a new request: its frame timeout starts now, and
+		// the time the commands before it took (a BLPOP may wait for
+		// minutes) is not the client's.
 		c.reqSince = time.Now()
 	}
 	return buf, true
