@@ -61,10 +61,10 @@ type BackoffConfig struct {
 	// StartLevel is the least level of the first batch after a window with
 	// foreground requests and no deletions, so a storm starts at
 	// 2^-StartLevel of full speed and speeds up while the foreground stays
-	// calm. 0..MaxLevel; default 2 (a quarter).
+	// calm. 0..MaxLevel; default 1 (half speed).
 	StartLevel float64
 	// Recover is how far a calm window lowers the level (a slow one raises
-	// it by 1, halving the duty). Default 0.25.
+	// it by up to 1, halving the duty). Default 0.5.
 	Recover float64
 	// BatchTime bounds one batch while foreground requests are watched: a
 	// batch holds at most about BatchTime's worth of items at the pace of
@@ -85,8 +85,8 @@ func DefaultBackoff() BackoffConfig {
 		Factor:     2,
 		Floor:      50 * time.Microsecond,
 		MaxLevel:   6,
-		StartLevel: 2,
-		Recover:    0.25,
+		StartLevel: 1,
+		Recover:    0.5,
 		BatchTime:  time.Millisecond,
 	}
 }

@@ -88,7 +88,7 @@
 //     log2(p90 / (Factor × baseline)), at most 1 (the duty at most
 //     halves), up to Backoff.MaxLevel (6, a duty of 1/64), and the
 //     baseline moves 1% toward p90;
-//   - any other window is calm: the level falls by Backoff.Recover (0.25),
+//   - any other window is calm: the level falls by Backoff.Recover (0.5),
 //     down to 0.
 //
 // This is additive increase on a log scale and a decrease in proportion to
@@ -97,8 +97,9 @@
 // sweeper does not cause becomes the new baseline after a minute or two of
 // slow windows, instead of holding the sweeper at its floor forever. The
 // first batch after an idle window with foreground requests starts at
-// Backoff.StartLevel (2, a quarter of full speed), so a storm does not hit
-// the foreground at full speed for a whole window before the first verdict.
+// Backoff.StartLevel (1, half speed), so a storm does not hit the
+// foreground at full speed for a whole window before the first verdict;
+// calm windows bring it to full speed within a second.
 //
 // At level L each batch holds ttlDeleteBatchSize·2^-L items (at least one)
 // and a batch that took t leaves a pause of t·(2^L − 1) owed; the debt is
