@@ -96,9 +96,11 @@ const (
 	TTLVolatile   TTLState = 0  // the key expires at the returned time
 )
 
-// ExpireAt returns the absolute expiry (Unix ms) of key and its state.
+// ExpireAt returns the absolute expiry (Unix ms) of key and its state. As
+// in Redis, reading a TTL counts a keyspace hit or miss but is not an
+// access of the key (OBJECT IDLETIME does not restart).
 func (tx *Tx) ExpireAt(key []byte) (int64, TTLState, error) {
-	m, ok, err := tx.LookupRead(key)
+	m, ok, err := tx.lookupRead(key)
 	if err != nil {
 		return 0, 0, err
 	}
