@@ -3,6 +3,8 @@ package kv
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 
@@ -17,6 +19,18 @@ import (
 // elements. The walk stops at the highest picked rank, so its cost is the
 // collection's size at most; collections larger than rankWalkLimit are
 // sampled by random seeks instead (see seekSample).
+
+// MaxRandomPicks is the most picks with repetition (SRANDMEMBER,
+// HRANDFIELD and ZRANDMEMBER with a negative count) one call returns.
+// Redis accepts any count down to -LONG_MAX and streams the picks until
+// the client's output buffer limit closes it, or memory runs out; mayfly
+// builds a reply in memory, so it refuses larger counts with
+// ErrTooManyPicks instead.
+const MaxRandomPicks = 1 << 20
+
+// ErrTooManyPicks is returned for more than MaxRandomPicks picks with
+// repetition from an existing collection.
+var ErrTooManyPicks = errors.New("kv: too many random picks")
 
 // rankWalkLimit is the largest collection sampled by an ordered walk.
 const rankWalkLimit = 1 << 17
@@ -45,6 +59,9 @@ func (tx *Tx) collRandom(v uint64, ns []byte, size int64, n int64, unique bool) 
 func (tx *Tx) collRandomWith(r *rand.Rand, v uint64, ns []byte, size int64, n int64, unique bool) (keys, vals [][]byte, err error) {
 	if n <= 0 || size <= 0 {
 		return nil, nil, nil
+	}
+	if !unique && n > MaxRandomPicks {
+		return nil, nil, fmt.Errorf("%w: %d of at most %d", ErrTooManyPicks, n, MaxRandomPicks)
 	}
 	if unique {
 		n = min(n, size)

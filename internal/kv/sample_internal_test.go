@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -159,5 +160,26 @@ func TestPickRanks(t *testing.T) {
 				t.Fatalf("%+v: ranks %v", c, ranks)
 			}
 		}
+	}
+}
+
+// Ensure that picks with repetition stop at MaxRandomPicks, which is
+// still served.
+func TestCollRandomPickLimit(t *testing.T) {
+	tx, st := sampleSet(t, 10)
+	r := rand.New(rand.NewPCG(5, 6))
+	keys, _, err := tx.collRandomWith(r, st.version, nil, st.count, MaxRandomPicks, false)
+	if err != nil || len(keys) != MaxRandomPicks {
+		t.Fatalf("at the limit: %d picks, %v", len(keys), err)
+	}
+	if _, _, err := tx.collRandomWith(r, st.version, nil, st.count, MaxRandomPicks+1, false); !errors.Is(err, ErrTooManyPicks) {
+		t.Fatalf("over the limit: %v", err)
+	}
+	if _, ok, err := tx.SRandMember([]byte("s"), -(MaxRandomPicks + 1)); !ok || !errors.Is(err, ErrTooManyPicks) {
+		t.Fatalf("SRandMember over the limit: %v %v", ok, err)
+	}
+	// Distinct picks are bounded by the size instead.
+	if keys, _, err := tx.collRandomWith(r, st.version, nil, st.count, 1<<62, true); err != nil || len(keys) != 10 {
+		t.Fatalf("distinct, huge count: %d, %v", len(keys), err)
 	}
 }

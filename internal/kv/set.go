@@ -297,7 +297,8 @@ func (tx *Tx) SPop(key []byte, n int64) ([][]byte, bool, error) {
 
 // SRandMember returns random members without removing them: n > 0
 // distinct ones (at most the set's size), n < 0 |n| picks that may
-// repeat. ok is false when the key is missing.
+// repeat (ErrTooManyPicks beyond MaxRandomPicks). ok is false when the key
+// is missing.
 func (tx *Tx) SRandMember(key []byte, n int64) ([][]byte, bool, error) {
 	s, err := tx.setFor(key, true)
 	if err != nil || !s.found {

@@ -10,7 +10,8 @@ import (
 // ZRANDMEMBER with a count: n >= 0 asks for up to n distinct elements, in
 // random order, or for the whole sorted set (highest score first, as Redis
 // 7 replies) when n reaches its size; n < 0 asks for exactly -n picks that
-// may repeat. ok is false when the key is missing.
+// may repeat (ErrTooManyPicks beyond MaxRandomPicks). ok is false when
+// the key is missing.
 func (tx *Tx) ZRandMember(key []byte, n int64) ([]ZMember, bool, error) {
 	z, err := tx.zsetFor(key, true)
 	if err != nil || !z.found {

@@ -31,7 +31,7 @@ var cmdHRandField = def("hrandfield", -2, "readonly", 1, 1, 1, "read hash slow",
 		}
 		pairs, _, err := x.tx.HRandField(x.args[1], n)
 		if err != nil {
-			return err
+			return randCountErr(err)
 		}
 		if n == 0 {
 			pairs = nil

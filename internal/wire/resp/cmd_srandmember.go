@@ -1,5 +1,22 @@
 package resp
 
+import (
+	"errors"
+
+	"github.com/mayfly/mayfly/internal/kv"
+)
+
+// randCountErr answers a negative count asking for more picks than
+// kv.MaxRandomPicks (SRANDMEMBER, HRANDFIELD, ZRANDMEMBER) as Redis words
+// an out-of-range count. Redis accepts such counts and streams the picks
+// until the output buffer limit closes the client; mayfly refuses them.
+func randCountErr(err error) error {
+	if errors.Is(err, kv.ErrTooManyPicks) {
+		return replyErr("ERR value is out of range")
+	}
+	return err
+}
+
 var cmdSRandMember = def("srandmember", -2, "readonly", 1, 1, 1, "read set slow", "set", "1.0.0",
 	"Get one or multiple random members from a set",
 	"Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.",
@@ -23,7 +40,7 @@ var cmdSRandMember = def("srandmember", -2, "readonly", 1, 1, 1, "read set slow"
 			}
 			ms, _, err := x.tx.SRandMember(x.args[1], n)
 			if err != nil {
-				return err
+				return randCountErr(err)
 			}
 			writeBulks(x.w, ms)
 			return nil

@@ -31,7 +31,7 @@ var cmdZRandMember = def("zrandmember", -2, "readonly", 1, 1, 1, "read sortedset
 		}
 		els, _, err := x.tx.ZRandMember(x.args[1], n)
 		if err != nil {
-			return err
+			return randCountErr(err)
 		}
 		writeZMembers(x.w, els, withScores)
 		return nil
