@@ -256,20 +256,30 @@ func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, typ kv.Type, serve se
 		w.keys = append(w.keys, blockKey{srv: x.s, db: x.tx.DB(), key: string(k)})
 	}
 	w.register()
-	// The replies of the commands before this one go out now, as Redis
-	// sends them before the client blocks.
-	if !c.flush() {
-		w.unregister()
-		return blockResult{}, false, true, nil
-	}
 	goneCh, stopWatch := watchConn(c)
 	defer stopWatch()
 	c.ncmu.Unlock() // pub/sub pushes may go out while the client waits
 	defer c.ncmu.Lock()
+	earlier := true // the replies of the commands before this one are unsent
 	for {
 		var reason wakeReason
 		var got blockResult
-		yerr := x.tx.Yield(func() { reason, got = waitBlocked(x, w, deadline, goneCh) })
+		yerr := x.tx.Yield(func() {
+			if earlier {
+				// They go out now, as Redis sends them before the client
+				// blocks: committed, and without holding the store, so a
+				// client that does not read cannot stall the others.
+				earlier = false
+				c.ncmu.Lock()
+				ok := c.flush()
+				c.ncmu.Unlock()
+				if !ok {
+					reason = wakeGone
+					return
+				}
+			}
+			reason, got = waitBlocked(x, w, deadline, goneCh)
+		})
 		// The store is held again: no server can pick this waiter now.
 		if reason == wakeServed {
 			return got, true, false, yerr

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -247,4 +248,26 @@ func TestShutdownWithBlockedClient(t *testing.T) {
 	if err := e.srv.Shutdown(ctx); err != nil {
 		t.Fatalf("shutdown with a blocked client: %v", err)
 	}
+}
+
+// Ensure that a client that pipelines big replies before a BLPOP and never
+// reads them does not hold the store while its replies wait to be taken:
+// every other client is served at once.
+func TestBlockingClientNotReadingDoesNotStallOthers(t *testing.T) {
+	e := newEnv(t)
+	rc := e.client(2)
+	if err := rc.Set(t.Context(), "big", strings.Repeat("x", 1<<20), 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c := e.raw()
+	io.WriteString(c, strings.Repeat("GET big\r\n", 24)+"BLPOP nolist 0\r\n") // 24 MB never read
+	for i := range 20 {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		err := rc.Set(ctx, "k", i, 0).Err()
+		cancel()
+		if err != nil {
+			t.Fatalf("SET %d while a client does not read its replies: %v", i, err)
+		}
+	}
+	c.Close()
 }
