@@ -674,19 +674,23 @@ func (tx *Tx) CheckType(key []byte, t Type) (bool, error) {
 // the store released, then reopens tx in place on the same logical
 // database with a new clock reading. The caller keeps using the same *Tx.
 // If the commit fails, tx is still reopened and the error is returned.
-func (tx *Tx) Yield(wait func()) error {
+func (tx *Tx) Yield(wait func()) (err error) {
 	s := tx.s
 	db := tx.ldb
 	done := new(Tx)
 	*done = *tx // done takes the open batch, the lock and the pending events
-	err := done.Commit()
+	err = done.Commit()
+	// Deferred so that tx holds the lock again even if wait panics: the
+	// connection's recovery then rolls tx back as usual.
+	defer func() {
+		fresh := s.Begin()
+		*tx = *fresh // fresh is dropped: its buffers now belong to tx
+		if uerr := tx.Use(db); uerr != nil && err == nil {
+			err = uerr
+		}
+	}()
 	if wait != nil {
 		wait()
-	}
-	fresh := s.Begin()
-	*tx = *fresh // fresh is dropped: its buffers now belong to tx
-	if uerr := tx.Use(db); uerr != nil && err == nil {
-		err = uerr
 	}
 	return err
 }

@@ -481,3 +481,21 @@ func modelRem(l []string, count int, v string) ([]string, int) {
 	}
 	return out, removed
 }
+
+// Ensure that a wait that panics leaves the Tx holding the store again, so
+// that the connection's recovery can roll it back and other Txs go on.
+func TestYieldPanicReacquires(t *testing.T) {
+	s, _, _ := newStoreT(t)
+	tx := s.Begin()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the wait's panic was swallowed")
+			}
+			tx.Rollback() // would be a fatal unlock of an unlocked mutex without the lock
+		}()
+		tx.Yield(func() { panic("wait failed") })
+	}()
+	other := s.Begin()
+	other.Rollback()
+}
