@@ -96,6 +96,11 @@ var cmdCommand = func() *command {
 					return replyErr("ERR Invalid command specified")
 				}
 				idx := keyIndexes(c, len(x.args)-2)
+				if kn, ok := keynumCommands[c.name]; ok {
+					if idx, ok = keynumIndexes(kn.dest, kn.spec, x.args[2:]); !ok {
+						return replyErr("ERR Invalid arguments specified for command")
+					}
+				}
 				if len(idx) == 0 {
 					return replyErr("ERR The command has no key arguments")
 				}
@@ -147,6 +152,9 @@ func matchName(pattern, name string) bool {
 func writeCommandDocs(w *Writer, c *command) {
 	subs := sortedSubs(c)
 	n := 4
+	if _, ok := deprecatedCommands[c.name]; ok {
+		n += 3
+	}
 	if len(subs) > 0 {
 		n++
 	}
@@ -159,6 +167,15 @@ func writeCommandDocs(w *Writer, c *command) {
 	w.BulkString(c.group)
 	w.BulkString("complexity")
 	w.BulkString(c.complexity)
+	if d, ok := deprecatedCommands[c.name]; ok {
+		w.BulkString("doc_flags")
+		w.Set(1)
+		w.Simple("deprecated")
+		w.BulkString("deprecated_since")
+		w.BulkString(d.since)
+		w.BulkString("replaced_by")
+		w.BulkString(d.replacedBy)
+	}
 	if len(subs) > 0 {
 		w.BulkString("subcommands")
 		w.Map(len(subs))

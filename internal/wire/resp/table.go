@@ -178,9 +178,22 @@ func writeCommandInfo(w *Writer, c *command) {
 	for _, a := range c.acl {
 		w.Simple(a)
 	}
-	w.Set(0) // tips
-	if c.first > 0 {
-		writeKeySpec(w, c)
+	tips := commandTips[c.name]
+	w.Set(len(tips))
+	for _, t := range tips {
+		w.Simple(t)
+	}
+	if kn, ok := keynumCommands[c.name]; ok {
+		if kn.dest > 0 {
+			w.Array(2)
+			writeRangeSpec(w, c)
+		} else {
+			w.Array(1)
+		}
+		writeKeynumSpec(w, kn.spec)
+	} else if c.first > 0 {
+		w.Array(1)
+		writeRangeSpec(w, c)
 	} else {
 		w.Array(0)
 	}
@@ -191,9 +204,8 @@ func writeCommandInfo(w *Writer, c *command) {
 	}
 }
 
-// writeKeySpec describes the key arguments as one range key spec.
-func writeKeySpec(w *Writer, c *command) {
-	w.Array(1)
+// writeRangeSpec describes the key arguments as one range key spec.
+func writeRangeSpec(w *Writer, c *command) {
 	w.Map(3)
 	w.BulkString("flags")
 	w.Set(0)
