@@ -106,9 +106,10 @@
 // paid before the next batch once it reaches a millisecond (shorter timers
 // would fire late; a late timer's extra time is credited). While the last
 // judged window had foreground requests a batch also holds no more than
-// about Backoff.BatchTime (1ms) of work at the pace of the previous batch,
-// so the locks a batch holds (kv's store lock, a collection's write lock)
-// keep clients waiting briefly. After each batch the sweeper yields
+// about Backoff.BatchTime (1ms) of work at the pace of the previous batch
+// (but at least ttlDeleteBatchSize/8 items, since a batch's time includes
+// waiting for the locks it takes), so the locks a batch holds (kv's store
+// lock, a collection's write lock) keep clients waiting briefly. After each batch the sweeper yields
 // (runtime.Gosched) so a client woken by those locks runs first. The debt is
 // forgotten when a pass ends.
 //

@@ -1,7 +1,6 @@
 package expiry_test
 
 import (
-	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -186,11 +185,21 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 }
 
 // TestBackoffBatchTime: while foreground requests are watched a batch holds
-// about BatchTime's worth of items at the pace of the previous one; with no
-// foreground it holds ttlDeleteBatchSize.
+// about BatchTime's worth of items at the pace of the previous one, but no
+// fewer than ttlDeleteBatchSize/8 (a slow batch may have waited for a
+// lock); with no foreground it holds ttlDeleteBatchSize.
 func TestBackoffBatchTime(t *testing.T) {
-	for _, watched := range []bool{false, true} {
-		t.Run(fmt.Sprintf("watched=%v", watched), func(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		watched bool
+		perItem time.Duration
+		want    int
+	}{
+		{"no foreground", false, 10 * time.Microsecond, 1000},
+		{"watched", true, 10 * time.Microsecond, 200}, // 2ms at 10µs per item
+		{"watched slow source", true, time.Millisecond, 125},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := newHarness(t, func(c *expiry.Config) {
 					c.Params.DeleteTargetDocs = 0
@@ -200,29 +209,25 @@ func TestBackoffBatchTime(t *testing.T) {
 				})
 				t0 := h.clk.Now()
 				src := newFake("a", expiry.KindTTLIndex, h.clk)
-				src.perItem = 10 * time.Microsecond
-				src.addN(20_000, t0)
+				src.perItem = tc.perItem
+				src.addN(5_000, t0)
 				src.onReap = func(int) {
-					if watched {
+					if tc.watched {
 						for range 50 {
-							h.e.ObserveForeground(100 * time.Microsecond) // below Floor: never slow
+							h.e.ObserveForeground(10 * time.Microsecond) // below Floor: never slow
 						}
 					}
 				}
 				h.register(src)
 				h.start()
 				defer h.stop()
-				advance(time.Second)
+				advance(10 * time.Second)
 				if src.len() != 0 {
 					t.Fatalf("%d items left", src.len())
 				}
 				calls := src.reapCalls()
-				want := 1000
-				if watched {
-					want = 200 // 2ms at 10µs per item
-				}
-				if got := calls[len(calls)-1].Budget.MaxItems; got != want {
-					t.Errorf("last batch %d items, want %d", got, want)
+				if got := calls[len(calls)-1].Budget.MaxItems; got != tc.want {
+					t.Errorf("last batch %d items, want %d", got, tc.want)
 				}
 			})
 		})
