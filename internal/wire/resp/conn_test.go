@@ -266,6 +266,11 @@ func TestPubSub(t *testing.T) {
 		}
 		ps.Close()
 		pps.Close()
+		// The server drops the closed subscribers when it sees the
+		// connections go: wait for that before the next round publishes.
+		for pub.PubSubNumSub(ctx, "news").Val()["news"] != 0 || pub.PubSubNumPat(ctx).Val() != 0 {
+			runtime.Gosched()
+		}
 	}
 }
 
