@@ -66,10 +66,14 @@ type BackoffConfig struct {
 	// Recover is how far a calm window lowers the level (a slow one raises
 	// it by up to 1, halving the duty). Default 0.5.
 	Recover float64
-	// BatchTime bounds one batch while foreground requests are watched: a
-	// batch holds at most about BatchTime's worth of items at the pace of
-	// the previous batch, so the locks it takes are held briefly. Default
-	// 1ms.
+	// BatchTime, if positive, bounds one batch while foreground requests
+	// are watched: a batch holds at most about BatchTime's worth of items
+	// at the pace of the previous batch (but at least BatchSize/8), so the
+	// locks it takes are held briefly. Default 0: off, since every batch
+	// queues for those locks behind the clients (kv's store lock serves
+	// waiters in turn), and under a RESP steady load of 20,000-30,000
+	// writes/s batches bounded to 1ms left the sweeper's lag p99 at 68 s
+	// against 49 s for batches of ttlDeleteBatchSize.
 	BatchTime time.Duration
 	// Disabled turns the controller off: ObserveForeground is still cheap
 	// but its samples are ignored, and the sweeper always runs at full
@@ -87,7 +91,6 @@ func DefaultBackoff() BackoffConfig {
 		MaxLevel:   6,
 		StartLevel: 1,
 		Recover:    0.5,
-		BatchTime:  time.Millisecond,
 	}
 }
 
@@ -150,9 +153,6 @@ func (b *BackoffConfig) ensureDefaults() {
 	}
 	if b.Recover == 0 {
 		b.Recover = d.Recover
-	}
-	if b.BatchTime == 0 {
-		b.BatchTime = d.BatchTime
 	}
 }
 

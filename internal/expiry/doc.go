@@ -104,13 +104,13 @@
 // At level L each batch holds ttlDeleteBatchSize·2^-L items (at least one)
 // and a batch that took t leaves a pause of t·(2^L − 1) owed; the debt is
 // paid before the next batch once it reaches a millisecond (shorter timers
-// would fire late; a late timer's extra time is credited). While the last
-// judged window had foreground requests a batch also holds no more than
-// about Backoff.BatchTime (1ms) of work at the pace of the previous batch
-// (but at least ttlDeleteBatchSize/8 items, since a batch's time includes
-// waiting for the locks it takes), so the locks a batch holds (kv's store
-// lock, a collection's write lock) keep clients waiting briefly. After each batch the sweeper yields
-// (runtime.Gosched) so a client woken by those locks runs first. The debt is
+// would fire late; a late timer's extra time is credited). With
+// Backoff.BatchTime set (off by default), while the last judged window had
+// foreground requests a batch also holds no more than about BatchTime of
+// work at the pace of the previous batch (but at least
+// ttlDeleteBatchSize/8 items, since a batch's time includes waiting for the
+// locks it takes). After each batch the sweeper yields (runtime.Gosched) so
+// a client woken by the locks the batch released runs first. The debt is
 // forgotten when a pass ends.
 //
 // Lag. After each Reap returns, the engine reads the clock once and records

@@ -184,20 +184,23 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 	})
 }
 
-// TestBackoffBatchTime: while foreground requests are watched a batch holds
-// about BatchTime's worth of items at the pace of the previous one, but no
-// fewer than ttlDeleteBatchSize/8 (a slow batch may have waited for a
-// lock); with no foreground it holds ttlDeleteBatchSize.
+// TestBackoffBatchTime: with BatchTime set, while foreground requests are
+// watched a batch holds about BatchTime's worth of items at the pace of the
+// previous one, but no fewer than ttlDeleteBatchSize/8 (a slow batch may
+// have waited for a lock); with no foreground, or by default, it holds
+// ttlDeleteBatchSize.
 func TestBackoffBatchTime(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		watched bool
-		perItem time.Duration
-		want    int
+		name      string
+		batchTime time.Duration
+		watched   bool
+		perItem   time.Duration
+		want      int
 	}{
-		{"no foreground", false, 10 * time.Microsecond, 1000},
-		{"watched", true, 10 * time.Microsecond, 200}, // 2ms at 10µs per item
-		{"watched slow source", true, time.Millisecond, 125},
+		{"default", 0, true, 10 * time.Microsecond, 1000},
+		{"no foreground", 2 * time.Millisecond, false, 10 * time.Microsecond, 1000},
+		{"watched", 2 * time.Millisecond, true, 10 * time.Microsecond, 200}, // 2ms at 10µs per item
+		{"watched slow source", 2 * time.Millisecond, true, time.Millisecond, 125},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -205,7 +208,7 @@ func TestBackoffBatchTime(t *testing.T) {
 					c.Params.DeleteTargetDocs = 0
 					c.Params.DeleteTargetTimeMS = 0
 					c.Backoff.Window = 10 * time.Millisecond
-					c.Backoff.BatchTime = 2 * time.Millisecond
+					c.Backoff.BatchTime = tc.batchTime
 				})
 				t0 := h.clk.Now()
 				src := newFake("a", expiry.KindTTLIndex, h.clk)
