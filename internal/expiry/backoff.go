@@ -35,16 +35,27 @@ func fgUpper(i int) time.Duration {
 	return time.Duration(lo + uint64(1)<<(b-3))
 }
 
-// foreground is a cumulative latency histogram written lock-free by
-// ObserveForeground and read by the sweeper, which diffs it against its
-// previous reading to get one window.
+// foreground holds two cumulative latency histograms written lock-free by
+// ObserveForeground: requests that overlapped a batch of the sweeper
+// (busy) and the others (idle). The sweeper diffs them against its previous
+// reading to get one window. A request overlaps a batch when one was
+// running when it ended or the last one ended after it started.
 type foreground struct {
-	counts [fgBuckets]atomic.Uint64
+	counts   [2][fgBuckets]atomic.Uint64 // [0] idle, [1] busy
+	inBatch  atomic.Bool
+	batchEnd atomic.Int64 // Unix ns at which the last batch ended
 }
 
-func (f *foreground) observe(d time.Duration) {
-	f.counts[fgBucket(d)].Add(1)
+func (f *foreground) observe(now time.Time, d time.Duration) {
+	busy := 0
+	if f.inBatch.Load() || now.UnixNano()-int64(d) < f.batchEnd.Load() {
+		busy = 1
+	}
+	f.counts[busy][fgBucket(d)].Add(1)
 }
+
+// window is one window's counts, idle and busy.
+type window [2][fgBuckets]uint64
 
 // backoff is the sweeper's pacing controller (owned by the sweeper
 // goroutine); doc.go states the rule. The sweeper works a fraction
@@ -54,7 +65,7 @@ func (f *foreground) observe(d time.Duration) {
 // stretch short pauses.
 type backoff struct {
 	cfg      BackoffConfig
-	prev     [fgBuckets]uint64
+	prev     window
 	lastEval time.Time
 	baseline time.Duration // 0 until the first judged window
 	recent   time.Duration // p90 of the last judged window
@@ -72,14 +83,9 @@ type backoff struct {
 
 // Controller constants.
 const (
-	// baselineIdleAlpha: a window in which the sweeper deleted nothing
-	// shows the foreground's own latency; the baseline follows it quickly.
+	// baselineIdleAlpha: how far each window's p90 of the requests no
+	// batch overlapped moves the baseline.
 	baselineIdleAlpha = 0.5
-	// baselineSlowAlpha: a slow window with deletions moves the baseline
-	// up slowly, so a lasting change of workload that the sweeper does not
-	// cause becomes the new normal after a minute or two of slow windows
-	// instead of holding the sweeper at its floor forever.
-	baselineSlowAlpha = 0.01
 	// sparseWindows: a window open this many Windows without MinSamples
 	// requests is judged calm (there is next to nothing to protect) and
 	// does not touch the baseline.
@@ -97,22 +103,24 @@ func (b *backoff) evaluate(now time.Time, f *foreground) bool {
 	}
 	if b.lastEval.IsZero() {
 		b.lastEval = now
-		for i := range f.counts {
-			b.prev[i] = f.counts[i].Load()
-		}
+		b.prev = f.load()
 		return false
 	}
 	span := now.Sub(b.lastEval)
 	if span < b.cfg.Window {
 		return false
 	}
-	var cur [fgBuckets]uint64
-	var n uint64
-	for i := range f.counts {
-		cur[i] = f.counts[i].Load()
-		n += cur[i] - b.prev[i]
+	cur := f.load()
+	var w window
+	var n [2]uint64
+	for k := range cur {
+		for i := range cur[k] {
+			w[k][i] = cur[k][i] - b.prev[k][i]
+			n[k] += w[k][i]
+		}
 	}
-	if n < uint64(b.cfg.MinSamples) {
+	need := uint64(b.cfg.MinSamples)
+	if n[0]+n[1] < need {
 		if span < sparseWindows*b.cfg.Window {
 			return false
 		}
@@ -122,39 +130,68 @@ func (b *backoff) evaluate(now time.Time, f *foreground) bool {
 		b.endWindow(0)
 		return true
 	}
-	// The window's p90: the upper bound of the bucket holding rank
-	// ceil(0.9 n). Not the p99: on a busy machine a window's p99 is a
-	// handful of requests that other processes delayed, and moves by 10x
-	// from one window to the next whatever the sweeper does, while the
-	// sweeper's own effect (requests waiting for a core or a lock) lifts
-	// the body of the distribution.
-	rank := (n*9 + 9) / 10
-	var cum uint64
-	q := fgUpper(fgBuckets - 1)
-	for i := range cur {
-		cum += cur[i] - b.prev[i]
-		if cum >= rank {
-			q = fgUpper(i)
-			break
-		}
-	}
 	b.prev, b.lastEval = cur, now
-	b.recent = q
 	b.windows++
 	b.watched = true
-	excess := 0.0 // how many doublings the p90 is above the limit
+	idle, busy := p90(&w[0], n[0]), p90(&w[1], n[1])
 	switch {
+	case n[0] >= need:
+		// Requests the sweeper did not overlap show the foreground as it
+		// is now: the baseline follows them quickly, so a change of
+		// workload is not taken for the sweeper's doing.
+		if b.baseline == 0 {
+			b.baseline = idle
+		} else {
+			b.baseline += time.Duration(baselineIdleAlpha * float64(idle-b.baseline))
+		}
 	case b.baseline == 0:
-		b.baseline = q
-	case !b.busy:
-		b.baseline += time.Duration(baselineIdleAlpha * float64(q-b.baseline))
-	case q > b.cfg.Floor && float64(q) > b.cfg.Factor*float64(b.baseline):
-		excess = math.Log2(float64(q) / (b.cfg.Factor * float64(b.baseline)))
-		b.slow++
-		b.baseline += time.Duration(baselineSlowAlpha * float64(q-b.baseline))
+		// None yet: the first window sets the baseline, whatever it is.
+		b.baseline = max(idle, busy)
+	}
+	excess := 0.0 // how many doublings the busy p90 is above the limit
+	if n[1] >= need {
+		b.recent = busy
+		if busy > b.cfg.Floor && float64(busy) > b.cfg.Factor*float64(b.baseline) {
+			excess = math.Log2(float64(busy) / (b.cfg.Factor * float64(b.baseline)))
+			b.slow++
+		}
+	} else {
+		b.recent = idle
 	}
 	b.endWindow(excess)
 	return true
+}
+
+// load reads both histograms.
+func (f *foreground) load() window {
+	var w window
+	for k := range f.counts {
+		for i := range f.counts[k] {
+			w[k][i] = f.counts[k][i].Load()
+		}
+	}
+	return w
+}
+
+// p90 returns the p90 of a window's histogram holding n requests: the upper
+// bound of the bucket holding rank ceil(0.9 n); 0 for none. Not the p99: on
+// a busy machine a window's p99 is a handful of requests that other
+// processes delayed, and moves by 10x from one window to the next whatever
+// the sweeper does, while the sweeper's own effect (requests waiting for a
+// core or a lock) lifts the body of the distribution.
+func p90(h *[fgBuckets]uint64, n uint64) time.Duration {
+	if n == 0 {
+		return 0
+	}
+	rank := (n*9 + 9) / 10
+	var cum uint64
+	for i := range h {
+		cum += h[i]
+		if cum >= rank {
+			return fgUpper(i)
+		}
+	}
+	return fgUpper(fgBuckets - 1)
 }
 
 // endWindow moves the level after a judged window: up by the window's

@@ -62,44 +62,44 @@
 // sweeper takes tokens for it, waiting if needed, and shrinks the batch to
 // the bucket's capacity; tokens a batch did not use are returned.
 //
-// Back-off. Front ends call ObserveForeground(d) for every request; it adds
-// one to a lock-free cumulative histogram of latencies (buckets a quarter of
-// a doubling wide). The sweeper paces itself by it: it works a fraction
-// duty = 2^-level of the time. Before each pass and each batch it judges a
-// window, which is the span since the previous judged window once it is at
-// least Backoff.Window (500ms) long and holds at least Backoff.MinSamples
-// (20) requests; a shorter or sparser window stays open, and one open for
-// four Windows without MinSamples requests is judged calm (next to nothing
-// to protect) without touching the baseline. A window's p90 (the upper
-// bound of the bucket holding the 90th percentile) is compared with the
-// baseline, the foreground's p90 without the sweeper. The p90 and not the
-// p99: on a busy machine a window's p99 is a handful of requests other
+// Back-off. Front ends call ObserveForeground(d) for every request as it
+// ends; it adds one to one of two lock-free cumulative histograms of
+// latencies (buckets a quarter of a doubling wide): busy for a request that
+// overlapped a batch of the sweeper (one was running when it ended, or the
+// last one ended after it started), idle for the others. The sweeper paces
+// itself by them: it works a fraction duty = 2^-level of the time. Before
+// each pass and each batch it judges a window, which is the span since the
+// previous judged window once it is at least Backoff.Window (500ms) long
+// and holds at least Backoff.MinSamples (20) requests; a shorter or sparser
+// window stays open, and one open for four Windows without MinSamples
+// requests is judged calm (next to nothing to protect). The rule compares
+// p90s (the upper bound of the bucket holding the 90th percentile), not
+// p99s: on a busy machine a window's p99 is a handful of requests other
 // processes delayed and moves tenfold from one window to the next whatever
 // the sweeper does, while what the sweeper causes (requests waiting for a
 // core or a lock) lifts the body of the distribution (in a storm of
 // 100,000 documents on a busy 2-core machine, full speed took findOne's
 // p90 from 0.3ms to 5-40ms).
 //
-//   - the first judged window sets the baseline;
-//   - a window in which the sweeper deleted nothing (idle) moves the
-//     baseline halfway toward its p90;
-//   - a window with deletions is slow when p90 > Backoff.Factor (2) ×
-//     baseline and p90 > Backoff.Floor (50µs): the level rises by
-//     log2(p90 / (Factor × baseline)), at most 1 (the duty at most
-//     halves), up to Backoff.MaxLevel (6, a duty of 1/64), and the
-//     baseline moves 1% toward p90;
+//   - the baseline is the foreground's p90 without the sweeper: a window
+//     with MinSamples idle requests moves it halfway toward their p90, so
+//     a heavier workload (every request slower, overlapped or not) is not
+//     taken for the sweeper's doing; with none yet, the first judged
+//     window sets it;
+//   - a window with MinSamples busy requests is slow when their p90 >
+//     Backoff.Factor (2) × baseline and > Backoff.Floor (50µs): the level
+//     rises by log2(p90 / (Factor × baseline)), at most 1 (the duty at most
+//     halves), up to Backoff.MaxLevel (6, a duty of 1/64);
 //   - any other window is calm: the level falls by Backoff.Recover (0.5),
 //     down to 0.
 //
 // This is additive increase on a log scale and a decrease in proportion to
 // the excess: the sweeper runs flat out while the foreground is calm and
-// yields as much as it takes when it is not. A lasting change of workload that the
-// sweeper does not cause becomes the new baseline after a minute or two of
-// slow windows, instead of holding the sweeper at its floor forever. The
-// first batch after an idle window with foreground requests starts at
-// Backoff.StartLevel (1, half speed), so a storm does not hit the
-// foreground at full speed for a whole window before the first verdict;
-// calm windows bring it to full speed within a second.
+// yields as much as it takes when it is not. The first batch after a window
+// with foreground requests and no deletion starts at Backoff.StartLevel (1,
+// half speed), so a storm does not hit the foreground at full speed for a
+// whole window before the first verdict; calm windows bring it to full
+// speed within a second.
 //
 // At level L each batch holds ttlDeleteBatchSize·2^-L items (at least one)
 // and a batch that took t leaves a pause of t·(2^L − 1) owed; the debt is
@@ -161,7 +161,8 @@
 // targetTimeMS, sub-pass target, batching off), one now per pass, Unregister
 // during a pass, source errors and stalls, backlog, the rate limit, the
 // back-off under simulated foreground latency (slow start, speed-up, halving
-// to the floor with proportional pauses, recovery) and its batch time bound,
+// to the floor with proportional pauses, recovery), a heavier workload it
+// must not take for its own doing, and its batch time bound,
 // lag quantiles, parameters and configuration. goleak checks that no goroutine outlives the tests.
 // Benchmarks measure Wake, ObserveForeground and the engine's own cost of
 // sweeping 1,000,000 items.

@@ -207,11 +207,12 @@ func (e *Engine) signal() {
 	}
 }
 
-// ObserveForeground records the latency of one foreground request; the
-// back-off rule (doc.go) compares recent latencies with their baseline.
-// It is lock-free and costs one atomic add.
+// ObserveForeground records the latency of one foreground request, which
+// ends now; the back-off rule (doc.go) compares the latencies of requests
+// that overlapped the sweeper's batches with those of the others. It is
+// lock-free: a clock read, two atomic loads and one atomic add.
 func (e *Engine) ObserveForeground(d time.Duration) {
-	e.fg.observe(d)
+	e.fg.observe(e.now(), d)
 }
 
 // Params returns the current runtime parameters.

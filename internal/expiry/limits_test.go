@@ -305,3 +305,70 @@ func TestRateLimitSlowerThanTimeTarget(t *testing.T) {
 		}
 	})
 }
+
+// TestBackoffFollowsWorkload: when every foreground request slows down,
+// those the sweeper's batches overlapped and the others alike (a heavier
+// workload, not the sweeper), the baseline follows the requests no batch
+// overlapped and the sweeper keeps its full speed with items falling due
+// steadily.
+func TestBackoffFollowsWorkload(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(c *expiry.Config) {
+			c.Backoff.Window = 100 * time.Millisecond
+			c.Backoff.MinSamples = 10
+			c.Backoff.Floor = time.Millisecond
+		})
+		t0 := h.clk.Now()
+		src := newFake("redis_keys:db0", expiry.KindRedisKeys, h.clk)
+		src.perBatch = time.Millisecond
+		for i := range 400 { // 100 items every 10ms for 4s from t0+1s
+			src.addN(100, t0.Add(time.Second+time.Duration(i)*10*time.Millisecond))
+		}
+		lat := func() time.Duration {
+			if h.clk.Now().Sub(t0) < 2*time.Second {
+				return time.Millisecond
+			}
+			return 5 * time.Millisecond
+		}
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			tick := time.NewTicker(5 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					for range 10 {
+						h.e.ObserveForeground(lat())
+					}
+				}
+			}
+		}()
+		src.onReap = func(int) {
+			for range 10 {
+				h.e.ObserveForeground(lat())
+			}
+		}
+		h.register(src)
+		h.start()
+		defer h.stop()
+		advance(6 * time.Second)
+		if src.len() != 0 {
+			t.Fatalf("%d items left", src.len())
+		}
+		for _, c := range src.reapCalls() {
+			if at := c.At.Sub(t0); at > 3*time.Second && c.Budget.MaxItems != 1000 {
+				t.Fatalf("batch of %d at %v: the sweeper slowed down for a workload it did not cause", c.Budget.MaxItems, at)
+			}
+		}
+		st := h.e.Stats()
+		if b := st.Backoff.Baseline; b < 4*time.Millisecond {
+			t.Errorf("baseline %v, want it to follow the foreground to 5ms", b)
+		}
+		if p99 := st.Lag.P99(); p99 > 50*time.Millisecond {
+			t.Errorf("lag p99 %v with items falling due steadily", p99)
+		}
+	})
+}

@@ -251,8 +251,11 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 			}
 			batchDeadline = time.Time{}
 		}
+		e.fg.inBatch.Store(true)
 		r, err := st.src.Reap(ctx, passNow, Budget{MaxItems: want, Deadline: batchDeadline, BatchSize: want})
 		t1 := e.now()
+		e.fg.batchEnd.Store(t1.UnixNano())
+		e.fg.inBatch.Store(false)
 		e.sw.backoff.reaped(r.Items, t1.Sub(t0))
 		// Let a foreground goroutine that became runnable during the batch
 		// (one woken by a lock the batch released, say) run before the next.
