@@ -10,6 +10,10 @@ import (
 // (mongod's maxWriteBatchSize).
 const maxWriteBatch = 100000
 
+// prepareAhead is how many documents of an insert are prepared before the
+// collection's write lock is taken.
+const prepareAhead = 128
+
 // checkBatchSize enforces mongod's bounds on the statements of a write.
 func checkBatchSize(n int) error {
 	if n < 1 || n > maxWriteBatch {
@@ -28,13 +32,16 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 		return res, err
 	}
 	// Preparing a document (validating it, decoding it, placing its _id)
-	// needs nothing of the collection, so it happens before the
-	// collection's write lock is taken, which concurrent inserters wait
-	// for. Each document's error is reported in turn below, as if it had
+	// needs nothing of the collection, so the first prepareAhead are
+	// prepared before the collection's write lock is taken, which
+	// concurrent inserters wait for; the rest of a large batch is prepared
+	// as it is written, so that its decoded documents are not all held at
+	// once. Each document's error is reported in turn below, as if it had
 	// been prepared there.
-	prepared := make([]*storedDoc, len(req.Documents))
-	prepErrs := make([]error, len(req.Documents))
-	for i, raw := range req.Documents {
+	ahead := min(len(req.Documents), prepareAhead)
+	prepared := make([]*storedDoc, ahead)
+	prepErrs := make([]error, ahead)
+	for i, raw := range req.Documents[:ahead] {
 		prepared[i], prepErrs[i] = e.prepareInsert(raw)
 	}
 	c, _, err := e.lockOrCreateColl(db, coll)
@@ -57,7 +64,14 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 			res.N += pending
 			return res, err
 		}
-		sd, err := prepared[i], prepErrs[i]
+		var sd *storedDoc
+		var err error
+		if i < ahead {
+			sd, err = prepared[i], prepErrs[i]
+			prepared[i] = nil
+		} else {
+			sd, err = e.prepareInsert(req.Documents[i])
+		}
 		if err == nil {
 			err = val.check(sd, nil)
 		}

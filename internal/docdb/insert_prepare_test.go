@@ -52,6 +52,29 @@ func TestInsertPreparedErrorsInOrder(t *testing.T) {
 			}
 		})
 	}
+	t.Run("past the documents prepared ahead", func(t *testing.T) {
+		te := newTestEngine(t)
+		var big []bson.Raw
+		for i := range prepareAhead + 10 {
+			big = append(big, raw(t, bson.D{{Key: "_id", Value: int32(i)}}))
+		}
+		big[prepareAhead-1] = docs[2]                                       // invalid, prepared ahead
+		big[prepareAhead+3] = raw(t, bson.D{{Key: "_id", Value: int32(0)}}) // duplicate, prepared under the lock
+		big[prepareAhead+5] = docs[4]                                       // invalid, prepared under the lock
+		res, err := te.Insert(t.Context(), "db", "c", InsertRequest{Documents: big})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []int{prepareAhead - 1, prepareAhead + 3, prepareAhead + 5}
+		if res.N != int64(len(big)-len(want)) || len(res.WriteErrors) != len(want) {
+			t.Fatalf("got N %d and %d write errors", res.N, len(res.WriteErrors))
+		}
+		for i, we := range res.WriteErrors {
+			if we.Index != want[i] {
+				t.Fatalf("write error %d at index %d, want %d", i, we.Index, want[i])
+			}
+		}
+	})
 	t.Run("all fail", func(t *testing.T) {
 		te := newTestEngine(t)
 		res, err := te.Insert(t.Context(), "db", "c", InsertRequest{Documents: docs[2:3], Ordered: true})
