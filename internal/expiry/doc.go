@@ -109,8 +109,9 @@
 // foreground requests a batch also holds no more than about BatchTime of
 // work at the pace of the previous batch (but at least
 // ttlDeleteBatchSize/8 items, since a batch's time includes waiting for the
-// locks it takes). After each batch the sweeper yields (runtime.Gosched) so
-// a client woken by the locks the batch released runs first. The debt is
+// locks it takes). The sweeper does not yield between batches
+// (runtime.Gosched): kv's store lock then went to the queued clients first
+// and a RESP steady load's lag p50 went from 0.8 s to 4.6 s. The debt is
 // forgotten when a pass ends.
 //
 // Lag. After each Reap returns, the engine reads the clock once and records

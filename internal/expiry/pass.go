@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"math"
-	"runtime"
 	"time"
 )
 
@@ -257,9 +256,6 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 		e.fg.batchEnd.Store(t1.UnixNano())
 		e.fg.inBatch.Store(false)
 		e.sw.backoff.reaped(r.Items, t1.Sub(t0))
-		// Let a foreground goroutine that became runnable during the batch
-		// (one woken by a lock the batch released, say) run before the next.
-		runtime.Gosched()
 		e.sw.limiter.refund(want - r.Items)
 		deleted += int64(r.Items)
 		e.account(ctx, st, r, t0, t1, batchStart, err)
