@@ -36,10 +36,13 @@ func fgUpper(i int) time.Duration {
 }
 
 // foreground holds two cumulative latency histograms written lock-free by
-// ObserveForeground: requests that overlapped a batch of the sweeper
-// (busy) and the others (idle). The sweeper diffs them against its previous
-// reading to get one window. A request overlaps a batch when one was
-// running when it ended or the last one ended after it started.
+// ObserveForeground: requests that ended during a batch of the sweeper or
+// within busyTail after one (busy), and the others (idle). The sweeper
+// diffs them against its previous reading to get one window. The tag
+// depends on when a request ended, not on whether it overlapped a batch:
+// a long request (an INFO walking an index) overlaps some batch almost
+// always, and would make the busy requests look slow for what they are,
+// not for what the sweeper did.
 type foreground struct {
 	counts   [2][fgBuckets]atomic.Uint64 // [0] idle, [1] busy
 	inBatch  atomic.Bool
@@ -48,11 +51,15 @@ type foreground struct {
 
 func (f *foreground) observe(now time.Time, d time.Duration) {
 	busy := 0
-	if f.inBatch.Load() || now.UnixNano()-int64(d) < f.batchEnd.Load() {
+	if f.inBatch.Load() || now.UnixNano()-f.batchEnd.Load() < int64(busyTail) {
 		busy = 1
 	}
 	f.counts[busy][fgBucket(d)].Add(1)
 }
+
+// busyTail: a request that ends this soon after a batch may have waited
+// for it (for a lock it held, or for a core).
+const busyTail = time.Millisecond
 
 // window is one window's counts, idle and busy.
 type window [2][fgBuckets]uint64

@@ -209,7 +209,8 @@ func (e *Engine) signal() {
 
 // ObserveForeground records the latency of one foreground request, which
 // ends now; the back-off rule (doc.go) compares the latencies of requests
-// that overlapped the sweeper's batches with those of the others. It is
+// that ended during or just after the sweeper's batches with those of the
+// others. It is
 // lock-free: a clock read, two atomic loads and one atomic add.
 func (e *Engine) ObserveForeground(d time.Duration) {
 	e.fg.observe(e.now(), d)
