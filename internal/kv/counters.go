@@ -49,20 +49,43 @@ func (tx *Tx) counters(pdb byte) counters {
 
 // due counts the keys of the current database that have logically expired
 // but are still stored, and sums their expiry times.
+//
+// The walk starts at Store.dueFrom, below which there is no entry, and
+// moves it up to the first entry found (or to now when there is none)
+// when the Tx has written nothing yet, so that what it saw is the
+// committed index.
 func (tx *Tx) due() (n int64, sum i128, err error) {
+	from := tx.s.dueFrom[tx.pdb]
 	lo := expiryPrefix(tx.pdb)
+	if from > 0 {
+		lo = expiryKey(nil, tx.pdb, from, nil)
+	}
 	hi := expiryKey(nil, tx.pdb, tx.now, nil) // entries with expireAt < now
 	it, err := tx.reader().NewIter(lo, hi)
 	if err != nil {
 		return 0, sum, err
 	}
+	first := int64(-1)
 	for ok := it.First(); ok; ok = it.Next() {
 		if at, _, ok := decodeExpiryKey(it.Key()); ok {
+			if first < 0 {
+				first = at
+			}
 			n++
 			sum.add(at)
 		}
 	}
-	return n, sum, it.Close()
+	if err := it.Close(); err != nil {
+		return 0, sum, err
+	}
+	if tx.b == nil || tx.b.Empty() {
+		if first >= 0 {
+			tx.s.dueFrom[tx.pdb] = first
+		} else if tx.now > from {
+			tx.s.dueFrom[tx.pdb] = tx.now
+		}
+	}
+	return n, sum, nil
 }
 
 // DBSize returns the number of live keys of the current database: the exact

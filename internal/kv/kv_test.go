@@ -348,3 +348,47 @@ func TestReapResumesWithinAPass(t *testing.T) {
 		t.Fatalf("next pass %+v %v, want the early key", r, err)
 	}
 }
+
+// Ensure DBSIZE stays exact while the due count starts past the entries
+// it has already seen: a key stored later with an earlier expiry (SET
+// PXAT in the past) is still found due.
+func TestDBSizeDueWatermark(t *testing.T) {
+	s, _, c, _, _ := newStore(t)
+	now := c.Now().UnixMilli()
+	size := func() int64 {
+		t.Helper()
+		tx := s.Begin()
+		defer tx.Rollback()
+		n, err := tx.DBSize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	do(t, s, func(tx *kv.Tx) error {
+		for i, at := range []int64{now + 10, now + 20, now + 30} {
+			if _, err := tx.Set([]byte{'k', byte('0' + i)}, []byte("v"), kv.SetOptions{ExpireAt: at}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if n := size(); n != 3 {
+		t.Fatalf("DBSIZE = %d, want 3", n)
+	}
+	c.Advance(25 * time.Millisecond)
+	if n := size(); n != 1 {
+		t.Fatalf("DBSIZE after two expired = %d, want 1", n)
+	}
+	do(t, s, func(tx *kv.Tx) error {
+		_, err := tx.Set([]byte("early"), []byte("v"), kv.SetOptions{ExpireAt: now + 5})
+		return err
+	})
+	if n := size(); n != 1 {
+		t.Fatalf("DBSIZE after storing an already expired key = %d, want 1", n)
+	}
+	c.Advance(10 * time.Millisecond)
+	if n := size(); n != 0 {
+		t.Fatalf("DBSIZE once all expired = %d, want 0", n)
+	}
+}

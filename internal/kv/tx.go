@@ -323,6 +323,9 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 		if err := b.Set(tx.ebuf, nil); err != nil {
 			return err
 		}
+		if from := &tx.s.dueFrom[pdb]; m.ExpireAt < *from {
+			*from = max(m.ExpireAt, 0) // lowering is safe even if tx rolls back
+		}
 		d.expires++
 		d.expSum.add(m.ExpireAt)
 		if tx.wake == 0 || m.ExpireAt < tx.wake {
