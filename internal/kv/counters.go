@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"math/big"
 	"math/bits"
 )
@@ -51,25 +52,27 @@ func (tx *Tx) counters(pdb byte) counters {
 // but are still stored, and sums their expiry times.
 //
 // The walk starts at Store.dueFrom, below which there is no entry, and
-// moves it up to the first entry found (or to now when there is none)
+// moves it up to the first entry found (or to its end when there is none)
 // when the Tx has written nothing yet, so that what it saw is the
 // committed index.
 func (tx *Tx) due() (n int64, sum i128, err error) {
-	from := tx.s.dueFrom[tx.pdb]
-	lo := expiryPrefix(tx.pdb)
-	if from > 0 {
-		lo = expiryKey(nil, tx.pdb, from, nil)
+	lo := tx.s.dueFrom[tx.pdb]
+	if lo == nil {
+		lo = expiryPrefix(tx.pdb)
 	}
 	hi := expiryKey(nil, tx.pdb, tx.now, nil) // entries with expireAt < now
+	if bytes.Compare(lo, hi) >= 0 {
+		return 0, sum, nil
+	}
 	it, err := tx.reader().NewIter(lo, hi)
 	if err != nil {
 		return 0, sum, err
 	}
-	first := int64(-1)
+	var first []byte
 	for ok := it.First(); ok; ok = it.Next() {
 		if at, _, ok := decodeExpiryKey(it.Key()); ok {
-			if first < 0 {
-				first = at
+			if first == nil {
+				first = bytes.Clone(it.Key())
 			}
 			n++
 			sum.add(at)
@@ -79,11 +82,10 @@ func (tx *Tx) due() (n int64, sum i128, err error) {
 		return 0, sum, err
 	}
 	if tx.b == nil || tx.b.Empty() {
-		if first >= 0 {
-			tx.s.dueFrom[tx.pdb] = first
-		} else if tx.now > from {
-			tx.s.dueFrom[tx.pdb] = tx.now
+		if first == nil {
+			first = hi
 		}
+		tx.s.dueFrom[tx.pdb] = first
 	}
 	return n, sum, nil
 }

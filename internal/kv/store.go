@@ -90,12 +90,13 @@ type Store struct {
 	closed   bool
 	scans    scanCursors
 	cache    *metaCache // used under mu
-	// dueFrom is, per physical db, a time (Unix ms) below which the key
-	// expiry index holds no entry, so that counting the due entries
-	// (Tx.due, behind DBSIZE and INFO keyspace) starts there instead of
-	// stepping over the tombstones of every key the sweeper has reaped.
-	// Zero means unknown. Used under mu.
-	dueFrom [NumDBs]int64
+	// dueFrom is, per physical db, a key of the expiry index below which
+	// the index holds no entry, so that counting the due entries (Tx.due,
+	// behind DBSIZE and INFO keyspace) starts there instead of stepping
+	// over the tombstones of every key the sweeper has reaped (a storm's
+	// keys share one time, so the bound must be a whole key). Nil means
+	// unknown. Used under mu.
+	dueFrom [NumDBs][]byte
 
 	dbmapAtomic  atomic.Pointer[[NumDBs]byte] // for readers without the lock
 	notifyMask   atomic.Uint32

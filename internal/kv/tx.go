@@ -323,8 +323,8 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 		if err := b.Set(tx.ebuf, nil); err != nil {
 			return err
 		}
-		if from := &tx.s.dueFrom[pdb]; m.ExpireAt < *from {
-			*from = max(m.ExpireAt, 0) // lowering is safe even if tx rolls back
+		if from := &tx.s.dueFrom[pdb]; *from != nil && bytes.Compare(tx.ebuf, *from) < 0 {
+			*from = bytes.Clone(tx.ebuf) // lowering is safe even if tx rolls back
 		}
 		d.expires++
 		d.expSum.add(m.ExpireAt)
