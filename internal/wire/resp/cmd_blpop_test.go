@@ -48,7 +48,9 @@ func goBLPop(t *testing.T, c *redis.Client, timeout time.Duration, keys ...strin
 	return ch
 }
 
-func recv(t *testing.T, ch <-chan popResult) popResult {
+// recv returns what a blocked command sent on ch, failing the test if it
+// does not return within 5 s.
+func recv[T any](t *testing.T, ch <-chan T) T {
 	t.Helper()
 	select {
 	case r := <-ch:
@@ -56,7 +58,8 @@ func recv(t *testing.T, ch <-chan popResult) popResult {
 	case <-time.After(5 * time.Second):
 		t.Fatal("blocked command did not return")
 	}
-	return popResult{}
+	var zero T
+	return zero
 }
 
 func TestBlockingPopServedByPush(t *testing.T) {

@@ -27,21 +27,10 @@ func goDo(t *testing.T, c *redis.Client, args ...any) <-chan doResult {
 	return ch
 }
 
-func recvDo(t *testing.T, ch <-chan doResult) doResult {
-	t.Helper()
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(5 * time.Second):
-		t.Fatal("blocked command did not return")
-	}
-	return doResult{}
-}
-
 // expectServed checks that a blocked command returned want.
 func expectServed(t *testing.T, ch <-chan doResult, want any) {
 	t.Helper()
-	if r := recvDo(t, ch); r.err != nil || !reflect.DeepEqual(r.v, want) {
+	if r := recv(t, ch); r.err != nil || !reflect.DeepEqual(r.v, want) {
 		t.Fatalf("blocked command got %#v %v, want %#v", r.v, r.err, want)
 	}
 }
@@ -161,7 +150,7 @@ func TestBlockingZPopTimeout(t *testing.T) {
 	blockedClients(t, c, "blmpop", 1)
 	e.clock.Advance(6 * time.Second)
 	for _, ch := range []<-chan doResult{zpop, lpop} {
-		if r := recvDo(t, ch); !errors.Is(r.err, redis.Nil) {
+		if r := recv(t, ch); !errors.Is(r.err, redis.Nil) {
 			t.Fatalf("after the server clock passed the timeout: %#v %v", r.v, r.err)
 		}
 	}
