@@ -73,7 +73,9 @@ func collectPredicates(n node, out *[]Predicate) {
 // Intervals returns the index key ranges that can hold documents satisfying
 // the predicate, following MongoDB's index bounds: type-bracketed ranges
 // ($gt: 5 is (5, Infinity]), equality with an array also covering its first
-// element (an index on an array field holds its elements), null covering
+// element (an index on an array field holds its elements), a range against
+// an array covering every key (the index holds the elements, not the array
+// the range compares), null covering
 // missing fields (indexed as null), regexes covering all strings (or only
 // those with a literal prefix for an anchored, case-sensitive pattern) and
 // the identical regex value. The intervals are neither sorted nor merged.
@@ -156,6 +158,12 @@ func bracket(v any) (low any, high any, highInclusive bool) {
 }
 
 func rangeIntervals(op string, v any) []Interval {
+	if _, ok := AsArray(v); ok {
+		// A range against an array matches a whole array field by array
+		// order, but the index holds that field's elements, which can lie
+		// anywhere: MongoDB scans all keys and re-checks (INEXACT_FETCH).
+		return []Interval{{Low: bson.MinKey{}, High: bson.MaxKey{}, LowInclusive: true, HighInclusive: true}}
+	}
 	switch v.(type) {
 	case bson.MinKey:
 		if op == "$gt" || op == "$gte" {

@@ -3,6 +3,8 @@ package query
 import (
 	"fmt"
 	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 func TestPredicates(t *testing.T) {
@@ -41,7 +43,7 @@ func TestIntervalsAreNecessary(t *testing.T) {
 	filters := []string{`{"v": 1}`, `{"v": {"$gt": 1}}`, `{"v": {"$gte": 2.5}}`, `{"v": {"$lt": "b"}}`, `{"v": {"$lte": null}}`,
 		`{"v": {"$gt": {"$minKey": 1}}}`, `{"v": {"$lt": {"$maxKey": 1}}}`, `{"v": {"$in": [1, "a", null]}}`, `{"v": {"$regex": "^x"}}`,
 		`{"v": {"$regex": "b"}}`, `{"v": [1, 2]}`, `{"v": []}`, `{"v": {"$gt": {"$date": "2019-01-01T00:00:00Z"}}}`, `{"v": {"$gte": {}}}`,
-		`{"v": {"$lt": [5]}}`, `{"v": {"$gt": false}}`}
+		`{"v": {"$lt": [5]}}`, `{"v": {"$gt": false}}`, `{"v": {"$gte": [1]}}`, `{"v": {"$lte": []}}`, `{"v": {"$gt": [0, 5]}}`}
 	for _, fs := range filters {
 		f, err := ParseFilter(doc(t, fs))
 		if err != nil {
@@ -57,10 +59,15 @@ func TestIntervalsAreNecessary(t *testing.T) {
 			if !f.Match(d) {
 				continue
 			}
-			// The index holds the value itself and, for arrays, each element.
+			// The index holds the value itself or, for an array, each
+			// element (undefined for an empty array), as MongoDB's
+			// multikey indexes do.
 			keys := []any{d[0].Value}
 			if a, ok := AsArray(d[0].Value); ok {
-				keys = append(keys, a...)
+				keys = append([]any{}, a...)
+				if len(a) == 0 {
+					keys = []any{bson.Undefined{}}
+				}
 			}
 			found := false
 			for _, k := range keys {
