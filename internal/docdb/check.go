@@ -14,7 +14,8 @@ import (
 // check verifies, on one snapshot, for every collection: each document has
 // exactly the index entries its keys call for, each index entry belongs to
 // a document that produces it, and the stored counters equal what is
-// stored.
+// stored; and every hidden index of a TTL policy holds exactly the entries
+// its collection's documents call for.
 func (e *Engine) check(ctx context.Context) error {
 	e.mu.RLock()
 	var metas []*collMeta
@@ -34,6 +35,9 @@ func (e *Engine) check(ctx context.Context) error {
 	}
 	if err := checkOwners(ctx, snap, building); err != nil {
 		return fmt.Errorf("docdb: check: %w", err)
+	}
+	if err := e.checkPolicyIndexes(); err != nil {
+		return fmt.Errorf("docdb: check policies: %w", err)
 	}
 	return nil
 }

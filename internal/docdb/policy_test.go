@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/expiry"
+	"github.com/mayfly/mayfly/internal/storage"
 )
 
 // Ensure that offsets parse as Go durations plus days and weeks, refuse
@@ -311,12 +312,41 @@ func (te *testEngine) policyEntries(db, coll string) int {
 	return n
 }
 
-// mustCheckPolicies runs the hidden index consistency check.
+// mustCheckPolicies runs the engine's consistency check, which covers
+// the hidden indexes of TTL policies.
 func (te *testEngine) mustCheckPolicies() {
 	te.t.Helper()
-	if err := te.checkPolicyIndexes(); err != nil {
+	if err := te.Check(te.t.Context()); err != nil {
 		te.t.Fatal(err)
 	}
+}
+
+// Ensure that Check (what `mayfly check` runs) finds a hidden index entry
+// that no document calls for.
+func TestCheckFindsStrayPolicyEntry(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		te := newTestEngine(t, func(o *Options) { o.Expiry = newFakeRegistry() })
+		now := te.clock.Now()
+		te.mustInsert("a", "sessions", d("_id", 1, "expireAt", date(now.Add(time.Hour))))
+		te.waitOp(te.enable("sessions", "expireAt", time.Minute).ID)
+		te.mustCheckPolicies()
+		ix := te.pol.indexOf(te.lookupColl("a", "sessions").meta.id)
+		stray := policyEntryKey(ix.ixID, now.UnixMilli(), []byte("stray"))
+		write := func(f func(b *storage.Batch) error) {
+			b := te.store.NewBatch()
+			if err := f(b); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(func(b *storage.Batch) error { return b.Set(stray, nil) })
+		if err := te.Check(t.Context()); err == nil || !strings.Contains(err.Error(), "stray entry") {
+			t.Fatalf("Check = %v, want a stray entry error", err)
+		}
+		write(func(b *storage.Batch) error { return b.Delete(stray) }) // the harness checks again at the end
+	})
 }
 
 // Ensure that enabling a policy builds a hidden index in every collection
