@@ -20,13 +20,16 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
-// conn is one client connection. Requests are read by a reader goroutine
-// and processed one at a time, in order, by serve; the connection's
-// context is cancelled when the client disconnects, which aborts the
-// request being processed.
+// conn is one client connection. Its goroutine reads a message, processes
+// it and sends the reply, one at a time, in order. The connection's context
+// is cancelled when the client disconnects, which aborts the request being
+// processed: a request still running after watchDelay hands the reading of
+// the next message to a watcher goroutine, whose read error on a
+// disconnect cancels the context.
 type conn struct {
 	s      *Server
 	nc     net.Conn
+	r      *bufio.Reader
 	id     int64
 	remote string
 	log    *slog.Logger
@@ -34,11 +37,17 @@ type conn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	// stopping is set by Shutdown: the reader stops at the next message
+	// stopping is set by Shutdown: reading stops at the next message
 	// boundary without cancelling the request being processed.
 	stopping atomic.Bool
-	done     chan struct{}
-	readerWG sync.WaitGroup
+
+	// The disconnect watch of the request being processed (watch.go).
+	watchMu  sync.Mutex
+	watch    *time.Timer
+	busy     bool // a request is being processed
+	watching bool // a watcher goroutine is reading the next message
+	closed   bool // serve has returned: no watcher may start
+	watched  chan readResult
 
 	out         []byte // reply buffer, reused
 	writeFailed bool   // a reply could not be sent: close
@@ -55,20 +64,20 @@ func newConn(s *Server, nc net.Conn, id int64) *conn {
 	ctx, cancel := context.WithCancel(s.base)
 	remote := nc.RemoteAddr().String()
 	return &conn{
-		s:      s,
-		nc:     nc,
-		id:     id,
-		remote: remote,
-		log:    s.log.With("ctx", connName(id), "remote", remote),
-		ctx:    ctx,
-		cancel: cancel,
-		done:   make(chan struct{}),
+		s:       s,
+		nc:      nc,
+		id:      id,
+		remote:  remote,
+		log:     s.log.With("ctx", connName(id), "remote", remote),
+		ctx:     ctx,
+		cancel:  cancel,
+		watched: make(chan readResult, 1),
 	}
 }
 
 func connName(id int64) string { return "conn" + strconv.FormatInt(id, 10) }
 
-// stopReading makes the reader stop at the next message boundary, so that
+// stopReading makes reading stop at the next message boundary, so that
 // serve returns once the request being processed has been answered.
 func (c *conn) stopReading() {
 	c.stopping.Store(true)
@@ -79,78 +88,79 @@ func (c *conn) stopReading() {
 // requires closing it, or the server shuts down.
 func (c *conn) serve() {
 	c.log.Info("Connection accepted", "connectionId", c.id, "connectionCount", c.s.connectionCount())
-	frames := make(chan []byte)
-	c.readerWG.Go(func() { c.readLoop(frames) })
+	c.r = bufio.NewReaderSize(c.nc, 32*1024)
 	defer func() {
-		close(c.done)
+		c.endWatch()
 		c.nc.Close()
 		c.cancel()
-		c.readerWG.Wait()
 		c.log.Info("Connection ended", "connectionId", c.id)
 	}()
-	for frame := range frames {
-		if !c.process(frame) || c.writeFailed {
+	frame, ok := c.readMessage()
+	for ok {
+		c.startWatch()
+		keep := c.process(frame) && !c.writeFailed
+		watched := c.stopWatch()
+		if !keep {
 			return
 		}
 		if cap(c.out) > maxRetainedBuffer {
 			c.out = nil
 		}
+		if watched {
+			r := c.nextWatched()
+			frame, ok = r.frame, r.ok
+		} else {
+			frame, ok = c.readMessage()
+		}
 	}
 }
 
-// readLoop reads whole messages and hands them to serve. A read error ends
-// it: the client's disconnect cancels the connection context (aborting the
-// request in progress), Shutdown's deadline does not. An idle connection
-// waits for its next message without a deadline, as in MongoDB; once a
-// message's first byte is in, the rest of it must arrive within the frame
-// timeout.
-func (c *conn) readLoop(frames chan<- []byte) {
-	defer close(frames)
+// readMessage reads one whole message; ok is false when the connection
+// must end. A read error ends it: the client's disconnect cancels the
+// connection context (aborting the request in progress, when a watcher
+// reads), Shutdown's deadline does not. An idle connection waits for its
+// next message without a deadline, as in MongoDB; once a message's first
+// byte is in, the rest of it must arrive within the frame timeout.
+func (c *conn) readMessage() (frame []byte, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("panic while reading a message, closing the connection", "panic", r, "stack", string(debug.Stack()))
 			c.cancel()
+			frame, ok = nil, false
 		}
 	}()
-	r := bufio.NewReaderSize(c.nc, 32*1024)
+	r := c.r
 	ft := c.s.opts.FrameTimeout
-	for {
-		_, err := r.Peek(1)
-		var frame []byte
-		if err == nil {
-			if ft > 0 {
-				c.setReadDeadline(time.Now().Add(ft))
-			}
-			frame, err = readFrame(r)
-			if err == nil && ft > 0 {
-				c.setReadDeadline(time.Time{})
-			}
+	_, err := r.Peek(1)
+	if err == nil {
+		if ft > 0 {
+			c.setReadDeadline(time.Now().Add(ft))
 		}
-		if err != nil {
-			switch {
-			case c.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded):
-				return
-			case errors.Is(err, os.ErrDeadlineExceeded):
-				c.log.Info("client did not send the rest of its message within the frame timeout, ending connection",
-					"frameTimeout", ft.String(), "buffered", r.Buffered())
-			case errors.Is(err, errFrameLength):
-				c.log.Warn("recv(): message length is invalid, closing the connection", "error", err)
-			case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
-			case errors.Is(err, io.ErrUnexpectedEOF):
-				c.log.Info("client disconnected in the middle of a message")
-			default:
-				c.log.Info("error receiving request from client, ending connection", "error", err)
-			}
-			c.cancel()
-			return
-		}
-		c.s.metrics.bytesIn.Add(int64(len(frame)))
-		select {
-		case frames <- frame:
-		case <-c.done:
-			return
+		frame, err = readFrame(r)
+		if err == nil && ft > 0 {
+			c.setReadDeadline(time.Time{})
 		}
 	}
+	if err != nil {
+		switch {
+		case c.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, false
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			c.log.Info("client did not send the rest of its message within the frame timeout, ending connection",
+				"frameTimeout", ft.String(), "buffered", r.Buffered())
+		case errors.Is(err, errFrameLength):
+			c.log.Warn("recv(): message length is invalid, closing the connection", "error", err)
+		case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed):
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			c.log.Info("client disconnected in the middle of a message")
+		default:
+			c.log.Info("error receiving request from client, ending connection", "error", err)
+		}
+		c.cancel()
+		return nil, false
+	}
+	c.s.metrics.bytesIn.Add(int64(len(frame)))
+	return frame, true
 }
 
 // setReadDeadline sets the read deadline unless Shutdown asked the
