@@ -48,6 +48,13 @@ Workloads (default: all that apply to the targets given):
           the server's --data-dir holds them, and the disk usage over time
           (only targets given a --data-dir)
 
+kv and doc measure through a lean client of bench's own by default (--client
+lean): one connection per client speaking RESP2 or OP_MSG directly, as
+redis-benchmark does, so the figures are the server's. go-redis and the MongoDB
+Go driver (--client driver) cost about as much CPU as the server itself, and on
+a small machine they, not the server, set the throughput. The expiry workloads
+always use the drivers: their rates are low.
+
 Physical deletion is read from Redis INFO (keyspace keys=, stats expired_keys)
 and MongoDB serverStatus (metrics.ttl.deletedDocuments). The bench FLUSHes its
 RESP db (--db) and drops its MongoDB database (--database): point it only at
@@ -102,6 +109,7 @@ servers kept for benchmarking. Figures are medians of --runs runs.`,
 	f.IntVar(&opts.Clients, "clients", opts.Clients, "concurrent connections of kv and doc")
 	f.DurationVar(&opts.Duration, "duration", opts.Duration, "length of each kv and doc phase")
 	f.IntVar(&opts.Pipeline, "pipeline", opts.Pipeline, "depth of kv's pipelined phases (0 or 1: none)")
+	f.StringVar((*string)(&opts.Client), "client", string(opts.Client), "client of kv and doc: lean (bench's own RESP2/OP_MSG client, so the figures are the server's, not the client's) or driver (go-redis, the MongoDB Go driver)")
 	f.IntVar(&opts.Keys, "keys", opts.Keys, "key space of kv")
 	f.IntVar(&opts.ValueSize, "value-size", opts.ValueSize, "bytes per value")
 	f.IntVar(&opts.DB, "db", opts.DB, "RESP logical database to use (it is flushed)")

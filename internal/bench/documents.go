@@ -53,41 +53,54 @@ var errTTLRefused = errors.New("bench: server refused the TTL index")
 // and updateOne by _id over opts.Clients connections, on a collection with
 // a TTL index on expireAt and an index on email.
 func runDoc(ctx context.Context, e *env, c *conn) Result {
-	r := Result{Target: c.Label, Protocol: c.Protocol, Workload: "doc"}
 	o := e.opts
+	r := Result{Target: c.Label, Protocol: c.Protocol, Workload: "doc", Client: o.Client}
 	if err := e.reset(ctx, c); err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	// The load gets a client of its own whose pool holds one connection
-	// per client goroutine.
-	cl, err := mongoClient(ctx, c.Target, o.Clients)
-	if err != nil {
+	setup := c.mongo.Database(o.Database).Collection("doc")
+	if err := ensureTTLIndex(ctx, setup, "expireAt", &r); err != nil && !errors.Is(err, errTTLRefused) {
 		r.Error = err.Error()
 		return r
 	}
-	defer func() { _ = cl.Disconnect(context.WithoutCancel(ctx)) }()
-	coll := cl.Database(o.Database).Collection("doc")
-	if err := ensureTTLIndex(ctx, coll, "expireAt", &r); err != nil && !errors.Is(err, errTTLRefused) {
-		r.Error = err.Error()
-		return r
-	}
-	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "email", Value: 1}}}); err != nil {
+	if _, err := setup.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "email", Value: 1}}}); err != nil {
 		r.Error = fmt.Sprintf("create index on email: %v", err)
 		return r
 	}
 	payload := string(value(o.ValueSize, 'd'))
-	if err := warmUp(ctx, o.Clients, func(ctx context.Context) error {
-		err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: int64(-1)}}).Err()
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return nil
-		}
-		return err
-	}); err != nil {
-		r.Error = err.Error()
-		return r
-	}
 	expireAt := time.Now().Add(docTTL)
+	var coll *mongo.Collection
+	var conns []*mongoConn
+	if o.Client == ClientDriver {
+		// The load gets a client of its own whose pool holds one
+		// connection per client goroutine.
+		cl, err := mongoClient(ctx, c.Target, o.Clients)
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		defer func() { _ = cl.Disconnect(context.WithoutCancel(ctx)) }()
+		coll = cl.Database(o.Database).Collection("doc")
+		if err := warmUp(ctx, o.Clients, func(ctx context.Context) error {
+			err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: int64(-1)}}).Err()
+			if errors.Is(err, mongo.ErrNoDocuments) {
+				return nil
+			}
+			return err
+		}); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+	} else {
+		cs, closeAll, err := dialLeanMongo(ctx, c.Addr, o.Clients)
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		defer closeAll()
+		conns = cs
+	}
 	// Inserts draw ids from next; the reads and updates hit ids below it.
 	// An insert cut off by the end of its phase may leave a gap, so a read
 	// that misses is counted, not failed.
@@ -99,25 +112,40 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 			continue
 		}
 		misses.Store(0)
-		e.prog.Phase("doc %s on %s: %d clients for %s", kind, c, o.Clients, o.Duration)
-		ph, err := closedLoop(ctx, o.Clients, o.Duration, e.prog, "doc "+kind, func(ctx context.Context, w int, rng *rand.Rand) (int, error) {
+		e.prog.Phase("doc %s on %s: %d %s clients for %s", kind, c, o.Clients, o.Client, o.Duration)
+		f := func(ctx context.Context, w int, rng *rand.Rand) (int, error) {
+			d := docOp{db: o.Database, kind: kind, payload: payload, expireAt: expireAt}
 			switch kind {
 			case "insert":
-				id := next.Add(1) - 1
-				_, err := coll.InsertOne(ctx, bson.D{
-					{Key: "_id", Value: id}, {Key: "email", Value: docEmail(id)},
-					{Key: "expireAt", Value: expireAt}, {Key: "n", Value: int64(0)}, {Key: "payload", Value: payload},
-				})
-				return 1, err
-			case "find_id":
-				return 1, findOne(ctx, coll, bson.D{{Key: "_id", Value: rng.Int64N(n)}}, &misses)
+				d.id = next.Add(1) - 1
 			case "find_indexed":
-				return 1, findOne(ctx, coll, bson.D{{Key: "email", Value: docEmail(rng.Int64N(n))}}, &misses)
+				d.email = docEmail(rng.Int64N(n))
 			default:
-				_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: rng.Int64N(n)}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}})
-				return 1, err
+				d.id = rng.Int64N(n)
 			}
-		})
+			return 1, d.run(conns[w], &misses)
+		}
+		if coll != nil {
+			f = func(ctx context.Context, w int, rng *rand.Rand) (int, error) {
+				switch kind {
+				case "insert":
+					id := next.Add(1) - 1
+					_, err := coll.InsertOne(ctx, bson.D{
+						{Key: "_id", Value: id}, {Key: "email", Value: docEmail(id)},
+						{Key: "expireAt", Value: expireAt}, {Key: "n", Value: int64(0)}, {Key: "payload", Value: payload},
+					})
+					return 1, err
+				case "find_id":
+					return 1, findOne(ctx, coll, bson.D{{Key: "_id", Value: rng.Int64N(n)}}, &misses)
+				case "find_indexed":
+					return 1, findOne(ctx, coll, bson.D{{Key: "email", Value: docEmail(rng.Int64N(n))}}, &misses)
+				default:
+					_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: rng.Int64N(n)}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}})
+					return 1, err
+				}
+			}
+		}
+		ph, err := closedLoop(ctx, o.Clients, o.Duration, e.prog, "doc "+kind, f)
 		if err != nil {
 			r.notef("%s: %v", kind, err)
 			continue
@@ -143,4 +171,113 @@ func findOne(ctx context.Context, coll *mongo.Collection, filter bson.D, misses 
 		return nil
 	}
 	return err
+}
+
+// docOp is one request of a doc phase through a lean connection: the same
+// commands, with the same documents, the driver sends for insertOne,
+// findOne and updateOne.
+type docOp struct {
+	db       string // the database; the collection is always "doc"
+	kind     string
+	id       int64
+	email    string
+	payload  string
+	expireAt time.Time
+}
+
+// run sends the command on c and checks its reply: an insert must say
+// n: 1, a find that returns no document counts a miss in misses.
+func (d docOp) run(c *mongoConn, misses *atomic.Int64) error {
+	var b bsonBuilder
+	b.start(c.doc[:0])
+	switch d.kind {
+	case "insert":
+		b.string("insert", "doc")
+		b.array("documents")
+		b.document("0")
+		b.int64("_id", d.id)
+		b.string("email", docEmail(d.id))
+		b.dateTime("expireAt", d.expireAt)
+		b.int64("n", 0)
+		b.string("payload", d.payload)
+		b.close()
+		b.close()
+		b.boolean("ordered", true)
+	case "find_id", "find_indexed":
+		b.string("find", "doc")
+		b.document("filter")
+		if d.kind == "find_id" {
+			b.int64("_id", d.id)
+		} else {
+			b.string("email", d.email)
+		}
+		b.close()
+		b.int64("limit", 1)
+		b.boolean("singleBatch", true)
+	default:
+		b.string("update", "doc")
+		b.array("updates")
+		b.document("0")
+		b.document("q")
+		b.int64("_id", d.id)
+		b.close()
+		b.document("u")
+		b.document("$inc")
+		b.int32("n", 1)
+		b.close()
+		b.close()
+		b.close()
+		b.close()
+		b.boolean("ordered", true)
+	}
+	b.string("$db", d.db)
+	c.doc = b.end()
+	body, err := c.command()
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.kind, err)
+	}
+	switch d.kind {
+	case "insert":
+		n, err := replyCount(body)
+		if err != nil {
+			return err
+		}
+		if n != 1 {
+			return fmt.Errorf("%w: insert of one document says n: %d", ErrMongoProtocol, n)
+		}
+	case "find_id", "find_indexed":
+		k, err := firstBatchLen(body)
+		if err != nil {
+			return err
+		}
+		if k == 0 {
+			misses.Add(1)
+		}
+	}
+	return nil
+}
+
+// dialLeanMongo opens n lean connections to the host of uri (a
+// mongodb://host:port/ URI; the lean client takes no options), closed by
+// the returned function.
+func dialLeanMongo(ctx context.Context, uri string, n int) ([]*mongoConn, func(), error) {
+	addr, err := mongoHostPort(uri)
+	if err != nil {
+		return nil, nil, err
+	}
+	conns := make([]*mongoConn, 0, n)
+	closeAll := func() {
+		for _, c := range conns {
+			c.close()
+		}
+	}
+	for range n {
+		c, err := dialMongo(ctx, addr)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		conns = append(conns, c)
+	}
+	return conns, closeAll, nil
 }

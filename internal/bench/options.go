@@ -29,6 +29,9 @@ type Options struct {
 	Keys int `json:"keys"`
 	// ValueSize is the size in bytes of every value written.
 	ValueSize int `json:"value_size"`
+	// Client is the client kv and doc measure through: ClientLean (the
+	// default) or ClientDriver. The expiry workloads always use the drivers.
+	Client ClientKind `json:"client"`
 	// DB is the RESP logical database used (and flushed).
 	DB int `json:"db"`
 	// Database is the MongoDB database used (and dropped).
@@ -85,6 +88,7 @@ func DefaultOptions() Options {
 		Clients:      50,
 		Duration:     3 * time.Second,
 		Pipeline:     16,
+		Client:       ClientLean,
 		Keys:         100_000,
 		ValueSize:    32,
 		DB:           0,
@@ -106,6 +110,23 @@ func DefaultOptions() Options {
 		Window:       100 * time.Millisecond,
 	}
 }
+
+// ClientKind names the client the throughput workloads (kv, doc) drive
+// the servers through.
+type ClientKind string
+
+// The clients of kv and doc.
+const (
+	// ClientLean is bench's own minimal client, one connection per worker
+	// speaking RESP2 or OP_MSG directly, as redis-benchmark does: it costs
+	// the machine a small fraction of what the server does, so the figures
+	// are the server's. It is the default.
+	ClientLean ClientKind = "lean"
+	// ClientDriver is go-redis v9 and the MongoDB Go driver v2, what
+	// applications use; on a small machine they spend about as much CPU
+	// as the server, and the figures are then theirs.
+	ClientDriver ClientKind = "driver"
+)
 
 // ErrBadOptions reports options that cannot run.
 var ErrBadOptions = errors.New("bench: bad options")
@@ -144,6 +165,9 @@ func (o *Options) Validate() error {
 	}
 	if o.SparseHidden < 0 || o.Pipeline < 0 || o.DB < 0 {
 		return fmt.Errorf("%w: sparse hidden, pipeline and db must not be negative", ErrBadOptions)
+	}
+	if o.Client != ClientLean && o.Client != ClientDriver {
+		return fmt.Errorf("%w: client must be %s or %s, not %q", ErrBadOptions, ClientLean, ClientDriver, o.Client)
 	}
 	if o.Database == "" {
 		return fmt.Errorf("%w: empty database name", ErrBadOptions)

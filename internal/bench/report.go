@@ -37,7 +37,10 @@ type Result struct {
 	Target   string   `json:"target"`
 	Protocol Protocol `json:"protocol"`
 	Workload string   `json:"workload"`
-	Metrics  []Metric `json:"metrics"`
+	// Client is the client kv and doc were measured through (lean or
+	// driver); empty for the expiry workloads, which use the drivers.
+	Client  ClientKind `json:"client,omitempty"`
+	Metrics []Metric   `json:"metrics"`
 	// Notes say what a reader must know to read the figures (for example
 	// that a server refused TTL indexes and the collection has none).
 	Notes []string `json:"notes,omitempty"`
@@ -105,7 +108,7 @@ func MedianResults(runs [][]Result) []Result {
 			k := resultKey{r.Target, r.Protocol, r.Workload}
 			a, found := accs[k]
 			if !found {
-				a = &acc{res: Result{Target: r.Target, Protocol: r.Protocol, Workload: r.Workload}, values: map[string][]float64{}, units: map[string]Metric{}}
+				a = &acc{res: Result{Target: r.Target, Protocol: r.Protocol, Workload: r.Workload, Client: r.Client}, values: map[string][]float64{}, units: map[string]Metric{}}
 				accs[k] = a
 				order = append(order, k)
 			}
@@ -249,7 +252,11 @@ func betterWord(b Better) string {
 func WriteResults(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, r := range results {
-		fmt.Fprintf(tw, "== %s on %s (%s), median of %d run(s)\n", r.Workload, r.Target, r.Protocol, r.Runs)
+		client := ""
+		if r.Client != "" {
+			client = ", " + string(r.Client) + " client"
+		}
+		fmt.Fprintf(tw, "== %s on %s (%s%s), median of %d run(s)\n", r.Workload, r.Target, r.Protocol, client, r.Runs)
 		if r.Error != "" {
 			fmt.Fprintf(tw, "  error: %s\n", r.Error)
 		}
