@@ -383,9 +383,22 @@ func (c *conn) marshalReply(reply bson.D) []byte {
 	return b
 }
 
+// appendReply appends the encoding of reply to dst: by appendDoc when it
+// can, which bson.Marshal's result would equal, else by marshalReply.
+func (c *conn) appendReply(dst []byte, reply bson.D) []byte {
+	start := len(dst)
+	if out, ok := appendDoc(dst, reply); ok && len(out)-start <= maxBSONInternalSize {
+		return out
+	}
+	return append(dst[:start], c.marshalReply(reply)...)
+}
+
 func (c *conn) writeMsgReply(responseTo int32, reply bson.D, checksum bool) {
-	body := c.marshalReply(reply)
-	c.out = appendReplyMsg(c.out[:0], c.s.nextReplyID(), responseTo, body)
+	out := appendHeader(c.out[:0], msgHeader{requestID: c.s.nextReplyID(), responseTo: responseTo, opCode: opCodeMsg})
+	out = binary.LittleEndian.AppendUint32(out, 0)
+	out = append(out, sectionBody)
+	c.out = c.appendReply(out, reply)
+	setLength(c.out)
 	if checksum {
 		c.out = appendChecksum(c.out)
 	}

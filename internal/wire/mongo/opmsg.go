@@ -235,17 +235,6 @@ func (m *opMsg) encode() []byte {
 	return out
 }
 
-// appendReplyMsg appends an OP_MSG reply holding one body document to dst.
-func appendReplyMsg(dst []byte, requestID, responseTo int32, body []byte) []byte {
-	start := len(dst)
-	dst = appendHeader(dst, msgHeader{requestID: requestID, responseTo: responseTo, opCode: opCodeMsg})
-	dst = binary.LittleEndian.AppendUint32(dst, 0)
-	dst = append(dst, sectionBody)
-	dst = append(dst, body...)
-	setLength(dst[start:])
-	return dst
-}
-
 // appendChecksum sets checksumPresent on the OP_MSG msg and appends its
 // CRC-32C.
 func appendChecksum(msg []byte) []byte {
