@@ -37,12 +37,27 @@ type ttlSource struct {
 
 	mu     sync.Mutex
 	resume resumePoint // guarded by mu
+
+	// afterPrepare, when set (by tests), runs between building a batch
+	// and taking the collection's write lock to check and commit it.
+	afterPrepare func()
 }
 
 var (
 	_ expiry.Source  = (*ttlSource)(nil)
 	_ expiry.Counter = (*ttlSource)(nil)
+	_ expiry.CatchUp = (*ttlSource)(nil)
 )
+
+// ttlCatchUpFactor is how many times ttlDeleteBatchSize a TTL index's
+// batch may grow to while the reaper is behind: each batch waits its turn
+// for the collection's write lock behind every inserting connection, whose
+// turns hold whole insertMany requests (16 connections of 500 documents in
+// mayfly bench steady).
+const ttlCatchUpFactor = 16
+
+// CatchUpFactor implements expiry.CatchUp.
+func (s *ttlSource) CatchUpFactor() int { return ttlCatchUpFactor }
 
 // ttlSourceName is the source name of a TTL index: ttl_index:db.coll.index.
 func ttlSourceName(m *collMeta, ix *indexMeta) string {
@@ -319,75 +334,166 @@ func (s *ttlSource) Reap(ctx context.Context, now time.Time, budget expiry.Budge
 	}
 }
 
-// reapBatch deletes up to max due documents in one storage batch. It reads
-// the documents in key order with one iterator over the collection, so its
-// seeks only move forward, and counts the index keys deleted from the
-// batch's counter changes. The batch is a plain one: the lock keeps other
-// writers out and nothing reads it. (Range deletions for runs of adjacent
-// documents were tried and measured harmful: Pebble fragments a memtable's
-// range tombstones again for every new iterator, foreground reads
-// included, so one per batch made a 200,000-document storm take 350 s
-// instead of 8 s and findOne's p99 rise to 24ms.)
+// reapBatch deletes up to max due documents in one storage batch.
+//
+// The collection's write lock is what a steady stream of expiring inserts
+// and the reaper compete for: with 16 connections inserting 50,000
+// documents a second the lock was busy all the time, the reaper waited
+// three quarters of its time for it, and everything it did while holding
+// it (reading the index, decoding each document, computing its index
+// entries) was time no insert could run. So the batch is prepared without
+// the lock (prepareBatch) and only checked and committed under it: the
+// check reads each document again with one iterator and compares its
+// bytes with those the batch was built from, since every key the batch
+// deletes follows from those bytes, the collection's metadata and its TTL
+// policy index, which must be the same objects too. Anything else (a
+// document changed or gone, an index added, the collection dropped) makes
+// the batch be built again under the lock, as it was before.
 func (s *ttlSource) reapBatch(now time.Time, max int) (n, keys int, dues []int64, more bool, err error) {
-	c, _, ix := s.current()
+	c, meta, ix := s.current()
 	if ix == nil {
 		return 0, 0, nil, false, nil
+	}
+	nowMs := now.UnixMilli()
+	p, err := s.prepareBatch(c, meta, ix, now, max, s.resumeFor(nowMs, ix))
+	if err != nil {
+		return 0, 0, nil, false, err
+	}
+	defer func() { p.close() }()
+	if s.afterPrepare != nil {
+		s.afterPrepare()
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.dropped {
 		return 0, 0, nil, false, nil
 	}
-	// Re-read the index under the lock: collMod may have changed it.
-	if ix = s.indexOf(c.meta); ix == nil {
-		return 0, 0, nil, false, nil
-	}
-	nowMs := now.UnixMilli()
-	ids, _, more, last, err := s.dueEntries(ix, now, max, s.resumeFor(nowMs, ix))
-	if err != nil || len(ids) == 0 {
-		return 0, 0, nil, false, err
-	}
-	w := &writer{e: s.e, c: c, meta: c.meta, b: s.e.store.NewBatch()}
-	defer w.close()
-	slices.SortFunc(ids, bytes.Compare)
-	// The lock keeps other writers out, and this batch deletes each
-	// document after reading it, so the store holds what the batch would.
-	pre := docPrefix(c.meta.id)
-	it, err := s.e.store.NewIter(pre, storage.PrefixEnd(pre))
+	ok, err := p.stillValid(s.e, c)
 	if err != nil {
 		return 0, 0, nil, false, err
 	}
+	if !ok {
+		// Re-read the index under the lock: collMod may have changed it.
+		if ix = s.indexOf(c.meta); ix == nil {
+			return 0, 0, nil, false, nil
+		}
+		p.close()
+		if p, err = s.prepareBatch(c, c.meta, ix, now, max, s.resumeFor(nowMs, ix)); err != nil {
+			return 0, 0, nil, false, err
+		}
+	}
+	if len(p.dues) == 0 && p.last == nil {
+		return 0, 0, nil, false, nil
+	}
+	for _, ic := range p.w.d.idx {
+		keys -= int(ic.keys) // the _id index counts one key per document
+	}
+	if err := p.w.commit(); err != nil {
+		return 0, 0, nil, false, err
+	}
+	s.setResume(nowMs, p.ix, p.last)
+	return len(p.dues), keys, p.dues, p.more, nil
+}
+
+// reapPrep is a batch of TTL deletions built from what the store held when
+// it was read: the documents' bytes, the metadata and policy index the
+// keys were derived from, and the writer holding the deletions.
+type reapPrep struct {
+	meta *collMeta
+	ix   *indexMeta
+	pol  *policyIndex
+	keys [][]byte // document keys deleted, ascending
+	raws [][]byte // their bytes as read
+	dues []int64
+	more bool
+	last []byte
+	w    *writer
+}
+
+func (p *reapPrep) close() {
+	if p != nil && p.w != nil {
+		p.w.close()
+	}
+}
+
+// prepareBatch builds the deletions of up to max documents of c due at or
+// before now under index ix of metadata meta, going on after after. It
+// reads the documents in key order with one iterator over the collection,
+// so its seeks only move forward, and writes a plain batch: nothing reads
+// it. (Range deletions for runs of adjacent documents were tried and
+// measured harmful: Pebble fragments a memtable's range tombstones again
+// for every new iterator, foreground reads included, so one per batch made
+// a 200,000-document storm take 350 s instead of 8 s and findOne's p99
+// rise to 24ms.)
+func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, now time.Time, max int, after []byte) (*reapPrep, error) {
+	p := &reapPrep{meta: meta, ix: ix, pol: s.e.pol.indexOf(meta.id)}
+	ids, _, more, last, err := s.dueEntries(ix, now, max, after)
+	if err != nil || len(ids) == 0 {
+		return p, err
+	}
+	p.more, p.last = more, last
+	p.w = &writer{e: s.e, c: c, meta: meta, b: s.e.store.NewBatch()}
+	slices.SortFunc(ids, bytes.Compare)
+	pre := docPrefix(meta.id)
+	it, err := s.e.store.NewIter(pre, storage.PrefixEnd(pre))
+	if err != nil {
+		return nil, errors.Join(err, p.w.b.Close())
+	}
 	defer it.Close()
+	nowMs := now.UnixMilli()
 	for _, idEnc := range ids {
-		key := docKey(c.meta.id, idEnc)
+		key := docKey(meta.id, idEnc)
 		if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
 			if err := it.Error(); err != nil {
-				return 0, 0, nil, false, err
+				p.close()
+				return nil, err
 			}
 			continue
 		}
-		sd, err := newStoredDocFast(append([]byte(nil), it.Value()...))
+		raw := append([]byte(nil), it.Value()...)
+		sd, err := newStoredDocFast(raw)
 		if err != nil {
-			return 0, 0, nil, false, fmt.Errorf("docdb: stored document: %w", err)
+			p.close()
+			return nil, fmt.Errorf("docdb: stored document: %w", err)
 		}
 		due, ok := ix.dueTime(sd.doc)
 		if !ok || due > nowMs {
 			continue
 		}
-		if err := w.remove(sd); err != nil {
-			return 0, 0, nil, false, err
+		if err := p.w.remove(sd); err != nil {
+			p.close()
+			return nil, err
 		}
-		n++
-		dues = append(dues, due)
+		p.keys = append(p.keys, key)
+		p.raws = append(p.raws, raw)
+		p.dues = append(p.dues, due)
 	}
-	for _, ic := range w.d.idx {
-		keys -= int(ic.keys) // the _id index counts one key per document
+	return p, nil
+}
+
+// stillValid reports whether the batch deletes exactly what it would if it
+// were built now: c's metadata and TTL policy index are the ones it was
+// built from, and every document it deletes still holds the bytes it read.
+// The caller holds c's write lock.
+func (p *reapPrep) stillValid(e *Engine, c *collection) (bool, error) {
+	if c.meta != p.meta || e.pol.indexOf(p.meta.id) != p.pol {
+		return false, nil
 	}
-	if err := w.commit(); err != nil {
-		return 0, 0, nil, false, err
+	if len(p.keys) == 0 {
+		return true, nil
 	}
-	s.setResume(nowMs, ix, last)
-	return n, keys, dues, more, nil
+	pre := docPrefix(p.meta.id)
+	it, err := e.store.NewIter(pre, storage.PrefixEnd(pre))
+	if err != nil {
+		return false, err
+	}
+	defer it.Close()
+	for i, key := range p.keys {
+		if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) || !bytes.Equal(it.Value(), p.raws[i]) {
+			return false, it.Error()
+		}
+	}
+	return true, nil
 }
 
 // CountDue implements expiry.Counter: the documents due at or before now

@@ -60,6 +60,10 @@ type sourceState struct {
 	counter Counter // nil when src does not implement Counter
 	removed atomic.Bool
 
+	// Used by the sweeper goroutine only.
+	maxScale int // CatchUpFactor of a CatchUp source; 1 otherwise
+	scale    int // current catch-up factor of its batches, 1..maxScale
+
 	// Guarded by Engine.mu.
 	known     bool  // nextDue and hasNext come from a NextDue call
 	hasNext   bool  // the source holds an item that can expire
@@ -140,8 +144,11 @@ func (e *Engine) Register(s Source) error {
 	if name == "" {
 		return fmt.Errorf("%w: empty name", ErrInvalidSource)
 	}
-	st := &sourceState{src: s, name: name, kind: s.Kind()}
+	st := &sourceState{src: s, name: name, kind: s.Kind(), maxScale: 1, scale: 1}
 	st.counter, _ = s.(Counter)
+	if cu, ok := s.(CatchUp); ok {
+		st.maxScale = min(max(cu.CatchUpFactor(), 1), maxCatchUpFactor)
+	}
 	e.mu.Lock()
 	if _, dup := e.sources[name]; dup {
 		e.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -221,7 +222,7 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 			e.tot.pauseTime += took
 			e.mu.Unlock()
 		}
-		want := e.sw.backoff.batch(int(p.BatchSize))
+		want := e.sw.backoff.batch(min(int(p.BatchSize)*st.scale, MaxBatchSize))
 		if target > 0 {
 			want = int(min(int64(want), target-deleted))
 		}
@@ -256,6 +257,7 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 		e.fg.batchEnd.Store(t1.UnixNano())
 		e.fg.inBatch.Store(false)
 		e.sw.backoff.reaped(r.Items, t1.Sub(t0))
+		st.catchUp(r, want, t1)
 		e.sw.limiter.refund(want - r.Items)
 		deleted += int64(r.Items)
 		e.account(ctx, st, r, t0, t1, batchStart, err)
@@ -279,6 +281,33 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 			e.capHit(st)
 			return true
 		}
+	}
+}
+
+// catchUpLag is how late the earliest item of a full batch must be for a
+// CatchUp source's batches to grow.
+const catchUpLag = 250 * time.Millisecond
+
+// maxCatchUpFactor bounds CatchUp.CatchUpFactor.
+const maxCatchUpFactor = 64
+
+// catchUp adapts a CatchUp source's batch size after a batch of want
+// items that deleted r and ended at end: a full batch whose earliest item
+// was more than catchUpLag late doubles it (up to maxScale), any other
+// batch halves it (down to 1).
+func (st *sourceState) catchUp(r Reaped, want int, end time.Time) {
+	if st.maxScale <= 1 {
+		return
+	}
+	behind := false
+	if r.Items >= want && len(r.Due) > 0 {
+		earliest := slices.Min(r.Due)
+		behind = end.UnixMilli()-earliest > catchUpLag.Milliseconds()
+	}
+	if behind {
+		st.scale = min(st.scale*2, st.maxScale)
+	} else {
+		st.scale = max(st.scale/2, 1)
 	}
 }
 

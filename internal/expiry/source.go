@@ -81,3 +81,15 @@ type Counter interface {
 	// of their due times.
 	CountDue(ctx context.Context, now time.Time) (n int64, oldest, newest time.Time, err error)
 }
+
+// CatchUp is an optional interface of a Source whose every batch waits its
+// turn for a lock that foreground writers take in turn too (a MongoDB
+// collection's write lock). Each writer's turn adds its whole request, so
+// against a steady stream of inserts from many connections such a source
+// falls further behind at every turn with a fixed batch, however fast it
+// deletes. The engine lets its batches grow while it is behind (see
+// Catch-up in the package documentation), up to CatchUpFactor times
+// ttlDeleteBatchSize.
+type CatchUp interface {
+	CatchUpFactor() int
+}
