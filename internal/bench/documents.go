@@ -70,8 +70,11 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 	}
 	payload := string(value(o.ValueSize, 'd'))
 	expireAt := time.Now().Add(docTTL)
-	var coll *mongo.Collection
-	var conns []*mongoConn
+	var (
+		coll  *mongo.Collection
+		conns []*mongoConn
+		addr  string // the lean client's host:port
+	)
 	if o.Client == ClientDriver {
 		// The load gets a client of its own whose pool holds one
 		// connection per client goroutine.
@@ -93,7 +96,12 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 			return r
 		}
 	} else {
-		cs, closeAll, err := dialLeanMongo(ctx, c.Addr, o.Clients)
+		var err error
+		if addr, err = mongoHostPort(c.Addr); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		cs, closeAll, err := dialLeanMongo(ctx, addr, o.Clients)
 		if err != nil {
 			r.Error = err.Error()
 			return r
@@ -113,7 +121,9 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 		}
 		misses.Store(0)
 		e.prog.Phase("doc %s on %s: %d %s clients for %s", kind, c, o.Clients, o.Client, o.Duration)
-		f := func(ctx context.Context, w int, rng *rand.Rand) (int, error) {
+		// The lean op dials any replacement connection with runDoc's ctx:
+		// a phase's ends with the phase.
+		f := func(_ context.Context, w int, rng *rand.Rand) (int, error) {
 			d := docOp{db: o.Database, kind: kind, payload: payload, expireAt: expireAt}
 			switch kind {
 			case "insert":
@@ -123,7 +133,11 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 			default:
 				d.id = rng.Int64N(n)
 			}
-			return 1, d.run(conns[w], &misses)
+			lc, err := redialMongo(ctx, conns, w, addr)
+			if err != nil {
+				return 0, err
+			}
+			return 1, d.run(lc, &misses)
 		}
 		if coll != nil {
 			f = func(ctx context.Context, w int, rng *rand.Rand) (int, error) {
@@ -257,14 +271,9 @@ func (d docOp) run(c *mongoConn, misses *atomic.Int64) error {
 	return nil
 }
 
-// dialLeanMongo opens n lean connections to the host of uri (a
-// mongodb://host:port/ URI; the lean client takes no options), closed by
+// dialLeanMongo opens n lean connections to addr (host:port), closed by
 // the returned function.
-func dialLeanMongo(ctx context.Context, uri string, n int) ([]*mongoConn, func(), error) {
-	addr, err := mongoHostPort(uri)
-	if err != nil {
-		return nil, nil, err
-	}
+func dialLeanMongo(ctx context.Context, addr string, n int) ([]*mongoConn, func(), error) {
 	conns := make([]*mongoConn, 0, n)
 	closeAll := func() {
 		for _, c := range conns {

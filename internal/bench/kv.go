@@ -118,10 +118,14 @@ func kvDriverOp(rdb *redis.Client, kind string, depth, keys int, val string) op 
 }
 
 // kvLeanOp is a phase's request through worker w's lean connection: depth
-// commands written at once, then depth replies read.
-func kvLeanOp(conns []*respConn, kind string, depth, keys int, val string) op {
+// commands written at once, then depth replies read. A connection an
+// earlier phase left broken is replaced first, dialled with bctx.
+func kvLeanOp(bctx context.Context, conns []*respConn, addr string, db int, kind string, depth, keys int, val string) op {
 	return func(ctx context.Context, w int, rng *rand.Rand) (int, error) {
-		c := conns[w]
+		c, err := redialRESP(bctx, conns, w, addr, db)
+		if err != nil {
+			return 0, err
+		}
 		c.out = c.out[:0]
 		for range depth {
 			c.out = appendKVCmd(c.out, kind, rng, keys, val)
@@ -201,7 +205,7 @@ func runKV(ctx context.Context, e *env, c *conn) Result {
 				name = fmt.Sprintf("%s_p%d", kind, depth)
 			}
 			e.prog.Phase("kv %s on %s: %d %s clients for %s", name, c, o.Clients, o.Client, o.Duration)
-			f := kvLeanOp(conns, kind, depth, o.Keys, val)
+			f := kvLeanOp(ctx, conns, c.Addr, o.DB, kind, depth, o.Keys, val)
 			if rdb != nil {
 				f = kvDriverOp(rdb, kind, depth, o.Keys, val)
 			}

@@ -250,6 +250,9 @@ type mongoConn struct {
 	requestID  int32
 	deadlineAt time.Time
 	stop       func() bool
+	// broken is set by any error other than an error reply: the stream is
+	// out of step and the connection must be replaced.
+	broken bool
 }
 
 // dialMongo connects to addr (host:port) and sends hello to admin, as a
@@ -284,8 +287,23 @@ func newMongoConn(nc net.Conn) *mongoConn {
 // command sends c.doc and returns the reply's body once checkMongoReply
 // accepts it. The body aliases c.in until the next command.
 func (c *mongoConn) command() (bson.Raw, error) {
+	body, err := c.exchange()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMongoReply(body); err != nil {
+		if errors.Is(err, ErrMongoProtocol) {
+			c.broken = true
+		}
+		return nil, err
+	}
+	return body, nil
+}
+
+func (c *mongoConn) exchange() (bson.Raw, error) {
 	if now := time.Now(); now.After(c.deadlineAt) {
 		if err := c.nc.SetDeadline(now.Add(leanIOTimeout)); err != nil {
+			c.broken = true
 			return nil, fmt.Errorf("set deadline: %w", err)
 		}
 		c.deadlineAt = now.Add(time.Second)
@@ -296,17 +314,32 @@ func (c *mongoConn) command() (bson.Raw, error) {
 	c.requestID++
 	c.out = appendOpMsg(c.out[:0], c.requestID, c.doc)
 	if _, err := c.nc.Write(c.out); err != nil {
+		c.broken = true
 		return nil, fmt.Errorf("write: %w", err)
 	}
 	body, in, err := readOpMsg(c.r, c.in, c.requestID)
 	c.in = in
 	if err != nil {
-		return nil, err
-	}
-	if err := checkMongoReply(body); err != nil {
+		c.broken = true
 		return nil, err
 	}
 	return body, nil
+}
+
+// redialMongo replaces a broken connection of conns by a new one, dialled
+// with ctx (the bench's, not a phase's, which ends with the phase).
+func redialMongo(ctx context.Context, conns []*mongoConn, w int, addr string) (*mongoConn, error) {
+	c := conns[w]
+	if !c.broken {
+		return c, nil
+	}
+	c.close()
+	c, err := dialMongo(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("reconnect after an error: %w", err)
+	}
+	conns[w] = c
+	return c, nil
 }
 
 func (c *mongoConn) close() {

@@ -284,6 +284,9 @@ func TestMongoConnCommands(t *testing.T) {
 			t.Errorf("op %d (%s): err = %v, want an error: %v", i, o.op.kind, err, o.wantErr)
 		}
 	}
+	if c.broken {
+		t.Error("error replies marked the connection broken")
+	}
 	if m := misses.Load(); m != 1 {
 		t.Errorf("misses = %d, want 1", m)
 	}

@@ -198,6 +198,9 @@ type respConn struct {
 	// refreshed at most once a second rather than on every request.
 	deadlineAt time.Time
 	stop       func() bool
+	// broken is set by any error other than an error reply: the stream is
+	// out of step and the connection must be replaced.
+	broken bool
 }
 
 // dialRESP connects to addr and, when db is not 0, SELECTs it. The
@@ -231,6 +234,15 @@ func newRESPConn(nc net.Conn) *respConn {
 // step; an error reply is returned as a RESPError (with how many of the n
 // replies were errors when there were several).
 func (c *respConn) roundTrip(n int) error {
+	err := c.exchange(n)
+	var re RESPError
+	if err != nil && !errors.As(err, &re) {
+		c.broken = true
+	}
+	return err
+}
+
+func (c *respConn) exchange(n int) error {
 	if now := time.Now(); now.After(c.deadlineAt) {
 		if err := c.nc.SetDeadline(now.Add(leanIOTimeout)); err != nil {
 			return fmt.Errorf("set deadline: %w", err)
@@ -262,6 +274,22 @@ func (c *respConn) roundTrip(n int) error {
 		return fmt.Errorf("%d of %d replies were errors, the first: %w", bad, n, first)
 	}
 	return first
+}
+
+// redialRESP replaces a broken connection of conns by a new one, dialled
+// with ctx (the bench's, not a phase's, which ends with the phase).
+func redialRESP(ctx context.Context, conns []*respConn, w int, addr string, db int) (*respConn, error) {
+	c := conns[w]
+	if !c.broken {
+		return c, nil
+	}
+	c.close()
+	c, err := dialRESP(ctx, addr, db)
+	if err != nil {
+		return nil, fmt.Errorf("reconnect after an error: %w", err)
+	}
+	conns[w] = c
+	return c, nil
 }
 
 func (c *respConn) close() {

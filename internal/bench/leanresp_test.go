@@ -186,7 +186,63 @@ func TestRESPConnRoundTrip(t *testing.T) {
 	if err := send(1); !errors.As(err, &re) || err.Error() != "ERR alone" {
 		t.Fatalf("single error: err = %v", err)
 	}
+	if c.broken {
+		t.Fatal("error replies marked the connection broken")
+	}
 	if err := send(1); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("cut reply: err = %v, want unexpected EOF", err)
+	}
+	if !c.broken {
+		t.Fatal("a cut reply left the connection usable")
+	}
+}
+
+// Ensure that a broken connection is replaced by a new one to the same
+// server, and a sound one kept.
+func TestRedialRESP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for {
+					if _, err := readRESPReply(r); err != nil {
+						return
+					}
+					if _, err := io.WriteString(c, "+OK\r\n"); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	conns, closeAll, err := dialLeanRESP(t.Context(), ln.Addr().String(), 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll()
+	conns[1].broken = true
+	old0, old1 := conns[0], conns[1]
+	for w := range conns {
+		c, err := redialRESP(t.Context(), conns, w, ln.Addr().String(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.out = appendKVCmd(c.out[:0], "get", rand.New(rand.NewPCG(1, 1)), 10, "v")
+		if err := c.roundTrip(1); err != nil {
+			t.Fatalf("conn %d: %v", w, err)
+		}
+	}
+	if conns[0] != old0 || conns[1] == old1 {
+		t.Error("redial replaced the wrong connection")
 	}
 }
