@@ -45,6 +45,7 @@ func (tx *Tx) counters(pdb byte) counters {
 	c.keys += d.keys
 	c.expires += d.expires
 	c.expSum.addI(d.expSum)
+	c.subexp += d.subexp
 	return c
 }
 
@@ -119,6 +120,9 @@ func (tx *Tx) keyspaceInfo() (KeyspaceInfo, error) {
 	}
 	sum.addI(gsum)
 	ki := KeyspaceInfo{DB: tx.ldb, Keys: c.keys - n - g, Expires: c.expires - n - gexp}
+	if ki.Subexpiry, err = tx.subexpiry(c); err != nil {
+		return KeyspaceInfo{}, err
+	}
 	if ki.Expires > 0 {
 		live := c.expSum
 		neg := sum.big()

@@ -23,7 +23,8 @@
 // The expiry index (PrefixExpiry [db][expireAt ms][key]) is written in the
 // same batch as the metadata, always through Tx.PutMeta and Tx.DeleteMeta,
 // which also keep the per-database counters exact: keys, keys with an
-// expiry, and the sum of their expiry times (for avg_ttl). The counters live
+// expiry, the sum of their expiry times (for avg_ttl), and hashes with a
+// field expiry (for subexpiry, subexpiry.go). The counters live
 // in memory and are rebuilt at Open by one scan of the metadata and expiry
 // keyspaces (linear in the number of keys), and published at each commit.
 //

@@ -316,7 +316,7 @@ func TestExpiredInvisible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\n"; info != want {
+	if want := "# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0,subexpiry=0\r\n"; info != want {
 		t.Fatalf("info keyspace %q, want %q", info, want)
 	}
 	if n := e.reap(); n != 0 {

@@ -132,7 +132,7 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 			infos, err = s.kv.Keyspace(ctx)
 		}
 		for _, ki := range infos {
-			fmt.Fprintf(&b, "db%d:keys=%d,expires=%d,avg_ttl=%d\r\n", ki.DB, ki.Keys, ki.Expires, ki.AvgTTL)
+			fmt.Fprintf(&b, "db%d:keys=%d,expires=%d,avg_ttl=%d,subexpiry=%d\r\n", ki.DB, ki.Keys, ki.Expires, ki.AvgTTL, ki.Subexpiry)
 		}
 	})
 	return b.String(), err
