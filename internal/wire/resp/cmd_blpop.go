@@ -1,8 +1,10 @@
 package resp
 
 import (
+	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -19,32 +21,40 @@ var cmdBLPop = def("blpop", -3, "write blocking", 1, -2, 1, "write list slow blo
 //
 // A command that finds nothing to pop registers a waiter on its keys, in
 // arrival order per key, flushes the replies before it, and waits with the
-// store released (kv.Tx.Yield), so other clients run. A command that makes
-// a list or a sorted set non-empty (a push, LMOVE's destination, SORT ...
-// STORE, ZADD, ZINCRBY, the sorted set *STORE commands) calls serveBlocked
-// before it returns: inside the pusher's transaction the waiters of that
-// key that wait for its type are served first come, first served, each
-// popping (or moving) what its command takes, so a blocked client is
+// store released (kv.Tx.Yield), so other clients run. Every command that
+// can make a key a non-empty list or sorted set calls serveBlocked on it
+// before it returns, as Redis signals such a key ready: the pushes (LPUSH,
+// RPUSH, LPUSHX, RPUSHX), LMOVE's and RPOPLPUSH's destination (and
+// BLMOVE's, by the waiter it serves), SORT ... STORE, ZADD, ZINCRBY, the
+// sorted set *STORE commands, RENAME and RENAMENX (the destination), COPY
+// and MOVE (the key in the target database, serveBlockedIn), and SWAPDB
+// (every key waited on in either database, serveBlockedDB, as Redis's
+// scanDatabaseForReadyKeys). Inside the command's transaction the waiters
+// of that key that wait for its type are served first come, first served,
+// each popping (or moving) what its command takes, so a blocked client is
 // served before any other command runs, as in Redis, and its pop commits
-// with the push. A waiter for the other type stays blocked, as in Redis. The waiter
-// wakes, waits for that commit (it needs the store again) and replies.
-// Waiters register and leave only while holding the store, so a push can
-// never slip between "the list is empty" and "registered".
+// with the command. A waiter for the other type stays blocked, as in
+// Redis. The waiter wakes, waits for that commit (it needs the store
+// again) and replies. Waiters register and leave only while holding the
+// store, so a push can never slip between "the list is empty" and
+// "registered". The same calls run for these commands queued in MULTI/EXEC
+// or called from a script.
 //
 // A waiter also wakes at its deadline (the server clock: Options.Now,
-// checked at least every blockPoll) and every blockPoll to retry by itself,
-// which covers lists made non-empty by commands that do not serve waiters
-// (RENAME, COPY, MOVE onto the key). It gives up when its connection is
-// closed or the server shuts down (watchConn). Inside MULTI/EXEC the
-// commands do not block: an empty result is returned at once. Two
-// departures from Redis: inside EXEC a push serves the waiters right after
-// it, not after the whole EXEC; and if the pusher's commit failed, a waiter
-// would already have replied with an element that was never stored (the
-// store is then failing anyway).
+// checked at least every Options.BlockPoll) and every Options.BlockPoll to
+// retry by itself: a safety net only, since every command above serves
+// waiters at once. It gives up when its connection is closed or the
+// server shuts down (watchConn). Inside MULTI/EXEC the commands do not
+// block: an empty result is returned at once. Two departures from Redis:
+// inside EXEC a command serves the waiters right after it, not after the
+// whole EXEC; and if the command's commit failed, a waiter would already
+// have replied with an element that was never stored (the store is then
+// failing anyway).
 
-// blockPoll bounds how long a blocked client sleeps without re-checking
-// its deadline, its connection and its keys.
-const blockPoll = time.Second
+// DefaultBlockPoll is Options.BlockPoll when zero: how long a blocked
+// client sleeps at most without re-checking its deadline, its connection
+// and its keys.
+const DefaultBlockPoll = time.Second
 
 // blockKey names the keys clients block on.
 type blockKey struct {
@@ -183,6 +193,37 @@ func serveBlocked(x *cmdCtx, keys ...[]byte) {
 	}
 }
 
+// serveBlockedIn is serveBlocked for keys of logical database db (COPY ...
+// DB, MOVE), which may be another than the current one.
+func serveBlockedIn(x *cmdCtx, db int, keys ...[]byte) {
+	cur := x.tx.DB()
+	if db == cur {
+		serveBlocked(x, keys...)
+		return
+	}
+	if x.tx.Use(db) != nil {
+		return
+	}
+	defer x.tx.Use(cur)
+	serveBlocked(x, keys...)
+}
+
+// serveBlockedDB serves the clients of x's server blocked on any key of
+// logical database db, in the order of the keys' names: after SWAPDB a key
+// waited on may hold a list or sorted set of the other database.
+func serveBlockedDB(x *cmdCtx, db int) {
+	blocking.mu.Lock()
+	var keys [][]byte
+	for k := range blocking.m {
+		if k.srv == x.s && k.db == db {
+			keys = append(keys, []byte(k.key))
+		}
+	}
+	blocking.mu.Unlock()
+	slices.SortFunc(keys, bytes.Compare)
+	serveBlockedIn(x, db, keys...)
+}
+
 // inExec reports whether x runs as a queued command of EXEC, where
 // blocking commands must not block.
 func inExec(x *cmdCtx) bool { return x.c.lastName == "exec" }
@@ -313,9 +354,9 @@ func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, typ kv.Type, serve se
 }
 
 // waitBlocked sleeps until w is served, its deadline passes, its
-// connection goes, or blockPoll elapses.
+// connection goes, or Options.BlockPoll elapses.
 func waitBlocked(x *cmdCtx, w *blockWaiter, deadline time.Time, gone <-chan struct{}) (wakeReason, blockResult) {
-	d := blockPoll
+	d := x.s.opts.BlockPoll
 	if !deadline.IsZero() {
 		rem := deadline.Sub(x.s.opts.Now())
 		if rem <= 0 {

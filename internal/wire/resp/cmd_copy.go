@@ -25,6 +25,9 @@ var cmdCopy = def("copy", -3, "write denyoom", 1, 2, 1, "keyspace write slow", "
 		if err != nil {
 			return err
 		}
+		if ok {
+			serveBlockedIn(x, db, x.args[2])
+		}
 		x.w.Bool2(ok)
 		return nil
 	})

@@ -10,6 +10,9 @@ var cmdMove = def("move", 3, "write fast", 1, 1, 1, "keyspace write fast", "gene
 		if err != nil {
 			return err
 		}
+		if ok {
+			serveBlockedIn(x, db, x.args[1])
+		}
 		x.w.Bool2(ok)
 		return nil
 	})

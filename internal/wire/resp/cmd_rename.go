@@ -5,6 +5,7 @@ var cmdRename = def("rename", 3, "write", 1, 2, 1, "keyspace write slow", "gener
 		if _, err := x.tx.Rename(x.args[1], x.args[2], false); err != nil {
 			return err
 		}
+		serveBlocked(x, x.args[2])
 		x.w.OK()
 		return nil
 	})

@@ -6,6 +6,9 @@ var cmdRenameNX = def("renamenx", 3, "write fast", 1, 2, 1, "keyspace write fast
 		if err != nil {
 			return err
 		}
+		if ok {
+			serveBlocked(x, x.args[2])
+		}
 		x.w.Bool2(ok)
 		return nil
 	})

@@ -19,6 +19,10 @@ var cmdSwapDB = def("swapdb", 3, "write fast", 0, 0, 0, "keyspace write fast dan
 		if err := x.tx.SwapDB(int(a), int(b)); err != nil {
 			return err
 		}
+		// Keys waited on in either database may now hold a list or a
+		// sorted set: Redis rescans both (scanDatabaseForReadyKeys).
+		serveBlockedDB(x, int(a))
+		serveBlockedDB(x, int(b))
 		x.w.OK()
 		return nil
 	})

@@ -67,6 +67,11 @@ type Options struct {
 	// blocked in BLPOP. Zero means DefaultFrameTimeout; negative means no
 	// limit.
 	FrameTimeout time.Duration
+	// BlockPoll bounds how long a client blocked in BLPOP and the like
+	// sleeps without re-checking its deadline, its connection and its keys
+	// (a safety net: the commands that fill a key serve its waiters at
+	// once). Zero means DefaultBlockPoll.
+	BlockPoll time.Duration
 }
 
 // DefaultFrameTimeout is the frame timeout when Options.FrameTimeout is
@@ -94,6 +99,9 @@ func (o *Options) ensureDefaults() {
 	}
 	if o.FrameTimeout == 0 {
 		o.FrameTimeout = DefaultFrameTimeout
+	}
+	if o.BlockPoll <= 0 {
+		o.BlockPoll = DefaultBlockPoll
 	}
 }
 
