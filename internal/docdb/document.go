@@ -133,12 +133,9 @@ func isIDKey(el bson.RawElement) bool {
 // a document holding a rare one goes through bson.Unmarshal, which gives
 // the same bson.D.
 func newStoredDoc(raw bson.Raw) (*storedDoc, error) {
-	doc, ok := decodeDoc(raw)
-	if !ok {
-		doc = nil
-		if err := bson.Unmarshal(raw, &doc); err != nil {
-			return nil, mongoerr.Newf(mongoerr.BadValue, "invalid BSON document: %v", err)
-		}
+	doc, err := decodeStored(raw)
+	if err != nil {
+		return nil, err
 	}
 	id, err := raw.LookupErr("_id")
 	if err != nil {
@@ -149,6 +146,20 @@ func newStoredDoc(raw bson.Raw) (*storedDoc, error) {
 		return nil, mongoerr.Newf(mongoerr.BadValue, "cannot encode _id: %v", err)
 	}
 	return &storedDoc{raw: raw, doc: doc, id: id, idEnc: idEnc}, nil
+}
+
+// decodeStored decodes a stored document as newStoredDoc does, without
+// looking up and encoding its _id: a point read, which found the document
+// by its encoded _id, needs only the decoded form.
+func decodeStored(raw bson.Raw) (bson.D, error) {
+	doc, ok := decodeDoc(raw)
+	if !ok {
+		doc = nil
+		if err := bson.Unmarshal(raw, &doc); err != nil {
+			return nil, mongoerr.Newf(mongoerr.BadValue, "invalid BSON document: %v", err)
+		}
+	}
+	return doc, nil
 }
 
 // validID applies mongod's validIdField rules.

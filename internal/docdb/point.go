@@ -76,10 +76,12 @@ func (e *Engine) findPoint(db, coll string, id any, req FindRequest) (cur Cursor
 	if raw == nil {
 		return &pointCursor{e: e, q: q, id: id}, true, nil
 	}
-	sd, err := newStoredDoc(raw)
+	doc, err := decodeStored(raw)
 	if err != nil {
 		return nil, true, fmt.Errorf("docdb: stored document: %w", err)
 	}
+	// The cursor reads only the bytes and the decoded form.
+	sd := &storedDoc{raw: raw, doc: doc}
 	return &pointCursor{e: e, q: q, id: id, sd: sd, vis: e.newVisibility(meta)}, true, nil
 }
 

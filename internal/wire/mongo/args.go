@@ -337,10 +337,13 @@ func rawValueToAny(v bson.RawValue) any {
 }
 
 // fields calls fn for every field of cmd after the command name, skipping
-// the generic arguments every command accepts.
+// the generic arguments every command accepts. cmd is a request's command
+// or a document inside it, which runCommand has validated element by
+// element (after decodeOpMsg's readDocument validated it whole), so its
+// elements are not validated again.
 func fields(cmd bson.Raw, fn func(el bson.RawElement) error) error {
 	first := true
-	return eachElement(cmd, func(el bson.RawElement) error {
+	return walkElements(cmd, false, func(el bson.RawElement) error {
 		if first {
 			first = false
 			return nil
@@ -366,6 +369,12 @@ func elementKey(el bson.RawElement) []byte {
 // first error. It checks each element as bson.Raw.Elements does, without
 // collecting them in a slice.
 func eachElement(doc bson.Raw, fn func(el bson.RawElement) error) error {
+	return walkElements(doc, true, fn)
+}
+
+// walkElements is eachElement, checking each element's value only when
+// validate is set; the element boundaries are always checked.
+func walkElements(doc bson.Raw, validate bool, fn func(el bson.RawElement) error) error {
 	length, rem, ok := bsoncore.ReadLength(doc)
 	if !ok || int(length) > len(doc) || length < 5 {
 		return errorf(codeInvalidBSON, "invalid command document: %v", bsoncore.NewInsufficientBytesError(doc, rem))
@@ -376,8 +385,10 @@ func eachElement(doc bson.Raw, fn func(el bson.RawElement) error) error {
 		if !ok {
 			return errorf(codeInvalidBSON, "invalid command document: %v", bsoncore.NewInsufficientBytesError(doc, rem))
 		}
-		if err := el.Validate(); err != nil {
-			return errorf(codeInvalidBSON, "invalid command document: %v", err)
+		if validate {
+			if err := el.Validate(); err != nil {
+				return errorf(codeInvalidBSON, "invalid command document: %v", err)
+			}
 		}
 		if err := fn(bson.RawElement(el)); err != nil {
 			return err

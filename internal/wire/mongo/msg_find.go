@@ -32,7 +32,7 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 	f.coll = coll
 	err := fields(cmd, func(el bson.RawElement) error {
 		var err error
-		switch k := el.Key(); k {
+		switch k := elementKey(el); string(k) {
 		case "filter":
 			f.req.Filter, err = optDocArg("find", el)
 		case "projection":
@@ -69,15 +69,15 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 			var let bson.D
 			let, err = optDocArg("find", el)
 			if err == nil && len(let) > 0 {
-				err = notSupported("find", k)
+				err = notSupported("find", string(k))
 			}
 		case "tailable", "awaitData", "returnKey", "showRecordId", "min", "max",
 			"$_requestResumeToken", "$_resumeAfter", "resumeAfter", "startAt":
 			if truthy(el.Value()) {
-				err = notSupported("find", k)
+				err = notSupported("find", string(k))
 			}
 		default:
-			err = unknownField("find", k)
+			err = unknownField("find", string(k))
 		}
 		return err
 	})

@@ -21,7 +21,7 @@ func msgInsert(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	have := false
 	err = fields(req.cmd, func(el bson.RawElement) error {
 		var err error
-		switch k := el.Key(); k {
+		switch k := elementKey(el); string(k) {
 		case "documents":
 			have = true
 			ir.Documents, err = statementsArg("insert", el)
@@ -31,10 +31,10 @@ func msgInsert(ctx context.Context, c *conn, req *request) (bson.D, error) {
 			ir.BypassDocumentValidation, err = boolArg("insert", el)
 		case "isTimeseriesNamespace", "collectionUUID", "encryptionInformation":
 			if truthy(el.Value()) {
-				err = notSupported("insert", k)
+				err = notSupported("insert", string(k))
 			}
 		default:
-			err = unknownField("insert", k)
+			err = unknownField("insert", string(k))
 		}
 		return err
 	})
