@@ -206,6 +206,10 @@ func TestSubexpiryFollowsEveryPath(t *testing.T) {
 		if got := subexpiries(t, s); got != want {
 			t.Fatalf("%s: subexpiry %v, want %v", step.name, got, want)
 		}
+		// The consistency checker recounts the records.
+		if err := s.Check(t.Context()); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
 	}
 }
 
