@@ -133,11 +133,14 @@ func (c *conn) readMessage() (frame []byte, ok bool) {
 	ft := c.s.opts.FrameTimeout
 	_, err := r.Peek(1)
 	if err == nil {
-		if ft > 0 {
+		// A message already wholly buffered (as a driver's usually
+		// arrives) is read without blocking, so needs no deadline.
+		armed := ft > 0 && !frameBuffered(r)
+		if armed {
 			c.setReadDeadline(time.Now().Add(ft))
 		}
 		frame, err = readFrame(r)
-		if err == nil && ft > 0 {
+		if err == nil && armed {
 			c.setReadDeadline(time.Time{})
 		}
 	}
@@ -161,6 +164,20 @@ func (c *conn) readMessage() (frame []byte, ok bool) {
 	}
 	c.s.metrics.bytesIn.Add(int64(len(frame)))
 	return frame, true
+}
+
+// frameBuffered reports whether r holds a whole message with a valid
+// length, which readFrame then takes without reading the connection.
+func frameBuffered(r *bufio.Reader) bool {
+	if r.Buffered() < headerLen {
+		return false
+	}
+	b, err := r.Peek(4)
+	if err != nil {
+		return false
+	}
+	n := int32(binary.LittleEndian.Uint32(b))
+	return n >= headerLen && n <= MaxMessageSizeBytes && int(n) <= r.Buffered()
 }
 
 // setReadDeadline sets the read deadline unless Shutdown asked the
