@@ -158,6 +158,7 @@ func (e *CheckError) Has(k ProblemKind) bool {
 // clients.
 func (s *Store) Check(ctx context.Context) error {
 	s.mu.Lock()
+	s.waitApplied() // the snapshot must hold what c and dbmap count
 	snap := s.st.NewSnapshot()
 	c := s.c
 	dbmap := s.dbmap
@@ -326,6 +327,7 @@ func (ck *checker) checkKeys(pdb byte, c counters) error {
 	}
 	defer it.Close()
 	var keys, expires int64
+	var sub subexpCounts
 	var sum i128
 	for ok := it.First(); ok; ok = it.Next() {
 		if err := ck.step(); err != nil {
@@ -338,6 +340,7 @@ func (ck *checker) checkKeys(pdb byte, c counters) error {
 			ck.report(ProblemCorrupt, int(pdb), key, "%v", err)
 			continue
 		}
+		sub.add(subexpOf(m))
 		if m.ExpireAt != 0 {
 			expires++
 			sum.add(m.ExpireAt)
@@ -367,6 +370,10 @@ func (ck *checker) checkKeys(pdb byte, c counters) error {
 	if c.keys != keys || c.expires != expires || c.expSum != sum {
 		ck.report(ProblemCounters, int(pdb), nil, "counters say %d keys, %d with an expiry (expiry sum %s); the records hold %d, %d (%s)",
 			c.keys, c.expires, c.expSum.big(), keys, expires, sum.big())
+	}
+	if c.sub != sub {
+		ck.report(ProblemCounters, int(pdb), nil, "counters say %d hashes with a field expiry (%d with a key expiry); the records hold %d (%d)",
+			c.sub.hashes, c.sub.withTTL, sub.hashes, sub.withTTL)
 	}
 	return nil
 }

@@ -72,7 +72,8 @@ func (o *Options) Validate() error {
 type counters struct {
 	keys    int64
 	expires int64
-	expSum  i128 // sum of the expireAt of every indexed key, for avg_ttl
+	expSum  i128         // sum of the expireAt of every indexed key, for avg_ttl
+	sub     subexpCounts // hashes with field expiries, for subexpiry (subexpiry.go)
 }
 
 // Store is the Redis data model on a storage.Store. Every operation runs
@@ -82,14 +83,21 @@ type Store struct {
 	st   *storage.Store
 	opts Options
 
-	mu       sync.Mutex // held by the open Tx
-	dbmap    [NumDBs]byte
-	c        [NumDBs]counters // indexed by physical db
-	version  uint64           // last collection version handed out
-	observer Observer
-	closed   bool
-	scans    scanCursors
-	cache    *metaCache // used under mu
+	mu sync.Mutex // held by the open Tx
+	// commitMu is held while a committed batch is applied to storage,
+	// taken under mu and kept past it (commit.go).
+	commitMu sync.Mutex
+	failed   atomic.Pointer[failure] // set once an apply fails (commit.go)
+	// applyHook, when set (by tests), runs before each batch is applied,
+	// holding commitMu; an error it returns fails the apply.
+	applyHook func() error
+	dbmap     [NumDBs]byte
+	c         [NumDBs]counters // indexed by physical db
+	version   uint64           // last collection version handed out
+	observer  Observer
+	closed    bool
+	scans     scanCursors
+	cache     *metaCache // used under mu
 	// dueFrom is, per physical db, a key of the expiry index below which
 	// the index holds no entry, so that counting the due entries (Tx.due,
 	// behind DBSIZE and INFO keyspace) starts there instead of stepping
@@ -165,8 +173,9 @@ func (s *Store) load(ctx context.Context) error {
 				return fmt.Errorf("kv: load: %w", ctx.Err())
 			}
 			n++
-			if m, err := decodeMeta(it.Value()); err == nil && m.Version > s.version {
-				s.version = m.Version
+			if m, err := decodeMeta(it.Value()); err == nil {
+				s.version = max(s.version, m.Version)
+				s.c[pdb].sub.add(subexpOf(m))
 			}
 		}
 		if err := it.Close(); err != nil {
@@ -212,10 +221,12 @@ func (s *Store) load(ctx context.Context) error {
 }
 
 // Close marks the store closed; later Begin calls still work but Commit
-// fails. It does not close the underlying storage, which the caller owns.
+// fails. It returns once every committed batch is applied. It does not
+// close the underlying storage, which the caller owns.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	s.closed = true
+	s.waitApplied()
 	s.mu.Unlock()
 	return nil
 }
@@ -267,13 +278,26 @@ type KeyspaceInfo struct {
 	Keys    int64 // live keys
 	Expires int64 // live keys with an expiry
 	AvgTTL  int64 // mean remaining TTL of those, in ms
+	// Subexpiry is the number of live keys with a live hash field expiry.
+	Subexpiry int64
 }
 
 // Keyspace returns the figures of every non-empty logical database at now.
-// Expired keys not yet deleted are not counted.
+// Expired keys not yet deleted are not counted. It fails once the store
+// has failed (commit.go).
 func (s *Store) Keyspace(ctx context.Context) ([]KeyspaceInfo, error) {
 	tx := s.Begin()
-	defer tx.Rollback()
+	out, err := tx.keyspace()
+	tx.Rollback() // waits for the commits the figures include to be applied
+	if err == nil {
+		if err = s.Err(); err != nil {
+			return nil, fmt.Errorf("kv: keyspace: %w", err)
+		}
+	}
+	return out, err
+}
+
+func (tx *Tx) keyspace() ([]KeyspaceInfo, error) {
 	var out []KeyspaceInfo
 	for db := 0; db < NumDBs; db++ {
 		tx.Use(db)

@@ -36,6 +36,7 @@ type Tx struct {
 	ebuf     []byte
 	mapDirty bool
 	garbage  bool
+	synced   bool // storage has every earlier commit applied (Tx.applied)
 	// pending holds the metadata records written by this Tx, keyed by
 	// metaKey, nil for deleted ones: what Commit applies to the cache.
 	pending map[string][]byte
@@ -82,16 +83,19 @@ func (tx *Tx) DB() int { return tx.ldb }
 // writes over the latest state), the store itself before that. Both see
 // the same data, since every write goes through a Tx under the lock, and
 // reading the store directly skips building the batch's merged view.
+// Either way the reads wait for the commit before this Tx to be applied.
 func (tx *Tx) reader() storage.Reader {
 	if tx.b != nil {
 		return tx.batch()
 	}
+	tx.applied()
 	return tx.s.st
 }
 
 // batch returns the Tx's batch for reading and writing: an indexed one, so
 // that the Tx reads its own writes.
 func (tx *Tx) batch() *storage.Batch {
+	tx.applied() // an indexed batch reads through to storage
 	switch {
 	case tx.b == nil:
 		tx.b = tx.s.st.NewIndexedBatch()
@@ -117,65 +121,75 @@ func (tx *Tx) writer() *storage.Batch {
 	return tx.b
 }
 
-// Commit makes the writes durable, publishes the counters, calls the
-// observer and releases the lock. If the batch cannot be committed nothing
-// of the Tx is applied and the error is returned.
+// Commit publishes the Tx and makes its writes durable. Under the store's
+// lock it publishes the counters, the metadata cache, the database map and
+// the stats, and calls the observer; it then hands the lock to the next Tx
+// and applies the batch to storage while that Tx runs (commit.go). It
+// returns once its batch, and every batch committed before it, is applied
+// (fsynced under DurabilitySync), so even a read-only Tx returns only after
+// the writes it may have read are in storage. A Tx whose store is closed
+// or failed publishes nothing and returns the error; a batch that cannot be
+// applied makes the store fail-stop and returns ErrFailed.
 func (tx *Tx) Commit() error {
 	s := tx.s
-	var err error
+	if err := s.Err(); err != nil {
+		tx.finish(nil)
+		return err
+	}
 	if s.closed {
-		err = ErrClosed
-	} else if tx.b != nil && !tx.b.Empty() {
-		if cerr := tx.b.Commit(); cerr != nil {
-			err = fmt.Errorf("kv: commit: %w", cerr)
+		tx.finish(nil)
+		return ErrClosed
+	}
+	for i := range tx.delta {
+		if tx.flushed[i] {
+			s.c[i] = counters{}
+			s.cache.clear()
+		}
+		s.c[i].keys += tx.delta[i].keys
+		s.c[i].expires += tx.delta[i].expires
+		s.c[i].expSum.addI(tx.delta[i].expSum)
+		s.c[i].sub.add(tx.delta[i].sub)
+	}
+	for mk, rec := range tx.pending {
+		s.cache.put([]byte(mk), rec)
+	}
+	if tx.mapDirty {
+		s.dbmap = tx.dbmap
+		m := tx.dbmap
+		s.dbmapAtomic.Store(&m)
+	}
+	if tx.expired > 0 {
+		s.stats.expired.Add(tx.expired)
+		s.stats.expiredLazy.Add(tx.lazy)
+	}
+	if s.observer != nil && (len(tx.events) > 0 || len(tx.touches) > 0) {
+		s.observer.Committed(tx.events, tx.touches)
+	}
+	wake := tx.wake
+	if tx.garbage {
+		select {
+		case s.garbage <- struct{}{}:
+		default:
 		}
 	}
-	wake := int64(0)
-	if err == nil {
-		for i := range tx.delta {
-			if tx.flushed[i] {
-				s.c[i] = counters{}
-				s.cache.clear()
-			}
-			s.c[i].keys += tx.delta[i].keys
-			s.c[i].expires += tx.delta[i].expires
-			s.c[i].expSum.addI(tx.delta[i].expSum)
-		}
-		for mk, rec := range tx.pending {
-			s.cache.put([]byte(mk), rec)
-		}
-		if tx.mapDirty {
-			s.dbmap = tx.dbmap
-			m := tx.dbmap
-			s.dbmapAtomic.Store(&m)
-		}
-		if tx.expired > 0 {
-			s.stats.expired.Add(tx.expired)
-			s.stats.expiredLazy.Add(tx.lazy)
-		}
-		if s.observer != nil && (len(tx.events) > 0 || len(tx.touches) > 0) {
-			s.observer.Committed(tx.events, tx.touches)
-		}
-		wake = tx.wake
-		if tx.garbage {
-			select {
-			case s.garbage <- struct{}{}:
-			default:
-			}
-		}
+	b := tx.b
+	tx.b = nil
+	if err := tx.finish(b); err != nil {
+		return fmt.Errorf("kv: commit: %w", err)
 	}
-	tx.release()
 	if wake != 0 && s.opts.Waker != nil {
 		s.opts.Waker.Wake(time.UnixMilli(wake + 1))
 	}
-	return err
+	return nil
 }
 
-// Rollback discards the writes and releases the lock.
-func (tx *Tx) Rollback() { tx.release() }
+// Rollback discards the writes and releases the lock. Like Commit, it
+// returns only once every earlier batch is applied, since the Tx may have
+// read their writes from memory.
+func (tx *Tx) Rollback() { tx.finish(nil) }
 
-func (tx *Tx) release() {
-	s := tx.s
+// reset clears tx for the pool, closing its batch if it still has one.
+func (tx *Tx) reset() {
 	if tx.b != nil {
 		tx.b.Close()
 		tx.b = nil
@@ -183,15 +197,13 @@ func (tx *Tx) release() {
 	tx.delta = [NumDBs]counters{}
 	tx.flushed = [NumDBs]bool{}
 	tx.expired, tx.lazy, tx.wake = 0, 0, 0
-	tx.mapDirty, tx.garbage = false, false
+	tx.mapDirty, tx.garbage, tx.synced = false, false, false
 	clear(tx.pending)
 	clear(tx.events)
 	tx.events = tx.events[:0]
 	clear(tx.touches)
 	tx.touches = tx.touches[:0]
 	tx.s = nil
-	s.txPool.Put(tx)
-	s.mu.Unlock()
 }
 
 // getMeta reads the raw metadata of key in physical db pdb, expired or not.
@@ -231,6 +243,7 @@ func (tx *Tx) readMeta(pdb byte, mk []byte) ([]byte, error) {
 	if rec, ok := cache.get(mk); ok {
 		return bytes.Clone(rec), nil
 	}
+	tx.applied()
 	v, err := tx.s.st.Get(mk)
 	if errors.Is(err, storage.ErrNotFound) {
 		cache.put(mk, nil)
@@ -310,6 +323,7 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 		d.keys++
 		tx.notifyDB(ldb, ClassNew, "new", key)
 	}
+	d.sub.put(old, found, m)
 	if found && old.ExpireAt != 0 && old.ExpireAt != m.ExpireAt {
 		tx.ebuf = expiryKey(tx.ebuf, pdb, old.ExpireAt, key)
 		if err := b.Delete(tx.ebuf); err != nil {
@@ -362,6 +376,7 @@ func (tx *Tx) deleteMeta(pdb byte, key []byte, m Meta, expired bool) error {
 	}
 	tx.notePending(tx.kbuf, nil)
 	d.keys--
+	d.sub.del(m)
 	if m.ExpireAt != 0 {
 		tx.ebuf = expiryKey(tx.ebuf, pdb, m.ExpireAt, key)
 		if err := b.Delete(tx.ebuf); err != nil {

@@ -326,6 +326,9 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 	defer c.ncmu.Unlock()
 	c.w.Reset()
 	if len(cmds) > 0 {
+		// The first command's latency includes the wait for the store
+		// (execMeasured).
+		start := time.Now()
 		tx := s.kv.Begin()
 		c.marks = c.marks[:0]
 		from := 0 // the first command whose reply is still buffered
@@ -333,7 +336,8 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 			c.marks = append(c.marks, c.w.Len())
 			flushes := c.flushes
 			tx.Tick()
-			p := c.execMeasured(tx, args)
+			p := c.execMeasured(tx, args, start)
+			start = time.Time{}
 			if c.flushes != flushes {
 				// The command flushed the replies before it (a blocking
 				// command does before it waits, and commits them).
@@ -341,6 +345,7 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 			}
 			if p != nil {
 				c.recovered(tx, cmds, from, i, p)
+				start = time.Now()
 				tx = s.kv.Begin()
 				from = i + 1
 			}
@@ -378,12 +383,20 @@ type commandPanic struct {
 	stack []byte
 }
 
-// execMeasured runs one command and reports its execution time to
-// ObserveLatency, without the time a blocking command spent waiting (as
-// Redis's latency figures leave it out). A panic in the command is
-// recovered and returned.
-func (c *client) execMeasured(tx *kv.Tx, args [][]byte) (p *commandPanic) {
-	start := time.Now()
+// execMeasured runs one command and reports its latency to ObserveLatency
+// (the expiry pacing controller's signal of foreground latency): from
+// start, or from now when start is zero, to the end of the command,
+// without the time a blocking command spent waiting (as Redis's latency
+// figures leave it out). run passes, for the first command of a chunk, the
+// time before it asked the store for its transaction, so that the wait
+// for the store's lock (behind other clients, the sweeper's reaping and
+// the previous commit) counts as the latency it is for the client; the
+// later commands of the chunk are measured from their own start. A panic
+// in the command is recovered and returned.
+func (c *client) execMeasured(tx *kv.Tx, args [][]byte, start time.Time) (p *commandPanic) {
+	if start.IsZero() {
+		start = time.Now()
+	}
 	c.ncmu.startCommand()
 	defer func() {
 		if r := recover(); r != nil {

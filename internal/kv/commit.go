@@ -1,0 +1,116 @@
+package kv
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// Committing a Tx is two stages, handed over hand over hand so that the
+// Pebble write of one Tx overlaps the execution of the next:
+//
+//  1. Under s.mu, Commit publishes the Tx to the in-memory state (counters,
+//     metadata cache, database map, stats, observer) exactly as if its batch
+//     were already in storage.
+//  2. It then takes s.commitMu, releases s.mu, applies the batch to storage
+//     and releases s.commitMu.
+//
+// commitMu is taken while mu is held, so batches reach storage in exactly
+// the order of the mutex, and at most one applies while the next Tx runs.
+// The lock order is always mu then commitMu; nothing takes mu while
+// holding commitMu.
+//
+// Two rules keep this invisible to clients:
+//
+//   - A Tx reads storage only after the batch before it is applied
+//     (Tx.applied: lock and unlock commitMu once per Tx). Reads served from
+//     the in-memory state (a metadata cache hit) do not wait: that state is
+//     already current.
+//   - Every Tx, read-only or rolled back, passes through commitMu before
+//     Commit or Rollback returns, so no reply that depends on a write is
+//     sent before that write is in storage (and, under DurabilitySync,
+//     fsynced). Keyspace events reach the Observer in stage 1, before the
+//     write is applied, because touched keys must invalidate WATCH before
+//     the next Tx runs.
+//
+// Failure is fail-stop. If a batch cannot be applied, the in-memory state
+// already published is ahead of storage and cannot be trusted: the store
+// records the error, logs it, and every later Commit (and the Tx whose
+// batch failed, and every Tx that ran against the unapplied state) returns
+// it wrapped in ErrFailed. Only a restart, which rebuilds the in-memory
+// state from storage, clears it. Pebble treats a failed log write as fatal
+// for the same reason.
+
+// ErrFailed is returned by every Commit after a batch could not be applied
+// to storage (see commit.go); the store must be reopened.
+var ErrFailed = errors.New("kv: store failed")
+
+// failure is the sticky error of a failed apply.
+type failure struct{ err error }
+
+// Err returns the error that stopped the store (wrapping ErrFailed), or nil
+// while it works.
+func (s *Store) Err() error {
+	if f := s.failed.Load(); f != nil {
+		return f.err
+	}
+	return nil
+}
+
+// apply writes b to storage. It runs holding commitMu only. A failure makes
+// the store fail-stop.
+func (s *Store) apply(b *storage.Batch) error {
+	var err error
+	if s.applyHook != nil {
+		err = s.applyHook()
+	}
+	if err == nil {
+		err = b.Commit()
+	}
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("%w: commit to storage: %w", ErrFailed, err)
+	if s.failed.CompareAndSwap(nil, &failure{err: err}) {
+		s.opts.Logger.Error("kv: a commit could not be applied to storage; "+
+			"refusing every later commit until the server restarts", "err", err)
+	}
+	return err
+}
+
+// waitApplied returns once every batch committed before it is in storage.
+// The caller holds mu, so no new batch can be queued meanwhile.
+func (s *Store) waitApplied() {
+	s.commitMu.Lock()
+	s.commitMu.Unlock() //nolint:staticcheck // an empty critical section is the point: wait for the apply in flight
+}
+
+// applied makes the storage reads of tx see every earlier commit: it waits
+// once per Tx for the batch still being applied, if any.
+func (tx *Tx) applied() {
+	if !tx.synced {
+		tx.s.waitApplied()
+		tx.synced = true
+	}
+}
+
+// finish ends tx: it resets and pools it, hands the store over to the next
+// Tx, and applies b (nil for none) in commit order. It returns the apply's
+// error or the store's failure.
+func (tx *Tx) finish(b *storage.Batch) error {
+	s := tx.s
+	tx.reset()
+	s.txPool.Put(tx)
+	s.commitMu.Lock()
+	s.mu.Unlock()
+	err := s.Err()
+	if b != nil {
+		if err == nil && !b.Empty() {
+			err = s.apply(b)
+		}
+		b.Close()
+	}
+	s.commitMu.Unlock()
+	return err
+}
