@@ -47,6 +47,12 @@ type opMsg struct {
 	flags    uint32
 	sections []section
 	checksum uint32
+
+	// Backing store of a message's first sections and of its body's
+	// one-document slice, so that decoding the common message (a body,
+	// perhaps one sequence) allocates only the opMsg.
+	sectionBuf [2]section
+	bodyBuf    [1]bson.Raw
 }
 
 // protocolError is a message that cannot be processed. fatal errors close
@@ -86,6 +92,7 @@ func asProtocolError(err error) *protocolError {
 // the body and a sequence are answered with an error.
 func decodeOpMsg(frame []byte) (*opMsg, *protocolError) {
 	m := &opMsg{header: readHeader(frame)}
+	m.sections = m.sectionBuf[:0]
 	b := frame[headerLen:]
 	if len(b) < 4 {
 		return nil, fatalErr(codeProtocolError, "OP_MSG is too short to hold its flags")
@@ -119,7 +126,8 @@ func decodeOpMsg(frame []byte) (*opMsg, *protocolError) {
 			if err != nil {
 				return nil, asProtocolError(err)
 			}
-			m.sections = append(m.sections, section{kind: sectionBody, docs: []bson.Raw{doc}})
+			m.bodyBuf[0] = doc
+			m.sections = append(m.sections, section{kind: sectionBody, docs: m.bodyBuf[:]})
 			b = rest
 		case sectionSequence:
 			s, rest, perr := decodeSequence(b)
