@@ -105,3 +105,38 @@ func sizes(calls []call) []int {
 	}
 	return out
 }
+
+// Ensure that the backlog gauge counts the items that fell due while a pass
+// ran (they wait for the next pass) instead of reading 0 once the pass has
+// taken everything due at its start.
+func TestBacklogCountsItemsDueDuringThePass(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(c *expiry.Config) { c.Backoff.Disabled = true })
+		t0 := h.clk.Now()
+		f := newFake("a", expiry.KindTTLIndex, h.clk)
+		f.perBatch = 100 * time.Millisecond
+		f.addN(1000, t0)
+		f.addN(300, t0.Add(50*time.Millisecond))
+		var seen *expiry.SourceStats
+		f.onReap = func(n int) {
+			if n != 1 {
+				return
+			}
+			for _, s := range h.e.Stats().Sources {
+				if s.Name == "a" {
+					seen = &s
+				}
+			}
+		}
+		h.register(countingSource{f})
+		h.start()
+		defer h.stop()
+		advance(time.Second)
+		if calls := f.reapCalls(); len(calls) < 2 || calls[0].Deleted != 1000 || calls[1].Deleted != 300 {
+			t.Fatalf("reap calls %+v, want 1000 then 300", calls)
+		}
+		if seen == nil || !seen.BacklogKnown || seen.Backlog != 300 {
+			t.Fatalf("backlog between the passes %+v, want 300 known", seen)
+		}
+	})
+}

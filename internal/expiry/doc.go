@@ -141,9 +141,12 @@
 // capped by the exact maximum.
 //
 // Backlog. For a Counter the backlog gauge is the number of due-but-present
-// items: zero for a source found with nothing due, counted with CountDue at
-// the end of a sub-pass for a source left with work (at most once per
-// BacklogInterval), and on demand with Engine.CountDue. For other sources a
+// items: zero for a source found with nothing due at the current time,
+// counted with CountDue at the end of a sub-pass for a source left with
+// work, and for one whose items fell due after its pass started (they wait
+// for the next pass) when it is found with nothing due as of the pass's
+// now (both at most once per BacklogInterval), and on demand with
+// Engine.CountDue. For other sources a
 // backlog left mid-pass is unknown.
 //
 // Rate. The engine keeps exponentially decayed sums (τ = 5s of reaping time)

@@ -109,15 +109,31 @@ func (e *Engine) askNextDue(ctx context.Context, st *sourceState, passNow time.T
 		}
 		return false
 	}
-	defer e.mu.Unlock()
 	st.known, st.hasNext, st.retryAt = true, ok, 0
 	if ok {
 		st.nextDue = due.UnixMilli()
 	}
 	if ok && st.nextDue <= passNow.UnixMilli() {
+		e.mu.Unlock()
 		return true
 	}
-	st.setBacklog(0, time.Time{}, time.Time{}, passNow)
+	now := e.now()
+	if !ok || st.nextDue > now.UnixMilli() {
+		st.setBacklog(0, time.Time{}, time.Time{}, passNow)
+		e.mu.Unlock()
+		return false
+	}
+	// Items fell due after the pass started: they wait for the next pass,
+	// and the gauge must not say there are none (a steady stream's gauge
+	// read 0 throughout while 300,000 documents were due).
+	fresh := st.c.backlogKnown && now.UnixMilli()-st.lastCount < e.cfg.BacklogInterval.Milliseconds()
+	if st.counter == nil {
+		st.c.backlogKnown = false
+	}
+	e.mu.Unlock()
+	if st.counter != nil && !fresh {
+		e.countBacklog(ctx, st, now)
+	}
 	return false
 }
 
@@ -412,20 +428,27 @@ func (e *Engine) countBacklogs(ctx context.Context, more []*sourceState, passNow
 		if st.counter == nil || fresh {
 			continue
 		}
-		n, oldest, newest, err := st.counter.CountDue(ctx, passNow)
-		e.mu.Lock()
-		report := false
-		if err != nil {
-			st.c.backlogKnown = false
-			report = e.sourceErrorLocked(ctx, st, false)
-		} else {
-			st.setBacklog(n, oldest, newest, passNow)
-			st.lastCount = nowMs
-		}
-		e.mu.Unlock()
-		if report {
-			e.logSourceError(ctx, st, "count due", err)
-		}
+		e.countBacklog(ctx, st, passNow)
+	}
+}
+
+// countBacklog sets a Counter source's backlog gauge to its items due at
+// at; e.mu is not held.
+func (e *Engine) countBacklog(ctx context.Context, st *sourceState, at time.Time) {
+	nowMs := e.now().UnixMilli()
+	n, oldest, newest, err := st.counter.CountDue(ctx, at)
+	e.mu.Lock()
+	report := false
+	if err != nil {
+		st.c.backlogKnown = false
+		report = e.sourceErrorLocked(ctx, st, false)
+	} else {
+		st.setBacklog(n, oldest, newest, at)
+		st.lastCount = nowMs
+	}
+	e.mu.Unlock()
+	if report {
+		e.logSourceError(ctx, st, "count due", err)
 	}
 }
 
