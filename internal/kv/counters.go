@@ -45,7 +45,7 @@ func (tx *Tx) counters(pdb byte) counters {
 	c.keys += d.keys
 	c.expires += d.expires
 	c.expSum.addI(d.expSum)
-	c.subexp += d.subexp
+	c.sub.add(d.sub)
 	return c
 }
 
@@ -120,7 +120,7 @@ func (tx *Tx) keyspaceInfo() (KeyspaceInfo, error) {
 	}
 	sum.addI(gsum)
 	ki := KeyspaceInfo{DB: tx.ldb, Keys: c.keys - n - g, Expires: c.expires - n - gexp}
-	if ki.Subexpiry, err = tx.subexpiry(c); err != nil {
+	if ki.Subexpiry, err = tx.subexpiry(c, n); err != nil {
 		return KeyspaceInfo{}, err
 	}
 	if ki.Expires > 0 {

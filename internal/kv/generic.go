@@ -117,7 +117,7 @@ func (tx *Tx) Rename(src, dst []byte, nx bool) (bool, error) {
 func (tx *Tx) removeMeta(pdb byte, key []byte, m Meta) error {
 	mm := m
 	mm.Type = TypeString // the version is not dropped: it moved
-	tx.delta[pdb].subexp -= hasSubexpiry(m)
+	tx.delta[pdb].sub.del(m)
 	return tx.deleteMeta(pdb, key, mm, false)
 }
 

@@ -1,6 +1,10 @@
 package kv
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/mayfly/mayfly/internal/storage"
+)
 
 // INFO keyspace subexpiry (Redis 7.4+): the number of keys of a database
 // that have at least one hash field with an expiry, Redis's count of the
@@ -22,41 +26,107 @@ import "encoding/binary"
 // which have their entry in the due part of the field expiry index. Both
 // walks are skipped when the database holds no hash with field expiries.
 
-// hasSubexpiry is 1 when m is a hash with at least one field expiry, else 0.
-func hasSubexpiry(m Meta) int64 {
-	if m.Type != TypeHash || len(m.Payload) < hashPayloadLenV1 || binary.BigEndian.Uint64(m.Payload[8:16]) == 0 {
-		return 0
-	}
-	return 1
+// subexpCounts are the subexpiry figures of one physical database, a part
+// of its counters: the hashes with at least one field expiry, and how many
+// of them also have a key expiry (only those can be expired keys still
+// stored, which readers must not count).
+type subexpCounts struct {
+	hashes  int64
+	withTTL int64
 }
 
-// subexpiryDelta is the change of the subexpiry count when the record m
-// replaces old (found says whether there was one).
-func subexpiryDelta(old Meta, found bool, m Meta) int64 {
-	d := hasSubexpiry(m)
-	if found {
-		d -= hasSubexpiry(old)
+// subexpOf returns the counts one record contributes.
+func subexpOf(m Meta) subexpCounts {
+	if m.Type != TypeHash || len(m.Payload) < hashPayloadLenV1 || binary.BigEndian.Uint64(m.Payload[8:16]) == 0 {
+		return subexpCounts{}
 	}
-	return d
+	c := subexpCounts{hashes: 1}
+	if m.ExpireAt != 0 {
+		c.withTTL = 1
+	}
+	return c
+}
+
+// add adds d to c.
+func (c *subexpCounts) add(d subexpCounts) {
+	c.hashes += d.hashes
+	c.withTTL += d.withTTL
+}
+
+// put counts the record m replacing old (found says whether there was
+// one): Tx.putMeta's hook.
+func (c *subexpCounts) put(old Meta, found bool, m Meta) {
+	if found {
+		c.del(old)
+	}
+	c.add(subexpOf(m))
+}
+
+// del uncounts the deleted record m: Tx.deleteMeta's hook.
+func (c *subexpCounts) del(m Meta) {
+	d := subexpOf(m)
+	c.hashes -= d.hashes
+	c.withTTL -= d.withTTL
 }
 
 // subexpiry returns the number of live keys of the current database with
-// at least one live field expiry, given the counters c of that database.
-func (tx *Tx) subexpiry(c counters) (int64, error) {
-	if c.subexp <= 0 {
-		return max(c.subexp, 0), nil
+// at least one live field expiry, given the counters c of that database
+// and due, the number of its expired keys still stored.
+func (tx *Tx) subexpiry(c counters, due int64) (int64, error) {
+	if c.sub.hashes <= 0 {
+		return max(c.sub.hashes, 0), nil
 	}
-	n := c.subexp
-	expired, err := tx.dueSubexpiryKeys()
-	if err != nil {
-		return 0, err
+	n := c.sub.hashes
+	if c.sub.withTTL > 0 && due > 0 {
+		expired, err := tx.expiredSubexpiryKeys(c.sub.hashes, due)
+		if err != nil {
+			return 0, err
+		}
+		n -= expired
 	}
-	n -= expired
 	lapsed, err := tx.lapsedSubexpiry()
 	if err != nil {
 		return 0, err
 	}
 	return n - lapsed, nil
+}
+
+// expiredSubexpiryKeys counts the hashes with field expiries of the
+// current database whose key has expired but is still stored. It reads the
+// records of the shorter list: the due part of the key expiry index (due
+// entries) or the field expiry index (an entry per such hash, and a few
+// stale ones).
+func (tx *Tx) expiredSubexpiryKeys(hashes, due int64) (int64, error) {
+	if due <= hashes {
+		return tx.dueSubexpiryKeys()
+	}
+	pdb := fieldExpiryDB | tx.pdb
+	lo := expiryPrefix(pdb)
+	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
+	if err != nil {
+		return 0, err
+	}
+	var entries []fieldEntry
+	for ok := it.First(); ok; ok = it.Next() {
+		if at, key, ok := decodeExpiryKey(it.Key()); ok {
+			entries = append(entries, fieldEntry{at, append([]byte{}, key...)})
+		}
+	}
+	if err := it.Close(); err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, e := range entries {
+		m, ok, err := tx.getMeta(tx.pdb, e.key)
+		if err != nil {
+			return 0, err
+		}
+		if ok && m.expiredAt(tx.now) && subexpOf(m).hashes == 1 &&
+			int64(binary.BigEndian.Uint64(m.Payload[8:16])) == e.at {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // dueSubexpiryKeys counts the hashes with field expiries among the keys of
@@ -90,7 +160,7 @@ func (tx *Tx) dueSubexpiryKeys() (int64, error) {
 			return 0, err
 		}
 		if ok && m.expiredAt(tx.now) {
-			n += hasSubexpiry(m)
+			n += subexpOf(m).hashes
 		}
 	}
 	return n, nil
@@ -121,7 +191,7 @@ func (tx *Tx) lapsedSubexpiry() (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if !ok || hasSubexpiry(m) == 0 || m.expiredAt(tx.now) ||
+		if !ok || subexpOf(m).hashes == 0 || m.expiredAt(tx.now) ||
 			int64(binary.BigEndian.Uint64(m.Payload[8:16])) != e.at {
 			continue // a stale entry, or a key counted by dueSubexpiryKeys
 		}

@@ -151,6 +151,44 @@ func TestSubexpiryFollowsEveryPath(t *testing.T) {
 			return err
 		}, advance: 2 * time.Second, want: nil},
 		{name: "key expiry reaped", op: func(tx *kv.Tx) error { return nil }, reap: true, want: nil},
+		{name: "a key expiry on a ttl hash", op: func(tx *kv.Tx) error {
+			now := tx.Now()
+			for _, k := range []string{"e1", "e2"} {
+				if err := hset(k, "a", "1")(tx); err != nil {
+					return err
+				}
+				if err := hexpire(k, now+3_600_000, "a")(tx); err != nil {
+					return err
+				}
+				if _, err := tx.Expire([]byte(k), now+1_000, kv.ExpireAlways); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, want: map[int]int64{0: 2}},
+		{name: "expired ttl hashes among more due keys", op: func(tx *kv.Tx) error {
+			// More due keys than hashes with field expiries: the field
+			// expiry index is walked instead of the due keys.
+			for i := range 5 {
+				if _, err := tx.Set([]byte{'s', byte('0' + i)}, []byte("v"), kv.SetOptions{ExpireAt: tx.Now() + 1_000}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, advance: 2 * time.Second, want: nil},
+		{name: "expired ttl hash among fewer due keys", op: func(tx *kv.Tx) error {
+			now := tx.Now()
+			for _, k := range []string{"p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"} {
+				if err := hset(k, "a", "1")(tx); err != nil {
+					return err
+				}
+				if err := hexpire(k, now+3_600_000, "a")(tx); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, want: map[int]int64{0: 8}},
+		{name: "expired keys reaped", op: func(tx *kv.Tx) error { return tx.FlushDB() }, reap: true, want: nil},
 		{name: "lapsed field ttl with a persistent field left", op: func(tx *kv.Tx) error {
 			now := tx.Now()
 			if err := hset("l", "a", "1", "b", "2")(tx); err != nil {
