@@ -39,8 +39,13 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 	// once. Each document's error is reported in turn below, as if it had
 	// been prepared there.
 	ahead := min(len(req.Documents), prepareAhead)
-	prepared := make([]*storedDoc, ahead)
-	prepErrs := make([]error, ahead)
+	// A single document (insertOne) needs no slices on the heap.
+	var onePrepared [1]*storedDoc
+	var onePrepErr [1]error
+	prepared, prepErrs := onePrepared[:], onePrepErr[:]
+	if ahead > 1 {
+		prepared, prepErrs = make([]*storedDoc, ahead), make([]error, ahead)
+	}
 	for i, raw := range req.Documents[:ahead] {
 		prepared[i], prepErrs[i] = e.prepareInsert(raw)
 	}

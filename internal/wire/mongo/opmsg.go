@@ -53,6 +53,9 @@ type opMsg struct {
 	// perhaps one sequence) allocates only the opMsg.
 	sectionBuf [2]section
 	bodyBuf    [1]bson.Raw
+	// seqBuf backs the documents of the first sequence while it holds one
+	// (a driver's insertOne, updateOne or deleteOne).
+	seqBuf [1]bson.Raw
 }
 
 // protocolError is a message that cannot be processed. fatal errors close
@@ -112,7 +115,7 @@ func decodeOpMsg(frame []byte) (*opMsg, *protocolError) {
 		}
 		b = b[:len(b)-4]
 	}
-	haveBody := false
+	haveBody, seqBufUsed := false, false
 	for len(b) > 0 {
 		kind := b[0]
 		b = b[1:]
@@ -130,7 +133,11 @@ func decodeOpMsg(frame []byte) (*opMsg, *protocolError) {
 			m.sections = append(m.sections, section{kind: sectionBody, docs: m.bodyBuf[:]})
 			b = rest
 		case sectionSequence:
-			s, rest, perr := decodeSequence(b)
+			var docs []bson.Raw
+			if !seqBufUsed {
+				docs, seqBufUsed = m.seqBuf[:0:1], true
+			}
+			s, rest, perr := decodeSequence(b, docs)
 			if perr != nil {
 				return nil, perr
 			}
@@ -160,8 +167,9 @@ func decodeOpMsg(frame []byte) (*opMsg, *protocolError) {
 	return m, nil
 }
 
-// decodeSequence decodes a kind 1 section after its kind byte.
-func decodeSequence(b []byte) (section, []byte, *protocolError) {
+// decodeSequence decodes a kind 1 section after its kind byte, appending
+// its documents to docs (which may be nil).
+func decodeSequence(b []byte, docs []bson.Raw) (section, []byte, *protocolError) {
 	if len(b) < 4 {
 		return section{}, nil, protoErr(codeProtocolError, "document sequence size is missing")
 	}
@@ -177,7 +185,7 @@ func decodeSequence(b []byte) (section, []byte, *protocolError) {
 	if i == len(seq) {
 		return section{}, nil, protoErr(codeProtocolError, "document sequence identifier is not terminated")
 	}
-	s := section{kind: sectionSequence, identifier: string(seq[:i])}
+	s := section{kind: sectionSequence, identifier: sequenceID(seq[:i]), docs: docs}
 	seq = seq[i+1:]
 	for len(seq) > 0 {
 		doc, r, err := readDocument(seq, maxBSONInternalSize)
@@ -188,6 +196,20 @@ func decodeSequence(b []byte) (section, []byte, *protocolError) {
 		seq = r
 	}
 	return s, rest, nil
+}
+
+// sequenceID returns a sequence's identifier, without allocating for the
+// ones drivers send.
+func sequenceID(b []byte) string {
+	switch string(b) {
+	case "documents":
+		return "documents"
+	case "updates":
+		return "updates"
+	case "deletes":
+		return "deletes"
+	}
+	return string(b)
 }
 
 // body returns the kind 0 document.
