@@ -38,9 +38,11 @@ type Touch struct {
 	Expired bool
 }
 
-// Observer receives what each commit changed. Committed is called after the
-// batch is durable, while the store's lock is still held, so calls arrive in
-// commit order; it must not block and must not call back into the Store.
+// Observer receives what each commit changed. Committed is called while
+// the store's lock is still held, so calls arrive in commit order, once the
+// Tx is published to memory and just before its batch is applied to
+// storage (commit.go); it must not block and must not call back into the
+// Store.
 type Observer interface {
 	Committed(events []Event, touches []Touch)
 }
