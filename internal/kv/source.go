@@ -136,7 +136,7 @@ func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, 
 		lo = append(append([]byte(nil), k.resumeAfter...), 0) // the smallest key after it
 	}
 	hi := expiryKey(nil, tx.pdb, tx.now, nil)
-	it, err := k.s.st.NewIter(lo, hi)
+	it, err := tx.reader().NewIter(lo, hi) // the store itself, once the commit before tx is applied
 	if err != nil {
 		tx.Rollback()
 		return 0, false, err
