@@ -19,7 +19,8 @@ import (
 //   - every key with an expiry has its entry in the expiry index, and every
 //     entry names a key whose record has that exact expiry;
 //   - the per-database counters (keys, keys with an expiry, sum of their
-//     expiry times) equal a recount of the records;
+//     expiry times) equal a recount of the records, and the cached count
+//     of due expiry entries (duecount.go) a recount of the index;
 //   - a collection's element count equals its stored elements: a list's
 //     elements are exactly the indexes [head, tail), a set's and a hash's
 //     count is the number of members or fields, a sorted set's is the
@@ -162,9 +163,11 @@ func (s *Store) Check(ctx context.Context) error {
 	snap := s.st.NewSnapshot()
 	c := s.c
 	dbmap := s.dbmap
+	ck0 := &checker{dueCounts: s.dueCounts}
 	s.mu.Unlock()
 	defer snap.Close()
-	ck := &checker{snap: snap, ctx: ctx, versions: map[uint64]versionOwner{}}
+	ck := ck0
+	ck.snap, ck.ctx, ck.versions = snap, ctx, map[uint64]versionOwner{}
 	for l, p := range dbmap {
 		ck.logical[p] = l
 	}
@@ -185,13 +188,16 @@ type versionOwner struct {
 
 // checker is the state of one Check.
 type checker struct {
-	snap     *storage.Snapshot
-	ctx      context.Context
-	logical  [NumDBs]int
-	versions map[uint64]versionOwner
-	problems []Problem
-	more     int
-	steps    int
+	snap *storage.Snapshot
+	// dueCounts is the store's cache of due counts when the snapshot was
+	// taken.
+	dueCounts [NumDBs]dueCount
+	ctx       context.Context
+	logical   [NumDBs]int
+	versions  map[uint64]versionOwner
+	problems  []Problem
+	more      int
+	steps     int
 }
 
 // report records a problem of physical database pdb (-1 for none).
@@ -237,6 +243,9 @@ func (ck *checker) run(c [NumDBs]counters, dbmap [NumDBs]byte) error {
 			return err
 		}
 		if err := ck.checkExpiryIndex(byte(pdb)); err != nil {
+			return err
+		}
+		if err := ck.checkDueCount(byte(pdb)); err != nil {
 			return err
 		}
 		if err := ck.checkFieldIndex(byte(pdb)); err != nil {

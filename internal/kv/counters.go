@@ -1,7 +1,6 @@
 package kv
 
 import (
-	"bytes"
 	"math/big"
 	"math/bits"
 )
@@ -29,6 +28,12 @@ func (a *i128) addI(b i128) {
 	a.hi += b.hi + int64(carry)
 }
 
+// neg returns -a.
+func (a i128) neg() i128 {
+	lo, borrow := bits.Sub64(0, a.lo, 0)
+	return i128{hi: -a.hi - int64(borrow), lo: lo}
+}
+
 func (a i128) big() *big.Int {
 	v := new(big.Int).SetInt64(a.hi)
 	v.Lsh(v, 64)
@@ -47,48 +52,6 @@ func (tx *Tx) counters(pdb byte) counters {
 	c.expSum.addI(d.expSum)
 	c.sub.add(d.sub)
 	return c
-}
-
-// due counts the keys of the current database that have logically expired
-// but are still stored, and sums their expiry times.
-//
-// The walk starts at Store.dueFrom, below which there is no entry, and
-// moves it up to the first entry found (or to its end when there is none)
-// when the Tx has written nothing yet, so that what it saw is the
-// committed index.
-func (tx *Tx) due() (n int64, sum i128, err error) {
-	lo := tx.s.dueFrom[tx.pdb]
-	if lo == nil {
-		lo = expiryPrefix(tx.pdb)
-	}
-	hi := expiryKey(nil, tx.pdb, tx.now, nil) // entries with expireAt < now
-	if bytes.Compare(lo, hi) >= 0 {
-		return 0, sum, nil
-	}
-	it, err := tx.reader().NewIter(lo, hi)
-	if err != nil {
-		return 0, sum, err
-	}
-	var first []byte
-	for ok := it.First(); ok; ok = it.Next() {
-		if at, _, ok := decodeExpiryKey(it.Key()); ok {
-			if first == nil {
-				first = bytes.Clone(it.Key())
-			}
-			n++
-			sum.add(at)
-		}
-	}
-	if err := it.Close(); err != nil {
-		return 0, sum, err
-	}
-	if tx.b == nil || tx.b.Empty() {
-		if first == nil {
-			first = hi
-		}
-		tx.s.dueFrom[tx.pdb] = first
-	}
-	return n, sum, nil
 }
 
 // DBSize returns the number of live keys of the current database: the exact

@@ -2,6 +2,7 @@ package kv_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -391,4 +392,62 @@ func TestDBSizeDueWatermark(t *testing.T) {
 	if n := size(); n != 0 {
 		t.Fatalf("DBSIZE once all expired = %d, want 0", n)
 	}
+}
+
+// Ensure that DBSIZE stays exact while its cached count of due keys
+// follows the clock forward and back, writes of due and not yet due keys,
+// a Tx that counts after writing, reaping and FLUSHDB; the consistency
+// check recounts the cache after every step.
+func TestDBSizeDueCountFollowsTime(t *testing.T) {
+	s, _, c, _, _ := newStore(t)
+	now := c.Now().UnixMilli()
+	step := func(what string, want int64) {
+		t.Helper()
+		if n := dbsize(t, s); n != want {
+			t.Fatalf("%s: DBSIZE = %d, want %d", what, n, want)
+		}
+		if err := s.Check(t.Context()); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	set := func(key string, at int64) {
+		t.Helper()
+		do(t, s, func(tx *kv.Tx) error {
+			_, err := tx.Set([]byte(key), []byte("v"), kv.SetOptions{ExpireAt: at})
+			return err
+		})
+	}
+	for i, at := range []int64{now + 10, now + 20, now + 30} {
+		set(fmt.Sprint("k", i), at)
+	}
+	set("forever", 0)
+	step("none due", 4)
+	c.Advance(25 * time.Millisecond)
+	step("two due", 2)
+	c.Advance(-10 * time.Millisecond)
+	step("clock back: one due", 3)
+	set("past", now)
+	step("a key stored already expired", 3)
+	set("k0", now+1000) // overwrites a due key with a later expiry
+	step("a due key given a later expiry", 4)
+	do(t, s, func(tx *kv.Tx) error {
+		if _, err := tx.Set([]byte("inTx"), []byte("v"), kv.SetOptions{ExpireAt: now}); err != nil {
+			return err
+		}
+		if n, err := tx.DBSize(); err != nil || n != 4 {
+			return fmt.Errorf("DBSIZE after a write in the same Tx = %d, %v; want 4", n, err)
+		}
+		return nil
+	})
+	step("after the writing Tx", 4)
+	c.Advance(20 * time.Millisecond)
+	step("forward again", 2)
+	if _, err := s.Sources()[0].Reap(t.Context(), c.Now(), expiry.Budget{}); err != nil {
+		t.Fatal(err)
+	}
+	step("reaped", 2)
+	do(t, s, func(tx *kv.Tx) error { return tx.FlushDB() })
+	step("flushed", 0)
+	set("new", now)
+	step("an expired key after the flush", 0)
 }

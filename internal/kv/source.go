@@ -186,6 +186,7 @@ func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, 
 				tx.Rollback()
 				return 0, false, err
 			}
+			tx.noteDueEntry(tx.pdb, e.at, -1)
 			continue
 		}
 		if err := tx.expireKey(key, m, false); err != nil {

@@ -105,6 +105,9 @@ type Store struct {
 	// keys share one time, so the bound must be a whole key). Nil means
 	// unknown. Used under mu.
 	dueFrom [NumDBs][]byte
+	// dueCounts caches, per physical db, the count of due expiry index
+	// entries behind DBSIZE and INFO keyspace (duecount.go). Used under mu.
+	dueCounts [NumDBs]dueCount
 
 	dbmapAtomic  atomic.Pointer[[NumDBs]byte] // for readers without the lock
 	notifyMask   atomic.Uint32

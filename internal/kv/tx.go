@@ -25,18 +25,20 @@ type Tx struct {
 	pdb   byte // its physical db
 	now   int64
 
-	delta    [NumDBs]counters
-	flushed  [NumDBs]bool // physical db was flushed: its base counters are zero
-	expired  int64
-	lazy     int64
-	wake     int64 // earliest expireAt written, 0 for none
-	events   []Event
-	touches  []Touch
-	kbuf     []byte
-	ebuf     []byte
-	mapDirty bool
-	garbage  bool
-	synced   bool // storage has every earlier commit applied (Tx.applied)
+	delta [NumDBs]counters
+	// dueDeltas is what the Tx changed of Store.dueCounts (duecount.go).
+	dueDeltas [NumDBs]dueDelta
+	flushed   [NumDBs]bool // physical db was flushed: its base counters are zero
+	expired   int64
+	lazy      int64
+	wake      int64 // earliest expireAt written, 0 for none
+	events    []Event
+	touches   []Touch
+	kbuf      []byte
+	ebuf      []byte
+	mapDirty  bool
+	garbage   bool
+	synced    bool // storage has every earlier commit applied (Tx.applied)
 	// pending holds the metadata records written by this Tx, keyed by
 	// metaKey, nil for deleted ones: what Commit applies to the cache.
 	pending map[string][]byte
@@ -150,6 +152,7 @@ func (tx *Tx) Commit() error {
 		s.c[i].expSum.addI(tx.delta[i].expSum)
 		s.c[i].sub.add(tx.delta[i].sub)
 	}
+	tx.commitDue()
 	for mk, rec := range tx.pending {
 		s.cache.put([]byte(mk), rec)
 	}
@@ -195,6 +198,7 @@ func (tx *Tx) reset() {
 		tx.b = nil
 	}
 	tx.delta = [NumDBs]counters{}
+	tx.dueDeltas = [NumDBs]dueDelta{}
 	tx.flushed = [NumDBs]bool{}
 	tx.expired, tx.lazy, tx.wake = 0, 0, 0
 	tx.mapDirty, tx.garbage, tx.synced = false, false, false
@@ -331,6 +335,7 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 		}
 		d.expires--
 		d.expSum.add(-old.ExpireAt)
+		tx.noteDueEntry(pdb, old.ExpireAt, -1)
 	}
 	if m.ExpireAt != 0 && !(found && old.ExpireAt == m.ExpireAt) {
 		tx.ebuf = expiryKey(tx.ebuf, pdb, m.ExpireAt, key)
@@ -342,6 +347,7 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 		}
 		d.expires++
 		d.expSum.add(m.ExpireAt)
+		tx.noteDueEntry(pdb, m.ExpireAt, 1)
 		if tx.wake == 0 || m.ExpireAt < tx.wake {
 			tx.wake = m.ExpireAt
 		}
@@ -384,6 +390,7 @@ func (tx *Tx) deleteMeta(pdb byte, key []byte, m Meta, expired bool) error {
 		}
 		d.expires--
 		d.expSum.add(-m.ExpireAt)
+		tx.noteDueEntry(pdb, m.ExpireAt, -1)
 	}
 	if m.Type != TypeString {
 		if err := tx.dropVersion(pdb, m.Version); err != nil {
