@@ -76,7 +76,8 @@ type backoff struct {
 	lastEval time.Time
 	baseline time.Duration // 0 until the first judged window
 	recent   time.Duration // p90 of the last judged window
-	level    float64       // duty = 2^-level; 0 is full speed
+	level    float64       // duty = 2^-level before the lag bound; 0 is full speed
+	lag      time.Duration // how late the last batch's earliest item was
 	windows  int64         // judged windows
 	slow     int64         // judged windows found slow
 
@@ -227,8 +228,22 @@ func (b *backoff) started() {
 	b.idle = false
 }
 
+// effective returns the level the sweeper works at: the controller's
+// level, capped by how late the deletions are (cfg.LagBound).
+func (b *backoff) effective() float64 {
+	if b.lag <= 0 || b.cfg.LagBound <= 0 {
+		return b.level
+	}
+	limit := float64(b.cfg.MaxLevel) * max(0, 1-float64(b.lag)/float64(b.cfg.LagBound))
+	return min(b.level, limit)
+}
+
+// late records how late the earliest item of the last batch was when it
+// was deleted (0 when the sweeper caught up).
+func (b *backoff) late(lag time.Duration) { b.lag = lag }
+
 // duty returns the fraction of time the sweeper works.
-func (b *backoff) duty() float64 { return math.Exp2(-b.level) }
+func (b *backoff) duty() float64 { return math.Exp2(-b.effective()) }
 
 // batch returns the batch size at the current level: size·duty, and while
 // foreground requests are watched no more than about cfg.BatchTime's worth
@@ -261,8 +276,8 @@ func (b *backoff) reaped(items int, took time.Duration) {
 		b.busy = true
 		b.perItem = max(took/time.Duration(items), 1)
 	}
-	if b.level > 0 {
-		b.debt += time.Duration(float64(took) * (math.Exp2(b.level) - 1))
+	if l := b.effective(); l > 0 {
+		b.debt += time.Duration(float64(took) * (math.Exp2(l) - 1))
 	}
 }
 
@@ -284,4 +299,4 @@ func (b *backoff) paused(d time.Duration) {
 
 // idleNow forgets the debt when the sweeper has nothing more to do: a
 // pause is owed to the foreground only while deletions go on.
-func (b *backoff) idleNow() { b.debt = 0 }
+func (b *backoff) idleNow() { b.debt, b.lag = 0, 0 }

@@ -100,7 +100,15 @@
 //
 // This is additive increase on a log scale and a decrease in proportion to
 // the excess: the sweeper runs flat out while the foreground is calm and
-// yields as much as it takes when it is not. The first batch after a window
+// yields as much as it takes when it is not, but never lets deletions fall
+// more than about Backoff.LagBound (500ms) behind: after each batch the level
+// is capped at MaxLevel·(1 − lag/LagBound), lag being how late the batch's
+// earliest item was, so the duty climbs back to full speed as the lag
+// nears the bound (the lag is forgotten when a pass ends). The foreground
+// latency includes waiting for the store's lock, which every batch holds,
+// so under a busy foreground every window is slow; without the bound a
+// RESP storm of 300,000 keys went at 2,100 deletions/s (read p99 1.4x
+// before the storm), with it at full speed after half a second. The first batch after a window
 // with foreground requests and no deletion starts at Backoff.StartLevel (1,
 // half speed), so a storm does not hit the foreground at full speed for a
 // whole window before the first verdict; calm windows bring it to full

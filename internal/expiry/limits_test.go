@@ -95,6 +95,7 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 				StartLevel: 2,
 				Recover:    0.5,
 				BatchTime:  time.Hour, // batches shrink by level only
+				LagBound:   -1,        // the level alone paces
 			}
 		})
 		t0 := h.clk.Now()
@@ -180,6 +181,80 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 		// 5.24ms).
 		if hi := 1049*time.Microsecond + time.Duration(st.SlowWindows)*45*time.Microsecond; st.Baseline < time.Millisecond || st.Baseline > hi {
 			t.Errorf("baseline %v, want 1ms..%v after %d slow windows", st.Baseline, hi, st.SlowWindows)
+		}
+	})
+}
+
+// TestBackoffLagBound: a foreground that every batch slows keeps the
+// controller at MaxLevel, but only while the deletions are less than
+// LagBound late: the level's cap falls with the lag, so a storm still
+// finishes at full speed soon after LagBound.
+func TestBackoffLagBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(c *expiry.Config) {
+			c.Params.DeleteTargetDocs = 0
+			c.Params.DeleteTargetTimeMS = 0
+			c.Backoff = expiry.BackoffConfig{
+				Window:     100 * time.Millisecond,
+				MinSamples: 10,
+				Factor:     1.5,
+				Floor:      time.Millisecond,
+				MaxLevel:   6,
+				StartLevel: 6,
+				Recover:    0.5,
+				LagBound:   time.Second,
+			}
+		})
+		t0 := h.clk.Now()
+		storm := t0.Add(time.Second)
+		src := newFake("redis_keys:db0", expiry.KindRedisKeys, h.clk)
+		src.perBatch = 10 * time.Millisecond
+		src.addN(300_000, storm)
+		// 1ms requests every 10ms; each batch slows 20 of them to 5ms.
+		stop := make(chan struct{})
+		go func() {
+			tick := time.NewTicker(10 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					for range 20 {
+						h.e.ObserveForeground(time.Millisecond)
+					}
+				}
+			}
+		}()
+		defer close(stop)
+		src.onReap = func(int) {
+			for range 20 {
+				h.e.ObserveForeground(5 * time.Millisecond)
+			}
+		}
+		h.register(src)
+		h.start()
+		defer h.stop()
+		advance(5 * time.Second)
+
+		if src.len() != 0 {
+			t.Fatalf("%d items left 4s after the storm, want 0 (full speed, 100,000/s, from 1s late)", src.len())
+		}
+		calls := src.reapCalls()
+		var early, late int
+		for _, c := range calls {
+			switch at := c.At.Sub(storm); {
+			case at < 300*time.Millisecond:
+				early = max(early, c.Budget.MaxItems)
+			case at > 1100*time.Millisecond:
+				late = max(late, c.Budget.MaxItems)
+			}
+		}
+		if early == 0 || early > 1000/8 {
+			t.Errorf("largest batch in the storm's first 300ms %d, want 1..125 (the foreground is slowed)", early)
+		}
+		if late != 1000 {
+			t.Errorf("largest batch once 1.1s late %d, want 1000 (the lag bound lifts the level)", late)
 		}
 	})
 }

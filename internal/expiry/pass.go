@@ -272,6 +272,9 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 		t1 := e.now()
 		e.fg.batchEnd.Store(t1.UnixNano())
 		e.fg.inBatch.Store(false)
+		if len(r.Due) > 0 {
+			e.sw.backoff.late(time.Duration(t1.UnixMilli()-slices.Min(r.Due)) * time.Millisecond)
+		}
 		e.sw.backoff.reaped(r.Items, t1.Sub(t0))
 		st.catchUp(r, want, t1)
 		e.sw.limiter.refund(want - r.Items)
