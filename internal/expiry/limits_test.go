@@ -108,20 +108,7 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 		// between 1.5s and 2.5s (what the deletions cause) and 1ms
 		// otherwise.
 		stormStarted := make(chan struct{})
-		go func() {
-			tick := time.NewTicker(10 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stormStarted:
-					return
-				case <-tick.C:
-					for range 20 {
-						h.e.ObserveForeground(time.Millisecond)
-					}
-				}
-			}
-		}()
+		go observeEvery10ms(h.e, stormStarted)
 		src.onReap = func(n int) {
 			if n == 0 {
 				close(stormStarted)
@@ -185,6 +172,23 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 	})
 }
 
+// observeEvery10ms reports 20 foreground requests of 1ms to e every 10ms
+// until stop is closed.
+func observeEvery10ms(e *expiry.Engine, stop <-chan struct{}) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+			for range 20 {
+				e.ObserveForeground(time.Millisecond)
+			}
+		}
+	}
+}
+
 // TestBackoffLagBound: a foreground that every batch slows keeps the
 // controller at MaxLevel, but only while the deletions are less than
 // LagBound late: the level's cap falls with the lag, so a storm still
@@ -212,20 +216,7 @@ func TestBackoffLagBound(t *testing.T) {
 		src.addN(300_000, storm)
 		// 1ms requests every 10ms; each batch slows 20 of them to 5ms.
 		stop := make(chan struct{})
-		go func() {
-			tick := time.NewTicker(10 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-					for range 20 {
-						h.e.ObserveForeground(time.Millisecond)
-					}
-				}
-			}
-		}()
+		go observeEvery10ms(h.e, stop)
 		defer close(stop)
 		src.onReap = func(int) {
 			for range 20 {

@@ -102,17 +102,8 @@ func (tx *Tx) expiredSubexpiryKeys(hashes, due int64) (int64, error) {
 	}
 	pdb := fieldExpiryDB | tx.pdb
 	lo := expiryPrefix(pdb)
-	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
+	entries, err := tx.fieldEntries(lo, storage.PrefixEnd(lo))
 	if err != nil {
-		return 0, err
-	}
-	var entries []fieldEntry
-	for ok := it.First(); ok; ok = it.Next() {
-		if at, key, ok := decodeExpiryKey(it.Key()); ok {
-			entries = append(entries, fieldEntry{at, append([]byte{}, key...)})
-		}
-	}
-	if err := it.Close(); err != nil {
 		return 0, err
 	}
 	var n int64
@@ -172,17 +163,8 @@ func (tx *Tx) dueSubexpiryKeys() (int64, error) {
 // expiry index.
 func (tx *Tx) lapsedSubexpiry() (int64, error) {
 	pdb := fieldExpiryDB | tx.pdb
-	it, err := tx.reader().NewIter(expiryPrefix(pdb), expiryKey(nil, pdb, tx.now, nil))
+	entries, err := tx.fieldEntries(expiryPrefix(pdb), expiryKey(nil, pdb, tx.now, nil))
 	if err != nil {
-		return 0, err
-	}
-	var entries []fieldEntry
-	for ok := it.First(); ok; ok = it.Next() {
-		if at, key, ok := decodeExpiryKey(it.Key()); ok {
-			entries = append(entries, fieldEntry{at, append([]byte{}, key...)})
-		}
-	}
-	if err := it.Close(); err != nil {
 		return 0, err
 	}
 	var n int64
@@ -215,4 +197,22 @@ func (tx *Tx) hashMaxFieldExpiry(m Meta) (int64, error) {
 	}
 	_, maxAt, err := tx.hashSummarize(tx.pdb, m.Version)
 	return maxAt, err
+}
+
+// fieldEntries reads the field expiry index entries in [lo, hi).
+func (tx *Tx) fieldEntries(lo, hi []byte) ([]fieldEntry, error) {
+	it, err := tx.reader().NewIter(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	var entries []fieldEntry
+	for ok := it.First(); ok; ok = it.Next() {
+		if at, key, ok := decodeExpiryKey(it.Key()); ok {
+			entries = append(entries, fieldEntry{at, append([]byte{}, key...)})
+		}
+	}
+	if err := it.Close(); err != nil {
+		return nil, err
+	}
+	return entries, nil
 }
