@@ -55,10 +55,9 @@ func TestReadOnlyCommitWaitsForApply(t *testing.T) {
 	<-entered // the writer has published and is applying (blocked in the hook)
 
 	type result struct {
-		val             string
-		appliedAtReturn bool
-		stored          string
-		err             error
+		val    string
+		stored string
+		err    error
 	}
 	readerRead := make(chan struct{})
 	readerDone := make(chan result)
