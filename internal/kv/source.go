@@ -133,6 +133,7 @@ func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, 
 	tx := k.s.Begin()
 	tx.SetNow(now)
 	tx.Use(k.db)
+	tx.forgetDeleted = true
 	lo := expiryPrefix(tx.pdb)
 	if k.resumeAfter != nil && k.resumeNow == now.UnixMilli() && bytes.HasPrefix(k.resumeAfter, lo) {
 		lo = append(append([]byte(nil), k.resumeAfter...), 0) // the smallest key after it

@@ -39,6 +39,12 @@ type Tx struct {
 	mapDirty  bool
 	garbage   bool
 	synced    bool // storage has every earlier commit applied (Tx.applied)
+	// forgetDeleted makes Commit drop the records the Tx deleted from the
+	// cache instead of caching them as absent: the sweeper's Txs set it,
+	// since the keys it reaps are ones nobody asked for lately, and
+	// caching a storm's million absent keys evicted the useful entries and
+	// cost a quarter of the reaper's time.
+	forgetDeleted bool
 	// pending holds the metadata records written by this Tx, keyed by
 	// metaKey, nil for deleted ones: what Commit applies to the cache.
 	pending map[string][]byte
@@ -154,7 +160,11 @@ func (tx *Tx) Commit() error {
 	}
 	tx.commitDue()
 	for mk, rec := range tx.pending {
-		s.cache.put([]byte(mk), rec)
+		if rec == nil && tx.forgetDeleted {
+			s.cache.drop([]byte(mk))
+		} else {
+			s.cache.put([]byte(mk), rec)
+		}
 	}
 	if tx.mapDirty {
 		s.dbmap = tx.dbmap
@@ -201,7 +211,7 @@ func (tx *Tx) reset() {
 	tx.dueDeltas = [NumDBs]dueDelta{}
 	tx.flushed = [NumDBs]bool{}
 	tx.expired, tx.lazy, tx.wake = 0, 0, 0
-	tx.mapDirty, tx.garbage, tx.synced = false, false, false
+	tx.mapDirty, tx.garbage, tx.synced, tx.forgetDeleted = false, false, false, false
 	clear(tx.pending)
 	clear(tx.events)
 	tx.events = tx.events[:0]
