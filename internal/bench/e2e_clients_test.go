@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +25,29 @@ func freeAddr(t *testing.T) string {
 	return addr
 }
 
+// readyHandler closes ready when the server logs server.ReadyMessage, once
+// every listener is bound.
+type readyHandler struct {
+	slog.Handler
+	ready chan struct{}
+	once  *sync.Once
+}
+
+func (h readyHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == server.ReadyMessage {
+		h.once.Do(func() { close(h.ready) })
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h readyHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return readyHandler{h.Handler.WithAttrs(as), h.ready, h.once}
+}
+
+func (h readyHandler) WithGroup(name string) slog.Handler {
+	return readyHandler{h.Handler.WithGroup(name), h.ready, h.once}
+}
+
 // startMayfly runs a mayfly server in this process on free loopback
 // ports, stopped when the test ends, and returns its RESP and MongoDB
 // addresses. (Only this test imports the server: the bench itself drives
@@ -33,7 +57,8 @@ func startMayfly(t *testing.T) (respAddr, mongoAddr string) {
 	cfg := server.DefaultConfig()
 	cfg.Dir = t.TempDir()
 	cfg.RespAddr, cfg.MongoAddr, cfg.HTTPAddr = freeAddr(t), freeAddr(t), ""
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	ready := make(chan struct{})
+	cfg.Logger = slog.New(readyHandler{slog.NewTextHandler(io.Discard, nil), ready, &sync.Once{}})
 	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -47,19 +72,13 @@ func startMayfly(t *testing.T) (respAddr, mongoAddr string) {
 			t.Errorf("mayfly: %v", err)
 		}
 	})
-	for _, a := range []string{cfg.RespAddr, cfg.MongoAddr} {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			c, err := net.DialTimeout("tcp", a, time.Second)
-			if err == nil {
-				c.Close()
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("mayfly does not listen on %s: %v", a, err)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+	select {
+	case <-ready:
+	case err := <-done:
+		done <- err // for the cleanup
+		t.Fatalf("mayfly stopped before it was ready: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("mayfly not ready within 10 s")
 	}
 	return cfg.RespAddr, cfg.MongoAddr
 }

@@ -91,18 +91,8 @@ func TestFrameTimeoutClosesClientNotReading(t *testing.T) {
 	for range 32 { // 128 MB of replies, never read
 		reader.send(reader.msg(0, bson.D{{Key: "find", Value: "big"}, {Key: "$db", Value: "test"}}))
 	}
-	waitUntil := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("not within 30 s: %s", what)
-			}
-			time.Sleep(20 * time.Millisecond) // polls a server figure; no expiry is waited for
-		}
-	}
-	waitUntil("the client is connected", func() bool { return s.connectionCount() > before })
-	waitUntil("the client not reading its replies is closed", func() bool { return s.connectionCount() <= before })
+	awaitState(t, s, "not within 30 s: the client is connected", func() bool { return s.connectionCount() > before })
+	awaitState(t, s, "not within 30 s: the client not reading its replies is closed", func() bool { return s.connectionCount() <= before })
 	rc.ping()
 }
 
@@ -156,7 +146,7 @@ func TestPanicOutsideHandlerIsRecovered(t *testing.T) {
 // client leaves.
 func TestMaxConnectionsAvailable(t *testing.T) {
 	logs := &syncBuffer{}
-	_, addr, _ := rawServer(t, loggingTo(logs), func(o *Options) { o.MaxConnections = 3 })
+	s, addr, _ := rawServer(t, loggingTo(logs), func(o *Options) { o.MaxConnections = 3 })
 	a, b := dialRaw(t, addr), dialRaw(t, addr)
 	a.ping()
 	b.ping()
@@ -178,13 +168,7 @@ func TestMaxConnectionsAvailable(t *testing.T) {
 		t.Fatalf("connections at the limit %v", conns)
 	}
 	c.nc.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for status(a).Lookup("available").Int32() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("a closed connection is still counted after 10 s")
-		}
-		time.Sleep(10 * time.Millisecond) // polls a server figure
-	}
+	awaitState(t, s, "a closed connection is still counted after 30 s", func() bool { return status(a).Lookup("available").Int32() == 1 })
 	dialRaw(t, addr).ping()
 }
 

@@ -38,10 +38,14 @@ type Server struct {
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
-	closing   bool
-	closed    chan struct{} // closed when Shutdown starts
-	connWG    sync.WaitGroup
-	bgWG      sync.WaitGroup
+	// changed is closed and replaced whenever a connection opens, closes
+	// or starts or stops watching its socket, so that a caller can wait
+	// for such a change (awaitChange) instead of polling.
+	changed chan struct{}
+	closing bool
+	closed  chan struct{} // closed when Shutdown starts
+	connWG  sync.WaitGroup
+	bgWG    sync.WaitGroup
 
 	nextConnID    atomic.Int64
 	nextRequestID atomic.Int32
@@ -80,6 +84,7 @@ func NewServer(opts Options) *Server {
 		cancelBase: cancel,
 		listeners:  map[net.Listener]struct{}{},
 		conns:      map[*conn]struct{}{},
+		changed:    make(chan struct{}),
 		closed:     make(chan struct{}),
 	}
 	s.cursors = newCursorRegistry(opts.Now, opts.CursorTimeout)
@@ -153,6 +158,7 @@ func (s *Server) startConn(nc net.Conn) {
 	}
 	c := newConn(s, nc, s.nextConnID.Add(1))
 	s.conns[c] = struct{}{}
+	s.changedLocked()
 	s.connWG.Add(1)
 	s.mu.Unlock()
 	s.metrics.totalConns.Add(1)
@@ -161,8 +167,23 @@ func (s *Server) startConn(nc net.Conn) {
 		c.serve()
 		s.mu.Lock()
 		delete(s.conns, c)
+		s.changedLocked()
 		s.mu.Unlock()
 	}()
+}
+
+// changedLocked wakes the callers of awaitChange; s.mu is held.
+func (s *Server) changedLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// awaitChange returns a channel closed at the next change of the
+// connections (see Server.changed).
+func (s *Server) awaitChange() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
 }
 
 // Shutdown stops accepting connections, lets every request being processed

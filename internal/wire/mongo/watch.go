@@ -46,6 +46,9 @@ func (c *conn) watchFired() {
 	}
 	c.watching = true
 	c.watchMu.Unlock()
+	c.s.mu.Lock()
+	c.s.changedLocked()
+	c.s.mu.Unlock()
 	frame, ok := c.readMessage()
 	c.watched <- readResult{frame: frame, ok: ok}
 }

@@ -21,6 +21,26 @@ func watching(s *Server) bool {
 	return false
 }
 
+// awaitState waits, up to 30 s, until cond holds, checking it at each
+// change of s's connections (Server.changed) instead of polling; on
+// timeout it fails with what.
+func awaitState(t *testing.T, s *Server, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for {
+		changed := s.awaitChange()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatal(what)
+		}
+	}
+}
+
 // Ensure that a message sent while a long request runs is read by the
 // watcher and answered after it, in order, on the same connection.
 func TestWatcherReadsNextMessage(t *testing.T) {
@@ -31,11 +51,7 @@ func TestWatcherReadsNextMessage(t *testing.T) {
 	rc.send(rc.msg(0, bson.D{{Key: "mayflyTestBlock", Value: t.Name()}, {Key: "$db", Value: "admin"}}))
 	blockID := rc.id
 	<-g.entered
-	for deadline := time.Now().Add(10 * time.Second); !watching(s); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no watcher started for a request running longer than watchDelay")
-		}
-	}
+	awaitState(t, s, "no watcher started for a request running longer than watchDelay", func() bool { return watching(s) })
 	rc.send(rc.msg(0, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}))
 	close(g.release)
 	first := rc.recv()
@@ -59,11 +75,7 @@ func TestWatcherEndsWithConnection(t *testing.T) {
 	g := newGate(t.Name())
 	rc.send(rc.msg(0, bson.D{{Key: "mayflyTestBlock", Value: t.Name()}, {Key: "$db", Value: "admin"}}))
 	<-g.entered
-	for deadline := time.Now().Add(10 * time.Second); !watching(s); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no watcher started")
-		}
-	}
+	awaitState(t, s, "no watcher started", func() bool { return watching(s) })
 	// A frame declaring an impossible length: the watcher's read fails,
 	// which closes the connection once the blocked request is answered.
 	rc.send([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xdd, 7, 0, 0})

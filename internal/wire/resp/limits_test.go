@@ -115,12 +115,18 @@ func TestFrameTimeoutClosesClientNotReading(t *testing.T) {
 	io.WriteString(c, strings.Repeat("GET big\r\n", 24)) // 24 MB of replies, never read
 	waitUntil := func(what string, cond func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
+		deadline := time.NewTimer(30 * time.Second)
+		defer deadline.Stop()
+		for {
+			changed := e.srv.ClientsChanged()
+			if cond() {
+				return
+			}
+			select {
+			case <-changed:
+			case <-deadline.C:
 				t.Fatalf("not within 30 s: %s", what)
 			}
-			time.Sleep(20 * time.Millisecond) // polls a server figure; no expiry is waited for
 		}
 	}
 	waitUntil("the client is connected", func() bool { return e.srv.Stats().ConnectedClients > before })

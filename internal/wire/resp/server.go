@@ -116,8 +116,11 @@ type Server struct {
 	start time.Time
 	cmds  map[string]*command
 
-	mu        sync.Mutex
-	clients   map[uint64]*client
+	mu      sync.Mutex
+	clients map[uint64]*client
+	// changed is closed and replaced whenever a client connects or
+	// leaves, so that tests wait for it instead of polling.
+	changed   chan struct{}
 	listeners map[net.Listener]struct{}
 	closing   bool
 	conns     sync.WaitGroup
@@ -148,6 +151,7 @@ func NewServer(opts Options) *Server {
 		log:       opts.Logger,
 		start:     opts.Now(),
 		clients:   make(map[uint64]*client),
+		changed:   make(chan struct{}),
 		listeners: make(map[net.Listener]struct{}),
 	}
 	s.cmds = commandTable()
@@ -214,6 +218,7 @@ func (s *Server) accept(nc net.Conn) {
 	}
 	c := newClient(s, nc)
 	s.clients[c.id] = c
+	s.changedLocked()
 	s.conns.Add(1)
 	s.mu.Unlock()
 	s.stats.connections.Add(1)
@@ -255,8 +260,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) removeClient(c *client) {
 	s.mu.Lock()
 	delete(s.clients, c.id)
+	s.changedLocked()
 	s.mu.Unlock()
 	s.conns.Done()
+}
+
+// changedLocked wakes the waiters on changed; s.mu is held.
+func (s *Server) changedLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 // Stats are the server's counters, for metrics.
