@@ -130,17 +130,7 @@ func keynumIndexes(dest int, s keynumSpec, args [][]byte) ([]int, bool) {
 
 // writeKeynumSpec writes a keynum key spec (COMMAND INFO's key specs).
 func writeKeynumSpec(w *Writer, s keynumSpec) {
-	w.Map(3)
-	w.BulkString("flags")
-	w.Set(0)
-	w.BulkString("begin_search")
-	w.Map(2)
-	w.BulkString("type")
-	w.BulkString("index")
-	w.BulkString("spec")
-	w.Map(1)
-	w.BulkString("index")
-	w.Int(int64(s.begin))
+	writeBeginSearch(w, s.begin)
 	w.BulkString("find_keys")
 	w.Map(2)
 	w.BulkString("type")

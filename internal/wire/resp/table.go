@@ -204,8 +204,10 @@ func writeCommandInfo(w *Writer, c *command) {
 	}
 }
 
-// writeRangeSpec describes the key arguments as one range key spec.
-func writeRangeSpec(w *Writer, c *command) {
+// writeBeginSearch opens a key spec (a map of flags, begin_search and
+// find_keys, the caller writing find_keys): no flags, and the search
+// begins at argument index.
+func writeBeginSearch(w *Writer, index int) {
 	w.Map(3)
 	w.BulkString("flags")
 	w.Set(0)
@@ -216,7 +218,12 @@ func writeRangeSpec(w *Writer, c *command) {
 	w.BulkString("spec")
 	w.Map(1)
 	w.BulkString("index")
-	w.Int(int64(c.first))
+	w.Int(int64(index))
+}
+
+// writeRangeSpec describes the key arguments as one range key spec.
+func writeRangeSpec(w *Writer, c *command) {
+	writeBeginSearch(w, c.first)
 	w.BulkString("find_keys")
 	w.Map(2)
 	w.BulkString("type")
