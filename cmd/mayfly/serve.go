@@ -21,6 +21,7 @@ func newServeCommand() *cobra.Command {
 	var (
 		cfg        = def
 		durability string
+		background string
 		visibility string
 		logLevel   string
 		logFormat  string
@@ -47,6 +48,9 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 				return fmt.Errorf("--durability: %w", err)
 			}
 			cfg.Durability = d
+			if cfg.BackgroundPriority, err = server.ParseBackgroundPriority(background); err != nil {
+				return fmt.Errorf("--background-priority: %w", err)
+			}
 			if cfg.Visibility, err = server.ParseVisibility(visibility); err != nil {
 				return fmt.Errorf("--expiry-visibility: %w", err)
 			}
@@ -66,6 +70,7 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 	f.StringVar(&cfg.RespAddr, "resp-addr", def.RespAddr, "Redis protocol listen address (empty disables)")
 	f.StringVar(&cfg.HTTPAddr, "http-addr", def.HTTPAddr, "admin HTTP and /metrics listen address (empty disables)")
 	f.StringVar(&durability, "durability", "group", "sync: fsync before acknowledging each write; group: fsync at least every 100 ms")
+	f.StringVar(&background, "background-priority", string(def.BackgroundPriority), "low: the expiry sweeper and compactions run at the lowest CPU priority, so requests preempt them (Linux; raises GOMAXPROCS by 2 unless GOMAXPROCS is set); normal: at the priority of requests")
 	f.StringVar(&visibility, "expiry-visibility", "strict", "strict: expired documents are hidden at once; lazy: visible until deleted, as MongoDB does")
 	f.StringArrayVar(&cfg.Parameters, "set-parameter", nil, "set a server parameter at startup, as `name=value` (repeatable; e.g. ttlMonitorSleepSecs=1)")
 	f.StringVar(&cfg.AdminTokenFile, "admin-token-file", "", "require bearer tokens on the admin /v1/ API (TTL policies, operations), read from `FILE`: lines of 'TOKEN PERMISSION[,PERMISSION...]' or 'TOKEN *'")

@@ -317,7 +317,7 @@ func (s *ttlSource) Reap(ctx context.Context, now time.Time, budget expiry.Budge
 			}
 			want = min(want, left)
 		}
-		n, keys, dues, more, err := s.reapBatch(now, want)
+		n, keys, dues, more, err := s.reapBatch(now, want, budget)
 		r.Items += n
 		r.Keys += keys
 		r.Due = append(r.Due, dues...)
@@ -349,13 +349,16 @@ func (s *ttlSource) Reap(ctx context.Context, now time.Time, budget expiry.Budge
 // policy index, which must be the same objects too. Anything else (a
 // document changed or gone, an index added, the collection dropped) makes
 // the batch be built again under the lock, as it was before.
-func (s *ttlSource) reapBatch(now time.Time, max int) (n, keys int, dues []int64, more bool, err error) {
+func (s *ttlSource) reapBatch(now time.Time, max int, budget expiry.Budget) (n, keys int, dues []int64, more bool, err error) {
 	c, meta, ix := s.current()
 	if ix == nil {
 		return 0, 0, nil, false, nil
 	}
 	nowMs := now.UnixMilli()
-	p, err := s.prepareBatch(c, meta, ix, now, max, s.resumeFor(nowMs, ix))
+	// Preparing reads the batch and builds its deletions without a lock,
+	// so the engine may run it at idle priority.
+	var p *reapPrep
+	budget.RunPrepare(func() { p, err = s.prepareBatch(c, meta, ix, now, max, s.resumeFor(nowMs, ix)) })
 	if err != nil {
 		return 0, 0, nil, false, err
 	}

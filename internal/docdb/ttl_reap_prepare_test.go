@@ -71,3 +71,48 @@ func TestReapBatchBuiltAgainAfterAConcurrentWrite(t *testing.T) {
 		})
 	}
 }
+
+// The reaper hands the reading part of each batch to Budget.Prepare, which
+// the engine may run at low priority, and that part holds neither the
+// collection's write lock nor the engine's lock; the commit stays with the
+// caller.
+func TestReapPreparesThroughBudgetWithoutLocks(t *testing.T) {
+	reg := newFakeRegistry()
+	te := newTestEngine(t, func(o *Options) { o.Expiry = reg })
+	now := te.clock.Now()
+	te.mustCreateIndexes("app", "s", d("key", d("at", int32(1)), "name", "at_1", "expireAfterSeconds", int32(0)))
+	for i := range 25 {
+		te.mustInsert("app", "s", d("_id", int32(i), "at", date(now.Add(-time.Minute))))
+	}
+	src := reg.get("ttl_index:app.s.at_1").(*ttlSource)
+	c, _, _ := src.current()
+	prepares := 0
+	prepare := func(f func()) {
+		prepares++
+		if !c.wmu.TryLock() {
+			t.Error("the collection's write lock is held while preparing")
+		} else {
+			c.wmu.Unlock()
+		}
+		if !te.mu.TryLock() {
+			t.Error("the engine's lock is held while preparing")
+		} else {
+			te.mu.Unlock()
+		}
+		before := len(te.storedDocs("app", "s"))
+		f()
+		if after := len(te.storedDocs("app", "s")); after != before {
+			t.Errorf("preparing deleted %d documents; only the commit may", before-after)
+		}
+	}
+	r, err := src.Reap(t.Context(), now, expiry.Budget{BatchSize: 10, Prepare: prepare})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Items != 25 || prepares != 3 {
+		t.Fatalf("reaped %d documents in %d preparations; want 25 in 3", r.Items, prepares)
+	}
+	if left := te.storedDocs("app", "s"); len(left) != 0 {
+		t.Fatalf("%d documents left", len(left))
+	}
+}

@@ -36,6 +36,12 @@ type Config struct {
 	// not call Close. It is the hook for expiry events and, later,
 	// replication.
 	OnReaped func(source string, r Reaped)
+	// Idle, if set, runs the part of each batch that sources hand to
+	// Budget.Prepare (reading and deciding, without a lock that foreground
+	// requests wait for) at the operating system's idle priority, falling
+	// back to the sweeper's own thread while it is starved; doc.go states
+	// the rule.
+	Idle Idle
 }
 
 // BackoffConfig is the controller that paces the sweeper by foreground

@@ -141,6 +141,24 @@
 // The back-off still applies on top (a slow window halves the batch and
 // owes the same proportional pause), so the duty rule is unchanged.
 //
+// Priority. The back-off paces the sweeper by time; the operating system
+// can do better, handing a CPU to a request the moment it wakes. A source
+// gives the part of a batch that reads and decides without holding a lock
+// foreground requests wait for (the TTL index reaper reads the due
+// documents and builds their deletions) to Budget.Prepare, and with
+// Config.Idle set the engine runs it there: on a thread at the lowest CPU
+// priority (internal/lowprio), waiting for it to finish. The commit stays
+// on the sweeper's thread at normal priority, so a starved thread never
+// holds the collection's lock. A thread at the lowest priority gets no CPU
+// while the foreground keeps every CPU busy, so the engine checks each
+// preparation: one that took at least 20ms but got less than a tenth of it
+// as CPU time (Idle.Do reports both) is starved, and preparations then run
+// on the sweeper's own thread for a second before the idle thread is tried
+// again. During a storm the idle thread competes only with compactions,
+// which run at low priority too, and gets a third or more of its time;
+// under a foreground that saturates the CPUs it gets almost none.
+// Stats.Prepare counts where preparations ran.
+//
 // Lag. After each Reap returns, the engine reads the clock once and records
 // for every deleted item (Reaped.Due) lag = that time − due, clamped at 0, in
 // a histogram per source, per kind and in total. Buckets are log-spaced, two

@@ -92,6 +92,11 @@ type totals struct {
 	reapTime, rateWait, pauseTime                                               time.Duration
 	pauses                                                                      int64
 	lag                                                                         histogram
+	// Budget.Prepare calls run on Config.Idle and on the sweeper's thread,
+	// the idle ones' CPU and wall time, and how often the idle thread was
+	// found starved.
+	idlePrepares, normalPrepares, idleStarved int64
+	idleCPU, idleWall                         time.Duration
 }
 
 // published is sweeper state copied under mu for Stats.

@@ -268,7 +268,7 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 			batchDeadline = time.Time{}
 		}
 		e.fg.inBatch.Store(true)
-		r, err := st.src.Reap(ctx, passNow, Budget{MaxItems: want, Deadline: batchDeadline, BatchSize: want})
+		r, err := st.src.Reap(ctx, passNow, Budget{MaxItems: want, Deadline: batchDeadline, BatchSize: want, Prepare: e.prepare})
 		t1 := e.now()
 		e.fg.batchEnd.Store(t1.UnixNano())
 		e.fg.inBatch.Store(false)

@@ -58,6 +58,22 @@ type Budget struct {
 	Deadline time.Time
 	// BatchSize is the most items deleted in one storage batch.
 	BatchSize int
+	// Prepare, if set, runs f and returns when it has: the engine may run
+	// it on another thread at idle priority (Config.Idle). Sources call it,
+	// through RunPrepare, for the CPU-bound part of a batch that holds no
+	// lock foreground requests wait for, such as reading the due items and
+	// building the deletions; the commit stays on the caller's thread, so
+	// a starved idle thread never holds up a foreground request.
+	Prepare func(f func())
+}
+
+// RunPrepare runs f through b.Prepare, or directly when it is nil.
+func (b Budget) RunPrepare(f func()) {
+	if b.Prepare == nil {
+		f()
+		return
+	}
+	b.Prepare(f)
 }
 
 // Reaped reports what one call to Source.Reap did.

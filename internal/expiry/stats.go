@@ -52,6 +52,8 @@ type Stats struct {
 	Rate float64
 	// Backoff is the foreground-latency back-off state.
 	Backoff BackoffStats
+	// Prepare counts where Budget.Prepare ran (Config.Idle).
+	Prepare PrepareStats
 	// Lag is the lag histogram over all sources.
 	Lag Histogram
 	// Params are the current runtime parameters.
@@ -86,6 +88,22 @@ type BackoffStats struct {
 	// Pauses and PauseTime count the pauses taken.
 	Pauses    int64
 	PauseTime time.Duration
+}
+
+// PrepareStats count the batch preparations (Budget.Prepare) and where
+// they ran: on Config.Idle's thread at idle priority, or on the sweeper's
+// own thread (no Idle, or the idle thread found starved).
+type PrepareStats struct {
+	// Idle counts preparations on the idle thread; IdleCPU and IdleWall
+	// are the CPU time they got and the wall time they took.
+	Idle              int64
+	IdleCPU, IdleWall time.Duration
+	// Normal counts preparations on the sweeper's thread.
+	Normal int64
+	// Starved counts idle preparations that found the idle thread starved
+	// (doc.go), each of which moved preparation to the sweeper's thread for
+	// a second.
+	Starved int64
 }
 
 // SourceStats are one source's counters and gauges.
@@ -148,6 +166,13 @@ func (e *Engine) Stats() Stats {
 			SlowWindows: e.pub.slowWindows,
 			Pauses:      e.tot.pauses,
 			PauseTime:   e.tot.pauseTime,
+		},
+		Prepare: PrepareStats{
+			Idle:     e.tot.idlePrepares,
+			IdleCPU:  e.tot.idleCPU,
+			IdleWall: e.tot.idleWall,
+			Normal:   e.tot.normalPrepares,
+			Starved:  e.tot.idleStarved,
 		},
 		Lag:              e.tot.lag.snapshot(),
 		Params:           *e.params.Load(),

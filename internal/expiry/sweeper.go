@@ -14,6 +14,7 @@ type sweeper struct {
 	pauseTimer  *time.Timer
 	lastPassEnd time.Time
 	rr          int // round-robin offset, advanced every sub-pass
+	idle        idleState
 }
 
 // Run is the sweeper loop. It runs a pass at once, then sleeps until the

@@ -19,7 +19,8 @@ const module = "github.com/mayfly/mayfly/"
 var allowed = map[string][]string{
 	"cmd/mayfly":          {"internal/server", "internal/admin", "internal/bench"},
 	"internal/bench":      {},
-	"internal/storage":    {},
+	"internal/storage":    {"internal/lowprio"},
+	"internal/lowprio":    {},
 	"internal/keycodec":   {},
 	"internal/expiry":     {"internal/storage"},
 	"internal/docdb":      {"internal/docdb", "internal/expiry", "internal/storage", "internal/keycodec"},

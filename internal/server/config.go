@@ -62,6 +62,9 @@ type Config struct {
 	// RespMaxClients is the initial Redis maxclients (CONFIG SET maxclients
 	// changes it at run time).
 	RespMaxClients int
+	// BackgroundPriority is the CPU priority of the expiry sweeper's batch
+	// preparation and of compactions (background.go).
+	BackgroundPriority BackgroundPriority
 }
 
 // DefaultConfig returns what a new user gets from `mayfly serve` with no
@@ -79,6 +82,7 @@ func DefaultConfig() Config {
 		// MongoDB's and Redis's defaults.
 		MongoMaxConnections: 1_000_000,
 		RespMaxClients:      10_000,
+		BackgroundPriority:  BackgroundLow,
 	}
 }
 
@@ -98,6 +102,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MongoMaxConnections < 1 || c.MongoMaxConnections > math.MaxInt32 {
 		return fmt.Errorf("mongo max connections must be between 1 and %d, got %d", math.MaxInt32, c.MongoMaxConnections)
+	}
+	if _, err := ParseBackgroundPriority(string(c.BackgroundPriority)); err != nil {
+		return err
 	}
 	if c.RespMaxClients < 1 || c.RespMaxClients > math.MaxUint32 {
 		return fmt.Errorf("resp max clients must be between 1 and %d, got %d", uint32(math.MaxUint32), c.RespMaxClients)

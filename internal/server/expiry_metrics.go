@@ -15,6 +15,7 @@ type expiryCollector struct {
 
 	passes, subPasses, timeCap, reapSeconds *prometheus.Desc
 	rate, backoffLevel                      *prometheus.Desc
+	prepares, prepareCPU, idleStarved       *prometheus.Desc
 	kindDeleted, kindLag                    *prometheus.Desc
 	sourceDeleted, sourceLag, sourceBacklog *prometheus.Desc
 	sourceNextDue                           *prometheus.Desc
@@ -32,6 +33,9 @@ func newExpiryCollector(e *expiry.Engine) *expiryCollector {
 		reapSeconds:   d("reap_seconds_total", "Time spent deleting expired items."),
 		rate:          d("deletion_rate", "Measured deletion rate in items per second."),
 		backoffLevel:  d("backoff_level", "Foreground-latency back-off level (0 is full speed)."),
+		prepares:      d("prepares_total", "Batch preparations, by the thread's priority: idle (--background-priority=low) or normal.", "priority"),
+		prepareCPU:    d("idle_prepare_cpu_seconds_total", "CPU time the idle-priority preparations got."),
+		idleStarved:   d("idle_starved_total", "Idle-priority preparations that got less than a quarter of their time as CPU, each moving preparation to normal priority for a second."),
 		kindDeleted:   d("deleted_total", "Items deleted by expiry, by kind of source.", "kind"),
 		kindLag:       d("lag_seconds", "Delay from an item's due time to its deletion, by kind of source.", "kind"),
 		sourceDeleted: d("source_deleted_total", "Items deleted by expiry, by source.", "source", "kind"),
@@ -44,7 +48,7 @@ func newExpiryCollector(e *expiry.Engine) *expiryCollector {
 // Describe implements prometheus.Collector.
 func (c *expiryCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.passes, c.subPasses, c.timeCap, c.reapSeconds, c.rate,
-		c.backoffLevel, c.kindDeleted, c.kindLag, c.sourceDeleted, c.sourceLag, c.sourceBacklog, c.sourceNextDue} {
+		c.backoffLevel, c.prepares, c.prepareCPU, c.idleStarved, c.kindDeleted, c.kindLag, c.sourceDeleted, c.sourceLag, c.sourceBacklog, c.sourceNextDue} {
 		ch <- d
 	}
 }
@@ -64,6 +68,10 @@ func (c *expiryCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.reapSeconds, st.ReapTime.Seconds())
 	gauge(c.rate, st.Rate)
 	gauge(c.backoffLevel, float64(st.Backoff.Level))
+	counter(c.prepares, float64(st.Prepare.Idle), "idle")
+	counter(c.prepares, float64(st.Prepare.Normal), "normal")
+	counter(c.prepareCPU, st.Prepare.IdleCPU.Seconds())
+	counter(c.idleStarved, float64(st.Prepare.Starved))
 	for _, k := range st.Kinds {
 		counter(c.kindDeleted, float64(k.DeletedItems), string(k.Kind))
 		ch <- lagHistogram(c.kindLag, k.Lag, string(k.Kind))

@@ -25,6 +25,7 @@ var storageGauges = []struct {
 	{"read_amplification", "Sstables a read may consult.", func(m storage.Metrics) float64 { return float64(m.ReadAmp) }},
 	{"flushes_total", "Memtable flushes since start.", func(m storage.Metrics) float64 { return float64(m.Flushes) }},
 	{"compactions_total", "Compactions since start.", func(m storage.Metrics) float64 { return float64(m.Compactions) }},
+	{"compactions_lowered_total", "Compactions run at low CPU priority (--background-priority=low).", func(m storage.Metrics) float64 { return float64(m.LoweredCompactions) }},
 	{"compaction_debt_bytes", "Estimated bytes to compact.", func(m storage.Metrics) float64 { return float64(m.CompactionDebt) }},
 	{"block_cache_hits_total", "Block cache hits.", func(m storage.Metrics) float64 { return float64(m.BlockCacheHits) }},
 	{"block_cache_misses_total", "Block cache misses.", func(m storage.Metrics) float64 { return float64(m.BlockCacheMisses) }},

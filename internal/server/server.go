@@ -15,6 +15,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/admin"
 	"github.com/mayfly/mayfly/internal/expiry"
+	"github.com/mayfly/mayfly/internal/lowprio"
 	"github.com/mayfly/mayfly/internal/storage"
 	"github.com/mayfly/mayfly/internal/wire/mongo"
 )
@@ -39,6 +40,8 @@ type Server struct {
 	// background tracks the sweeper, the garbage collector and the purge
 	// loop, which must stop before the storage closes.
 	background sync.WaitGroup
+	// idle is the sweeper's idle-priority thread (nil at normal priority).
+	idle *lowprio.Worker
 }
 
 // frontend is one listener and the server that answers on it.
@@ -71,26 +74,36 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	low := cfg.BackgroundPriority == BackgroundLow
 	store, err := storage.Open(storage.Options{
-		Dir:        cfg.Dir,
-		Durability: cfg.Durability,
-		Logger:     cfg.Logger,
-		PurgeAfter: cfg.PurgeAfter,
-		Now:        cfg.Now,
+		Dir:                    cfg.Dir,
+		Durability:             cfg.Durability,
+		Logger:                 cfg.Logger,
+		PurgeAfter:             cfg.PurgeAfter,
+		Now:                    cfg.Now,
+		LowPriorityCompactions: low,
 	})
 	if err != nil {
 		return nil, err
 	}
-	engine, err := expiry.New(expiry.Config{Now: cfg.Now, Logger: cfg.Logger})
+	s := &Server{cfg: cfg, log: cfg.Logger, ramLog: ramLog, store: store, registry: prometheus.NewRegistry()}
+	ecfg := expiry.Config{Now: cfg.Now, Logger: cfg.Logger}
+	if low {
+		s.idle = startIdleWorker(cfg.Logger)
+		if s.idle != nil {
+			ecfg.Idle = s.idle
+		}
+	}
+	engine, err := expiry.New(ecfg)
 	if err != nil {
-		store.Close()
+		s.closeStorage()
 		return nil, fmt.Errorf("expiry engine: %w", err)
 	}
 	if err := setParameters(engine, cfg.Parameters); err != nil {
-		store.Close()
+		s.closeStorage()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, ramLog: ramLog, store: store, engine: engine, registry: prometheus.NewRegistry()}
+	s.engine = engine
 	s.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -173,7 +186,7 @@ func (s *Server) Run(ctx context.Context) error {
 		ln, err := net.Listen("tcp", f.addr)
 		if err != nil {
 			s.closeListeners()
-			s.store.Close()
+			s.closeStorage()
 			return fmt.Errorf("listen for %s on %s: %w", f.name, f.addr, err)
 		}
 		f.ln = ln
@@ -259,10 +272,18 @@ func (s *Server) shutdown(stopBackground func()) error {
 	if err := s.store.Flush(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := s.store.Close(); err != nil {
+	if err := s.closeStorage(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// closeStorage closes the store and the sweeper's idle thread.
+func (s *Server) closeStorage() error {
+	if s.idle != nil {
+		s.idle.Close()
+	}
+	return s.store.Close()
 }
 
 func (s *Server) closeListeners() {
@@ -276,5 +297,5 @@ func (s *Server) closeListeners() {
 
 // Close releases a server that was never Run.
 func (s *Server) Close() error {
-	return errors.Join(s.engine.Close(), s.store.Close())
+	return errors.Join(s.engine.Close(), s.closeStorage())
 }

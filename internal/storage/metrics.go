@@ -19,6 +19,7 @@ type Metrics struct {
 	Compactions        int64  // compactions since open
 	CompactionDebt     uint64 // estimated bytes to compact to reach a stable shape
 	CompactionsRunning int64
+	LoweredCompactions int64 // compactions run at low priority (Options.LowPriorityCompactions)
 	BlockCacheSize     int64
 	BlockCacheHits     int64
 	BlockCacheMisses   int64
@@ -48,7 +49,15 @@ func (s *Store) Metrics() Metrics {
 		BlockCacheHits:     m.BlockCache.Hits,
 		BlockCacheMisses:   m.BlockCache.Misses,
 		Purge:              s.purge.snapshot(),
+		LoweredCompactions: s.loweredCompactions(),
 	}
+}
+
+func (s *Store) loweredCompactions() int64 {
+	if s.compactions == nil {
+		return 0
+	}
+	return s.compactions.lowered.Load()
 }
 
 // String renders the metrics on one line per figure.

@@ -71,6 +71,9 @@ type Options struct {
 	// between its checks and between the compactions of a cycle, so tests
 	// can drive the loop with a fake clock.
 	After func(d time.Duration) <-chan time.Time
+	// LowPriorityCompactions runs compactions on threads at nice 19
+	// (compaction_priority.go), so foreground requests preempt them.
+	LowPriorityCompactions bool
 }
 
 // EnsureDefaults fills in the zero fields with their defaults.

@@ -38,6 +38,8 @@ type Store struct {
 	// purge cycle run at a time.
 	purge   *purgeTracker
 	purgeMu sync.Mutex
+
+	compactions *compactionPriority // nil unless Options.LowPriorityCompactions
 }
 
 // Open opens (creating if needed) the store in opts.Dir. It fails with
@@ -53,6 +55,10 @@ func Open(opts Options) (*Store, error) {
 		// No WAL recycling, so that retired logs are removed (purge_wal.go).
 		Cleaner: noRecycleCleaner{},
 		FS:      vfs.Default,
+	}
+	if opts.LowPriorityCompactions {
+		s.compactions = &compactionPriority{logger: opts.Logger}
+		popts.EventListener = &pebble.EventListener{CompactionBegin: s.compactions.begin}
 	}
 	// Bloom filters let a point read (every write reads a key's previous
 	// state first) skip the sstables that do not hold the key; L1 and below

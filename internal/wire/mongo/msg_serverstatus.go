@@ -2,7 +2,6 @@ package mongo
 
 import (
 	"context"
-	"runtime"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -24,8 +23,7 @@ func msgServerStatus(_ context.Context, c *conn, req *request) (bson.D, error) {
 			}
 		}
 	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
+	memMB := int32(totalMemory() >> 20)
 	m := s.metrics
 	metricsDoc := bson.D{
 		{Key: "commands", Value: m.commandsDoc()},
@@ -51,8 +49,8 @@ func msgServerStatus(_ context.Context, c *conn, req *request) (bson.D, error) {
 		}},
 		{Key: "mem", Value: bson.D{
 			{Key: "bits", Value: int32(64)},
-			{Key: "resident", Value: int32(ms.Sys >> 20)},
-			{Key: "virtual", Value: int32(ms.Sys >> 20)},
+			{Key: "resident", Value: memMB},
+			{Key: "virtual", Value: memMB},
 			{Key: "supported", Value: true},
 		}},
 		{Key: "network", Value: bson.D{

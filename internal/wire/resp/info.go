@@ -66,12 +66,11 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("watching_clients", st.WatchingClients)
 	})
 	section("memory", func() {
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		line("used_memory", m.HeapAlloc)
-		line("used_memory_human", humanBytes(m.HeapAlloc))
-		line("used_memory_rss", m.Sys)
-		line("used_memory_peak", m.HeapSys)
+		m := readMemory()
+		line("used_memory", m.heapObjects)
+		line("used_memory_human", humanBytes(m.heapObjects))
+		line("used_memory_rss", m.total)
+		line("used_memory_peak", m.heapMapped)
 		line("maxmemory", s.cfg.get("maxmemory"))
 		line("maxmemory_policy", s.cfg.get("maxmemory-policy"))
 		line("mem_allocator", "go")

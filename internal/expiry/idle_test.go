@@ -1,0 +1,115 @@
+package expiry_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mayfly/mayfly/internal/expiry"
+)
+
+// preparingSource is a fake source that hands a preparation step of every
+// batch to Budget.RunPrepare, as the TTL index reaper does.
+type preparingSource struct {
+	*fakeSource
+	prepared int // preparations run, wherever they ran
+}
+
+func (p *preparingSource) Reap(ctx context.Context, now time.Time, b expiry.Budget) (expiry.Reaped, error) {
+	b.RunPrepare(func() { p.prepared++ })
+	return p.fakeSource.Reap(ctx, now, b)
+}
+
+// fakeIdle runs f inline and reports the CPU and wall time its next
+// answers say, or a CPU time equal to a 1ms wall time once they run out.
+type fakeIdle struct {
+	mu      sync.Mutex
+	calls   int
+	answers [][2]time.Duration // cpu, wall
+}
+
+func (f *fakeIdle) Do(fn func()) (cpu, wall time.Duration) {
+	fn()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if len(f.answers) == 0 {
+		return time.Millisecond, time.Millisecond
+	}
+	a := f.answers[0]
+	f.answers = f.answers[1:]
+	return a[0], a[1]
+}
+
+func (f *fakeIdle) doCalls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
+// Preparations go to Config.Idle; one that got less than a tenth of its
+// wall time (of at least 20ms) as CPU moves them to the sweeper's own
+// thread for a second, and then they go back.
+func TestIdlePrepareAndStarvation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		idle := &fakeIdle{answers: [][2]time.Duration{
+			{time.Millisecond, 10 * time.Millisecond},      // short: never starved
+			{10 * time.Millisecond, 40 * time.Millisecond}, // a quarter: not starved
+			{time.Millisecond, 50 * time.Millisecond},      // starved
+		}}
+		h := newHarness(t, func(c *expiry.Config) {
+			c.Idle = idle
+			c.Params.BatchSize = 10
+		})
+		t0 := h.clk.Now()
+		src := &preparingSource{fakeSource: newFake("ttl:db.c.expireAt_1", expiry.KindTTLIndex, h.clk)}
+		src.addN(60, t0.Add(time.Second))
+		src.addN(20, t0.Add(1500*time.Millisecond))
+		src.addN(20, t0.Add(2100*time.Millisecond))
+		h.register(src)
+		h.start()
+		defer h.stop()
+
+		// At 1s: six batches; the third is starved, so the last three
+		// prepare on the sweeper's thread.
+		advance(time.Second)
+		if got := idle.doCalls(); got != 3 || src.prepared != 6 {
+			t.Fatalf("after the first pass: %d preparations, %d on the idle thread; want 6 and 3", src.prepared, got)
+		}
+		// At 1.5s, within the second after the starved one: the sweeper's
+		// thread still.
+		advance(500 * time.Millisecond)
+		if got := idle.doCalls(); got != 3 || src.prepared != 8 {
+			t.Fatalf("at 1.5s: %d preparations, %d on the idle thread; want 8 and 3", src.prepared, got)
+		}
+		// At 2.1s the hold is over: back to the idle thread.
+		advance(600 * time.Millisecond)
+		if got := idle.doCalls(); got != 5 || src.prepared != 10 {
+			t.Fatalf("at 2.1s: %d preparations, %d on the idle thread; want 10 and 5", src.prepared, got)
+		}
+		st := h.e.Stats().Prepare
+		want := expiry.PrepareStats{Idle: 5, IdleCPU: 14 * time.Millisecond, IdleWall: 102 * time.Millisecond, Normal: 5, Starved: 1}
+		if st != want {
+			t.Errorf("Stats().Prepare = %+v, want %+v", st, want)
+		}
+	})
+}
+
+// Without Config.Idle every preparation runs on the sweeper's thread.
+func TestPrepareWithoutIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(c *expiry.Config) { c.Params.BatchSize = 10 })
+		t0 := h.clk.Now()
+		src := &preparingSource{fakeSource: newFake("ttl:db.c.expireAt_1", expiry.KindTTLIndex, h.clk)}
+		src.addN(30, t0.Add(time.Second))
+		h.register(src)
+		h.start()
+		defer h.stop()
+		advance(time.Second)
+		if st := h.e.Stats().Prepare; src.prepared != 3 || st != (expiry.PrepareStats{Normal: 3}) {
+			t.Errorf("%d preparations, Stats().Prepare = %+v; want 3, all normal", src.prepared, st)
+		}
+	})
+}

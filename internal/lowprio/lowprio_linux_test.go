@@ -1,0 +1,121 @@
+package lowprio
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestWorkerRunsLowered(t *testing.T) {
+	w, err := StartWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	prio, tid := 0, 0
+	cpu, wall := w.Do(func() {
+		tid = unix.Gettid()
+		var err error
+		if prio, err = unix.Getpriority(unix.PRIO_PROCESS, tid); err != nil {
+			t.Error(err)
+		}
+		sink = spin(2_000_000)
+	})
+	// The raw syscall returns 20-nice.
+	if 20-prio != Nice {
+		t.Errorf("worker thread at nice %d, want %d", 20-prio, Nice)
+	}
+	if tid == unix.Gettid() {
+		t.Error("Do ran f on the caller's thread")
+	}
+	if cpu <= 0 || wall <= 0 || cpu > wall*2 {
+		t.Errorf("Do measured cpu %v, wall %v", cpu, wall)
+	}
+	// The same thread serves every call.
+	var again int
+	w.Do(func() { again = unix.Gettid() })
+	if again != tid {
+		t.Errorf("second Do ran on thread %d, first on %d", again, tid)
+	}
+}
+
+func TestWorkerForwardsPanics(t *testing.T) {
+	w, err := StartWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	defer func() {
+		if r := recover(); r != "boom" {
+			t.Errorf("recovered %v, want boom", r)
+		}
+	}()
+	w.Do(func() { panic("boom") })
+	t.Error("Do returned after a panic")
+}
+
+func TestWorkerAfterCloseRunsInline(t *testing.T) {
+	w, err := StartWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	w.Close()
+	ran := false
+	w.Do(func() { ran = true })
+	if !ran {
+		t.Error("Do after Close did not run f")
+	}
+}
+
+// A lowered thread ends with its goroutine: no goroutine started later runs
+// on a thread at nice 19.
+func TestLowerThreadDoesNotLeakThePriority(t *testing.T) {
+	// The raw syscall returns 20-nice; the process may run niced already.
+	base, err := unix.Getpriority(unix.PRIO_PROCESS, unix.Gettid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if 20-base >= Nice {
+		t.Skipf("the test process already runs at nice %d", 20-base)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := LowerThread(); err != nil {
+				t.Error(err)
+				return
+			}
+			if n, err := unix.Getpriority(unix.PRIO_PROCESS, unix.Gettid()); err != nil || 20-n != Nice {
+				t.Errorf("after LowerThread, getpriority = %d, %v; want nice %d", n, err, Nice)
+			}
+		}()
+	}
+	wg.Wait()
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			if n, err := unix.Getpriority(unix.PRIO_PROCESS, unix.Gettid()); err != nil || n != base {
+				t.Errorf("a later goroutine's thread has getpriority %d (%v): a lowered thread was reused", n, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+var sink int
+
+func spin(n int) int {
+	x := 0
+	for i := range n {
+		x += i ^ x>>3
+	}
+	return x
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package lowprio
+
+import "time"
+
+func setNice(int) error { return ErrUnsupported }
+
+func threadCPU() time.Duration { return 0 }
