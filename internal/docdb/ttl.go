@@ -435,6 +435,9 @@ func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, n
 		return p, err
 	}
 	p.more, p.last = more, last
+	p.keys = make([][]byte, 0, len(ids))
+	p.raws = make([][]byte, 0, len(ids))
+	p.dues = make([]int64, 0, len(ids))
 	p.w = &writer{e: s.e, c: c, meta: meta, b: s.e.store.NewBatch()}
 	slices.SortFunc(ids, bytes.Compare)
 	pre := docPrefix(meta.id)

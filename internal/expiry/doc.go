@@ -156,8 +156,11 @@
 // on the sweeper's own thread for a second before the idle thread is tried
 // again. During a storm the idle thread competes only with compactions,
 // which run at low priority too, and gets a third or more of its time;
-// under a foreground that saturates the CPUs it gets almost none.
-// Stats.Prepare counts where preparations ran.
+// under a foreground that saturates the CPUs it gets almost none. A
+// preparation that gets a tenth or more is not starved and may still fall
+// behind a saturating foreground, which is why the server leaves Idle
+// unset unless asked (--background-priority=low). Stats.Prepare counts
+// where preparations ran.
 //
 // Lag. After each Reap returns, the engine reads the clock once and records
 // for every deleted item (Reaped.Due) lag = that time − due, clamped at 0, in

@@ -15,9 +15,11 @@ type BackgroundPriority string
 const (
 	// BackgroundLow runs the sweeper's batch preparation and compactions
 	// on threads at nice 19, so requests take the CPUs from them at once
-	// (internal/lowprio). The default.
+	// (internal/lowprio).
 	BackgroundLow BackgroundPriority = "low"
-	// BackgroundNormal runs them at the priority of everything else.
+	// BackgroundNormal runs them at the priority of everything else. The
+	// default: at low priority the sweeper can fall behind a foreground
+	// that keeps every CPU busy (README.md, "Background work").
 	BackgroundNormal BackgroundPriority = "normal"
 )
 

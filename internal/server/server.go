@@ -37,8 +37,8 @@ type Server struct {
 	registry  *prometheus.Registry
 	frontends []*frontend
 	ready     atomic.Bool
-	// background tracks the sweeper, the garbage collector and the purge
-	// loop, which must stop before the storage closes.
+	// background tracks the sweeper, the garbage collector, the purge
+	// loop and the heap floor, which must stop before the storage closes.
 	background sync.WaitGroup
 	// idle is the sweeper's idle-priority thread (nil at normal priority).
 	idle *lowprio.Worker
@@ -203,6 +203,13 @@ func (s *Server) Run(ctx context.Context) error {
 			serveErr <- fmt.Errorf("expiry sweeper: %w", err)
 		}
 	}()
+	if s.idle != nil { // threads are lowered: see heapfloor.go
+		s.background.Add(1)
+		go func() {
+			defer s.background.Done()
+			runHeapFloor(background)
+		}()
+	}
 	s.background.Add(1)
 	go func() {
 		defer s.background.Done()
