@@ -158,9 +158,13 @@
 // which run at low priority too, and gets a third or more of its time;
 // under a foreground that saturates the CPUs it gets almost none. A
 // preparation that gets a tenth or more is not starved and may still fall
-// behind a saturating foreground, which is why the server leaves Idle
-// unset unless asked (--background-priority=low). Stats.Prepare counts
-// where preparations ran.
+// behind a saturating foreground, and a starved one may take seconds, so
+// the engine also asks Idle.Spare, the share of all CPUs' time that
+// normal-priority work left lately, before each preparation, and prepares
+// on its own thread while that is under a quarter: under 50,000 expiring
+// inserts a second on two cores, most preparations then ran at normal
+// priority.
+// Stats.Prepare counts where preparations ran.
 //
 // Lag. After each Reap returns, the engine reads the clock once and records
 // for every deleted item (Reaped.Due) lag = that time − due, clamped at 0, in

@@ -95,8 +95,8 @@ type totals struct {
 	// Budget.Prepare calls run on Config.Idle and on the sweeper's thread,
 	// the idle ones' CPU and wall time, and how often the idle thread was
 	// found starved.
-	idlePrepares, normalPrepares, idleStarved int64
-	idleCPU, idleWall                         time.Duration
+	idlePrepares, normalPrepares, busyPrepares, idleStarved int64
+	idleCPU, idleWall                                       time.Duration
 }
 
 // published is sweeper state copied under mu for Stats.

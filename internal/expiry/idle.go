@@ -2,11 +2,13 @@ package expiry
 
 import "time"
 
-// Idle runs functions on an OS thread that the operating system schedules
-// only when a CPU would otherwise be idle (lowprio.Worker). Do returns the
-// CPU time f got and the wall time it took.
+// Idle runs functions on an OS thread at the lowest CPU priority
+// (lowprio.Worker). Do returns the CPU time f got and the wall time it
+// took; Spare is the share (0 to 1) of all CPUs' time that work at normal
+// priority left over the last moments (lowprio.SpareMeter).
 type Idle interface {
 	Do(f func()) (cpu, wall time.Duration)
+	Spare() float64
 }
 
 // The starvation rule of Config.Idle (doc.go): a preparation that took at
@@ -15,10 +17,17 @@ type Idle interface {
 // with the compactions as the only other low-priority work, it gets a
 // third or more); the sweeper then prepares on its own thread, at normal
 // priority, for idleStarvedHold before it tries the idle thread again.
+//
+// Before that, a preparation goes to the idle thread only while Spare is
+// at least idleMinSpare: when normal-priority work (the foreground) leaves
+// less than a quarter of the CPUs, a low-priority preparation would get
+// too little of them to keep up, though not always so little that it
+// counts as starved, and a starved one may take seconds.
 const (
 	idleStarvedWall  = 20 * time.Millisecond
 	idleStarvedShare = 0.1
 	idleStarvedHold  = time.Second
+	idleMinSpare     = 0.25
 )
 
 // idleState is the sweeper's record of its idle-priority preparations.
@@ -26,13 +35,19 @@ type idleState struct {
 	starvedUntil time.Time
 }
 
-// prepare is Budget.Prepare: it runs f on cfg.Idle unless there is none or
-// the idle thread was found starved within idleStarvedHold.
+// prepare is Budget.Prepare: it runs f on cfg.Idle unless there is none,
+// the idle thread was found starved within idleStarvedHold, or the
+// foreground leaves too little CPU.
 func (e *Engine) prepare(f func()) {
-	if e.cfg.Idle == nil || e.now().Before(e.sw.idle.starvedUntil) {
+	idle := e.cfg.Idle != nil && !e.now().Before(e.sw.idle.starvedUntil)
+	busy := idle && e.cfg.Idle.Spare() < idleMinSpare
+	if !idle || busy {
 		f()
 		e.mu.Lock()
 		e.tot.normalPrepares++
+		if busy {
+			e.tot.busyPrepares++
+		}
 		e.mu.Unlock()
 		return
 	}

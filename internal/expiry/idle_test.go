@@ -23,11 +23,28 @@ func (p *preparingSource) Reap(ctx context.Context, now time.Time, b expiry.Budg
 }
 
 // fakeIdle runs f inline and reports the CPU and wall time its next
-// answers say, or a CPU time equal to a 1ms wall time once they run out.
+// answers say, or a CPU time equal to a 1ms wall time once they run out;
+// Spare is spare (the whole machine when zero).
 type fakeIdle struct {
 	mu      sync.Mutex
 	calls   int
 	answers [][2]time.Duration // cpu, wall
+	spare   float64
+}
+
+func (f *fakeIdle) Spare() float64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.spare == 0 {
+		return 1
+	}
+	return f.spare
+}
+
+func (f *fakeIdle) setSpare(v float64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.spare = v
 }
 
 func (f *fakeIdle) Do(fn func()) (cpu, wall time.Duration) {
@@ -110,6 +127,39 @@ func TestPrepareWithoutIdle(t *testing.T) {
 		advance(time.Second)
 		if st := h.e.Stats().Prepare; src.prepared != 3 || st != (expiry.PrepareStats{Normal: 3}) {
 			t.Errorf("%d preparations, Stats().Prepare = %+v; want 3, all normal", src.prepared, st)
+		}
+	})
+}
+
+// While the foreground leaves less than a quarter of the CPUs, the
+// preparations run on the sweeper's thread without trying the idle one.
+func TestIdlePrepareWhenForegroundBusy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		idle := &fakeIdle{spare: 0.2}
+		h := newHarness(t, func(c *expiry.Config) {
+			c.Idle = idle
+			c.Params.BatchSize = 10
+		})
+		t0 := h.clk.Now()
+		src := &preparingSource{fakeSource: newFake("ttl:db.c.expireAt_1", expiry.KindTTLIndex, h.clk)}
+		src.addN(30, t0.Add(time.Second))
+		src.addN(20, t0.Add(2*time.Second))
+		h.register(src)
+		h.start()
+		defer h.stop()
+
+		advance(time.Second)
+		if got := idle.doCalls(); got != 0 || src.prepared != 3 {
+			t.Fatalf("busy foreground: %d preparations, %d on the idle thread; want 3 and 0", src.prepared, got)
+		}
+		idle.setSpare(0.25)
+		advance(time.Second)
+		if got := idle.doCalls(); got != 2 || src.prepared != 5 {
+			t.Fatalf("a quarter spare: %d preparations, %d on the idle thread; want 5 and 2", src.prepared, got)
+		}
+		st := h.e.Stats().Prepare
+		if st.Idle != 2 || st.Normal != 3 || st.Busy != 3 || st.Starved != 0 {
+			t.Errorf("Stats().Prepare = %+v, want 2 idle, 3 normal, all 3 busy", st)
 		}
 	})
 }

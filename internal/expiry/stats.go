@@ -98,8 +98,10 @@ type PrepareStats struct {
 	// are the CPU time they got and the wall time they took.
 	Idle              int64
 	IdleCPU, IdleWall time.Duration
-	// Normal counts preparations on the sweeper's thread.
-	Normal int64
+	// Normal counts preparations on the sweeper's thread; Busy those of
+	// them that ran there because the foreground left less than a quarter
+	// of the CPUs (Idle.Spare).
+	Normal, Busy int64
 	// Starved counts idle preparations that found the idle thread starved
 	// (doc.go), each of which moved preparation to the sweeper's thread for
 	// a second.
@@ -172,6 +174,7 @@ func (e *Engine) Stats() Stats {
 			IdleCPU:  e.tot.idleCPU,
 			IdleWall: e.tot.idleWall,
 			Normal:   e.tot.normalPrepares,
+			Busy:     e.tot.busyPrepares,
 			Starved:  e.tot.idleStarved,
 		},
 		Lag:              e.tot.lag.snapshot(),

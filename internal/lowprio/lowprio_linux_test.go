@@ -1,9 +1,11 @@
 package lowprio
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -118,4 +120,47 @@ func spin(n int) int {
 		x += i ^ x>>3
 	}
 	return x
+}
+
+func TestParseCPUTimes(t *testing.T) {
+	got, err := parseCPUTimes("cpu  3550927 32508 1403501 1614158 20437 0 135512 7 0 0")
+	want := cpuTimes{spare: 1614158 + 20437 + 32508, total: 3550927 + 32508 + 1403501 + 1614158 + 20437 + 135512 + 7}
+	if err != nil || got != want {
+		t.Errorf("parseCPUTimes = %+v, %v; want %+v", got, err, want)
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3 4 5 6 7 8", "cpu 1 2 3", "cpu 1 2 3 x 5 6 7 8"} {
+		if _, err := parseCPUTimes(bad); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("parseCPUTimes(%q) = %v, want ErrUnsupported", bad, err)
+		}
+	}
+}
+
+// Busy normal-priority goroutines on every CPU leave little spare time.
+func TestSpareMeterSeesBusyCPUs(t *testing.T) {
+	m, err := NewSpareMeter(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Spare(); s < 0 || s > 1 {
+		t.Fatalf("Spare = %v, want within [0, 1]", s)
+	}
+	// What is measured is CPU time over wall time, so the spinners burn
+	// for a span of wall time.
+	m.Spare()
+	until := time.Now().Add(300 * time.Millisecond)
+	var wg sync.WaitGroup
+	for range runtime.NumCPU() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(until) {
+				sink = spin(10_000)
+			}
+		}()
+	}
+	wg.Wait()
+	s := m.Spare()
+	if s > 0.5 {
+		t.Errorf("Spare = %.2f with every CPU spinning, want at most 0.5", s)
+	}
 }

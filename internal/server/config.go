@@ -82,7 +82,7 @@ func DefaultConfig() Config {
 		// MongoDB's and Redis's defaults.
 		MongoMaxConnections: 1_000_000,
 		RespMaxClients:      10_000,
-		BackgroundPriority:  BackgroundNormal,
+		BackgroundPriority:  BackgroundLow,
 	}
 }
 

@@ -16,6 +16,7 @@ type expiryCollector struct {
 	passes, subPasses, timeCap, reapSeconds *prometheus.Desc
 	rate, backoffLevel                      *prometheus.Desc
 	prepares, prepareCPU, idleStarved       *prometheus.Desc
+	idleBusy                                *prometheus.Desc
 	kindDeleted, kindLag                    *prometheus.Desc
 	sourceDeleted, sourceLag, sourceBacklog *prometheus.Desc
 	sourceNextDue                           *prometheus.Desc
@@ -36,6 +37,7 @@ func newExpiryCollector(e *expiry.Engine) *expiryCollector {
 		prepares:      d("prepares_total", "Batch preparations, by the thread's priority: idle (--background-priority=low) or normal.", "priority"),
 		prepareCPU:    d("idle_prepare_cpu_seconds_total", "CPU time the idle-priority preparations got."),
 		idleStarved:   d("idle_starved_total", "Idle-priority preparations that got less than a quarter of their time as CPU, each moving preparation to normal priority for a second."),
+		idleBusy:      d("idle_busy_total", "Preparations run at normal priority because the foreground left less than a quarter of the CPUs."),
 		kindDeleted:   d("deleted_total", "Items deleted by expiry, by kind of source.", "kind"),
 		kindLag:       d("lag_seconds", "Delay from an item's due time to its deletion, by kind of source.", "kind"),
 		sourceDeleted: d("source_deleted_total", "Items deleted by expiry, by source.", "source", "kind"),
@@ -48,7 +50,7 @@ func newExpiryCollector(e *expiry.Engine) *expiryCollector {
 // Describe implements prometheus.Collector.
 func (c *expiryCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.passes, c.subPasses, c.timeCap, c.reapSeconds, c.rate,
-		c.backoffLevel, c.prepares, c.prepareCPU, c.idleStarved, c.kindDeleted, c.kindLag, c.sourceDeleted, c.sourceLag, c.sourceBacklog, c.sourceNextDue} {
+		c.backoffLevel, c.prepares, c.prepareCPU, c.idleStarved, c.idleBusy, c.kindDeleted, c.kindLag, c.sourceDeleted, c.sourceLag, c.sourceBacklog, c.sourceNextDue} {
 		ch <- d
 	}
 }
@@ -72,6 +74,7 @@ func (c *expiryCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.prepares, float64(st.Prepare.Normal), "normal")
 	counter(c.prepareCPU, st.Prepare.IdleCPU.Seconds())
 	counter(c.idleStarved, float64(st.Prepare.Starved))
+	counter(c.idleBusy, float64(st.Prepare.Busy))
 	for _, k := range st.Kinds {
 		counter(c.kindDeleted, float64(k.DeletedItems), string(k.Kind))
 		ch <- lagHistogram(c.kindLag, k.Lag, string(k.Kind))

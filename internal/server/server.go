@@ -15,7 +15,6 @@ import (
 
 	"github.com/mayfly/mayfly/internal/admin"
 	"github.com/mayfly/mayfly/internal/expiry"
-	"github.com/mayfly/mayfly/internal/lowprio"
 	"github.com/mayfly/mayfly/internal/storage"
 	"github.com/mayfly/mayfly/internal/wire/mongo"
 )
@@ -40,8 +39,8 @@ type Server struct {
 	// background tracks the sweeper, the garbage collector, the purge
 	// loop and the heap floor, which must stop before the storage closes.
 	background sync.WaitGroup
-	// idle is the sweeper's idle-priority thread (nil at normal priority).
-	idle *lowprio.Worker
+	// idle is the sweeper's low-priority thread (nil at normal priority).
+	idle *idleThread
 }
 
 // frontend is one listener and the server that answers on it.
@@ -89,7 +88,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, ramLog: ramLog, store: store, registry: prometheus.NewRegistry()}
 	ecfg := expiry.Config{Now: cfg.Now, Logger: cfg.Logger}
 	if low {
-		s.idle = startIdleWorker(cfg.Logger)
+		s.idle = startIdleThread(cfg.Logger)
 		if s.idle != nil {
 			ecfg.Idle = s.idle
 		}
