@@ -356,7 +356,7 @@ func (s *ttlSource) reapBatch(now time.Time, max int, budget expiry.Budget) (n, 
 	}
 	nowMs := now.UnixMilli()
 	// Preparing reads the batch and builds its deletions without a lock,
-	// so the engine may run it at idle priority.
+	// so the engine may run it at low priority (expiry.Config.Idle).
 	var p *reapPrep
 	budget.RunPrepare(func() { p, err = s.prepareBatch(c, meta, ix, now, max, s.resumeFor(nowMs, ix)) })
 	if err != nil {

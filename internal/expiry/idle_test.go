@@ -66,6 +66,27 @@ func (f *fakeIdle) doCalls() int {
 	return f.calls
 }
 
+// startPreparing starts an engine with batches of 10, idle as its
+// Config.Idle (none when nil), and one preparingSource holding n[i] items
+// due at each due[i] after the start; the test must defer h.stop.
+func startPreparing(t *testing.T, idle *fakeIdle, due []time.Duration, n []int) (*harness, *preparingSource) {
+	t.Helper()
+	h := newHarness(t, func(c *expiry.Config) {
+		if idle != nil {
+			c.Idle = idle
+		}
+		c.Params.BatchSize = 10
+	})
+	t0 := h.clk.Now()
+	src := &preparingSource{fakeSource: newFake("ttl:db.c.expireAt_1", expiry.KindTTLIndex, h.clk)}
+	for i := range due {
+		src.addN(n[i], t0.Add(due[i]))
+	}
+	h.register(src)
+	h.start()
+	return h, src
+}
+
 // Preparations go to Config.Idle; one that got less than a tenth of its
 // wall time (of at least 20ms) as CPU moves them to the sweeper's own
 // thread for a second, and then they go back.
@@ -76,17 +97,7 @@ func TestIdlePrepareAndStarvation(t *testing.T) {
 			{10 * time.Millisecond, 40 * time.Millisecond}, // a quarter: not starved
 			{time.Millisecond, 50 * time.Millisecond},      // starved
 		}}
-		h := newHarness(t, func(c *expiry.Config) {
-			c.Idle = idle
-			c.Params.BatchSize = 10
-		})
-		t0 := h.clk.Now()
-		src := &preparingSource{fakeSource: newFake("ttl:db.c.expireAt_1", expiry.KindTTLIndex, h.clk)}
-		src.addN(60, t0.Add(time.Second))
-		src.addN(20, t0.Add(1500*time.Millisecond))
-		src.addN(20, t0.Add(2100*time.Millisecond))
-		h.register(src)
-		h.start()
+		h, src := startPreparing(t, idle, []time.Duration{time.Second, 1500 * time.Millisecond, 2100 * time.Millisecond}, []int{60, 20, 20})
 		defer h.stop()
 
 		// At 1s: six batches; the third is starved, so the last three
@@ -117,12 +128,7 @@ func TestIdlePrepareAndStarvation(t *testing.T) {
 // Without Config.Idle every preparation runs on the sweeper's thread.
 func TestPrepareWithoutIdle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(c *expiry.Config) { c.Params.BatchSize = 10 })
-		t0 := h.clk.Now()
-		src := &preparingSource{fakeSource: newFake("ttl:db.c.expireAt_1", expiry.KindTTLIndex, h.clk)}
-		src.addN(30, t0.Add(time.Second))
-		h.register(src)
-		h.start()
+		h, src := startPreparing(t, nil, []time.Duration{time.Second}, []int{30})
 		defer h.stop()
 		advance(time.Second)
 		if st := h.e.Stats().Prepare; src.prepared != 3 || st != (expiry.PrepareStats{Normal: 3}) {
@@ -136,16 +142,7 @@ func TestPrepareWithoutIdle(t *testing.T) {
 func TestIdlePrepareWhenForegroundBusy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		idle := &fakeIdle{spare: 0.2}
-		h := newHarness(t, func(c *expiry.Config) {
-			c.Idle = idle
-			c.Params.BatchSize = 10
-		})
-		t0 := h.clk.Now()
-		src := &preparingSource{fakeSource: newFake("ttl:db.c.expireAt_1", expiry.KindTTLIndex, h.clk)}
-		src.addN(30, t0.Add(time.Second))
-		src.addN(20, t0.Add(2*time.Second))
-		h.register(src)
-		h.start()
+		h, src := startPreparing(t, idle, []time.Duration{time.Second, 2 * time.Second}, []int{30, 20})
 		defer h.stop()
 
 		advance(time.Second)
