@@ -10,6 +10,8 @@ import (
 // niced threads (which any normal thread preempts), as the kernel counts
 // it for all CPUs. Lowered work can count on that share; when it is near
 // zero, the foreground keeps every CPU busy and lowered work would starve.
+// The counters are the kernel's for the whole machine: in a container
+// limited to fewer CPUs than its host has, they describe the host.
 type SpareMeter struct {
 	mu       sync.Mutex
 	at       time.Time
