@@ -30,16 +30,11 @@ const (
 	idleMinSpare     = 0.25
 )
 
-// idleState is the sweeper's record of its idle-priority preparations.
-type idleState struct {
-	starvedUntil time.Time
-}
-
 // prepare is Budget.Prepare: it runs f on cfg.Idle unless there is none,
 // the idle thread was found starved within idleStarvedHold, or the
 // foreground leaves too little CPU.
 func (e *Engine) prepare(f func()) {
-	idle := e.cfg.Idle != nil && !e.now().Before(e.sw.idle.starvedUntil)
+	idle := e.cfg.Idle != nil && !e.now().Before(e.sw.idleStarvedUntil)
 	busy := idle && e.cfg.Idle.Spare() < idleMinSpare
 	if !idle || busy {
 		f()
@@ -54,7 +49,7 @@ func (e *Engine) prepare(f func()) {
 	cpu, wall := e.cfg.Idle.Do(f)
 	starved := wall >= idleStarvedWall && float64(cpu) < idleStarvedShare*float64(wall)
 	if starved {
-		e.sw.idle.starvedUntil = e.now().Add(idleStarvedHold)
+		e.sw.idleStarvedUntil = e.now().Add(idleStarvedHold)
 	}
 	e.mu.Lock()
 	e.tot.idlePrepares++

@@ -83,26 +83,17 @@ func TestRateLimitChangeAtRuntime(t *testing.T) {
 // latency recovers.
 func TestBackoffUnderForegroundLatency(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(c *expiry.Config) {
-			c.Params.DeleteTargetDocs = 0
-			c.Params.DeleteTargetTimeMS = 0
-			c.Backoff = expiry.BackoffConfig{
-				Window:     100 * time.Millisecond,
-				MinSamples: 10,
-				Factor:     1.5,
-				Floor:      time.Millisecond,
-				MaxLevel:   3,
-				StartLevel: 2,
-				Recover:    0.5,
-				BatchTime:  time.Hour, // batches shrink by level only
-				LagBound:   -1,        // the level alone paces
-			}
+		h, src, t0, _ := newStorm(t, expiry.BackoffConfig{
+			Window:     100 * time.Millisecond,
+			MinSamples: 10,
+			Factor:     1.5,
+			Floor:      time.Millisecond,
+			MaxLevel:   3,
+			StartLevel: 2,
+			Recover:    0.5,
+			BatchTime:  time.Hour, // batches shrink by level only
+			LagBound:   -1,        // the level alone paces
 		})
-		t0 := h.clk.Now()
-		storm := t0.Add(time.Second)
-		src := newFake("redis_keys:db0", expiry.KindRedisKeys, h.clk)
-		src.perBatch = 10 * time.Millisecond
-		src.addN(300_000, storm)
 		// Before the storm a foreground request of 1ms every half
 		// millisecond; during it 20 requests per batch, which take 5ms
 		// between 1.5s and 2.5s (what the deletions cause) and 1ms
@@ -172,6 +163,24 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 	})
 }
 
+// newStorm builds an engine with the back-off b and no per-visit budget,
+// and a source of 300,000 keys due one second after t0 whose batches take
+// 10ms each; the caller registers src and starts h.
+func newStorm(t *testing.T, b expiry.BackoffConfig) (h *harness, src *fakeSource, t0, storm time.Time) {
+	t.Helper()
+	h = newHarness(t, func(c *expiry.Config) {
+		c.Params.DeleteTargetDocs = 0
+		c.Params.DeleteTargetTimeMS = 0
+		c.Backoff = b
+	})
+	t0 = h.clk.Now()
+	storm = t0.Add(time.Second)
+	src = newFake("redis_keys:db0", expiry.KindRedisKeys, h.clk)
+	src.perBatch = 10 * time.Millisecond
+	src.addN(300_000, storm)
+	return h, src, t0, storm
+}
+
 // observeEvery10ms reports 20 foreground requests of 1ms to e every 10ms
 // until stop is closed.
 func observeEvery10ms(e *expiry.Engine, stop <-chan struct{}) {
@@ -195,25 +204,16 @@ func observeEvery10ms(e *expiry.Engine, stop <-chan struct{}) {
 // finishes at full speed soon after LagBound.
 func TestBackoffLagBound(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(c *expiry.Config) {
-			c.Params.DeleteTargetDocs = 0
-			c.Params.DeleteTargetTimeMS = 0
-			c.Backoff = expiry.BackoffConfig{
-				Window:     100 * time.Millisecond,
-				MinSamples: 10,
-				Factor:     1.5,
-				Floor:      time.Millisecond,
-				MaxLevel:   6,
-				StartLevel: 6,
-				Recover:    0.5,
-				LagBound:   time.Second,
-			}
+		h, src, _, storm := newStorm(t, expiry.BackoffConfig{
+			Window:     100 * time.Millisecond,
+			MinSamples: 10,
+			Factor:     1.5,
+			Floor:      time.Millisecond,
+			MaxLevel:   6,
+			StartLevel: 6,
+			Recover:    0.5,
+			LagBound:   time.Second,
 		})
-		t0 := h.clk.Now()
-		storm := t0.Add(time.Second)
-		src := newFake("redis_keys:db0", expiry.KindRedisKeys, h.clk)
-		src.perBatch = 10 * time.Millisecond
-		src.addN(300_000, storm)
 		// 1ms requests every 10ms; each batch slows 20 of them to 5ms.
 		stop := make(chan struct{})
 		go observeEvery10ms(h.e, stop)

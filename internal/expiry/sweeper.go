@@ -14,7 +14,9 @@ type sweeper struct {
 	pauseTimer  *time.Timer
 	lastPassEnd time.Time
 	rr          int // round-robin offset, advanced every sub-pass
-	idle        idleState
+	// idleStarvedUntil is when preparations may go to Config.Idle again
+	// after one found it starved (idle.go).
+	idleStarvedUntil time.Time
 }
 
 // Run is the sweeper loop. It runs a pass at once, then sleeps until the
