@@ -23,6 +23,9 @@ type Counters struct {
 	// Present is the number of items physically stored (Redis keys= of the
 	// benchmark's db), or -1 where the server gives no such figure.
 	Present int64
+	// Reads is the server's own histogram of read latencies since it
+	// started (MongoDB opLatencies.reads), nil where it gives none.
+	Reads []LatencyBucket
 }
 
 // ParseInfo parses the text of a Redis INFO reply into its fields
@@ -97,7 +100,8 @@ func (c *conn) respCounters(ctx context.Context) (Counters, error) {
 
 func (c *conn) mongoCounters(ctx context.Context) (Counters, error) {
 	var status bson.Raw
-	err := c.mongo.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status)
+	cmd := bson.D{{Key: "serverStatus", Value: 1}, {Key: "opLatencies", Value: bson.D{{Key: "histograms", Value: true}}}}
+	err := c.mongo.Database("admin").RunCommand(ctx, cmd).Decode(&status)
 	if err != nil {
 		return Counters{}, fmt.Errorf("serverStatus: %w", err)
 	}
@@ -109,5 +113,11 @@ func (c *conn) mongoCounters(ctx context.Context) (Counters, error) {
 	if !ok {
 		return Counters{}, fmt.Errorf("%w: metrics.ttl.deletedDocuments is %s", ErrNoCounter, v.Type)
 	}
-	return Counters{Deleted: n, Present: -1}, nil
+	cs := Counters{Deleted: n, Present: -1}
+	if h, err := status.LookupErr("opLatencies", "reads", "histogram"); err == nil {
+		if cs.Reads, err = parseLatencyHistogram(h); err != nil {
+			return Counters{}, fmt.Errorf("serverStatus opLatencies.reads: %w", err)
+		}
+	}
+	return cs, nil
 }

@@ -136,6 +136,13 @@ func (e *env) measureDeletion(ctx context.Context, c *conn, r *Result, n int, du
 	if before.P99 > 0 {
 		r.add("read_p99_during_over_before", float64(during.P99)/float64(before.P99), "x", Lower)
 	}
+	if len(samples) > 0 {
+		endSample, ok := firstSample(samples, maxTime(end, due.Add(o.Window)), func(counterSample) bool { return true })
+		if !ok {
+			endSample = samples[len(samples)-1]
+		}
+		addServerReads(r, samples[0].Reads, base.Reads, endSample.Reads)
+	}
 	s := &series{zero: due, reads: reads, countLabel: "items remaining", marks: []mark{{at: due, label: "due"}}}
 	for _, cs := range samples {
 		s.counts = append(s.counts, countPoint{at: cs.at, n: max(int64(n)-max(cs.Deleted-base.Deleted, 0), 0)})

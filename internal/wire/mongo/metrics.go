@@ -23,6 +23,9 @@ type metrics struct {
 	// metrics.commands, one counter per command name of the table.
 	commands        map[string]*cmdCounter
 	unknownCommands atomic.Int64
+
+	// opLatencies.
+	latencies opLatencies
 }
 
 type cmdCounter struct {

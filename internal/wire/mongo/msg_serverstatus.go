@@ -8,7 +8,8 @@ import (
 )
 
 // msgServerStatus answers serverStatus. Sections given a false value
-// ({serverStatus: 1, metrics: 0}) are left out; the sections of
+// ({serverStatus: 1, metrics: 0}) are left out; {opLatencies: {histograms:
+// true}} adds the latency histograms; the sections of
 // Options.Status (such as metrics.ttl from the expiry engine) are merged in
 // at their paths.
 func msgServerStatus(_ context.Context, c *conn, req *request) (bson.D, error) {
@@ -16,10 +17,15 @@ func msgServerStatus(_ context.Context, c *conn, req *request) (bson.D, error) {
 	now := s.now()
 	up := now.Sub(s.started)
 	excluded := map[string]bool{}
+	histograms := false // {opLatencies: {histograms: true}}
 	if elems, err := req.cmd.Elements(); err == nil {
 		for _, el := range elems[1:] {
 			if !genericArgs[el.Key()] && !truthy(el.Value()) {
 				excluded[el.Key()] = true
+			}
+			if doc, ok := el.Value().DocumentOK(); ok && el.Key() == "opLatencies" {
+				h, err := doc.LookupErr("histograms")
+				histograms = err == nil && truthy(h)
 			}
 		}
 	}
@@ -58,6 +64,7 @@ func msgServerStatus(_ context.Context, c *conn, req *request) (bson.D, error) {
 			{Key: "bytesOut", Value: m.bytesOut.Load()},
 			{Key: "numRequests", Value: m.requests.Load()},
 		}},
+		{Key: "opLatencies", Value: m.latencies.doc(histograms)},
 		{Key: "opcounters", Value: m.opcountersDoc()},
 	}
 	var out bson.D

@@ -114,10 +114,14 @@ func (c *conn) run(req *request) (reply bson.D) {
 	if !cmd.opCounted {
 		c.s.metrics.opCommand.Add(1)
 	}
-	if observe := c.s.opts.ObserveLatency; observe != nil {
-		start := time.Now()
-		defer func() { observe(time.Since(start)) }()
-	}
+	start := time.Now()
+	defer func() {
+		d := time.Since(start)
+		c.s.metrics.latencies[cmd.latency].record(d)
+		if observe := c.s.opts.ObserveLatency; observe != nil {
+			observe(d)
+		}
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("command panicked", "command", req.name, "db", req.db,

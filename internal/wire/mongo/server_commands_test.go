@@ -317,6 +317,26 @@ func TestServerStatus(t *testing.T) {
 	for _, f := range []string{"host", "version", "pid", "uptime", "localTime", "mem", "network"} {
 		lookup(t, r, f)
 	}
+	// One find is a read, one insert a write; serverStatus itself is a
+	// command, and only the histograms option adds histograms.
+	if lookup(t, r, "opLatencies", "reads", "ops").Int64() != 1 || lookup(t, r, "opLatencies", "writes", "ops").Int64() != 1 ||
+		lookup(t, r, "opLatencies", "transactions", "ops").Int64() != 0 {
+		t.Errorf("opLatencies: %v", lookup(t, r, "opLatencies"))
+	}
+	if _, err := r.LookupErr("opLatencies", "reads", "histogram"); err == nil {
+		t.Error("opLatencies has histograms without the histograms option")
+	}
+	r = mustRun(t, admin, bson.D{{Key: "serverStatus", Value: 1}, {Key: "opLatencies", Value: bson.D{{Key: "histograms", Value: true}}}})
+	for _, class := range []string{"reads", "writes", "commands"} {
+		var counted int64
+		hist, _ := lookup(t, r, "opLatencies", class, "histogram").Array().Values()
+		for _, b := range hist {
+			counted += b.Document().Lookup("count").Int64()
+		}
+		if ops := lookup(t, r, "opLatencies", class, "ops").Int64(); ops < 1 || counted != ops {
+			t.Errorf("opLatencies.%s: histogram counts %d of %d ops", class, counted, ops)
+		}
+	}
 	r = mustRun(t, admin, bson.D{{Key: "serverStatus", Value: 1}, {Key: "metrics", Value: 0}, {Key: "opcounters", Value: false}})
 	if _, err := r.LookupErr("metrics"); err == nil {
 		t.Error("metrics: 0 did not exclude metrics")
