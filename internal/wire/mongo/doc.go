@@ -55,7 +55,9 @@
 // Server parameters (getParameter, setParameter) come from
 // Options.Parameters, so that other components (the expiry engine's
 // ttlMonitor* parameters) register theirs; serverStatus sections such as
-// metrics.ttl come from Options.Status.
+// metrics.ttl come from Options.Status. The server keeps its own counters
+// (metrics.go) and opLatencies (oplatency.go): every command's time, from
+// dispatch to reply, in MongoDB's classes and histogram buckets.
 //
 // # Testing
 //
