@@ -171,3 +171,19 @@ func TestMongoshSeed003Examples(t *testing.T) {
 		print("sum=" + o.kalemler.reduce((s, k) => s + k.birimFiyat * k.adet, 0) + " toplam=" + o.toplam)`)
 	wantOutput(t, out, "stage=IXSCAN index=yayineviId_1 returned=2", "publisher=Deniz Yayınları", "sum=1080 toplam=1080")
 }
+
+// Ensure that mongosh's latency helpers read what the server keeps:
+// db.collection.latencyStats() ($collStats) and serverStatus's opLatencies.
+func TestMongoshLatencyStats(t *testing.T) {
+	s := harness.Start(t)
+	shop := mongoClient(t, s).Database("shop")
+	if _, err := shop.Collection("items").InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	out := mongosh(t, s, "shop", "", "--quiet", "--eval", `
+const ls = db.items.latencyStats({histograms: true})[0].latencyStats;
+print("writes", ls.writes.ops, ls.writes.histogram.length, "reads", ls.reads.ops);
+const ol = db.serverStatus().opLatencies;
+print("server writes", ol.writes.ops, "has histogram", "histogram" in ol.writes);`)
+	wantOutput(t, out, "writes Long('1') 1 reads Long('0')", "server writes Long('1') has histogram false")
+}

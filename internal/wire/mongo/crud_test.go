@@ -449,7 +449,7 @@ func TestCountDistinctAggregate(t *testing.T) {
 		t.Fatalf("$collStats %v", st)
 	}
 	cmdError(t, db, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{
-		bson.D{{Key: "$collStats", Value: bson.D{{Key: "latencyStats", Value: bson.D{}}}}},
+		bson.D{{Key: "$collStats", Value: bson.D{{Key: "queryExecStats", Value: bson.D{}}}}},
 	}}, {Key: "cursor", Value: bson.D{}}}, 238, "NotImplemented", "")
 }
 

@@ -57,7 +57,8 @@
 // ttlMonitor* parameters) register theirs; serverStatus sections such as
 // metrics.ttl come from Options.Status. The server keeps its own counters
 // (metrics.go) and opLatencies (oplatency.go): every command's time, from
-// dispatch to reply, in MongoDB's classes and histogram buckets.
+// dispatch to reply, in MongoDB's classes and histogram buckets, and for
+// reads and writes their collection's too ($collStats latencyStats).
 //
 // # Testing
 //

@@ -24,8 +24,9 @@ type metrics struct {
 	commands        map[string]*cmdCounter
 	unknownCommands atomic.Int64
 
-	// opLatencies.
-	latencies opLatencies
+	// opLatencies, and each collection's for $collStats latencyStats.
+	latencies     opLatencies
+	collLatencies collectionLatencies
 }
 
 type cmdCounter struct {

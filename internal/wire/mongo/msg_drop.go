@@ -39,6 +39,7 @@ func msgDrop(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.s.metrics.collLatencies.forget(namespace(req.db, coll))
 	if !existed {
 		return bson.D{}, nil
 	}

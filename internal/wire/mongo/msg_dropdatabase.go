@@ -17,5 +17,6 @@ func msgDropDatabase(ctx context.Context, c *conn, req *request) (bson.D, error)
 	if err := c.s.db.DropDatabase(ctx, req.db); err != nil {
 		return nil, err
 	}
+	c.s.metrics.collLatencies.forget(req.db + ".")
 	return bson.D{{Key: "dropped", Value: req.db}}, nil
 }

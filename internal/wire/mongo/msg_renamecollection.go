@@ -53,6 +53,8 @@ func msgRenameCollection(ctx context.Context, c *conn, req *request) (bson.D, er
 	if err := c.s.db.RenameCollection(ctx, fromDB, fromColl, toDB, toColl, dropTarget); err != nil {
 		return nil, err
 	}
+	c.s.metrics.collLatencies.forget(namespace(fromDB, fromColl))
+	c.s.metrics.collLatencies.forget(namespace(toDB, toColl))
 	return bson.D{}, nil
 }
 

@@ -2,16 +2,20 @@ package mongo
 
 import (
 	"math/bits"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Operation latencies: serverStatus's opLatencies, kept as MongoDB keeps
-// them. Every command's time from dispatch to reply adds to one of four
-// classes, each a total of microseconds, a count and a histogram whose
-// buckets double, with half steps from 2,048 µs to 2 s.
+// Operation latencies: serverStatus's opLatencies and $collStats's
+// latencyStats, kept as MongoDB keeps them. Every command's time from
+// dispatch to reply adds to one of four classes, each a total of
+// microseconds, a count and a histogram whose buckets double, with half
+// steps from 2,048 µs to 2 s; reads and writes add to their collection's
+// too.
 
 // latencyClass is the opLatencies class a command counts in. The zero
 // value is commands, the class of every command not named a read or a
@@ -99,4 +103,74 @@ func (l *opLatencies) doc(withHistograms bool) bson.D {
 		{Key: "commands", Value: l[latencyCommands].doc(withHistograms)},
 		{Key: "transactions", Value: l[latencyTransactions].doc(withHistograms)},
 	}
+}
+
+// maxLatencyNamespaces bounds how many namespaces keep latencies for
+// $collStats, so that commands naming ever new collections cannot grow
+// memory without end; past it new namespaces are not tracked.
+const maxLatencyNamespaces = 10_000
+
+// collectionLatencies are each namespace's latencies ($collStats
+// latencyStats), kept for reads and writes; safe for concurrent use.
+type collectionLatencies struct {
+	byNS sync.Map // namespace → *opLatencies
+	n    atomic.Int64
+}
+
+// record adds a read's or write's time to its namespace, found in the
+// request: the collection the command names first, or getMore's
+// "collection".
+func (c *collectionLatencies) record(req *request, class latencyClass, d time.Duration) {
+	if class != latencyReads && class != latencyWrites {
+		return
+	}
+	v := req.first()
+	if req.name == "getMore" {
+		v = req.cmd.Lookup("collection")
+	}
+	coll, ok := v.StringValueOK()
+	if !ok || coll == "" {
+		return // aggregate: 1 runs on the database
+	}
+	if l := c.of(namespace(req.db, coll)); l != nil {
+		l[class].record(d)
+	}
+}
+
+// of returns ns's latencies, creating them unless maxLatencyNamespaces are
+// tracked already; nil then.
+func (c *collectionLatencies) of(ns string) *opLatencies {
+	if l, ok := c.byNS.Load(ns); ok {
+		return l.(*opLatencies)
+	}
+	if c.n.Load() >= maxLatencyNamespaces {
+		return nil
+	}
+	l, loaded := c.byNS.LoadOrStore(ns, new(opLatencies))
+	if !loaded {
+		c.n.Add(1)
+	}
+	return l.(*opLatencies)
+}
+
+// doc is $collStats latencyStats for ns: zeros when nothing was recorded.
+func (c *collectionLatencies) doc(ns string, withHistograms bool) bson.D {
+	if l, ok := c.byNS.Load(ns); ok {
+		return l.(*opLatencies).doc(withHistograms)
+	}
+	return new(opLatencies).doc(withHistograms)
+}
+
+// forget drops the latencies of ns, or of every namespace of a database
+// when ns ends with a dot, as MongoDB does when collections are dropped
+// or renamed.
+func (c *collectionLatencies) forget(ns string) {
+	c.byNS.Range(func(k, _ any) bool {
+		if name := k.(string); name == ns || (strings.HasSuffix(ns, ".") && strings.HasPrefix(name, ns)) {
+			if _, ok := c.byNS.LoadAndDelete(name); ok {
+				c.n.Add(-1)
+			}
+		}
+		return true
+	})
 }

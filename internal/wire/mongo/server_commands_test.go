@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	drv "go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	wire "github.com/mayfly/mayfly/internal/wire/mongo"
@@ -344,4 +345,58 @@ func TestServerStatus(t *testing.T) {
 	if _, err := r.LookupErr("opcounters"); err == nil {
 		t.Error("opcounters: false did not exclude opcounters")
 	}
+}
+
+// $collStats latencyStats counts a collection's reads and writes, with
+// histograms on request, and starts again when the collection is dropped.
+func TestCollStatsLatencyStats(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	db := ts.client(t).Database("test")
+	bg := context.Background()
+	c := db.Collection("lat")
+	if _, err := c.InsertMany(bg, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := c.FindOne(bg, bson.D{{Key: "_id", Value: 1}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Collection("other").FindOne(bg, bson.D{}).Err(); !errors.Is(err, drv.ErrNoDocuments) {
+		t.Fatal(err)
+	}
+	latencyStats := func(spec bson.D) bson.Raw {
+		r := mustRun(t, db, bson.D{{Key: "aggregate", Value: "lat"}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$collStats", Value: bson.D{{Key: "latencyStats", Value: spec}}}},
+		}}, {Key: "cursor", Value: bson.D{}}})
+		return lookup(t, r, "cursor", "firstBatch").Array().Index(0).Document().Lookup("latencyStats").Document()
+	}
+	ls := latencyStats(bson.D{})
+	// The aggregates asking are reads too, counted once they are answered.
+	if lookup(t, ls, "reads", "ops").Int64() != 3 || lookup(t, ls, "writes", "ops").Int64() != 1 ||
+		lookup(t, ls, "commands", "ops").Int64() != 0 || lookup(t, ls, "transactions", "ops").Int64() != 0 {
+		t.Errorf("latencyStats = %v, want 3 reads, 1 write", ls)
+	}
+	if _, err := ls.LookupErr("reads", "histogram"); err == nil {
+		t.Error("histogram without histograms: true")
+	}
+	ls = latencyStats(bson.D{{Key: "histograms", Value: true}})
+	hist, _ := lookup(t, ls, "reads", "histogram").Array().Values()
+	var counted int64
+	for _, b := range hist {
+		counted += b.Document().Lookup("count").Int64()
+	}
+	if counted != 4 || lookup(t, ls, "reads", "ops").Int64() != 4 {
+		t.Errorf("reads histogram counts %d, ops %d; want 4", counted, lookup(t, ls, "reads", "ops").Int64())
+	}
+	if err := c.Drop(bg); err != nil {
+		t.Fatal(err)
+	}
+	if ls = latencyStats(bson.D{}); lookup(t, ls, "reads", "ops").Int64() != 0 || lookup(t, ls, "writes", "ops").Int64() != 0 {
+		t.Errorf("after drop: %v", ls)
+	}
+	cmdError(t, db, bson.D{{Key: "aggregate", Value: "lat"}, {Key: "pipeline", Value: bson.A{
+		bson.D{{Key: "$collStats", Value: bson.D{{Key: "latencyStats", Value: 1}}}},
+	}}, {Key: "cursor", Value: bson.D{}}}, 14, "TypeMismatch", "BSON field '$collStats.latencyStats' is the wrong type, expected type 'object'")
 }

@@ -47,7 +47,7 @@ func scaleArg(cmd string, el bson.RawElement) (int64, error) {
 }
 
 // collStatsStage answers an aggregate whose first stage is $collStats:
-// one document {ns, host, localTime, storageStats?, count?}.
+// one document {ns, host, localTime, latencyStats?, storageStats?, count?}.
 func collStatsStage(ctx context.Context, c *conn, db, coll string, pipeline []bson.D) (bson.Raw, error) {
 	if len(pipeline) > 1 {
 		return nil, errorf(mongoerr.NotImplemented, "$collStats: stages after $collStats are not supported by mayfly")
@@ -61,7 +61,7 @@ func collStatsStage(ctx context.Context, c *conn, db, coll string, pipeline []bs
 		{Key: "host", Value: c.s.host},
 		{Key: "localTime", Value: bson.NewDateTimeFromTime(c.s.now())},
 	}
-	var wantStorage, wantCount bool
+	var wantLatency, histograms, wantStorage, wantCount bool
 	scale := int64(1)
 	for _, e := range spec {
 		switch e.Key {
@@ -89,11 +89,30 @@ func collStatsStage(ctx context.Context, c *conn, db, coll string, pipeline []bs
 			}
 		case "count":
 			wantCount = true
-		case "latencyStats", "queryExecStats":
+		case "latencyStats":
+			opts, ok := e.Value.(bson.D)
+			if !ok {
+				return nil, errorf(mongoerr.TypeMismatch, "BSON field '$collStats.latencyStats' is the wrong type, expected type 'object'")
+			}
+			wantLatency = true
+			for _, o := range opts {
+				if o.Key != "histograms" {
+					return nil, unknownField("$collStats.latencyStats", o.Key)
+				}
+				b, ok := o.Value.(bool)
+				if !ok {
+					return nil, errorf(mongoerr.TypeMismatch, "BSON field '$collStats.latencyStats.histograms' is the wrong type, expected type 'bool'")
+				}
+				histograms = b
+			}
+		case "queryExecStats":
 			return nil, errorf(mongoerr.NotImplemented, "$collStats: %s is not supported by mayfly", e.Key)
 		default:
 			return nil, unknownField("$collStats", e.Key)
 		}
+	}
+	if wantLatency {
+		out = append(out, bson.E{Key: "latencyStats", Value: c.s.metrics.collLatencies.doc(namespace(db, coll), histograms)})
 	}
 	if wantStorage || wantCount {
 		st, err := c.s.db.CollStats(ctx, db, coll)
