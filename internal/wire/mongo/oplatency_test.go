@@ -51,3 +51,29 @@ func TestLatencyHistogramDoc(t *testing.T) {
 		t.Errorf("without histograms: %v", d)
 	}
 }
+
+// Past maxLatencyNamespaces new namespaces are not tracked, until dropping
+// a database forgets its own.
+func TestCollectionLatenciesBound(t *testing.T) {
+	var c collectionLatencies
+	for i := range maxLatencyNamespaces {
+		if c.of(namespace("db", itoa(i))) == nil {
+			t.Fatalf("namespace %d of %d not tracked", i, maxLatencyNamespaces)
+		}
+	}
+	if c.of("other.x") != nil {
+		t.Fatal("a namespace past the bound is tracked")
+	}
+	if c.of("db.7") == nil {
+		t.Fatal("a tracked namespace is lost at the bound")
+	}
+	c.forget("db.7")
+	c.forget("db.1") // also leaves db.10, db.100...
+	if c.n.Load() != maxLatencyNamespaces-2 {
+		t.Fatalf("after forgetting two: %d tracked", c.n.Load())
+	}
+	c.forget("db.")
+	if c.n.Load() != 0 || c.of("other.x") == nil {
+		t.Fatalf("after forgetting the database: %d tracked", c.n.Load())
+	}
+}
