@@ -398,5 +398,8 @@ func TestCollStatsLatencyStats(t *testing.T) {
 	}
 	cmdError(t, db, bson.D{{Key: "aggregate", Value: "lat"}, {Key: "pipeline", Value: bson.A{
 		bson.D{{Key: "$collStats", Value: bson.D{{Key: "latencyStats", Value: 1}}}},
-	}}, {Key: "cursor", Value: bson.D{}}}, 14, "TypeMismatch", "BSON field '$collStats.latencyStats' is the wrong type, expected type 'object'")
+	}}, {Key: "cursor", Value: bson.D{}}}, 14, "TypeMismatch", "BSON field '$collStats.latencyStats' is the wrong type 'int', expected type 'object'")
+	cmdError(t, db, bson.D{{Key: "aggregate", Value: "lat"}, {Key: "pipeline", Value: bson.A{
+		bson.D{{Key: "$collStats", Value: bson.D{{Key: "latencyStats", Value: bson.D{{Key: "histograms", Value: "yes"}}}}}},
+	}}, {Key: "cursor", Value: bson.D{}}}, 14, "TypeMismatch", "BSON field '$collStats.latencyStats.histograms' is the wrong type 'string', expected type 'bool'")
 }

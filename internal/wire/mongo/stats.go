@@ -92,7 +92,8 @@ func collStatsStage(ctx context.Context, c *conn, db, coll string, pipeline []bs
 		case "latencyStats":
 			opts, ok := e.Value.(bson.D)
 			if !ok {
-				return nil, errorf(mongoerr.TypeMismatch, "BSON field '$collStats.latencyStats' is the wrong type, expected type 'object'")
+				t, _, _ := bson.MarshalValue(e.Value)
+				return nil, typeMismatch("$collStats", "latencyStats", t, "object")
 			}
 			wantLatency = true
 			for _, o := range opts {
@@ -101,7 +102,8 @@ func collStatsStage(ctx context.Context, c *conn, db, coll string, pipeline []bs
 				}
 				b, ok := o.Value.(bool)
 				if !ok {
-					return nil, errorf(mongoerr.TypeMismatch, "BSON field '$collStats.latencyStats.histograms' is the wrong type, expected type 'bool'")
+					t, _, _ := bson.MarshalValue(o.Value)
+					return nil, typeMismatch("$collStats.latencyStats", "histograms", t, "bool")
 				}
 				histograms = b
 			}
