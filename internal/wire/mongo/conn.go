@@ -52,6 +52,7 @@ type conn struct {
 	out         []byte // reply buffer, reused
 	writeFailed bool   // a reply could not be sent: close
 	command     string // the command of the message being processed, once known, for logs
+	nsBuf       []byte // scratch for the namespace of a command's latency, reused
 
 	// Set by the first hello: the client's metadata, for logs.
 	clientMeta bson.Raw

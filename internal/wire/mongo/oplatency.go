@@ -113,14 +113,15 @@ const maxLatencyNamespaces = 10_000
 // collectionLatencies are each namespace's latencies ($collStats
 // latencyStats), kept for reads and writes; safe for concurrent use.
 type collectionLatencies struct {
-	byNS sync.Map // namespace → *opLatencies
-	n    atomic.Int64
+	mu   sync.RWMutex
+	byNS map[string]*opLatencies
 }
 
 // record adds a read's or write's time to its namespace, found in the
 // request: the collection the command names first, or getMore's
-// "collection".
-func (c *collectionLatencies) record(req *request, class latencyClass, d time.Duration) {
+// "collection". scratch is the caller's buffer for the namespace, so that
+// a namespace already tracked costs no allocation.
+func (c *collectionLatencies) record(req *request, class latencyClass, d time.Duration, scratch *[]byte) {
 	if class != latencyReads && class != latencyWrites {
 		return
 	}
@@ -128,11 +129,19 @@ func (c *collectionLatencies) record(req *request, class latencyClass, d time.Du
 	if req.name == "getMore" {
 		v = req.cmd.Lookup("collection")
 	}
-	coll, ok := v.StringValueOK()
-	if !ok || coll == "" {
-		return // aggregate: 1 runs on the database
+	// A BSON string is its length, its bytes and a NUL.
+	if v.Type != bson.TypeString || len(v.Value) < 6 {
+		return // aggregate: 1 runs on the database; an empty name names nothing
 	}
-	if l := c.of(namespace(req.db, coll)); l != nil {
+	ns := append(append(append((*scratch)[:0], req.db...), '.'), v.Value[4:len(v.Value)-1]...)
+	*scratch = ns
+	c.mu.RLock()
+	l := c.byNS[string(ns)]
+	c.mu.RUnlock()
+	if l == nil {
+		l = c.of(string(ns))
+	}
+	if l != nil {
 		l[class].record(d)
 	}
 }
@@ -140,37 +149,42 @@ func (c *collectionLatencies) record(req *request, class latencyClass, d time.Du
 // of returns ns's latencies, creating them unless maxLatencyNamespaces are
 // tracked already; nil then.
 func (c *collectionLatencies) of(ns string) *opLatencies {
-	if l, ok := c.byNS.Load(ns); ok {
-		return l.(*opLatencies)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if l, ok := c.byNS[ns]; ok {
+		return l
 	}
-	if c.n.Load() >= maxLatencyNamespaces {
+	if len(c.byNS) >= maxLatencyNamespaces {
 		return nil
 	}
-	l, loaded := c.byNS.LoadOrStore(ns, new(opLatencies))
-	if !loaded {
-		c.n.Add(1)
+	if c.byNS == nil {
+		c.byNS = make(map[string]*opLatencies)
 	}
-	return l.(*opLatencies)
+	l := new(opLatencies)
+	c.byNS[ns] = l
+	return l
 }
 
 // doc is $collStats latencyStats for ns: zeros when nothing was recorded.
 func (c *collectionLatencies) doc(ns string, withHistograms bool) bson.D {
-	if l, ok := c.byNS.Load(ns); ok {
-		return l.(*opLatencies).doc(withHistograms)
+	c.mu.RLock()
+	l := c.byNS[ns]
+	c.mu.RUnlock()
+	if l == nil {
+		l = new(opLatencies)
 	}
-	return new(opLatencies).doc(withHistograms)
+	return l.doc(withHistograms)
 }
 
 // forget drops the latencies of ns, or of every namespace of a database
 // when ns ends with a dot, as MongoDB does when collections are dropped
 // or renamed.
 func (c *collectionLatencies) forget(ns string) {
-	c.byNS.Range(func(k, _ any) bool {
-		if name := k.(string); name == ns || (strings.HasSuffix(ns, ".") && strings.HasPrefix(name, ns)) {
-			if _, ok := c.byNS.LoadAndDelete(name); ok {
-				c.n.Add(-1)
-			}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name := range c.byNS {
+		if name == ns || (strings.HasSuffix(ns, ".") && strings.HasPrefix(name, ns)) {
+			delete(c.byNS, name)
 		}
-		return true
-	})
+	}
 }

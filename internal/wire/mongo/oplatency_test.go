@@ -69,11 +69,11 @@ func TestCollectionLatenciesBound(t *testing.T) {
 	}
 	c.forget("db.7")
 	c.forget("db.1") // also leaves db.10, db.100...
-	if c.n.Load() != maxLatencyNamespaces-2 {
-		t.Fatalf("after forgetting two: %d tracked", c.n.Load())
+	if len(c.byNS) != maxLatencyNamespaces-2 {
+		t.Fatalf("after forgetting two: %d tracked", len(c.byNS))
 	}
 	c.forget("db.")
-	if c.n.Load() != 0 || c.of("other.x") == nil {
-		t.Fatalf("after forgetting the database: %d tracked", c.n.Load())
+	if len(c.byNS) != 0 || c.of("other.x") == nil {
+		t.Fatalf("after forgetting the database: %d tracked", len(c.byNS))
 	}
 }

@@ -118,7 +118,7 @@ func (c *conn) run(req *request) (reply bson.D) {
 	defer func() {
 		d := time.Since(start)
 		c.s.metrics.latencies[cmd.latency].record(d)
-		c.s.metrics.collLatencies.record(req, cmd.latency, d)
+		c.s.metrics.collLatencies.record(req, cmd.latency, d, &c.nsBuf)
 		if observe := c.s.opts.ObserveLatency; observe != nil {
 			observe(d)
 		}
