@@ -2,8 +2,12 @@ package resp
 
 import "crypto/subtle"
 
-var cmdAuth = def("auth", -2, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "fast connection", "connection", "1.0.0",
-	"Authenticates the connection.", "O(N) where N is the number of passwords defined for the user", func(x *cmdCtx) error {
+var cmdAuth = def(cmdSpec{
+	Name: "auth", Arity: -2, Flags: "noscript loading stale fast no_auth allow_busy",
+	ACL: "fast connection", Group: "connection", Since: "1.0.0",
+	Summary:    "Authenticates the connection.",
+	Complexity: "O(N) where N is the number of passwords defined for the user",
+	Handler: func(x *cmdCtx) error {
 		if len(x.args) > 3 {
 			return errSyntax
 		}
@@ -20,7 +24,8 @@ var cmdAuth = def("auth", -2, "noscript loading stale fast no_auth allow_busy", 
 		}
 		x.w.OK()
 		return nil
-	})
+	},
+})
 
 // checkAuth authenticates the default user, the only one.
 func checkAuth(x *cmdCtx, user, password []byte, pass string) error {

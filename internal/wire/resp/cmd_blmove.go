@@ -2,15 +2,19 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdBLMove = def("blmove", 6, "write denyoom blocking", 1, 2, 1, "write list slow blocking", "list", "6.2.0",
-	"Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.",
-	"O(1)", func(x *cmdCtx) error {
+var cmdBLMove = def(cmdSpec{
+	Name: "blmove", Arity: 6, Flags: "write denyoom blocking", FirstKey: 1, LastKey: 2, Step: 1,
+	ACL: "write list slow blocking", Group: "list", Since: "6.2.0",
+	Summary:    "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		from, to, err := parseMoveEnds(x.args[3], x.args[4])
 		if err != nil {
 			return err
 		}
 		return blmoveGeneric(x, from, to, x.args[5])
-	})
+	},
+})
 
 // blmoveGeneric is BLMOVE and BRPOPLPUSH: the moved element; at the
 // timeout a null array, as Redis replies to a timed-out list waiter (a

@@ -2,10 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdBLMPop = def("blmpop", -5, "write blocking movablekeys", 0, 0, 0, "write list slow blocking", "list", "7.0.0",
-	"Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
-	"O(N+M) where N is the number of provided keys and M is the number of elements returned.",
-	func(x *cmdCtx) error {
+var cmdBLMPop = def(cmdSpec{
+	Name: "blmpop", Arity: -5, Flags: "write blocking movablekeys",
+	ACL: "write list slow blocking", Group: "list", Since: "7.0.0",
+	Summary:    "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
+	Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
+	Handler: func(x *cmdCtx) error {
 		a, err := parseMPop(x.args, 2, "left", "right")
 		if err != nil {
 			return err
@@ -31,4 +33,5 @@ var cmdBLMPop = def("blmpop", -5, "write blocking movablekeys", 0, 0, 0, "write 
 		}
 		writeListMPop(x.w, r.key, r.vals, served)
 		return nil
-	})
+	},
+})

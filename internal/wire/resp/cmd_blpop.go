@@ -12,9 +12,13 @@ import (
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
-var cmdBLPop = def("blpop", -3, "write blocking", 1, -2, 1, "write list slow blocking", "list", "2.0.0",
-	"Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
-	"O(N) where N is the number of provided keys.", func(x *cmdCtx) error { return blockingPop(x, kv.ListLeft) })
+var cmdBLPop = def(cmdSpec{
+	Name: "blpop", Arity: -3, Flags: "write blocking", FirstKey: 1, LastKey: -2, Step: 1,
+	ACL: "write list slow blocking", Group: "list", Since: "2.0.0",
+	Summary:    "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
+	Complexity: "O(N) where N is the number of provided keys.",
+	Handler:    func(x *cmdCtx) error { return blockingPop(x, kv.ListLeft) },
+})
 
 // Blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP on lists;
 // BZPOPMIN, BZPOPMAX, BZMPOP on sorted sets).

@@ -2,6 +2,10 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdBRPopLPush = def("brpoplpush", 4, "write denyoom noscript blocking", 1, 2, 1, "write list slow blocking", "list", "2.2.0",
-	"Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.",
-	"O(1)", func(x *cmdCtx) error { return blmoveGeneric(x, kv.ListRight, kv.ListLeft, x.args[3]) })
+var cmdBRPopLPush = def(cmdSpec{
+	Name: "brpoplpush", Arity: 4, Flags: "write denyoom noscript blocking", FirstKey: 1, LastKey: 2, Step: 1,
+	ACL: "write list slow blocking", Group: "list", Since: "2.2.0",
+	Summary:    "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.",
+	Complexity: "O(1)",
+	Handler:    func(x *cmdCtx) error { return blmoveGeneric(x, kv.ListRight, kv.ListLeft, x.args[3]) },
+})

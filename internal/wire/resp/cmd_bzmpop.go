@@ -1,9 +1,11 @@
 package resp
 
-var cmdBZMPop = def("bzmpop", -5, "write blocking movablekeys", 0, 0, 0, "write sortedset slow blocking", "sorted-set", "7.0.0",
-	"Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
-	"O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
-	func(x *cmdCtx) error {
+var cmdBZMPop = def(cmdSpec{
+	Name: "bzmpop", Arity: -5, Flags: "write blocking movablekeys",
+	ACL: "write sortedset slow blocking", Group: "sorted-set", Since: "7.0.0",
+	Summary:    "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
+	Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
+	Handler: func(x *cmdCtx) error {
 		a, err := parseMPop(x.args, 2, "min", "max")
 		if err != nil {
 			return err
@@ -14,4 +16,5 @@ var cmdBZMPop = def("bzmpop", -5, "write blocking movablekeys", 0, 0, 0, "write 
 		}
 		writeZMPop(x.w, r.key, r.zels, served)
 		return nil
-	})
+	},
+})

@@ -2,10 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdBZPopMin = def("bzpopmin", -3, "write noscript blocking fast", 1, -2, 1, "write sortedset fast blocking", "sorted-set", "5.0.0",
-	"Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
-	"O(log(N)) with N being the number of elements in the sorted set.",
-	func(x *cmdCtx) error { return bzpopGeneric(x, false) })
+var cmdBZPopMin = def(cmdSpec{
+	Name: "bzpopmin", Arity: -3, Flags: "write noscript blocking fast", FirstKey: 1, LastKey: -2, Step: 1,
+	ACL: "write sortedset fast blocking", Group: "sorted-set", Since: "5.0.0",
+	Summary:    "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
+	Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
+	Handler:    func(x *cmdCtx) error { return bzpopGeneric(x, false) },
+})
 
 // bzpopGeneric is BZPOPMIN and BZPOPMAX: [key, member, score] in both
 // protocols, or a null array at the timeout.

@@ -19,13 +19,22 @@ func validClientName(b []byte) bool {
 }
 
 var cmdClient = container("client", "", "slow", "connection", "2.4.0", "A container for client connection commands.",
-	def("client|id", 2, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "5.0.0",
-		"Returns the unique client ID of the connection.", "O(1)", func(x *cmdCtx) error {
+	def(cmdSpec{
+		Name: "client|id", Arity: 2, Flags: "noscript loading stale",
+		ACL: "slow connection", Group: "connection", Since: "5.0.0",
+		Summary:    "Returns the unique client ID of the connection.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			x.w.Int(int64(x.c.id))
 			return nil
-		}),
-	def("client|setname", 3, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "2.6.9",
-		"Sets the connection name.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "client|setname", Arity: 3, Flags: "noscript loading stale",
+		ACL: "slow connection", Group: "connection", Since: "2.6.9",
+		Summary:    "Sets the connection name.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			if !validClientName(x.args[2]) {
 				return errClientName
 			}
@@ -34,9 +43,14 @@ var cmdClient = container("client", "", "slow", "connection", "2.4.0", "A contai
 			x.c.mu.Unlock()
 			x.w.OK()
 			return nil
-		}),
-	def("client|getname", 2, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "2.6.9",
-		"Returns the name of the connection.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "client|getname", Arity: 2, Flags: "noscript loading stale",
+		ACL: "slow connection", Group: "connection", Since: "2.6.9",
+		Summary:    "Returns the name of the connection.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			x.c.mu.Lock()
 			name := x.c.name
 			x.c.mu.Unlock()
@@ -46,34 +60,64 @@ var cmdClient = container("client", "", "slow", "connection", "2.4.0", "A contai
 				x.w.BulkString(name)
 			}
 			return nil
-		}),
-	def("client|setinfo", 4, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "7.2.0",
-		"Sets information specific to the client or connection.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "client|setinfo", Arity: 4, Flags: "noscript loading stale",
+		ACL: "slow connection", Group: "connection", Since: "7.2.0",
+		Summary:    "Sets information specific to the client or connection.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			if !argEq(x.args[2], "lib-name") && !argEq(x.args[2], "lib-ver") {
 				return replyErr("ERR Unrecognized option '" + string(x.args[2]) + "'")
 			}
 			x.w.OK()
 			return nil
-		}),
-	def("client|no-evict", 3, "admin noscript loading stale", 0, 0, 0, "admin slow dangerous connection", "connection", "7.0.0",
-		"Sets the client eviction mode of the connection.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "client|no-evict", Arity: 3, Flags: "admin noscript loading stale",
+		ACL: "admin slow dangerous connection", Group: "connection", Since: "7.0.0",
+		Summary:    "Sets the client eviction mode of the connection.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			if !argEq(x.args[2], "on") && !argEq(x.args[2], "off") {
 				return errSyntax
 			}
 			x.w.OK()
 			return nil
-		}),
-	def("client|info", 2, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "6.2.0",
-		"Returns information about the connection.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "client|info", Arity: 2, Flags: "noscript loading stale",
+		ACL: "slow connection", Group: "connection", Since: "6.2.0",
+		Summary:    "Returns information about the connection.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			x.w.Verbatim(x.c.describe() + "\n")
 			return nil
-		}),
-	def("client|list", -2, "admin noscript loading stale", 0, 0, 0, "admin slow dangerous connection", "connection", "2.4.0",
-		"Lists open connections.", "O(N) where N is the number of client connections", clientList),
-	def("client|kill", -3, "admin noscript loading stale", 0, 0, 0, "admin slow dangerous connection", "connection", "2.4.0",
-		"Terminates open connections.", "O(N) where N is the number of client connections", clientKill),
-	def("client|reply", 3, "noscript loading stale", 0, 0, 0, "slow connection", "connection", "3.2.0",
-		"Instructs the server whether to reply to commands.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "client|list", Arity: -2, Flags: "admin noscript loading stale",
+		ACL: "admin slow dangerous connection", Group: "connection", Since: "2.4.0",
+		Summary:    "Lists open connections.",
+		Complexity: "O(N) where N is the number of client connections",
+		Handler:    clientList,
+	}),
+	def(cmdSpec{
+		Name: "client|kill", Arity: -3, Flags: "admin noscript loading stale",
+		ACL: "admin slow dangerous connection", Group: "connection", Since: "2.4.0",
+		Summary:    "Terminates open connections.",
+		Complexity: "O(N) where N is the number of client connections",
+		Handler:    clientKill,
+	}),
+	def(cmdSpec{
+		Name: "client|reply", Arity: 3, Flags: "noscript loading stale",
+		ACL: "slow connection", Group: "connection", Since: "3.2.0",
+		Summary:    "Instructs the server whether to reply to commands.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			switch {
 			case argEq(x.args[2], "on"):
 				x.c.replyOff, x.c.replySkip = false, 0
@@ -88,7 +132,8 @@ var cmdClient = container("client", "", "slow", "connection", "2.4.0", "A contai
 				return errSyntax
 			}
 			return nil
-		}),
+		},
+	}),
 	helpCmd("client", "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"GETNAME", "    Return the name of the current connection.",
 		"ID", "    Return the ID of the current connection.",

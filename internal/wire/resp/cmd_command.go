@@ -4,14 +4,22 @@ import "strings"
 
 var cmdCommand = func() *command {
 	c := container("command", "loading stale", "slow connection", "server", "2.8.13", "Returns detailed information about all commands.",
-		def("command|count", 2, "loading stale", 0, 0, 0, "slow connection", "server", "2.8.13",
-			"Returns a count of commands.", "O(1)", func(x *cmdCtx) error {
+		def(cmdSpec{
+			Name: "command|count", Arity: 2, Flags: "loading stale",
+			ACL: "slow connection", Group: "server", Since: "2.8.13",
+			Summary:    "Returns a count of commands.",
+			Complexity: "O(1)",
+			Handler: func(x *cmdCtx) error {
 				x.w.Int(int64(len(x.s.cmds)))
 				return nil
-			}),
-		def("command|info", -2, "loading stale", 0, 0, 0, "slow connection", "server", "2.8.13",
-			"Returns information about one, multiple or all commands.", "O(N) where N is the number of commands to look up",
-			func(x *cmdCtx) error {
+			},
+		}),
+		def(cmdSpec{
+			Name: "command|info", Arity: -2, Flags: "loading stale",
+			ACL: "slow connection", Group: "server", Since: "2.8.13",
+			Summary:    "Returns information about one, multiple or all commands.",
+			Complexity: "O(N) where N is the number of commands to look up",
+			Handler: func(x *cmdCtx) error {
 				if len(x.args) == 2 {
 					return commandAll(x)
 				}
@@ -24,10 +32,14 @@ var cmdCommand = func() *command {
 					}
 				}
 				return nil
-			}),
-		def("command|docs", -2, "loading stale", 0, 0, 0, "slow connection", "server", "7.0.0",
-			"Returns documentary information about one, multiple or all commands.", "O(N) where N is the number of commands to look up",
-			func(x *cmdCtx) error {
+			},
+		}),
+		def(cmdSpec{
+			Name: "command|docs", Arity: -2, Flags: "loading stale",
+			ACL: "slow connection", Group: "server", Since: "7.0.0",
+			Summary:    "Returns documentary information about one, multiple or all commands.",
+			Complexity: "O(N) where N is the number of commands to look up",
+			Handler: func(x *cmdCtx) error {
 				var cmds []*command
 				if len(x.args) == 2 {
 					cmds = x.s.sortedCommands()
@@ -44,9 +56,14 @@ var cmdCommand = func() *command {
 					writeCommandDocs(x.w, c)
 				}
 				return nil
-			}),
-		def("command|list", -2, "loading stale", 0, 0, 0, "slow connection", "server", "7.0.0",
-			"Returns a list of command names.", "O(N) where N is the total number of Redis commands", func(x *cmdCtx) error {
+			},
+		}),
+		def(cmdSpec{
+			Name: "command|list", Arity: -2, Flags: "loading stale",
+			ACL: "slow connection", Group: "server", Since: "7.0.0",
+			Summary:    "Returns a list of command names.",
+			Complexity: "O(N) where N is the total number of Redis commands",
+			Handler: func(x *cmdCtx) error {
 				var filter func(*command) bool
 				if len(x.args) > 2 {
 					if len(x.args) != 5 || !argEq(x.args[2], "filterby") {
@@ -87,10 +104,14 @@ var cmdCommand = func() *command {
 					x.w.BulkString(n)
 				}
 				return nil
-			}),
-		def("command|getkeys", -4, "loading stale", 0, 0, 0, "slow connection", "server", "2.8.13",
-			"Extracts the key names from an arbitrary command.", "O(N) where N is the number of arguments to the command",
-			func(x *cmdCtx) error {
+			},
+		}),
+		def(cmdSpec{
+			Name: "command|getkeys", Arity: -4, Flags: "loading stale",
+			ACL: "slow connection", Group: "server", Since: "2.8.13",
+			Summary:    "Extracts the key names from an arbitrary command.",
+			Complexity: "O(N) where N is the number of arguments to the command",
+			Handler: func(x *cmdCtx) error {
 				c, err := x.s.lookupCommand(x.args[2:])
 				if err != nil {
 					return replyErr("ERR Invalid command specified")
@@ -109,7 +130,8 @@ var cmdCommand = func() *command {
 					x.w.Bulk(x.args[2+i])
 				}
 				return nil
-			}),
+			},
+		}),
 		helpCmd("command", "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 			"(no subcommand)", "    Return details about all Redis commands.",
 			"COUNT", "    Return the total number of commands in this Redis server.",

@@ -1,9 +1,12 @@
 package resp
 
 var cmdConfig = container("config", "", "slow", "server", "2.0.0", "A container for server configuration commands.",
-	def("config|get", -3, "admin noscript loading stale", 0, 0, 0, "admin slow dangerous", "server", "2.0.0",
-		"Returns the effective values of configuration parameters.", "O(N) when N is the number of configuration parameters provided",
-		func(x *cmdCtx) error {
+	def(cmdSpec{
+		Name: "config|get", Arity: -3, Flags: "admin noscript loading stale",
+		ACL: "admin slow dangerous", Group: "server", Since: "2.0.0",
+		Summary:    "Returns the effective values of configuration parameters.",
+		Complexity: "O(N) when N is the number of configuration parameters provided",
+		Handler: func(x *cmdCtx) error {
 			seen := map[string]bool{}
 			var names []string
 			for _, p := range x.args[2:] {
@@ -20,10 +23,14 @@ var cmdConfig = container("config", "", "slow", "server", "2.0.0", "A container 
 				x.w.BulkString(x.s.cfg.get(n))
 			}
 			return nil
-		}),
-	def("config|set", -4, "admin noscript loading stale", 0, 0, 0, "admin slow dangerous", "server", "2.0.0",
-		"Sets configuration parameters in-flight.", "O(N) when N is the number of configuration parameters provided",
-		func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "config|set", Arity: -4, Flags: "admin noscript loading stale",
+		ACL: "admin slow dangerous", Group: "server", Since: "2.0.0",
+		Summary:    "Sets configuration parameters in-flight.",
+		Complexity: "O(N) when N is the number of configuration parameters provided",
+		Handler: func(x *cmdCtx) error {
 			if len(x.args)%2 != 0 {
 				return errSyntax
 			}
@@ -32,17 +39,28 @@ var cmdConfig = container("config", "", "slow", "server", "2.0.0", "A container 
 			}
 			x.w.OK()
 			return nil
-		}),
-	def("config|resetstat", 2, "admin noscript loading stale", 0, 0, 0, "admin slow dangerous", "server", "2.0.0",
-		"Resets the server's statistics.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "config|resetstat", Arity: 2, Flags: "admin noscript loading stale",
+		ACL: "admin slow dangerous", Group: "server", Since: "2.0.0",
+		Summary:    "Resets the server's statistics.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			x.s.resetStats()
 			x.w.OK()
 			return nil
-		}),
-	def("config|rewrite", 2, "admin noscript loading stale", 0, 0, 0, "admin slow dangerous", "server", "2.8.0",
-		"Persists the effective configuration to file.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "config|rewrite", Arity: 2, Flags: "admin noscript loading stale",
+		ACL: "admin slow dangerous", Group: "server", Since: "2.8.0",
+		Summary:    "Persists the effective configuration to file.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			return replyErr("ERR The server is running without a config file")
-		}),
+		},
+	}),
 	helpCmd("config", "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
 		"SET <directive> <value>", "    Set the configuration <directive> to <value>.",

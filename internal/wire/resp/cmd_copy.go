@@ -1,9 +1,11 @@
 package resp
 
-var cmdCopy = def("copy", -3, "write denyoom", 1, 2, 1, "keyspace write slow", "generic", "6.2.0",
-	"Copies the value of a key to a new key.",
-	"O(N) worst case for collections, where N is the number of nested items. O(1) for string values.",
-	func(x *cmdCtx) error {
+var cmdCopy = def(cmdSpec{
+	Name: "copy", Arity: -3, Flags: "write denyoom", FirstKey: 1, LastKey: 2, Step: 1,
+	ACL: "keyspace write slow", Group: "generic", Since: "6.2.0",
+	Summary:    "Copies the value of a key to a new key.",
+	Complexity: "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.",
+	Handler: func(x *cmdCtx) error {
 		db := x.c.db
 		replace := false
 		for i := 3; i < len(x.args); i++ {
@@ -30,4 +32,5 @@ var cmdCopy = def("copy", -3, "write denyoom", 1, 2, 1, "keyspace write slow", "
 		}
 		x.w.Bool2(ok)
 		return nil
-	})
+	},
+})

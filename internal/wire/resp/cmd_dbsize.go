@@ -1,11 +1,16 @@
 package resp
 
-var cmdDBSize = def("dbsize", 1, "readonly fast", 0, 0, 0, "keyspace read fast", "server", "1.0.0",
-	"Returns the number of keys in the database.", "O(1)", func(x *cmdCtx) error {
+var cmdDBSize = def(cmdSpec{
+	Name: "dbsize", Arity: 1, Flags: "readonly fast",
+	ACL: "keyspace read fast", Group: "server", Since: "1.0.0",
+	Summary:    "Returns the number of keys in the database.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		n, err := x.tx.DBSize()
 		if err != nil {
 			return err
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})

@@ -5,8 +5,12 @@ import (
 	"time"
 )
 
-var cmdDebug = def("debug", -2, "admin noscript loading stale", 0, 0, 0, "admin slow dangerous", "server", "1.0.0",
-	"A container for debugging commands.", "Depends on subcommand.", func(x *cmdCtx) error {
+var cmdDebug = def(cmdSpec{
+	Name: "debug", Arity: -2, Flags: "admin noscript loading stale",
+	ACL: "admin slow dangerous", Group: "server", Since: "1.0.0",
+	Summary:    "A container for debugging commands.",
+	Complexity: "Depends on subcommand.",
+	Handler: func(x *cmdCtx) error {
 		switch {
 		case argEq(x.args[1], "sleep") && len(x.args) == 3:
 			secs, err := strconv.ParseFloat(string(x.args[2]), 64)
@@ -48,4 +52,5 @@ var cmdDebug = def("debug", -2, "admin noscript loading stale", 0, 0, 0, "admin 
 			return replyErr("ERR unknown subcommand '" + string(x.args[1]) + "'. Try DEBUG HELP.")
 		}
 		return nil
-	})
+	},
+})

@@ -2,8 +2,12 @@ package resp
 
 import "math"
 
-var cmdDecrBy = def("decrby", 3, "write denyoom fast", 1, 1, 1, "write string fast", "string", "1.0.0",
-	"Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", "O(1)", func(x *cmdCtx) error {
+var cmdDecrBy = def(cmdSpec{
+	Name: "decrby", Arity: 3, Flags: "write denyoom fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write string fast", Group: "string", Since: "1.0.0",
+	Summary:    "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		d, err := parseInt(x.args[2])
 		if err != nil {
 			return err
@@ -18,4 +22,5 @@ var cmdDecrBy = def("decrby", 3, "write denyoom fast", 1, 1, 1, "write string fa
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})

@@ -1,7 +1,11 @@
 package resp
 
-var cmdDiscard = def("discard", 1, "noscript loading stale fast allow_busy", 0, 0, 0, "fast transaction", "transactions", "2.0.0",
-	"Discards a transaction.", "O(N), when N is the number of queued commands", func(x *cmdCtx) error {
+var cmdDiscard = def(cmdSpec{
+	Name: "discard", Arity: 1, Flags: "noscript loading stale fast allow_busy",
+	ACL: "fast transaction", Group: "transactions", Since: "2.0.0",
+	Summary:    "Discards a transaction.",
+	Complexity: "O(N), when N is the number of queued commands",
+	Handler: func(x *cmdCtx) error {
 		if x.c.multi == nil {
 			return replyErr("ERR DISCARD without MULTI")
 		}
@@ -9,4 +13,5 @@ var cmdDiscard = def("discard", 1, "noscript loading stale fast allow_busy", 0, 
 		x.c.unwatch()
 		x.w.OK()
 		return nil
-	})
+	},
+})

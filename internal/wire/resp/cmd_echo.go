@@ -1,7 +1,12 @@
 package resp
 
-var cmdEcho = def("echo", 2, "fast", 0, 0, 0, "fast connection", "connection", "1.0.0",
-	"Returns the given string.", "O(1)", func(x *cmdCtx) error {
+var cmdEcho = def(cmdSpec{
+	Name: "echo", Arity: 2, Flags: "fast",
+	ACL: "fast connection", Group: "connection", Since: "1.0.0",
+	Summary:    "Returns the given string.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		x.w.Bulk(x.args[1])
 		return nil
-	})
+	},
+})

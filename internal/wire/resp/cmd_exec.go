@@ -1,7 +1,11 @@
 package resp
 
-var cmdExec = def("exec", 1, "noscript loading stale skip_slowlog", 0, 0, 0, "slow transaction", "transactions", "1.2.0",
-	"Executes all commands in a transaction.", "Depends on commands in the transaction", func(x *cmdCtx) error {
+var cmdExec = def(cmdSpec{
+	Name: "exec", Arity: 1, Flags: "noscript loading stale skip_slowlog",
+	ACL: "slow transaction", Group: "transactions", Since: "1.2.0",
+	Summary:    "Executes all commands in a transaction.",
+	Complexity: "Depends on commands in the transaction",
+	Handler: func(x *cmdCtx) error {
 		c := x.c
 		m := c.multi
 		if m == nil {
@@ -51,4 +55,5 @@ var cmdExec = def("exec", 1, "noscript loading stale skip_slowlog", 0, 0, 0, "sl
 			}
 		}
 		return nil
-	})
+	},
+})

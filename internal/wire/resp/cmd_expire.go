@@ -2,8 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdExpire = def("expire", -3, "write fast", 1, 1, 1, "keyspace write fast", "generic", "1.0.0",
-	"Sets the expiration time of a key in seconds.", "O(1)", func(x *cmdCtx) error { return expireGeneric(x, 1000, true) })
+var cmdExpire = def(cmdSpec{
+	Name: "expire", Arity: -3, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "keyspace write fast", Group: "generic", Since: "1.0.0",
+	Summary:    "Sets the expiration time of a key in seconds.",
+	Complexity: "O(1)",
+	Handler:    func(x *cmdCtx) error { return expireGeneric(x, 1000, true) },
+})
 
 // expireGeneric is EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT.
 func expireGeneric(x *cmdCtx, unitMs int64, relative bool) error {

@@ -1,4 +1,9 @@
 package resp
 
-var cmdExpireAt = def("expireat", -3, "write fast", 1, 1, 1, "keyspace write fast", "generic", "1.2.0",
-	"Sets the expiration time of a key to a Unix timestamp.", "O(1)", func(x *cmdCtx) error { return expireGeneric(x, 1000, false) })
+var cmdExpireAt = def(cmdSpec{
+	Name: "expireat", Arity: -3, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "keyspace write fast", Group: "generic", Since: "1.2.0",
+	Summary:    "Sets the expiration time of a key to a Unix timestamp.",
+	Complexity: "O(1)",
+	Handler:    func(x *cmdCtx) error { return expireGeneric(x, 1000, false) },
+})

@@ -2,8 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdExpireTime = def("expiretime", 2, "readonly fast", 1, 1, 1, "keyspace read fast", "generic", "7.0.0",
-	"Returns the expiration time of a key as a Unix timestamp.", "O(1)", func(x *cmdCtx) error {
+var cmdExpireTime = def(cmdSpec{
+	Name: "expiretime", Arity: 2, Flags: "readonly fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "keyspace read fast", Group: "generic", Since: "7.0.0",
+	Summary:    "Returns the expiration time of a key as a Unix timestamp.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		at, st, err := x.tx.ExpireAt(x.args[1])
 		if err != nil {
 			return err
@@ -14,4 +18,5 @@ var cmdExpireTime = def("expiretime", 2, "readonly fast", 1, 1, 1, "keyspace rea
 		}
 		x.w.Int((at + 500) / 1000)
 		return nil
-	})
+	},
+})

@@ -1,8 +1,11 @@
 package resp
 
-var cmdFlushAll = def("flushall", -1, "write", 0, 0, 0, "keyspace write slow dangerous", "server", "1.0.0",
-	"Removes all keys from all databases.", "O(N) where N is the total number of keys in all databases",
-	func(x *cmdCtx) error {
+var cmdFlushAll = def(cmdSpec{
+	Name: "flushall", Arity: -1, Flags: "write",
+	ACL: "keyspace write slow dangerous", Group: "server", Since: "1.0.0",
+	Summary:    "Removes all keys from all databases.",
+	Complexity: "O(N) where N is the total number of keys in all databases",
+	Handler: func(x *cmdCtx) error {
 		if err := flushMode(x); err != nil {
 			return err
 		}
@@ -11,4 +14,5 @@ var cmdFlushAll = def("flushall", -1, "write", 0, 0, 0, "keyspace write slow dan
 		}
 		x.w.OK()
 		return nil
-	})
+	},
+})

@@ -1,8 +1,11 @@
 package resp
 
-var cmdFlushDB = def("flushdb", -1, "write", 0, 0, 0, "keyspace write slow dangerous", "server", "1.0.0",
-	"Remove all keys from the current database.", "O(N) where N is the number of keys in the selected database",
-	func(x *cmdCtx) error {
+var cmdFlushDB = def(cmdSpec{
+	Name: "flushdb", Arity: -1, Flags: "write",
+	ACL: "keyspace write slow dangerous", Group: "server", Since: "1.0.0",
+	Summary:    "Remove all keys from the current database.",
+	Complexity: "O(N) where N is the number of keys in the selected database",
+	Handler: func(x *cmdCtx) error {
 		if err := flushMode(x); err != nil {
 			return err
 		}
@@ -11,7 +14,8 @@ var cmdFlushDB = def("flushdb", -1, "write", 0, 0, 0, "keyspace write slow dange
 		}
 		x.w.OK()
 		return nil
-	})
+	},
+})
 
 // flushMode checks the optional ASYNC|SYNC argument; both are the same
 // here, since a flush is a few range deletions either way.

@@ -6,8 +6,12 @@ import (
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
-var cmdGetEx = def("getex", -2, "write fast", 1, 1, 1, "write string fast", "string", "6.2.0",
-	"Returns the string value of a key after setting its expiration time.", "O(1)", func(x *cmdCtx) error {
+var cmdGetEx = def(cmdSpec{
+	Name: "getex", Arity: -2, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write string fast", Group: "string", Since: "6.2.0",
+	Summary:    "Returns the string value of a key after setting its expiration time.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		mode := kv.GetExKeep
 		var unit int64
 		var relative bool
@@ -56,4 +60,5 @@ var cmdGetEx = def("getex", -2, "write fast", 1, 1, 1, "write string fast", "str
 		}
 		bulkOrNull(x.w, v, ok)
 		return nil
-	})
+	},
+})

@@ -1,8 +1,12 @@
 package resp
 
-var cmdGetRange = def("getrange", 4, "readonly", 1, 1, 1, "read string slow", "string", "2.4.0",
-	"Returns a substring of the string stored at a key.", "O(N) where N is the length of the returned string.",
-	getRange)
+var cmdGetRange = def(cmdSpec{
+	Name: "getrange", Arity: 4, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read string slow", Group: "string", Since: "2.4.0",
+	Summary:    "Returns a substring of the string stored at a key.",
+	Complexity: "O(N) where N is the length of the returned string.",
+	Handler:    getRange,
+})
 
 func getRange(x *cmdCtx) error {
 	start, err := parseInt(x.args[2])

@@ -2,8 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdHello = def("hello", -1, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "fast connection", "connection", "6.0.0",
-	"Handshakes with the Redis server.", "O(1)", func(x *cmdCtx) error {
+var cmdHello = def(cmdSpec{
+	Name: "hello", Arity: -1, Flags: "noscript loading stale fast no_auth allow_busy",
+	ACL: "fast connection", Group: "connection", Since: "6.0.0",
+	Summary:    "Handshakes with the Redis server.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		ver := int64(0)
 		next := 1
 		if len(x.args) >= 2 {
@@ -69,4 +73,5 @@ var cmdHello = def("hello", -1, "noscript loading stale fast no_auth allow_busy"
 		w.BulkString("modules")
 		w.Array(0)
 		return nil
-	})
+	},
+})

@@ -1,11 +1,16 @@
 package resp
 
-var cmdHExists = def("hexists", 3, "readonly fast", 1, 1, 1, "read hash fast", "hash", "2.0.0",
-	"Determines whether a field exists in a hash.", "O(1)", func(x *cmdCtx) error {
+var cmdHExists = def(cmdSpec{
+	Name: "hexists", Arity: 3, Flags: "readonly fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read hash fast", Group: "hash", Since: "2.0.0",
+	Summary:    "Determines whether a field exists in a hash.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		ok, err := x.tx.HExists(x.args[1], x.args[2])
 		if err != nil {
 			return err
 		}
 		x.w.Bool2(ok)
 		return nil
-	})
+	},
+})

@@ -2,9 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdHExpire = def("hexpire", -6, "write denyoom fast", 1, 1, 1, "write hash fast", "hash", "7.4.0",
-	"Set expiry for hash field using relative time to expire (seconds)", "O(N) where N is the number of specified fields",
-	func(x *cmdCtx) error { return hexpireGeneric(x, 1000, true) })
+var cmdHExpire = def(cmdSpec{
+	Name: "hexpire", Arity: -6, Flags: "write denyoom fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write hash fast", Group: "hash", Since: "7.4.0",
+	Summary:    "Set expiry for hash field using relative time to expire (seconds)",
+	Complexity: "O(N) where N is the number of specified fields",
+	Handler:    func(x *cmdCtx) error { return hexpireGeneric(x, 1000, true) },
+})
 
 // The replies about the FIELDS clause of the hash field commands.
 var (

@@ -1,7 +1,11 @@
 package resp
 
-var cmdHGetAll = def("hgetall", 2, "readonly", 1, 1, 1, "read hash slow", "hash", "2.0.0",
-	"Returns all fields and values in a hash.", "O(N) where N is the size of the hash.", func(x *cmdCtx) error {
+var cmdHGetAll = def(cmdSpec{
+	Name: "hgetall", Arity: 2, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read hash slow", Group: "hash", Since: "2.0.0",
+	Summary:    "Returns all fields and values in a hash.",
+	Complexity: "O(N) where N is the size of the hash.",
+	Handler: func(x *cmdCtx) error {
 		pairs, err := x.tx.HGetAll(x.args[1])
 		if err != nil {
 			return err
@@ -12,4 +16,5 @@ var cmdHGetAll = def("hgetall", 2, "readonly", 1, 1, 1, "read hash slow", "hash"
 			x.w.Bulk(p.Value)
 		}
 		return nil
-	})
+	},
+})

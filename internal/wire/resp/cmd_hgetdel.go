@@ -2,9 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdHGetDel = def("hgetdel", -5, "write fast", 1, 1, 1, "write hash fast", "hash", "8.0.0",
-	"Returns the value of a field and deletes it from the hash.", "O(N) where N is the number of specified fields",
-	func(x *cmdCtx) error {
+var cmdHGetDel = def(cmdSpec{
+	Name: "hgetdel", Arity: -5, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write hash fast", Group: "hash", Since: "8.0.0",
+	Summary:    "Returns the value of a field and deletes it from the hash.",
+	Complexity: "O(N) where N is the number of specified fields",
+	Handler: func(x *cmdCtx) error {
 		if _, err := x.tx.CheckType(x.args[1], kv.TypeHash); err != nil {
 			return err
 		}
@@ -18,4 +21,5 @@ var cmdHGetDel = def("hgetdel", -5, "write fast", 1, 1, 1, "write hash fast", "h
 		}
 		writeBulksOrNull(x.w, vals)
 		return nil
-	})
+	},
+})

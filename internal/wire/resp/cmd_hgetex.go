@@ -2,9 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdHGetEx = def("hgetex", -5, "write fast", 1, 1, 1, "write hash fast", "hash", "8.0.0",
-	"Get the value of one or more fields of a given hash key, and optionally set their expiration.",
-	"O(N) where N is the number of specified fields", func(x *cmdCtx) error {
+var cmdHGetEx = def(cmdSpec{
+	Name: "hgetex", Arity: -5, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write hash fast", Group: "hash", Since: "8.0.0",
+	Summary:    "Get the value of one or more fields of a given hash key, and optionally set their expiration.",
+	Complexity: "O(N) where N is the number of specified fields",
+	Handler: func(x *cmdCtx) error {
 		if _, err := x.tx.CheckType(x.args[1], kv.TypeHash); err != nil {
 			return err
 		}
@@ -35,4 +38,5 @@ var cmdHGetEx = def("hgetex", -5, "write fast", 1, 1, 1, "write hash fast", "has
 		}
 		writeBulksOrNull(x.w, vals)
 		return nil
-	})
+	},
+})

@@ -1,8 +1,11 @@
 package resp
 
-var cmdHIncrBy = def("hincrby", 4, "write denyoom fast", 1, 1, 1, "write hash fast", "hash", "2.0.0",
-	"Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.",
-	"O(1)", func(x *cmdCtx) error {
+var cmdHIncrBy = def(cmdSpec{
+	Name: "hincrby", Arity: 4, Flags: "write denyoom fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write hash fast", Group: "hash", Since: "2.0.0",
+	Summary:    "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		d, err := parseInt(x.args[3])
 		if err != nil {
 			return err
@@ -13,4 +16,5 @@ var cmdHIncrBy = def("hincrby", 4, "write denyoom fast", 1, 1, 1, "write hash fa
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})

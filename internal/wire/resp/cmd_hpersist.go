@@ -2,9 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdHPersist = def("hpersist", -5, "write fast", 1, 1, 1, "write hash fast", "hash", "7.4.0",
-	"Removes the expiration time for each specified field", "O(N) where N is the number of specified fields",
-	func(x *cmdCtx) error {
+var cmdHPersist = def(cmdSpec{
+	Name: "hpersist", Arity: -5, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write hash fast", Group: "hash", Since: "7.4.0",
+	Summary:    "Removes the expiration time for each specified field",
+	Complexity: "O(N) where N is the number of specified fields",
+	Handler: func(x *cmdCtx) error {
 		if _, err := x.tx.CheckType(x.args[1], kv.TypeHash); err != nil {
 			return err
 		}
@@ -18,4 +21,5 @@ var cmdHPersist = def("hpersist", -5, "write fast", 1, 1, 1, "write hash fast", 
 		}
 		writeInts(x.w, codes)
 		return nil
-	})
+	},
+})

@@ -1,5 +1,9 @@
 package resp
 
-var cmdHPExpireAt = def("hpexpireat", -6, "write denyoom fast", 1, 1, 1, "write hash fast", "hash", "7.4.0",
-	"Set expiry for hash field using an absolute Unix timestamp (milliseconds)", "O(N) where N is the number of specified fields",
-	func(x *cmdCtx) error { return hexpireGeneric(x, 1, false) })
+var cmdHPExpireAt = def(cmdSpec{
+	Name: "hpexpireat", Arity: -6, Flags: "write denyoom fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write hash fast", Group: "hash", Since: "7.4.0",
+	Summary:    "Set expiry for hash field using an absolute Unix timestamp (milliseconds)",
+	Complexity: "O(N) where N is the number of specified fields",
+	Handler:    func(x *cmdCtx) error { return hexpireGeneric(x, 1, false) },
+})

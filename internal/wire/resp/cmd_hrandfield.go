@@ -1,8 +1,11 @@
 package resp
 
-var cmdHRandField = def("hrandfield", -2, "readonly", 1, 1, 1, "read hash slow", "hash", "6.2.0",
-	"Returns one or more random fields from a hash.",
-	"O(N) where N is the number of fields returned", func(x *cmdCtx) error {
+var cmdHRandField = def(cmdSpec{
+	Name: "hrandfield", Arity: -2, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read hash slow", Group: "hash", Since: "6.2.0",
+	Summary:    "Returns one or more random fields from a hash.",
+	Complexity: "O(N) where N is the number of fields returned",
+	Handler: func(x *cmdCtx) error {
 		if len(x.args) == 2 {
 			pairs, ok, err := x.tx.HRandField(x.args[1], 1)
 			if err != nil {
@@ -54,4 +57,5 @@ var cmdHRandField = def("hrandfield", -2, "readonly", 1, 1, 1, "read hash slow",
 			}
 		}
 		return nil
-	})
+	},
+})

@@ -1,9 +1,11 @@
 package resp
 
-var cmdHScan = def("hscan", -3, "readonly", 1, 1, 1, "read hash slow", "hash", "2.8.0",
-	"Iterates over fields and values of a hash.",
-	"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.",
-	func(x *cmdCtx) error {
+var cmdHScan = def(cmdSpec{
+	Name: "hscan", Arity: -3, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read hash slow", Group: "hash", Since: "2.8.0",
+	Summary:    "Iterates over fields and values of a hash.",
+	Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.",
+	Handler: func(x *cmdCtx) error {
 		cursor, o, err := parseCollScan(x.args, true)
 		if err != nil {
 			return err
@@ -24,4 +26,5 @@ var cmdHScan = def("hscan", -3, "readonly", 1, 1, 1, "read hash slow", "hash", "
 			}
 		}
 		return nil
-	})
+	},
+})

@@ -2,9 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdHSetEx = def("hsetex", -6, "write denyoom fast", 1, 1, 1, "write hash fast", "hash", "8.0.0",
-	"Set the value of one or more fields of a given hash key, and optionally set their expiration.",
-	"O(N) where N is the number of fields being set.", func(x *cmdCtx) error {
+var cmdHSetEx = def(cmdSpec{
+	Name: "hsetex", Arity: -6, Flags: "write denyoom fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write hash fast", Group: "hash", Since: "8.0.0",
+	Summary:    "Set the value of one or more fields of a given hash key, and optionally set their expiration.",
+	Complexity: "O(N) where N is the number of fields being set.",
+	Handler: func(x *cmdCtx) error {
 		cond, mode, at, pairs, err := parseHSetEx(x)
 		if err != nil {
 			return err
@@ -15,7 +18,8 @@ var cmdHSetEx = def("hsetex", -6, "write denyoom fast", 1, 1, 1, "write hash fas
 		}
 		x.w.Bool2(ok)
 		return nil
-	})
+	},
+})
 
 // parseHSetEx reads HSETEX's options as Redis's hsetexParseArgs, before
 // the key is looked at.

@@ -2,9 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdHTTL = def("httl", -5, "readonly fast", 1, 1, 1, "read hash fast", "hash", "7.4.0",
-	"Returns the TTL in seconds of a hash field.", "O(N) where N is the number of specified fields",
-	func(x *cmdCtx) error { return httlGeneric(x, 1000, true) })
+var cmdHTTL = def(cmdSpec{
+	Name: "httl", Arity: -5, Flags: "readonly fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read hash fast", Group: "hash", Since: "7.4.0",
+	Summary:    "Returns the TTL in seconds of a hash field.",
+	Complexity: "O(N) where N is the number of specified fields",
+	Handler:    func(x *cmdCtx) error { return httlGeneric(x, 1000, true) },
+})
 
 // httlGeneric is HTTL, HPTTL, HEXPIRETIME and HPEXPIRETIME: per field the
 // time left (relative) or the expiry time, in seconds rounded up (unitMs

@@ -1,7 +1,11 @@
 package resp
 
-var cmdHVals = def("hvals", 2, "readonly", 1, 1, 1, "read hash slow", "hash", "2.0.0",
-	"Returns all values in a hash.", "O(N) where N is the size of the hash.", func(x *cmdCtx) error {
+var cmdHVals = def(cmdSpec{
+	Name: "hvals", Arity: 2, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read hash slow", Group: "hash", Since: "2.0.0",
+	Summary:    "Returns all values in a hash.",
+	Complexity: "O(N) where N is the size of the hash.",
+	Handler: func(x *cmdCtx) error {
 		pairs, err := x.tx.HGetAll(x.args[1])
 		if err != nil {
 			return err
@@ -11,4 +15,5 @@ var cmdHVals = def("hvals", 2, "readonly", 1, 1, 1, "read hash slow", "hash", "2
 			x.w.Bulk(p.Value)
 		}
 		return nil
-	})
+	},
+})

@@ -1,7 +1,11 @@
 package resp
 
-var cmdIncr = def("incr", 2, "write denyoom fast", 1, 1, 1, "write string fast", "string", "1.0.0",
-	"Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", "O(1)", func(x *cmdCtx) error {
+var cmdIncr = def(cmdSpec{
+	Name: "incr", Arity: 2, Flags: "write denyoom fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write string fast", Group: "string", Since: "1.0.0",
+	Summary:    "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		d := int64(1)
 		n, err := x.tx.IncrBy(x.args[1], d)
 		if err != nil {
@@ -9,4 +13,5 @@ var cmdIncr = def("incr", 2, "write denyoom fast", 1, 1, 1, "write string fast",
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})

@@ -2,8 +2,12 @@ package resp
 
 import "context"
 
-var cmdInfo = def("info", -1, "loading stale", 0, 0, 0, "slow dangerous", "server", "1.0.0",
-	"Returns information and statistics about the server.", "O(1)", func(x *cmdCtx) error {
+var cmdInfo = def(cmdSpec{
+	Name: "info", Arity: -1, Flags: "loading stale",
+	ACL: "slow dangerous", Group: "server", Since: "1.0.0",
+	Summary:    "Returns information and statistics about the server.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		sections := make([]string, 0, len(x.args)-1)
 		for _, a := range x.args[1:] {
 			sections = append(sections, string(a))
@@ -14,4 +18,5 @@ var cmdInfo = def("info", -1, "loading stale", 0, 0, 0, "slow dangerous", "serve
 		}
 		x.w.Verbatim(text)
 		return nil
-	})
+	},
+})

@@ -1,9 +1,11 @@
 package resp
 
-var cmdKeys = def("keys", 2, "readonly", 0, 0, 0, "keyspace read slow dangerous", "generic", "1.0.0",
-	"Returns all key names that match a pattern.",
-	"O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.",
-	func(x *cmdCtx) error {
+var cmdKeys = def(cmdSpec{
+	Name: "keys", Arity: 2, Flags: "readonly",
+	ACL: "keyspace read slow dangerous", Group: "generic", Since: "1.0.0",
+	Summary:    "Returns all key names that match a pattern.",
+	Complexity: "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.",
+	Handler: func(x *cmdCtx) error {
 		keys, err := x.tx.Keys(x.args[1])
 		if err != nil {
 			return err
@@ -13,4 +15,5 @@ var cmdKeys = def("keys", 2, "readonly", 0, 0, 0, "keyspace read slow dangerous"
 			x.w.Bulk(k)
 		}
 		return nil
-	})
+	},
+})

@@ -2,10 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdLIndex = def("lindex", 3, "readonly", 1, 1, 1, "read list slow", "list", "1.0.0",
-	"Returns an element from a list by its index.",
-	"O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).",
-	func(x *cmdCtx) error {
+var cmdLIndex = def(cmdSpec{
+	Name: "lindex", Arity: 3, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read list slow", Group: "list", Since: "1.0.0",
+	Summary:    "Returns an element from a list by its index.",
+	Complexity: "O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).",
+	Handler: func(x *cmdCtx) error {
 		// Redis looks the key up (null, WRONGTYPE) before parsing the index.
 		ok, err := x.tx.CheckType(x.args[1], kv.TypeList)
 		if err != nil {
@@ -26,4 +28,5 @@ var cmdLIndex = def("lindex", 3, "readonly", 1, 1, 1, "read list slow", "list", 
 		}
 		bulkOrNull(x.w, v, ok)
 		return nil
-	})
+	},
+})

@@ -1,9 +1,11 @@
 package resp
 
-var cmdLInsert = def("linsert", 5, "write denyoom", 1, 1, 1, "write list slow", "list", "2.2.0",
-	"Inserts an element before or after another element in a list.",
-	"O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).",
-	func(x *cmdCtx) error {
+var cmdLInsert = def(cmdSpec{
+	Name: "linsert", Arity: 5, Flags: "write denyoom", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write list slow", Group: "list", Since: "2.2.0",
+	Summary:    "Inserts an element before or after another element in a list.",
+	Complexity: "O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).",
+	Handler: func(x *cmdCtx) error {
 		var before bool
 		switch {
 		case argEq(x.args[2], "before"):
@@ -18,4 +20,5 @@ var cmdLInsert = def("linsert", 5, "write denyoom", 1, 1, 1, "write list slow", 
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})

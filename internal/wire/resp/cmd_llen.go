@@ -1,11 +1,16 @@
 package resp
 
-var cmdLLen = def("llen", 2, "readonly fast", 1, 1, 1, "read list fast", "list", "1.0.0",
-	"Returns the length of a list.", "O(1)", func(x *cmdCtx) error {
+var cmdLLen = def(cmdSpec{
+	Name: "llen", Arity: 2, Flags: "readonly fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read list fast", Group: "list", Since: "1.0.0",
+	Summary:    "Returns the length of a list.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		n, err := x.tx.LLen(x.args[1])
 		if err != nil {
 			return err
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})

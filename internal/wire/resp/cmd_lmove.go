@@ -2,15 +2,19 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdLMove = def("lmove", 5, "write denyoom", 1, 2, 1, "write list slow", "list", "6.2.0",
-	"Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.",
-	"O(1)", func(x *cmdCtx) error {
+var cmdLMove = def(cmdSpec{
+	Name: "lmove", Arity: 5, Flags: "write denyoom", FirstKey: 1, LastKey: 2, Step: 1,
+	ACL: "write list slow", Group: "list", Since: "6.2.0",
+	Summary:    "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		from, to, err := parseMoveEnds(x.args[3], x.args[4])
 		if err != nil {
 			return err
 		}
 		return lmoveGeneric(x, from, to)
-	})
+	},
+})
 
 // parseListEnd parses LEFT or RIGHT.
 func parseListEnd(b []byte) (kv.ListEnd, error) {

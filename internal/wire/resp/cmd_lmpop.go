@@ -2,10 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdLMPop = def("lmpop", -4, "write movablekeys", 0, 0, 0, "write list slow", "list", "7.0.0",
-	"Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.",
-	"O(N+M) where N is the number of provided keys and M is the number of elements returned.",
-	func(x *cmdCtx) error {
+var cmdLMPop = def(cmdSpec{
+	Name: "lmpop", Arity: -4, Flags: "write movablekeys",
+	ACL: "write list slow", Group: "list", Since: "7.0.0",
+	Summary:    "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.",
+	Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
+	Handler: func(x *cmdCtx) error {
 		a, err := parseMPop(x.args, 1, "left", "right")
 		if err != nil {
 			return err
@@ -16,7 +18,8 @@ var cmdLMPop = def("lmpop", -4, "write movablekeys", 0, 0, 0, "write list slow",
 		}
 		writeListMPop(x.w, key, vals, ok)
 		return nil
-	})
+	},
+})
 
 // mpopArgs are the arguments of LMPOP, BLMPOP, ZMPOP and BZMPOP after
 // numkeys: the keys, which end (second: RIGHT or MAX) and COUNT (1 when

@@ -2,9 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdLPop = def("lpop", -2, "write fast", 1, 1, 1, "write list fast", "list", "1.0.0",
-	"Returns the first elements in a list after removing it. Deletes the list if the last element was popped.",
-	"O(N) where N is the number of elements returned", func(x *cmdCtx) error { return popGeneric(x, kv.ListLeft) })
+var cmdLPop = def(cmdSpec{
+	Name: "lpop", Arity: -2, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write list fast", Group: "list", Since: "1.0.0",
+	Summary:    "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.",
+	Complexity: "O(N) where N is the number of elements returned",
+	Handler:    func(x *cmdCtx) error { return popGeneric(x, kv.ListLeft) },
+})
 
 // popGeneric is LPOP and RPOP: a bulk string without a count, an array
 // with one (a null array when the key is missing).

@@ -2,10 +2,12 @@ package resp
 
 const maxLong = 1<<63 - 1
 
-var cmdLPos = def("lpos", -3, "readonly", 1, 1, 1, "read list slow", "list", "6.0.6",
-	"Returns the index of matching elements in a list.",
-	"O(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.",
-	func(x *cmdCtx) error {
+var cmdLPos = def(cmdSpec{
+	Name: "lpos", Arity: -3, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read list slow", Group: "list", Since: "6.0.6",
+	Summary:    "Returns the index of matching elements in a list.",
+	Complexity: "O(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.",
+	Handler: func(x *cmdCtx) error {
 		rank, count, maxlen := int64(1), int64(-1), int64(0)
 		for i := 3; i < len(x.args); i++ {
 			more := i+1 < len(x.args)
@@ -51,4 +53,5 @@ var cmdLPos = def("lpos", -3, "readonly", 1, 1, 1, "read list slow", "list", "6.
 		}
 		x.w.Int(idx[0])
 		return nil
-	})
+	},
+})

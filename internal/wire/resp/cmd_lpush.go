@@ -2,10 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdLPush = def("lpush", -3, "write denyoom fast", 1, 1, 1, "write list fast", "list", "1.0.0",
-	"Prepends one or more elements to a list. Creates the key if it doesn't exist.",
-	"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
-	func(x *cmdCtx) error { return pushGeneric(x, kv.ListLeft, false) })
+var cmdLPush = def(cmdSpec{
+	Name: "lpush", Arity: -3, Flags: "write denyoom fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write list fast", Group: "list", Since: "1.0.0",
+	Summary:    "Prepends one or more elements to a list. Creates the key if it doesn't exist.",
+	Complexity: "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
+	Handler:    func(x *cmdCtx) error { return pushGeneric(x, kv.ListLeft, false) },
+})
 
 // pushGeneric is LPUSH, RPUSH, LPUSHX and RPUSHX: it replies with the new
 // length and serves the clients blocked on the key.

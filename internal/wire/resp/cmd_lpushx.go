@@ -2,7 +2,10 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdLPushX = def("lpushx", -3, "write denyoom fast", 1, 1, 1, "write list fast", "list", "2.2.0",
-	"Prepends one or more elements to a list only when the list exists.",
-	"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
-	func(x *cmdCtx) error { return pushGeneric(x, kv.ListLeft, true) })
+var cmdLPushX = def(cmdSpec{
+	Name: "lpushx", Arity: -3, Flags: "write denyoom fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write list fast", Group: "list", Since: "2.2.0",
+	Summary:    "Prepends one or more elements to a list only when the list exists.",
+	Complexity: "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
+	Handler:    func(x *cmdCtx) error { return pushGeneric(x, kv.ListLeft, true) },
+})

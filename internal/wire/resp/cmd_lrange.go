@@ -1,9 +1,11 @@
 package resp
 
-var cmdLRange = def("lrange", 4, "readonly", 1, 1, 1, "read list slow", "list", "1.0.0",
-	"Returns a range of elements from a list.",
-	"O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.",
-	func(x *cmdCtx) error {
+var cmdLRange = def(cmdSpec{
+	Name: "lrange", Arity: 4, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read list slow", Group: "list", Since: "1.0.0",
+	Summary:    "Returns a range of elements from a list.",
+	Complexity: "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.",
+	Handler: func(x *cmdCtx) error {
 		start, err := parseInt(x.args[2])
 		if err != nil {
 			return err
@@ -18,4 +20,5 @@ var cmdLRange = def("lrange", 4, "readonly", 1, 1, 1, "read list slow", "list", 
 		}
 		writeBulks(x.w, vals)
 		return nil
-	})
+	},
+})

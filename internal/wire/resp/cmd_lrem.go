@@ -1,9 +1,11 @@
 package resp
 
-var cmdLRem = def("lrem", 4, "write", 1, 1, 1, "write list slow", "list", "1.0.0",
-	"Removes elements from a list. Deletes the list if the last element was removed.",
-	"O(N+M) where N is the length of the list and M is the number of elements removed.",
-	func(x *cmdCtx) error {
+var cmdLRem = def(cmdSpec{
+	Name: "lrem", Arity: 4, Flags: "write", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write list slow", Group: "list", Since: "1.0.0",
+	Summary:    "Removes elements from a list. Deletes the list if the last element was removed.",
+	Complexity: "O(N+M) where N is the length of the list and M is the number of elements removed.",
+	Handler: func(x *cmdCtx) error {
 		count, err := parseInt(x.args[2])
 		if err != nil {
 			return err
@@ -14,4 +16,5 @@ var cmdLRem = def("lrem", 4, "write", 1, 1, 1, "write list slow", "list", "1.0.0
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})

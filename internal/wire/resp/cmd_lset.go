@@ -2,10 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdLSet = def("lset", 4, "write denyoom", 1, 1, 1, "write list slow", "list", "1.0.0",
-	"Sets the value of an element in a list by its index.",
-	"O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).",
-	func(x *cmdCtx) error {
+var cmdLSet = def(cmdSpec{
+	Name: "lset", Arity: 4, Flags: "write denyoom", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write list slow", Group: "list", Since: "1.0.0",
+	Summary:    "Sets the value of an element in a list by its index.",
+	Complexity: "O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).",
+	Handler: func(x *cmdCtx) error {
 		// Redis looks the key up (no such key, WRONGTYPE) before the index.
 		ok, err := x.tx.CheckType(x.args[1], kv.TypeList)
 		if err != nil {
@@ -23,4 +25,5 @@ var cmdLSet = def("lset", 4, "write denyoom", 1, 1, 1, "write list slow", "list"
 		}
 		x.w.OK()
 		return nil
-	})
+	},
+})

@@ -1,9 +1,11 @@
 package resp
 
-var cmdLTrim = def("ltrim", 4, "write", 1, 1, 1, "write list slow", "list", "1.0.0",
-	"Removes elements from both ends a list. Deletes the list if all elements were trimmed.",
-	"O(N) where N is the number of elements to be removed by the operation.",
-	func(x *cmdCtx) error {
+var cmdLTrim = def(cmdSpec{
+	Name: "ltrim", Arity: 4, Flags: "write", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write list slow", Group: "list", Since: "1.0.0",
+	Summary:    "Removes elements from both ends a list. Deletes the list if all elements were trimmed.",
+	Complexity: "O(N) where N is the number of elements to be removed by the operation.",
+	Handler: func(x *cmdCtx) error {
 		start, err := parseInt(x.args[2])
 		if err != nil {
 			return err
@@ -17,4 +19,5 @@ var cmdLTrim = def("ltrim", 4, "write", 1, 1, 1, "write list slow", "list", "1.0
 		}
 		x.w.OK()
 		return nil
-	})
+	},
+})

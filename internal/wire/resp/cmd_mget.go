@@ -1,8 +1,11 @@
 package resp
 
-var cmdMGet = def("mget", -2, "readonly fast", 1, -1, 1, "read string fast", "string", "1.0.0",
-	"Atomically returns the string values of one or more keys.", "O(N) where N is the number of keys to retrieve.",
-	func(x *cmdCtx) error {
+var cmdMGet = def(cmdSpec{
+	Name: "mget", Arity: -2, Flags: "readonly fast", FirstKey: 1, LastKey: -1, Step: 1,
+	ACL: "read string fast", Group: "string", Since: "1.0.0",
+	Summary:    "Atomically returns the string values of one or more keys.",
+	Complexity: "O(N) where N is the number of keys to retrieve.",
+	Handler: func(x *cmdCtx) error {
 		vals, err := x.tx.MGet(x.args[1:])
 		if err != nil {
 			return err
@@ -12,4 +15,5 @@ var cmdMGet = def("mget", -2, "readonly fast", 1, -1, 1, "read string fast", "st
 			bulkOrNull(x.w, v, v != nil)
 		}
 		return nil
-	})
+	},
+})

@@ -1,7 +1,11 @@
 package resp
 
-var cmdMove = def("move", 3, "write fast", 1, 1, 1, "keyspace write fast", "generic", "1.0.0",
-	"Moves a key to another database.", "O(1)", func(x *cmdCtx) error {
+var cmdMove = def(cmdSpec{
+	Name: "move", Arity: 3, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "keyspace write fast", Group: "generic", Since: "1.0.0",
+	Summary:    "Moves a key to another database.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		db, err := parseDB(x.args[2])
 		if err != nil {
 			return err
@@ -15,4 +19,5 @@ var cmdMove = def("move", 3, "write fast", 1, 1, 1, "keyspace write fast", "gene
 		}
 		x.w.Bool2(ok)
 		return nil
-	})
+	},
+})

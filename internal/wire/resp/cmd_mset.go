@@ -2,9 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdMSet = def("mset", -3, "write denyoom", 1, -1, 2, "write string slow", "string", "1.0.1",
-	"Atomically creates or modifies the string values of one or more keys.", "O(N) where N is the number of keys to set.",
-	func(x *cmdCtx) error {
+var cmdMSet = def(cmdSpec{
+	Name: "mset", Arity: -3, Flags: "write denyoom", FirstKey: 1, LastKey: -1, Step: 2,
+	ACL: "write string slow", Group: "string", Since: "1.0.1",
+	Summary:    "Atomically creates or modifies the string values of one or more keys.",
+	Complexity: "O(N) where N is the number of keys to set.",
+	Handler: func(x *cmdCtx) error {
 		if len(x.args)%2 != 1 {
 			return errArity(x.cmd.name)
 		}
@@ -13,4 +16,5 @@ var cmdMSet = def("mset", -3, "write denyoom", 1, -1, 2, "write string slow", "s
 		}
 		x.w.OK()
 		return nil
-	})
+	},
+})

@@ -1,8 +1,11 @@
 package resp
 
-var cmdMSetEx = def("msetex", -4, "write denyoom", 2, -1, 2, "write string slow", "string", "8.4.0",
-	"Atomically sets multiple string keys with a shared expiration in a single operation. Supports flexible argument parsing where condition and expiration flags can appear in any order.",
-	"O(N) where N is the number of keys to set.", func(x *cmdCtx) error {
+var cmdMSetEx = def(cmdSpec{
+	Name: "msetex", Arity: -4, Flags: "write denyoom", FirstKey: 2, LastKey: -1, Step: 2,
+	ACL: "write string slow", Group: "string", Since: "8.4.0",
+	Summary:    "Atomically sets multiple string keys with a shared expiration in a single operation. Supports flexible argument parsing where condition and expiration flags can appear in any order.",
+	Complexity: "O(N) where N is the number of keys to set.",
+	Handler: func(x *cmdCtx) error {
 		n, err := parseInt(x.args[1])
 		if err != nil {
 			return err
@@ -24,4 +27,5 @@ var cmdMSetEx = def("msetex", -4, "write denyoom", 2, -1, 2, "write string slow"
 		}
 		x.w.Bool2(done)
 		return nil
-	})
+	},
+})

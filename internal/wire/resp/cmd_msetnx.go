@@ -2,9 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdMSetNX = def("msetnx", -3, "write denyoom", 1, -1, 2, "write string slow", "string", "1.0.1",
-	"Atomically modifies the string values of one or more keys only when all keys don't exist.",
-	"O(N) where N is the number of keys to set.", func(x *cmdCtx) error {
+var cmdMSetNX = def(cmdSpec{
+	Name: "msetnx", Arity: -3, Flags: "write denyoom", FirstKey: 1, LastKey: -1, Step: 2,
+	ACL: "write string slow", Group: "string", Since: "1.0.1",
+	Summary:    "Atomically modifies the string values of one or more keys only when all keys don't exist.",
+	Complexity: "O(N) where N is the number of keys to set.",
+	Handler: func(x *cmdCtx) error {
 		if len(x.args)%2 != 1 {
 			return errArity(x.cmd.name)
 		}
@@ -14,4 +17,5 @@ var cmdMSetNX = def("msetnx", -3, "write denyoom", 1, -1, 2, "write string slow"
 		}
 		x.w.Bool2(done)
 		return nil
-	})
+	},
+})

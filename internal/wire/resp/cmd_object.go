@@ -30,8 +30,12 @@ func objectAccess(x *cmdCtx) (kv.KeyAccess, bool, error) {
 }
 
 var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container for object introspection commands.",
-	def("object|encoding", 3, "readonly", 2, 2, 1, "keyspace read slow", "generic", "2.2.3",
-		"Returns the internal encoding of a Redis object.", "O(1)", func(x *cmdCtx) error {
+	def(cmdSpec{
+		Name: "object|encoding", Arity: 3, Flags: "readonly", FirstKey: 2, LastKey: 2, Step: 1,
+		ACL: "keyspace read slow", Group: "generic", Since: "2.2.3",
+		Summary:    "Returns the internal encoding of a Redis object.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			enc, ok, err := x.tx.Encoding(x.args[2])
 			if err != nil {
 				return err
@@ -42,9 +46,14 @@ var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container
 			}
 			x.w.BulkString(enc)
 			return nil
-		}),
-	def("object|freq", 3, "readonly", 2, 2, 1, "keyspace read slow", "generic", "4.0.0",
-		"Returns the logarithmic access frequency counter of a Redis object.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "object|freq", Arity: 3, Flags: "readonly", FirstKey: 2, LastKey: 2, Step: 1,
+		ACL: "keyspace read slow", Group: "generic", Since: "4.0.0",
+		Summary:    "Returns the logarithmic access frequency counter of a Redis object.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			a, ok, err := objectAccess(x)
 			if err != nil || !ok {
 				return err
@@ -54,9 +63,14 @@ var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container
 			}
 			x.w.Int(a.Freq)
 			return nil
-		}),
-	def("object|idletime", 3, "readonly", 2, 2, 1, "keyspace read slow", "generic", "2.2.3",
-		"Returns the time since the last access to a Redis object.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "object|idletime", Arity: 3, Flags: "readonly", FirstKey: 2, LastKey: 2, Step: 1,
+		ACL: "keyspace read slow", Group: "generic", Since: "2.2.3",
+		Summary:    "Returns the time since the last access to a Redis object.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			a, ok, err := objectAccess(x)
 			if err != nil || !ok {
 				return err
@@ -66,9 +80,14 @@ var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container
 			}
 			x.w.Int(a.IdleSeconds)
 			return nil
-		}),
-	def("object|refcount", 3, "readonly", 2, 2, 1, "keyspace read slow", "generic", "2.2.3",
-		"Returns the reference count of a value of a key.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "object|refcount", Arity: 3, Flags: "readonly", FirstKey: 2, LastKey: 2, Step: 1,
+		ACL: "keyspace read slow", Group: "generic", Since: "2.2.3",
+		Summary:    "Returns the reference count of a value of a key.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			_, ok, err := x.tx.Encoding(x.args[2])
 			if err != nil {
 				return err
@@ -79,7 +98,8 @@ var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container
 			}
 			x.w.Int(1)
 			return nil
-		}),
+		},
+	}),
 	helpCmd("object", "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"ENCODING <key>", "    Return the kind of internal representation used in order to store the value", "    associated with a <key>.",
 		"FREQ <key>", "    Return the access frequency index of the <key>. The returned integer is", "    proportional to the logarithm of the recorded access frequency of the key.",

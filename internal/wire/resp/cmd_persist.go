@@ -1,11 +1,16 @@
 package resp
 
-var cmdPersist = def("persist", 2, "write fast", 1, 1, 1, "keyspace write fast", "generic", "2.2.0",
-	"Removes the expiration time of a key.", "O(1)", func(x *cmdCtx) error {
+var cmdPersist = def(cmdSpec{
+	Name: "persist", Arity: 2, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "keyspace write fast", Group: "generic", Since: "2.2.0",
+	Summary:    "Removes the expiration time of a key.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		ok, err := x.tx.Persist(x.args[1])
 		if err != nil {
 			return err
 		}
 		x.w.Bool2(ok)
 		return nil
-	})
+	},
+})

@@ -1,4 +1,9 @@
 package resp
 
-var cmdPExpire = def("pexpire", -3, "write fast", 1, 1, 1, "keyspace write fast", "generic", "2.6.0",
-	"Sets the expiration time of a key in milliseconds.", "O(1)", func(x *cmdCtx) error { return expireGeneric(x, 1, true) })
+var cmdPExpire = def(cmdSpec{
+	Name: "pexpire", Arity: -3, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "keyspace write fast", Group: "generic", Since: "2.6.0",
+	Summary:    "Sets the expiration time of a key in milliseconds.",
+	Complexity: "O(1)",
+	Handler:    func(x *cmdCtx) error { return expireGeneric(x, 1, true) },
+})

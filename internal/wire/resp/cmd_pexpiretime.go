@@ -2,8 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdPExpireTime = def("pexpiretime", 2, "readonly fast", 1, 1, 1, "keyspace read fast", "generic", "7.0.0",
-	"Returns the expiration time of a key as a Unix milliseconds timestamp.", "O(1)", func(x *cmdCtx) error {
+var cmdPExpireTime = def(cmdSpec{
+	Name: "pexpiretime", Arity: 2, Flags: "readonly fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "keyspace read fast", Group: "generic", Since: "7.0.0",
+	Summary:    "Returns the expiration time of a key as a Unix milliseconds timestamp.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		at, st, err := x.tx.ExpireAt(x.args[1])
 		if err != nil {
 			return err
@@ -14,4 +18,5 @@ var cmdPExpireTime = def("pexpiretime", 2, "readonly fast", 1, 1, 1, "keyspace r
 		}
 		x.w.Int(at)
 		return nil
-	})
+	},
+})

@@ -1,7 +1,11 @@
 package resp
 
-var cmdPing = def("ping", -1, "fast", 0, 0, 0, "fast connection", "connection", "1.0.0",
-	"Returns the server's liveliness response.", "O(1)", func(x *cmdCtx) error {
+var cmdPing = def(cmdSpec{
+	Name: "ping", Arity: -1, Flags: "fast",
+	ACL: "fast connection", Group: "connection", Since: "1.0.0",
+	Summary:    "Returns the server's liveliness response.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		if len(x.args) > 2 {
 			return errArity(x.cmd.name)
 		}
@@ -21,4 +25,5 @@ var cmdPing = def("ping", -1, "fast", 0, 0, 0, "fast connection", "connection", 
 			x.w.Simple("PONG")
 		}
 		return nil
-	})
+	},
+})

@@ -1,5 +1,9 @@
 package resp
 
-var cmdPSetEx = def("psetex", 4, "write denyoom", 1, 1, 1, "write string slow", "string", "2.6.0",
-	"Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", "O(1)",
-	func(x *cmdCtx) error { return setWithTTL(x, 1) })
+var cmdPSetEx = def(cmdSpec{
+	Name: "psetex", Arity: 4, Flags: "write denyoom", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write string slow", Group: "string", Since: "2.6.0",
+	Summary:    "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.",
+	Complexity: "O(1)",
+	Handler:    func(x *cmdCtx) error { return setWithTTL(x, 1) },
+})

@@ -3,9 +3,12 @@ package resp
 import "sort"
 
 var cmdPubSub = container("pubsub", "", "slow", "pubsub", "2.8.0", "A container for Pub/Sub commands.",
-	def("pubsub|channels", -2, "pubsub loading stale", 0, 0, 0, "pubsub slow", "pubsub", "2.8.0",
-		"Returns the active channels.", "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)",
-		func(x *cmdCtx) error {
+	def(cmdSpec{
+		Name: "pubsub|channels", Arity: -2, Flags: "pubsub loading stale",
+		ACL: "pubsub slow", Group: "pubsub", Since: "2.8.0",
+		Summary:    "Returns the active channels.",
+		Complexity: "O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)",
+		Handler: func(x *cmdCtx) error {
 			if len(x.args) > 3 {
 				return errArity(x.cmd.name)
 			}
@@ -20,23 +23,33 @@ var cmdPubSub = container("pubsub", "", "slow", "pubsub", "2.8.0", "A container 
 				x.w.BulkString(n)
 			}
 			return nil
-		}),
-	def("pubsub|numsub", -2, "pubsub loading stale", 0, 0, 0, "pubsub slow", "pubsub", "2.8.0",
-		"Returns a count of subscribers to channels.", "O(N) for the NUMSUB subcommand, where N is the number of requested channels",
-		func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "pubsub|numsub", Arity: -2, Flags: "pubsub loading stale",
+		ACL: "pubsub slow", Group: "pubsub", Since: "2.8.0",
+		Summary:    "Returns a count of subscribers to channels.",
+		Complexity: "O(N) for the NUMSUB subcommand, where N is the number of requested channels",
+		Handler: func(x *cmdCtx) error {
 			x.w.Map(len(x.args) - 2)
 			for _, ch := range x.args[2:] {
 				x.w.Bulk(ch)
 				x.w.Int(int64(x.s.hub.numSub(string(ch))))
 			}
 			return nil
-		}),
-	def("pubsub|numpat", 2, "pubsub loading stale", 0, 0, 0, "pubsub slow", "pubsub", "2.8.0",
-		"Returns a count of unique pattern subscriptions.", "O(1)", func(x *cmdCtx) error {
+		},
+	}),
+	def(cmdSpec{
+		Name: "pubsub|numpat", Arity: 2, Flags: "pubsub loading stale",
+		ACL: "pubsub slow", Group: "pubsub", Since: "2.8.0",
+		Summary:    "Returns a count of unique pattern subscriptions.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
 			_, n, _ := x.s.hub.counts()
 			x.w.Int(int64(n))
 			return nil
-		}),
+		},
+	}),
 	helpCmd("pubsub", "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"CHANNELS [<pattern>]", "    Return the currently active channels matching a <pattern> (default: '*').",
 		"NUMPAT", "    Return number of subscriptions to patterns.",

@@ -1,7 +1,11 @@
 package resp
 
-var cmdReset = def("reset", 1, "noscript loading stale fast no_auth allow_busy", 0, 0, 0, "fast connection", "connection", "6.2.0",
-	"Resets the connection.", "O(1)", func(x *cmdCtx) error {
+var cmdReset = def(cmdSpec{
+	Name: "reset", Arity: 1, Flags: "noscript loading stale fast no_auth allow_busy",
+	ACL: "fast connection", Group: "connection", Since: "6.2.0",
+	Summary:    "Resets the connection.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		c := x.c
 		c.multi = nil
 		c.unwatch()
@@ -15,4 +19,5 @@ var cmdReset = def("reset", 1, "noscript loading stale fast no_auth allow_busy",
 		c.authed = x.s.cfg.requirePass() == ""
 		x.w.Simple("RESET")
 		return nil
-	})
+	},
+})

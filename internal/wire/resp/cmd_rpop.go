@@ -2,6 +2,10 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdRPop = def("rpop", -2, "write fast", 1, 1, 1, "write list fast", "list", "1.0.0",
-	"Returns and removes the last elements of a list. Deletes the list if the last element was popped.",
-	"O(N) where N is the number of elements returned", func(x *cmdCtx) error { return popGeneric(x, kv.ListRight) })
+var cmdRPop = def(cmdSpec{
+	Name: "rpop", Arity: -2, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write list fast", Group: "list", Since: "1.0.0",
+	Summary:    "Returns and removes the last elements of a list. Deletes the list if the last element was popped.",
+	Complexity: "O(N) where N is the number of elements returned",
+	Handler:    func(x *cmdCtx) error { return popGeneric(x, kv.ListRight) },
+})

@@ -6,10 +6,12 @@ import (
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
-var cmdScan = def("scan", -2, "readonly", 0, 0, 0, "keyspace read slow", "generic", "2.8.0",
-	"Iterates over the key names in the database.",
-	"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.",
-	func(x *cmdCtx) error {
+var cmdScan = def(cmdSpec{
+	Name: "scan", Arity: -2, Flags: "readonly",
+	ACL: "keyspace read slow", Group: "generic", Since: "2.8.0",
+	Summary:    "Iterates over the key names in the database.",
+	Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.",
+	Handler: func(x *cmdCtx) error {
 		cursor, err := strconv.ParseUint(string(x.args[1]), 10, 64)
 		if err != nil {
 			return errInvalidCurs
@@ -57,4 +59,5 @@ var cmdScan = def("scan", -2, "readonly", 0, 0, 0, "keyspace read slow", "generi
 			x.w.Bulk(k)
 		}
 		return nil
-	})
+	},
+})

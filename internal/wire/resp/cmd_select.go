@@ -1,7 +1,11 @@
 package resp
 
-var cmdSelect = def("select", 2, "loading stale fast", 0, 0, 0, "fast connection", "connection", "1.0.0",
-	"Changes the selected database.", "O(1)", func(x *cmdCtx) error {
+var cmdSelect = def(cmdSpec{
+	Name: "select", Arity: 2, Flags: "loading stale fast",
+	ACL: "fast connection", Group: "connection", Since: "1.0.0",
+	Summary:    "Changes the selected database.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		db, err := parseDB(x.args[1])
 		if err != nil {
 			return err
@@ -14,4 +18,5 @@ var cmdSelect = def("select", 2, "loading stale fast", 0, 0, 0, "fast connection
 		}
 		x.w.OK()
 		return nil
-	})
+	},
+})

@@ -2,9 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdSet = def("set", -3, "write denyoom", 1, 1, 1, "write string slow", "string", "1.0.0",
-	"Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", "O(1)",
-	func(x *cmdCtx) error {
+var cmdSet = def(cmdSpec{
+	Name: "set", Arity: -3, Flags: "write denyoom", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write string slow", Group: "string", Since: "1.0.0",
+	Summary:    "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		o, err := parseSetOptions(x, x.args[3:], true)
 		if err != nil {
 			return err
@@ -22,7 +25,8 @@ var cmdSet = def("set", -3, "write denyoom", 1, 1, 1, "write string slow", "stri
 			x.w.Null()
 		}
 		return nil
-	})
+	},
+})
 
 // parseSetOptions parses SET's options (withGet) or MSETEX's (without
 // GET), with Redis's rules: one condition, one expiry form, no KEEPTTL with

@@ -2,9 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdSetEx = def("setex", 4, "write denyoom", 1, 1, 1, "write string slow", "string", "2.0.0",
-	"Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", "O(1)",
-	func(x *cmdCtx) error { return setWithTTL(x, 1000) })
+var cmdSetEx = def(cmdSpec{
+	Name: "setex", Arity: 4, Flags: "write denyoom", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write string slow", Group: "string", Since: "2.0.0",
+	Summary:    "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.",
+	Complexity: "O(1)",
+	Handler:    func(x *cmdCtx) error { return setWithTTL(x, 1000) },
+})
 
 // setWithTTL is SETEX and PSETEX: key, relative time in unitMs, value.
 func setWithTTL(x *cmdCtx, unitMs int64) error {

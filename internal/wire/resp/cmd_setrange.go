@@ -1,8 +1,11 @@
 package resp
 
-var cmdSetRange = def("setrange", 4, "write denyoom", 1, 1, 1, "write string slow", "string", "2.2.0",
-	"Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", "O(1)",
-	func(x *cmdCtx) error {
+var cmdSetRange = def(cmdSpec{
+	Name: "setrange", Arity: 4, Flags: "write denyoom", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write string slow", Group: "string", Since: "2.2.0",
+	Summary:    "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		off, err := parseInt(x.args[2])
 		if err != nil {
 			return err
@@ -13,4 +16,5 @@ var cmdSetRange = def("setrange", 4, "write denyoom", 1, 1, 1, "write string slo
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})

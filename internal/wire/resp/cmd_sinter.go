@@ -2,10 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdSInter = def("sinter", -2, "readonly", 1, -1, 1, "read set slow", "set", "1.0.0",
-	"Returns the intersect of multiple sets.",
-	"O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
-	func(x *cmdCtx) error { return setOpGeneric(x, kv.SetInter) })
+var cmdSInter = def(cmdSpec{
+	Name: "sinter", Arity: -2, Flags: "readonly", FirstKey: 1, LastKey: -1, Step: 1,
+	ACL: "read set slow", Group: "set", Since: "1.0.0",
+	Summary:    "Returns the intersect of multiple sets.",
+	Complexity: "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+	Handler:    func(x *cmdCtx) error { return setOpGeneric(x, kv.SetInter) },
+})
 
 // setOpGeneric is SINTER, SUNION and SDIFF: the members as a set reply.
 func setOpGeneric(x *cmdCtx, op kv.SetOp) error {

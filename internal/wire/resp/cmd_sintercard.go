@@ -1,9 +1,11 @@
 package resp
 
-var cmdSInterCard = def("sintercard", -3, "readonly movablekeys", 0, 0, 0, "read set slow", "set", "7.0.0",
-	"Returns the number of members of the intersect of multiple sets.",
-	"O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
-	func(x *cmdCtx) error {
+var cmdSInterCard = def(cmdSpec{
+	Name: "sintercard", Arity: -3, Flags: "readonly movablekeys",
+	ACL: "read set slow", Group: "set", Since: "7.0.0",
+	Summary:    "Returns the number of members of the intersect of multiple sets.",
+	Complexity: "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.",
+	Handler: func(x *cmdCtx) error {
 		numkeys, err := parseRangeLong(x.args[1], 1, maxLong, "numkeys should be greater than 0")
 		if err != nil {
 			return err
@@ -28,4 +30,5 @@ var cmdSInterCard = def("sintercard", -3, "readonly movablekeys", 0, 0, 0, "read
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})

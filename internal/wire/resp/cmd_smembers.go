@@ -1,11 +1,16 @@
 package resp
 
-var cmdSMembers = def("smembers", 2, "readonly", 1, 1, 1, "read set slow", "set", "1.0.0",
-	"Returns all members of a set.", "O(N) where N is the set cardinality.", func(x *cmdCtx) error {
+var cmdSMembers = def(cmdSpec{
+	Name: "smembers", Arity: 2, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read set slow", Group: "set", Since: "1.0.0",
+	Summary:    "Returns all members of a set.",
+	Complexity: "O(N) where N is the set cardinality.",
+	Handler: func(x *cmdCtx) error {
 		ms, err := x.tx.SMembers(x.args[1])
 		if err != nil {
 			return err
 		}
 		writeSetOf(x.w, ms)
 		return nil
-	})
+	},
+})

@@ -1,8 +1,11 @@
 package resp
 
-var cmdSMIsMember = def("smismember", -3, "readonly fast", 1, 1, 1, "read set fast", "set", "6.2.0",
-	"Determines whether multiple members belong to a set.", "O(N) where N is the number of elements being checked for membership",
-	func(x *cmdCtx) error {
+var cmdSMIsMember = def(cmdSpec{
+	Name: "smismember", Arity: -3, Flags: "readonly fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read set fast", Group: "set", Since: "6.2.0",
+	Summary:    "Determines whether multiple members belong to a set.",
+	Complexity: "O(N) where N is the number of elements being checked for membership",
+	Handler: func(x *cmdCtx) error {
 		got, err := x.tx.SIsMember(x.args[1], x.args[2:])
 		if err != nil {
 			return err
@@ -12,4 +15,5 @@ var cmdSMIsMember = def("smismember", -3, "readonly fast", 1, 1, 1, "read set fa
 			x.w.Bool2(ok)
 		}
 		return nil
-	})
+	},
+})

@@ -2,10 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdSort = def("sort", -2, "write denyoom movablekeys", 1, 1, 1, "write set sortedset list slow dangerous", "generic", "1.0.0",
-	"Sorts the elements in a list, a set, or a sorted set, optionally storing the result.",
-	"O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
-	func(x *cmdCtx) error { return sortGeneric(x, false) })
+var cmdSort = def(cmdSpec{
+	Name: "sort", Arity: -2, Flags: "write denyoom movablekeys", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write set sortedset list slow dangerous", Group: "generic", Since: "1.0.0",
+	Summary:    "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.",
+	Complexity: "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
+	Handler:    func(x *cmdCtx) error { return sortGeneric(x, false) },
+})
 
 // sortGeneric is SORT and SORT_RO (readonly: no STORE), with Redis's
 // option parsing: the last ASC/DESC wins, LIMIT takes two integers.

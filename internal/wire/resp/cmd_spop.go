@@ -1,9 +1,11 @@
 package resp
 
-var cmdSPop = def("spop", -2, "write fast", 1, 1, 1, "write set fast", "set", "1.0.0",
-	"Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.",
-	"Without the count argument O(1), otherwise O(N) where N is the value of the passed count.",
-	func(x *cmdCtx) error {
+var cmdSPop = def(cmdSpec{
+	Name: "spop", Arity: -2, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write set fast", Group: "set", Since: "1.0.0",
+	Summary:    "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.",
+	Complexity: "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.",
+	Handler: func(x *cmdCtx) error {
 		switch len(x.args) {
 		case 2:
 			ms, ok, err := x.tx.SPop(x.args[1], -1)
@@ -29,4 +31,5 @@ var cmdSPop = def("spop", -2, "write fast", 1, 1, 1, "write set fast", "set", "1
 			return nil
 		}
 		return errSyntax
-	})
+	},
+})

@@ -17,10 +17,12 @@ func randCountErr(err error) error {
 	return err
 }
 
-var cmdSRandMember = def("srandmember", -2, "readonly", 1, 1, 1, "read set slow", "set", "1.0.0",
-	"Get one or multiple random members from a set",
-	"Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.",
-	func(x *cmdCtx) error {
+var cmdSRandMember = def(cmdSpec{
+	Name: "srandmember", Arity: -2, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read set slow", Group: "set", Since: "1.0.0",
+	Summary:    "Get one or multiple random members from a set",
+	Complexity: "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.",
+	Handler: func(x *cmdCtx) error {
 		switch len(x.args) {
 		case 2:
 			ms, ok, err := x.tx.SRandMember(x.args[1], 1)
@@ -46,4 +48,5 @@ var cmdSRandMember = def("srandmember", -2, "readonly", 1, 1, 1, "read set slow"
 			return nil
 		}
 		return errSyntax
-	})
+	},
+})

@@ -1,8 +1,12 @@
 package resp
 
-var cmdSubscribe = def("subscribe", -2, "pubsub noscript loading stale", 0, 0, 0, "pubsub slow", "pubsub", "2.0.0",
-	"Listens for messages published to channels.", "O(N) where N is the number of channels to subscribe to.",
-	func(x *cmdCtx) error { return subscribe(x, false) })
+var cmdSubscribe = def(cmdSpec{
+	Name: "subscribe", Arity: -2, Flags: "pubsub noscript loading stale",
+	ACL: "pubsub slow", Group: "pubsub", Since: "2.0.0",
+	Summary:    "Listens for messages published to channels.",
+	Complexity: "O(N) where N is the number of channels to subscribe to.",
+	Handler:    func(x *cmdCtx) error { return subscribe(x, false) },
+})
 
 // subscribe is SUBSCRIBE and PSUBSCRIBE: one confirmation per name.
 func subscribe(x *cmdCtx, pat bool) error {

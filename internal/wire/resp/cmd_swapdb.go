@@ -2,9 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdSwapDB = def("swapdb", 3, "write fast", 0, 0, 0, "keyspace write fast dangerous", "server", "4.0.0",
-	"Swaps two Redis databases.", "O(N) where N is the count of clients watching or blocking on keys from both databases.",
-	func(x *cmdCtx) error {
+var cmdSwapDB = def(cmdSpec{
+	Name: "swapdb", Arity: 3, Flags: "write fast",
+	ACL: "keyspace write fast dangerous", Group: "server", Since: "4.0.0",
+	Summary:    "Swaps two Redis databases.",
+	Complexity: "O(N) where N is the count of clients watching or blocking on keys from both databases.",
+	Handler: func(x *cmdCtx) error {
 		a, ok := kv.ParseInt(x.args[1])
 		if !ok {
 			return replyErr("ERR invalid first DB index")
@@ -25,4 +28,5 @@ var cmdSwapDB = def("swapdb", 3, "write fast", 0, 0, 0, "keyspace write fast dan
 		serveBlockedDB(x, int(b))
 		x.w.OK()
 		return nil
-	})
+	},
+})

@@ -1,4 +1,9 @@
 package resp
 
-var cmdUnlink = def("unlink", -2, "write fast", 1, -1, 1, "keyspace write fast", "generic", "4.0.0",
-	"Asynchronously deletes one or more keys.", "O(1) for each key removed regardless of its size.", delKeys)
+var cmdUnlink = def(cmdSpec{
+	Name: "unlink", Arity: -2, Flags: "write fast", FirstKey: 1, LastKey: -1, Step: 1,
+	ACL: "keyspace write fast", Group: "generic", Since: "4.0.0",
+	Summary:    "Asynchronously deletes one or more keys.",
+	Complexity: "O(1) for each key removed regardless of its size.",
+	Handler:    delKeys,
+})

@@ -1,8 +1,12 @@
 package resp
 
-var cmdUnsubscribe = def("unsubscribe", -1, "pubsub noscript loading stale", 0, 0, 0, "pubsub slow", "pubsub", "2.0.0",
-	"Stops listening to messages posted to channels.", "O(N) where N is the number of channels to unsubscribe.",
-	func(x *cmdCtx) error { return unsubscribe(x, false) })
+var cmdUnsubscribe = def(cmdSpec{
+	Name: "unsubscribe", Arity: -1, Flags: "pubsub noscript loading stale",
+	ACL: "pubsub slow", Group: "pubsub", Since: "2.0.0",
+	Summary:    "Stops listening to messages posted to channels.",
+	Complexity: "O(N) where N is the number of channels to unsubscribe.",
+	Handler:    func(x *cmdCtx) error { return unsubscribe(x, false) },
+})
 
 // unsubscribe is UNSUBSCRIBE and PUNSUBSCRIBE: without names it leaves
 // every subscription of its kind, and with none it still confirms once.

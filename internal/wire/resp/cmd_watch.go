@@ -1,8 +1,11 @@
 package resp
 
-var cmdWatch = def("watch", -2, "noscript loading stale fast allow_busy", 1, -1, 1, "fast transaction", "transactions", "2.2.0",
-	"Monitors changes to keys to determine the execution of a transaction.", "O(1) for every key.",
-	func(x *cmdCtx) error {
+var cmdWatch = def(cmdSpec{
+	Name: "watch", Arity: -2, Flags: "noscript loading stale fast allow_busy", FirstKey: 1, LastKey: -1, Step: 1,
+	ACL: "fast transaction", Group: "transactions", Since: "2.2.0",
+	Summary:    "Monitors changes to keys to determine the execution of a transaction.",
+	Complexity: "O(1) for every key.",
+	Handler: func(x *cmdCtx) error {
 		if x.c.multi != nil {
 			return replyErr("ERR WATCH inside MULTI is not allowed")
 		}
@@ -16,4 +19,5 @@ var cmdWatch = def("watch", -2, "noscript loading stale fast allow_busy", 1, -1,
 		}
 		x.w.OK()
 		return nil
-	})
+	},
+})

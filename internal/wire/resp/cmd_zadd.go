@@ -2,10 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdZAdd = def("zadd", -4, "write denyoom fast", 1, 1, 1, "write sortedset fast", "sorted-set", "1.2.0",
-	"Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.",
-	"O(log(N)) for each item added, where N is the number of elements in the sorted set.",
-	func(x *cmdCtx) error { return zaddGeneric(x, false) })
+var cmdZAdd = def(cmdSpec{
+	Name: "zadd", Arity: -4, Flags: "write denyoom fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write sortedset fast", Group: "sorted-set", Since: "1.2.0",
+	Summary:    "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.",
+	Complexity: "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
+	Handler:    func(x *cmdCtx) error { return zaddGeneric(x, false) },
+})
 
 // zaddGeneric is ZADD and ZINCRBY (incr), with Redis's option rules.
 func zaddGeneric(x *cmdCtx, incr bool) error {

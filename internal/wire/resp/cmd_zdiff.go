@@ -2,6 +2,10 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdZDiff = def("zdiff", -3, "readonly movablekeys", 0, 0, 0, "read sortedset slow", "sorted-set", "6.2.0",
-	"Returns the difference between multiple sorted sets.", "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
-	func(x *cmdCtx) error { return zsetOpGeneric(x, kv.SetDiff, false) })
+var cmdZDiff = def(cmdSpec{
+	Name: "zdiff", Arity: -3, Flags: "readonly movablekeys",
+	ACL: "read sortedset slow", Group: "sorted-set", Since: "6.2.0",
+	Summary:    "Returns the difference between multiple sorted sets.",
+	Complexity: "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
+	Handler:    func(x *cmdCtx) error { return zsetOpGeneric(x, kv.SetDiff, false) },
+})

@@ -2,10 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdZInterCard = def("zintercard", -3, "readonly movablekeys", 0, 0, 0, "read sortedset slow", "sorted-set", "7.0.0",
-	"Returns the number of members of the intersect of multiple sorted sets.",
-	"O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.",
-	func(x *cmdCtx) error {
+var cmdZInterCard = def(cmdSpec{
+	Name: "zintercard", Arity: -3, Flags: "readonly movablekeys",
+	ACL: "read sortedset slow", Group: "sorted-set", Since: "7.0.0",
+	Summary:    "Returns the number of members of the intersect of multiple sorted sets.",
+	Complexity: "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.",
+	Handler: func(x *cmdCtx) error {
 		n, err := parseInt(x.args[1])
 		if err != nil {
 			return err
@@ -41,4 +43,5 @@ var cmdZInterCard = def("zintercard", -3, "readonly movablekeys", 0, 0, 0, "read
 		}
 		x.w.Int(card)
 		return nil
-	})
+	},
+})

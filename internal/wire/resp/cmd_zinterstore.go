@@ -2,6 +2,10 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdZInterStore = def("zinterstore", -4, "write denyoom movablekeys", 1, 1, 1, "write sortedset slow", "sorted-set", "2.0.0",
-	"Stores the intersect of multiple sorted sets in a key.", "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
-	func(x *cmdCtx) error { return zsetOpGeneric(x, kv.SetInter, true) })
+var cmdZInterStore = def(cmdSpec{
+	Name: "zinterstore", Arity: -4, Flags: "write denyoom movablekeys", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write sortedset slow", Group: "sorted-set", Since: "2.0.0",
+	Summary:    "Stores the intersect of multiple sorted sets in a key.",
+	Complexity: "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
+	Handler:    func(x *cmdCtx) error { return zsetOpGeneric(x, kv.SetInter, true) },
+})

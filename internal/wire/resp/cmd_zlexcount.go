@@ -2,9 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdZLexCount = def("zlexcount", 4, "readonly fast", 1, 1, 1, "read sortedset fast", "sorted-set", "2.8.9",
-	"Returns the number of members in a sorted set within a lexicographical range.",
-	"O(log(N)) with N being the number of elements in the sorted set.", func(x *cmdCtx) error {
+var cmdZLexCount = def(cmdSpec{
+	Name: "zlexcount", Arity: 4, Flags: "readonly fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read sortedset fast", Group: "sorted-set", Since: "2.8.9",
+	Summary:    "Returns the number of members in a sorted set within a lexicographical range.",
+	Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
+	Handler: func(x *cmdCtx) error {
 		min, max, err := parseLexRange(x.args[2], x.args[3])
 		if err != nil {
 			return err
@@ -15,7 +18,8 @@ var cmdZLexCount = def("zlexcount", 4, "readonly fast", 1, 1, 1, "read sortedset
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})
 
 // parseLexRange parses the min and max of the BYLEX commands ("-", "+",
 // "[x" or "(x").

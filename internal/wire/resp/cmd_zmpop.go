@@ -2,10 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdZMPop = def("zmpop", -4, "write movablekeys", 0, 0, 0, "write sortedset slow", "sorted-set", "7.0.0",
-	"Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.",
-	"O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
-	func(x *cmdCtx) error {
+var cmdZMPop = def(cmdSpec{
+	Name: "zmpop", Arity: -4, Flags: "write movablekeys",
+	ACL: "write sortedset slow", Group: "sorted-set", Since: "7.0.0",
+	Summary:    "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.",
+	Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
+	Handler: func(x *cmdCtx) error {
 		a, err := parseMPop(x.args, 1, "min", "max")
 		if err != nil {
 			return err
@@ -16,7 +18,8 @@ var cmdZMPop = def("zmpop", -4, "write movablekeys", 0, 0, 0, "write sortedset s
 		}
 		writeZMPop(x.w, key, els, ok)
 		return nil
-	})
+	},
+})
 
 // writeZMPop writes ZMPOP's reply: [key, [[member, score], ...]] in both
 // protocols, or a null array.

@@ -1,8 +1,11 @@
 package resp
 
-var cmdZMScore = def("zmscore", -3, "readonly fast", 1, 1, 1, "read sortedset fast", "sorted-set", "6.2.0",
-	"Returns the score of one or more members in a sorted set.", "O(N) where N is the number of members being requested.",
-	func(x *cmdCtx) error {
+var cmdZMScore = def(cmdSpec{
+	Name: "zmscore", Arity: -3, Flags: "readonly fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read sortedset fast", Group: "sorted-set", Since: "6.2.0",
+	Summary:    "Returns the score of one or more members in a sorted set.",
+	Complexity: "O(N) where N is the number of members being requested.",
+	Handler: func(x *cmdCtx) error {
 		scores, oks, err := x.tx.ZMScore(x.args[1], x.args[2:])
 		if err != nil {
 			return err
@@ -16,4 +19,5 @@ var cmdZMScore = def("zmscore", -3, "readonly fast", 1, 1, 1, "read sortedset fa
 			x.w.Double(s)
 		}
 		return nil
-	})
+	},
+})

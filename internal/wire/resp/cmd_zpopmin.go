@@ -1,9 +1,12 @@
 package resp
 
-var cmdZPopMin = def("zpopmin", -2, "write fast", 1, 1, 1, "write sortedset fast", "sorted-set", "5.0.0",
-	"Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.",
-	"O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.",
-	func(x *cmdCtx) error { return zpopGeneric(x, false) })
+var cmdZPopMin = def(cmdSpec{
+	Name: "zpopmin", Arity: -2, Flags: "write fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write sortedset fast", Group: "sorted-set", Since: "5.0.0",
+	Summary:    "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.",
+	Complexity: "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.",
+	Handler:    func(x *cmdCtx) error { return zpopGeneric(x, false) },
+})
 
 // zpopGeneric is ZPOPMIN and ZPOPMAX: a flat [member, score, ...] array,
 // pairs in RESP3 when a count is given.

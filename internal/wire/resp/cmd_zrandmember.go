@@ -1,8 +1,11 @@
 package resp
 
-var cmdZRandMember = def("zrandmember", -2, "readonly", 1, 1, 1, "read sortedset slow", "sorted-set", "6.2.0",
-	"Returns one or more random members from a sorted set.",
-	"O(N) where N is the number of members returned", func(x *cmdCtx) error {
+var cmdZRandMember = def(cmdSpec{
+	Name: "zrandmember", Arity: -2, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read sortedset slow", Group: "sorted-set", Since: "6.2.0",
+	Summary:    "Returns one or more random members from a sorted set.",
+	Complexity: "O(N) where N is the number of members returned",
+	Handler: func(x *cmdCtx) error {
 		if len(x.args) == 2 {
 			els, ok, err := x.tx.ZRandMember(x.args[1], -1)
 			if err != nil {
@@ -35,4 +38,5 @@ var cmdZRandMember = def("zrandmember", -2, "readonly", 1, 1, 1, "read sortedset
 		}
 		writeZMembers(x.w, els, withScores)
 		return nil
-	})
+	},
+})

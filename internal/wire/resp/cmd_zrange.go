@@ -2,10 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdZRange = def("zrange", -4, "readonly", 1, 1, 1, "read sortedset slow", "sorted-set", "1.2.0",
-	"Returns members in a sorted set within a range of indexes.",
-	"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.",
-	func(x *cmdCtx) error { return zrangeGeneric(x, 1, false, zrangeAuto, dirAuto) })
+var cmdZRange = def(cmdSpec{
+	Name: "zrange", Arity: -4, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read sortedset slow", Group: "sorted-set", Since: "1.2.0",
+	Summary:    "Returns members in a sorted set within a range of indexes.",
+	Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.",
+	Handler:    func(x *cmdCtx) error { return zrangeGeneric(x, 1, false, zrangeAuto, dirAuto) },
+})
 
 const zrangeAuto = kv.ZRangeKind(0xff)
 

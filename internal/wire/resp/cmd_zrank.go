@@ -1,8 +1,12 @@
 package resp
 
-var cmdZRank = def("zrank", -3, "readonly fast", 1, 1, 1, "read sortedset fast", "sorted-set", "2.0.0",
-	"Returns the index of a member in a sorted set ordered by ascending scores.",
-	"O(log(N))", func(x *cmdCtx) error { return zrankGeneric(x, false) })
+var cmdZRank = def(cmdSpec{
+	Name: "zrank", Arity: -3, Flags: "readonly fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read sortedset fast", Group: "sorted-set", Since: "2.0.0",
+	Summary:    "Returns the index of a member in a sorted set ordered by ascending scores.",
+	Complexity: "O(log(N))",
+	Handler:    func(x *cmdCtx) error { return zrankGeneric(x, false) },
+})
 
 // zrankGeneric is ZRANK and ZREVRANK, with Redis 7.2's WITHSCORE.
 func zrankGeneric(x *cmdCtx, rev bool) error {

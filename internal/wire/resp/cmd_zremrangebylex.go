@@ -2,10 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdZRemRangeByLex = def("zremrangebylex", 4, "write", 1, 1, 1, "write sortedset slow", "sorted-set", "2.8.9",
-	"Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.",
-	"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.",
-	func(x *cmdCtx) error {
+var cmdZRemRangeByLex = def(cmdSpec{
+	Name: "zremrangebylex", Arity: 4, Flags: "write", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write sortedset slow", Group: "sorted-set", Since: "2.8.9",
+	Summary:    "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.",
+	Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.",
+	Handler: func(x *cmdCtx) error {
 		min, max, err := parseLexRange(x.args[2], x.args[3])
 		if err != nil {
 			return err
@@ -16,4 +18,5 @@ var cmdZRemRangeByLex = def("zremrangebylex", 4, "write", 1, 1, 1, "write sorted
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})

@@ -2,10 +2,12 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdZRemRangeByRank = def("zremrangebyrank", 4, "write", 1, 1, 1, "write sortedset slow", "sorted-set", "2.0.0",
-	"Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.",
-	"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.",
-	func(x *cmdCtx) error {
+var cmdZRemRangeByRank = def(cmdSpec{
+	Name: "zremrangebyrank", Arity: 4, Flags: "write", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "write sortedset slow", Group: "sorted-set", Since: "2.0.0",
+	Summary:    "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.",
+	Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.",
+	Handler: func(x *cmdCtx) error {
 		start, err := parseInt(x.args[2])
 		if err != nil {
 			return err
@@ -20,4 +22,5 @@ var cmdZRemRangeByRank = def("zremrangebyrank", 4, "write", 1, 1, 1, "write sort
 		}
 		x.w.Int(n)
 		return nil
-	})
+	},
+})

@@ -2,7 +2,10 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdZRevRangeByScore = def("zrevrangebyscore", -4, "readonly", 1, 1, 1, "read sortedset slow", "sorted-set", "2.2.0",
-	"Returns members in a sorted set within a range of scores in reverse order.",
-	"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
-	func(x *cmdCtx) error { return zrangeGeneric(x, 1, false, kv.ZByScore, dirReverse) })
+var cmdZRevRangeByScore = def(cmdSpec{
+	Name: "zrevrangebyscore", Arity: -4, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read sortedset slow", Group: "sorted-set", Since: "2.2.0",
+	Summary:    "Returns members in a sorted set within a range of scores in reverse order.",
+	Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).",
+	Handler:    func(x *cmdCtx) error { return zrangeGeneric(x, 1, false, kv.ZByScore, dirReverse) },
+})

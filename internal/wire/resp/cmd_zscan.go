@@ -1,9 +1,11 @@
 package resp
 
-var cmdZScan = def("zscan", -3, "readonly", 1, 1, 1, "read sortedset slow", "sorted-set", "2.8.0",
-	"Iterates over members and scores of a sorted set.",
-	"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.",
-	func(x *cmdCtx) error {
+var cmdZScan = def(cmdSpec{
+	Name: "zscan", Arity: -3, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read sortedset slow", Group: "sorted-set", Since: "2.8.0",
+	Summary:    "Iterates over members and scores of a sorted set.",
+	Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.",
+	Handler: func(x *cmdCtx) error {
 		cursor, o, err := parseCollScan(x.args, false)
 		if err != nil {
 			return err
@@ -18,4 +20,5 @@ var cmdZScan = def("zscan", -3, "readonly", 1, 1, 1, "read sortedset slow", "sor
 			x.w.BulkString(formatScore(e.Score))
 		}
 		return nil
-	})
+	},
+})

@@ -1,7 +1,11 @@
 package resp
 
-var cmdZScore = def("zscore", 3, "readonly fast", 1, 1, 1, "read sortedset fast", "sorted-set", "1.2.0",
-	"Returns the score of a member in a sorted set.", "O(1)", func(x *cmdCtx) error {
+var cmdZScore = def(cmdSpec{
+	Name: "zscore", Arity: 3, Flags: "readonly fast", FirstKey: 1, LastKey: 1, Step: 1,
+	ACL: "read sortedset fast", Group: "sorted-set", Since: "1.2.0",
+	Summary:    "Returns the score of a member in a sorted set.",
+	Complexity: "O(1)",
+	Handler: func(x *cmdCtx) error {
 		s, ok, err := x.tx.ZScore(x.args[1], x.args[2])
 		if err != nil {
 			return err
@@ -12,4 +16,5 @@ var cmdZScore = def("zscore", 3, "readonly fast", 1, 1, 1, "read sortedset fast"
 		}
 		x.w.Double(s)
 		return nil
-	})
+	},
+})

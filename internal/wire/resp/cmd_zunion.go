@@ -2,10 +2,13 @@ package resp
 
 import "github.com/mayfly/mayfly/internal/kv"
 
-var cmdZUnion = def("zunion", -3, "readonly movablekeys", 0, 0, 0, "read sortedset slow", "sorted-set", "6.2.0",
-	"Returns the union of multiple sorted sets.",
-	"O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
-	func(x *cmdCtx) error { return zsetOpGeneric(x, kv.SetUnion, false) })
+var cmdZUnion = def(cmdSpec{
+	Name: "zunion", Arity: -3, Flags: "readonly movablekeys",
+	ACL: "read sortedset slow", Group: "sorted-set", Since: "6.2.0",
+	Summary:    "Returns the union of multiple sorted sets.",
+	Complexity: "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
+	Handler:    func(x *cmdCtx) error { return zsetOpGeneric(x, kv.SetUnion, false) },
+})
 
 // zsetOpGeneric is ZUNION, ZINTER, ZDIFF and their STORE forms, as Redis's
 // zunionInterDiffGenericCommand: numkeys, the keys (sorted sets or sets),

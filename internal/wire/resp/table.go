@@ -50,12 +50,32 @@ type command struct {
 
 func (c *command) has(f int) bool { return c.internal&f != 0 }
 
-// def builds a command. flags and acl are space separated; acl categories
-// are given without their '@'.
-func def(name string, arity int, flags string, first, last, step int, acl, group, since, summary, complexity string, h func(*cmdCtx) error) *command {
+// cmdSpec is one command as the table declares it, with Redis's COMMAND
+// metadata: Flags and ACL are space separated, ACL categories without their
+// '@'; FirstKey, LastKey and Step locate the key arguments (0 for none, a
+// negative LastKey counts from the end).
+type cmdSpec struct {
+	Name       string // full lowercase name, "get" or "config|get"
+	Arity      int    // argument count with the name; -n means at least n
+	Flags      string
+	FirstKey   int
+	LastKey    int
+	Step       int
+	ACL        string
+	Group      string
+	Since      string
+	Summary    string
+	Complexity string
+	Handler    func(*cmdCtx) error
+}
+
+// def builds a command from its declaration.
+func def(sp cmdSpec) *command {
+	name, acl := sp.Name, sp.ACL
 	c := &command{
-		name: name, arity: arity, flags: strings.Fields(flags), first: first, last: last, step: step,
-		group: group, since: since, summary: summary, complexity: complexity, handler: h,
+		name: name, arity: sp.Arity, flags: strings.Fields(sp.Flags), first: sp.FirstKey, last: sp.LastKey,
+		step: sp.Step, group: sp.Group, since: sp.Since, summary: sp.Summary, complexity: sp.Complexity,
+		handler: sp.Handler,
 	}
 	for _, a := range strings.Fields(acl) {
 		c.acl = append(c.acl, "@"+a)
@@ -78,7 +98,12 @@ func def(name string, arity int, flags string, first, last, step int, acl, group
 
 // container builds a command with subcommands (CONFIG, CLIENT, ...).
 func container(name, flags, acl, group, since, summary string, subs ...*command) *command {
-	c := def(name, -2, flags, 0, 0, 0, acl, group, since, summary, "Depends on subcommand.", nil)
+	c := def(cmdSpec{
+		Name: name, Arity: -2, Flags: flags,
+		ACL: acl, Group: group, Since: since,
+		Summary:    summary,
+		Complexity: "Depends on subcommand.",
+	})
 	c.subs = make(map[string]*command)
 	for _, s := range subs {
 		c.subs[strings.TrimPrefix(s.name, name+"|")] = s
