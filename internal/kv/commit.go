@@ -1,7 +1,6 @@
 package kv
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/mayfly/mayfly/internal/storage"
@@ -41,10 +40,6 @@ import (
 // it wrapped in ErrFailed. Only a restart, which rebuilds the in-memory
 // state from storage, clears it. Pebble treats a failed log write as fatal
 // for the same reason.
-
-// ErrFailed is returned by every Commit after a batch could not be applied
-// to storage (see commit.go); the store must be reopened.
-var ErrFailed = errors.New("kv: store failed")
 
 // failure is the sticky error of a failed apply.
 type failure struct{ err error }

@@ -28,19 +28,6 @@ import (
 // any reaper runs (hash_gone.go): the two last figures of its record say so
 // without reading a field.
 
-// Sentinel errors of the hash commands.
-var (
-	// ErrHashNotInteger is returned by HINCRBY when the field's value is
-	// not an integer.
-	ErrHashNotInteger = errors.New("kv: hash value is not an integer")
-	// ErrHashNotFloat is returned by HINCRBYFLOAT when the field's value is
-	// not a number.
-	ErrHashNotFloat = errors.New("kv: hash value is not a float")
-	// ErrIncrNaNOrInf is returned by HINCRBYFLOAT for an increment that is
-	// NaN or infinite.
-	ErrIncrNaNOrInf = errors.New("kv: value is NaN or Infinity")
-)
-
 const (
 	hashFieldNS    = 'f'
 	hashTimeNS     = 't'

@@ -3,7 +3,6 @@ package kv
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/mayfly/mayfly/internal/storage"
@@ -26,9 +25,6 @@ const (
 	ListLeft  ListEnd = iota // the head (LPUSH, LPOP)
 	ListRight                // the tail (RPUSH, RPOP)
 )
-
-// ErrIndexOutOfRange is returned by LSET for an index outside the list.
-var ErrIndexOutOfRange = errors.New("kv: index out of range")
 
 const (
 	listMid        = uint64(1) << 63

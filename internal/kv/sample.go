@@ -3,7 +3,6 @@ package kv
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -27,10 +26,6 @@ import (
 // builds a reply in memory, so it refuses larger counts with
 // ErrTooManyPicks instead.
 const MaxRandomPicks = 1 << 20
-
-// ErrTooManyPicks is returned for more than MaxRandomPicks picks with
-// repetition from an existing collection.
-var ErrTooManyPicks = errors.New("kv: too many random picks")
 
 // rankWalkLimit is the largest collection sampled by an ordered walk.
 const rankWalkLimit = 1 << 17

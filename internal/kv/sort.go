@@ -3,16 +3,11 @@ package kv
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 )
-
-// ErrSortNotDouble is returned by SORT without ALPHA when an element (or
-// its BY value) is not a number.
-var ErrSortNotDouble = errors.New("kv: one or more scores can't be converted into double")
 
 // SortOptions are the options of SORT and SORT_RO.
 type SortOptions struct {

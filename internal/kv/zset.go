@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -24,9 +25,6 @@ import (
 // ones; -0 is stored as 0). Members with equal scores therefore come out in
 // byte order, as in Redis's skiplist. ZSCORE is one read, ranges by score
 // are one seek and a walk, ranks are a walk from the nearer end.
-
-// ErrNaNScore is returned when an increment makes a score NaN.
-var ErrNaNScore = errors.New("kv: resulting score is not a number (NaN)")
 
 const (
 	zsetMemberNS = 'm'
@@ -235,7 +233,7 @@ func (tx *Tx) zsetScore(z *zsetState, member []byte) (float64, bool, error) {
 		return 0, false, err
 	}
 	if len(v) != 8 {
-		return 0, false, errors.New("kv: corrupt sorted set member record")
+		return 0, false, fmt.Errorf("%w: sorted set member record", ErrCorrupt)
 	}
 	return math.Float64frombits(binary.BigEndian.Uint64(v)), true, nil
 }
@@ -1012,7 +1010,7 @@ func (tx *Tx) ZScan(key []byte, cursor uint64, o CollScanOptions) (uint64, []ZMe
 			return nil
 		}
 		if len(v) != 8 {
-			return errors.New("kv: corrupt sorted set member record")
+			return fmt.Errorf("%w: sorted set member record", ErrCorrupt)
 		}
 		out = append(out, ZMember{Member: append([]byte{}, k...), Score: math.Float64frombits(binary.BigEndian.Uint64(v))})
 		return nil

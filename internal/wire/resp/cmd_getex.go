@@ -1,8 +1,6 @@
 package resp
 
 import (
-	"errors"
-
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
@@ -52,9 +50,6 @@ var cmdGetEx = def(cmdSpec{
 			}
 		}
 		v, ok, err := x.tx.GetEx(x.args[1], mode, n, unit, relative)
-		if errors.Is(err, kv.ErrInvalidExpire) {
-			return errInvalidExpire(x.cmd.name)
-		}
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,7 @@ var cmdHIncrBy = def(cmdSpec{
 		}
 		n, err := x.tx.HIncrBy(x.args[1], x.args[2], d)
 		if err != nil {
-			return collErr(err)
+			return err
 		}
 		x.w.Int(n)
 		return nil

@@ -8,7 +8,7 @@ var cmdHIncrByFloat = def(cmdSpec{
 	Handler: func(x *cmdCtx) error {
 		v, err := x.tx.HIncrByFloat(x.args[1], x.args[2], x.args[3])
 		if err != nil {
-			return collErr(err)
+			return err
 		}
 		x.w.Bulk(v)
 		return nil

@@ -34,7 +34,7 @@ var cmdHRandField = def(cmdSpec{
 		}
 		pairs, _, err := x.tx.HRandField(x.args[1], n)
 		if err != nil {
-			return randCountErr(err)
+			return err
 		}
 		if n == 0 {
 			pairs = nil

@@ -21,7 +21,7 @@ var cmdLSet = def(cmdSpec{
 			return err
 		}
 		if err := x.tx.LSet(x.args[1], idx, x.args[3]); err != nil {
-			return collErr(err)
+			return err
 		}
 		x.w.OK()
 		return nil

@@ -51,7 +51,7 @@ func sortGeneric(x *cmdCtx, readonly bool) error {
 	if store != nil {
 		n, err := x.tx.SortStore(args[1], o, store)
 		if err != nil {
-			return collErr(err)
+			return err
 		}
 		x.w.Int(n)
 		if n > 0 {
@@ -61,7 +61,7 @@ func sortGeneric(x *cmdCtx, readonly bool) error {
 	}
 	out, err := x.tx.Sort(args[1], o)
 	if err != nil {
-		return collErr(err)
+		return err
 	}
 	writeBulksOrNull(x.w, out)
 	return nil

@@ -1,22 +1,5 @@
 package resp
 
-import (
-	"errors"
-
-	"github.com/mayfly/mayfly/internal/kv"
-)
-
-// randCountErr answers a negative count asking for more picks than
-// kv.MaxRandomPicks (SRANDMEMBER, HRANDFIELD, ZRANDMEMBER) as Redis words
-// an out-of-range count. Redis accepts such counts and streams the picks
-// until the output buffer limit closes the client; mayfly refuses them.
-func randCountErr(err error) error {
-	if errors.Is(err, kv.ErrTooManyPicks) {
-		return replyErr("ERR value is out of range")
-	}
-	return err
-}
-
 var cmdSRandMember = def(cmdSpec{
 	Name: "srandmember", Arity: -2, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
 	ACL: "read set slow", Group: "set", Since: "1.0.0",
@@ -42,7 +25,7 @@ var cmdSRandMember = def(cmdSpec{
 			}
 			ms, _, err := x.tx.SRandMember(x.args[1], n)
 			if err != nil {
-				return randCountErr(err)
+				return err
 			}
 			writeBulks(x.w, ms)
 			return nil

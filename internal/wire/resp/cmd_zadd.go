@@ -60,7 +60,7 @@ pairs:
 	}
 	r, err := x.tx.ZAdd(x.args[1], o, scores, members)
 	if err != nil {
-		return collErr(err)
+		return err
 	}
 	switch {
 	case o.Incr && r.ScoreOK:

@@ -34,7 +34,7 @@ var cmdZRandMember = def(cmdSpec{
 		}
 		els, _, err := x.tx.ZRandMember(x.args[1], n)
 		if err != nil {
-			return randCountErr(err)
+			return err
 		}
 		writeZMembers(x.w, els, withScores)
 		return nil

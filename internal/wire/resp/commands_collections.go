@@ -1,7 +1,6 @@
 package resp
 
 import (
-	"errors"
 	"strconv"
 
 	"github.com/mayfly/mayfly/internal/kv"
@@ -36,28 +35,6 @@ func collectionCommands() []*command {
 		// sort
 		cmdSort, cmdSortRO,
 	}
-}
-
-// collErr maps the errors of kv's collection types to Redis's replies;
-// the others go through errorText.
-func collErr(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, kv.ErrIndexOutOfRange):
-		return replyErr("ERR index out of range")
-	case errors.Is(err, kv.ErrHashNotInteger):
-		return replyErr("ERR hash value is not an integer")
-	case errors.Is(err, kv.ErrHashNotFloat):
-		return replyErr("ERR hash value is not a float")
-	case errors.Is(err, kv.ErrIncrNaNOrInf):
-		return replyErr("ERR value is NaN or Infinity")
-	case errors.Is(err, kv.ErrNaNScore):
-		return replyErr("ERR resulting score is not a number (NaN)")
-	case errors.Is(err, kv.ErrSortNotDouble):
-		return replyErr("ERR One or more scores can't be converted into double")
-	}
-	return err
 }
 
 // parseRangeLong parses an integer that must lie in [lo, hi], with Redis's

@@ -357,7 +357,7 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 		if err := tx.Commit(); err != nil {
 			s.log.Error("resp: commit", "client", c.id, "err", err)
 			c.w.Reset()
-			c.w.Error("ERR " + err.Error())
+			c.w.Error(string(commandError(err, "")))
 			c.flush()
 			return false
 		}
@@ -571,7 +571,7 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 	s := c.s
 	mark := c.w.Len()
 	if err := tx.Use(c.db); err != nil {
-		c.w.Error("ERR " + err.Error())
+		c.w.Error(string(commandError(err, "")))
 		return
 	}
 	cmd, err := s.lookupCommand(args)
@@ -621,13 +621,16 @@ func (c *client) subscriptions() int {
 
 func (c *client) replyError(err error) {
 	c.s.stats.errorReplies.Add(1)
-	c.w.Error(errorText(err))
+	c.w.Error(string(commandError(err, "")))
 }
 
 // call runs a command's handler.
 func (c *client) call(tx *kv.Tx, cmd *command, args [][]byte) error {
 	x := &cmdCtx{s: c.s, c: c, tx: tx, w: c.w, args: args, cmd: cmd}
-	return cmd.handler(x)
+	if err := cmd.handler(x); err != nil {
+		return commandError(err, cmd.name)
+	}
+	return nil
 }
 
 // setProto switches the connection to RESP version p.

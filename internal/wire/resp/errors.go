@@ -23,6 +23,8 @@ var (
 	errSameObject  = replyErr("ERR source and destination objects are the same")
 	errNoSuchKey   = replyErr("ERR no such key")
 	errInvalidCurs = replyErr("ERR invalid cursor")
+
+	errStringTooLong = replyErr("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
 )
 
 // errInvalidExpire is Redis's "invalid expire time in '<cmd>' command".
@@ -35,34 +37,50 @@ func errArity(cmd string) replyErr {
 	return replyErr("ERR wrong number of arguments for '" + cmd + "' command")
 }
 
-// errorText maps an error to its reply text: kv's sentinels to Redis's
-// words, anything unexpected to a generic ERR.
-func errorText(err error) string {
+// kvReplies is the one mapping from kv's sentinel errors to the error
+// replies Redis gives for the same condition. ErrInvalidExpire is not here:
+// its reply names the command (errInvalidExpire).
+var kvReplies = []struct {
+	err   error
+	reply replyErr
+}{
+	{kv.ErrWrongType, errWrongType},
+	{kv.ErrNotInteger, errNotInt},
+	{kv.ErrNotFloat, errNotFloat},
+	{kv.ErrHashNotInteger, "ERR hash value is not an integer"},
+	{kv.ErrHashNotFloat, "ERR hash value is not a float"},
+	{kv.ErrSortNotDouble, "ERR One or more scores can't be converted into double"},
+	{kv.ErrOverflow, "ERR increment or decrement would overflow"},
+	{kv.ErrNaNOrInf, "ERR increment would produce NaN or Infinity"},
+	{kv.ErrIncrNaNOrInf, "ERR value is NaN or Infinity"},
+	{kv.ErrNaNScore, "ERR resulting score is not a number (NaN)"},
+	{kv.ErrNoSuchKey, errNoSuchKey},
+	{kv.ErrSameObject, errSameObject},
+	{kv.ErrDBIndex, errDBIndex},
+	{kv.ErrIndexOutOfRange, "ERR index out of range"},
+	{kv.ErrStringTooLong, errStringTooLong},
+	{kv.ErrOffsetRange, "ERR offset is out of range"},
+	// Redis accepts a negative count of any size and streams the picks
+	// until the output buffer limit closes the client; mayfly refuses one
+	// beyond kv.MaxRandomPicks as Redis words an out-of-range count.
+	{kv.ErrTooManyPicks, "ERR value is out of range"},
+}
+
+// commandError turns an error a command returned into the error reply:
+// replyErr as it is, kv's sentinels through kvReplies, anything unexpected
+// to a generic ERR with its text.
+func commandError(err error, cmd string) replyErr {
 	var re replyErr
 	if errors.As(err, &re) {
-		return string(re)
+		return re
 	}
-	switch {
-	case errors.Is(err, kv.ErrWrongType):
-		return string(errWrongType)
-	case errors.Is(err, kv.ErrNotInteger):
-		return string(errNotInt)
-	case errors.Is(err, kv.ErrNotFloat):
-		return string(errNotFloat)
-	case errors.Is(err, kv.ErrOverflow):
-		return "ERR increment or decrement would overflow"
-	case errors.Is(err, kv.ErrNaNOrInf):
-		return "ERR increment would produce NaN or Infinity"
-	case errors.Is(err, kv.ErrNoSuchKey):
-		return string(errNoSuchKey)
-	case errors.Is(err, kv.ErrSameObject):
-		return string(errSameObject)
-	case errors.Is(err, kv.ErrDBIndex):
-		return string(errDBIndex)
-	case errors.Is(err, kv.ErrStringTooLong):
-		return "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
-	case errors.Is(err, kv.ErrOffsetRange):
-		return "ERR offset is out of range"
+	if errors.Is(err, kv.ErrInvalidExpire) {
+		return errInvalidExpire(cmd)
 	}
-	return "ERR " + err.Error()
+	for _, m := range kvReplies {
+		if errors.Is(err, m.err) {
+			return m.reply
+		}
+	}
+	return replyErr("ERR " + err.Error())
 }
