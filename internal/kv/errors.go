@@ -85,4 +85,7 @@ var (
 	ErrFailed = errors.New("kv: store failed")
 	// ErrClosed is returned by operations on a closed Store.
 	ErrClosed = errors.New("kv: closed")
+	// ErrStopped is returned by a walk over a database or a collection
+	// that gave up because its Tx was told to stop (Tx.StopOn).
+	ErrStopped = errors.New("kv: stopped")
 )

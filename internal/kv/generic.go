@@ -3,6 +3,7 @@ package kv
 import (
 	"math/rand/v2"
 
+	"github.com/mayfly/mayfly/internal/glob"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -242,7 +243,7 @@ func (tx *Tx) copyElements(srcP byte, srcV uint64, dstP byte, dstV uint64) error
 func (tx *Tx) Keys(pattern []byte) ([][]byte, error) {
 	lo := metaPrefix(tx.pdb)
 	hi := storage.PrefixEnd(lo)
-	if pre := literalPrefix(pattern); len(pre) > 0 {
+	if pre := glob.LiteralPrefix(pattern); len(pre) > 0 {
 		lo = append(lo, pre...)
 		hi = storage.PrefixEnd(lo)
 	}
@@ -252,9 +253,13 @@ func (tx *Tx) Keys(pattern []byte) ([][]byte, error) {
 		return nil, err
 	}
 	out := [][]byte{}
-	for ok := it.First(); ok; ok = it.Next() {
+	for step, ok := 1, it.First(); ok; step, ok = step+1, it.Next() {
+		if tx.stopping(step) {
+			it.Close()
+			return nil, ErrStopped
+		}
 		k := it.Key()[2:]
-		if !all && !Match(pattern, k, false) {
+		if !all && !glob.Match(pattern, k, false) {
 			continue
 		}
 		live, err := tx.visible(it.Value())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/mayfly/mayfly/internal/glob"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -710,7 +711,7 @@ func (tx *Tx) HScan(key []byte, cursor uint64, o CollScanOptions) (uint64, []Has
 	}
 	var out []HashPair
 	next, err := tx.collScan(h.version, []byte{hashFieldNS}, cursor, o.Count, func(k, v []byte) error {
-		if o.Match != nil && !Match(o.Match, k, false) {
+		if o.Match != nil && !glob.Match(o.Match, k, false) {
 			return nil
 		}
 		r, err := decodeFieldRec(v)

@@ -292,24 +292,6 @@ func TestParseInt(t *testing.T) {
 	}
 }
 
-func TestMatch(t *testing.T) {
-	cases := []struct {
-		p, s string
-		want bool
-	}{
-		{"*", "anything", true}, {"h?llo", "hello", true}, {"h*llo", "heeeello", true},
-		{"h[ae]llo", "hallo", true}, {"h[ae]llo", "hillo", false}, {"h[^e]llo", "hallo", true},
-		{"h[^e]llo", "hello", false}, {"h[a-b]llo", "hbllo", true}, {`h\*llo`, "h*llo", true},
-		{`h\*llo`, "hello", false}, {"a*b*c", "aXXbYYc", true}, {"a*b*c", "aXXbYY", false},
-		{"", "", true}, {"abc", "ab", false},
-	}
-	for _, c := range cases {
-		if got := kv.Match([]byte(c.p), []byte(c.s), false); got != c.want {
-			t.Errorf("Match(%q, %q) = %v", c.p, c.s, got)
-		}
-	}
-}
-
 // Ensure that a Reap continuing a pass starts after the keys the pass
 // already handled, and that a key indexed behind that point during the pass
 // is reaped by the next pass (a new now).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sync"
 
+	"github.com/mayfly/mayfly/internal/glob"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -77,7 +78,7 @@ func (tx *Tx) Scan(cursor uint64, o ScanOptions) (uint64, [][]byte, error) {
 		}
 	}
 	if o.Match != nil {
-		if pre := literalPrefix(o.Match); len(pre) > 0 {
+		if pre := glob.LiteralPrefix(o.Match); len(pre) > 0 {
 			plo := append(append([]byte(nil), lo...), pre...)
 			if bytes.Compare(plo, start) > 0 {
 				start = plo
@@ -99,6 +100,10 @@ func (tx *Tx) Scan(cursor uint64, o ScanOptions) (uint64, [][]byte, error) {
 			break
 		}
 		visited++
+		if tx.stopping(visited) {
+			it.Close()
+			return 0, nil, ErrStopped
+		}
 		k := it.Key()[2:]
 		last = append(last[:0], k...)
 		m, err := decodeMeta(it.Value())
@@ -114,7 +119,7 @@ func (tx *Tx) Scan(cursor uint64, o ScanOptions) (uint64, [][]byte, error) {
 		if o.Type != TypeNone && m.Type != o.Type {
 			continue
 		}
-		if o.Match != nil && !Match(o.Match, k, false) {
+		if o.Match != nil && !glob.Match(o.Match, k, false) {
 			continue
 		}
 		out = append(out, append([]byte(nil), k...))

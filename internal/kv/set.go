@@ -7,6 +7,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/mayfly/mayfly/internal/glob"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -566,6 +567,10 @@ func (tx *Tx) collScan(v uint64, ns []byte, cursor uint64, count int, fn func(k,
 			break
 		}
 		visited++
+		if tx.stopping(visited) {
+			it.Close()
+			return 0, ErrStopped
+		}
 		k := it.Key()[len(lo):]
 		last = append(last[:0], k...)
 		if err := fn(k, it.Value()); err != nil {
@@ -592,7 +597,7 @@ func (tx *Tx) SScan(key []byte, cursor uint64, o CollScanOptions) (uint64, [][]b
 	}
 	out := [][]byte{}
 	next, err := tx.collScan(s.version, nil, cursor, o.Count, func(k, _ []byte) error {
-		if o.Match == nil || Match(o.Match, k, false) {
+		if o.Match == nil || glob.Match(o.Match, k, false) {
 			out = append(out, append([]byte{}, k...))
 		}
 		return nil

@@ -48,6 +48,8 @@ type Tx struct {
 	// pending holds the metadata records written by this Tx, keyed by
 	// metaKey, nil for deleted ones: what Commit applies to the cache.
 	pending map[string][]byte
+	// stop, once closed, makes the Tx's long walks give up (StopOn).
+	stop <-chan struct{}
 }
 
 // Begin opens a Tx on logical database 0 with now read from the clock. It
@@ -63,6 +65,29 @@ func (s *Store) Begin() *Tx {
 	tx.Use(0)
 	tx.Tick()
 	return tx
+}
+
+// StopOn makes the Tx's walks over a whole database (KEYS, SCAN) or a whole
+// collection (HSCAN, SSCAN, ZSCAN) give up with ErrStopped once done is
+// closed, checking between keys: a server that must stop does not wait for
+// them. The Tx's lock is held until Commit or Rollback either way.
+func (tx *Tx) StopOn(done <-chan struct{}) { tx.stop = done }
+
+// stopEvery is how many steps of a walk pass between two checks of stop.
+const stopEvery = 256
+
+// stopping reports at every stopEvery-th step of a walk whether the Tx was
+// told to stop.
+func (tx *Tx) stopping(step int) bool {
+	if tx.stop == nil || step%stopEvery != 0 {
+		return false
+	}
+	select {
+	case <-tx.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // Tick reads the clock; the new time holds until the next Tick.
@@ -217,6 +242,7 @@ func (tx *Tx) reset() {
 	tx.events = tx.events[:0]
 	clear(tx.touches)
 	tx.touches = tx.touches[:0]
+	tx.stop = nil
 	tx.s = nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mayfly/mayfly/internal/glob"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -1006,7 +1007,7 @@ func (tx *Tx) ZScan(key []byte, cursor uint64, o CollScanOptions) (uint64, []ZMe
 	}
 	var out []ZMember
 	next, err := tx.collScan(z.version, []byte{zsetMemberNS}, cursor, o.Count, func(k, v []byte) error {
-		if o.Match != nil && !Match(o.Match, k, false) {
+		if o.Match != nil && !glob.Match(o.Match, k, false) {
 			return nil
 		}
 		if len(v) != 8 {

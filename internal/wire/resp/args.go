@@ -3,6 +3,7 @@ package resp
 import (
 	"strconv"
 
+	"github.com/mayfly/mayfly/internal/glob"
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
@@ -56,4 +57,4 @@ func bulkOrNull(w *Writer, b []byte, ok bool) {
 }
 
 // globMatch matches a string against a glob pattern, case-insensitively.
-func globMatch(pattern, s string) bool { return kv.Match([]byte(pattern), []byte(s), true) }
+func globMatch(pattern, s string) bool { return glob.Match([]byte(pattern), []byte(s), true) }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mayfly/mayfly/internal/glob"
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
@@ -159,7 +160,7 @@ func (c *config) match(pattern []byte) []string {
 	defer c.mu.Unlock()
 	var out []string
 	for name := range c.vals {
-		if kv.Match(pattern, []byte(name), true) {
+		if glob.Match(pattern, []byte(name), true) {
 			out = append(out, name)
 		}
 	}

@@ -330,6 +330,7 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 		// (execMeasured).
 		start := time.Now()
 		tx := s.kv.Begin()
+		tx.StopOn(s.stop)
 		c.marks = c.marks[:0]
 		from := 0 // the first command whose reply is still buffered
 		for i, args := range cmds {
@@ -347,6 +348,7 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 				c.recovered(tx, cmds, from, i, p)
 				start = time.Now()
 				tx = s.kv.Begin()
+				tx.StopOn(s.stop)
 				from = i + 1
 			}
 			s.stats.commands.Add(1)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mayfly/mayfly/internal/glob"
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
@@ -155,7 +156,7 @@ func (h *hub) publish(channel, message []byte) int {
 		n++
 	}
 	for pat, clients := range h.patterns {
-		if !kv.Match([]byte(pat), channel, false) {
+		if !glob.Match([]byte(pat), channel, false) {
 			continue
 		}
 		var p2, p3 []byte
@@ -209,7 +210,7 @@ func (h *hub) channelNames(pattern []byte) []string {
 	defer h.mu.RUnlock()
 	var out []string
 	for ch := range h.channels {
-		if pattern == nil || kv.Match(pattern, []byte(ch), false) {
+		if pattern == nil || glob.Match(pattern, []byte(ch), false) {
 			out = append(out, ch)
 		}
 	}

@@ -124,6 +124,10 @@ type Server struct {
 	listeners map[net.Listener]struct{}
 	closing   bool
 	conns     sync.WaitGroup
+	// stop is closed when Shutdown's deadline passes: a command still
+	// walking the keyspace gives up (kv.Tx.StopOn).
+	stop     chan struct{}
+	stopOnce sync.Once
 
 	nextID  atomic.Uint64
 	cfg     *config
@@ -152,6 +156,7 @@ func NewServer(opts Options) *Server {
 		start:     opts.Now(),
 		clients:   make(map[uint64]*client),
 		changed:   make(chan struct{}),
+		stop:      make(chan struct{}),
 		listeners: make(map[net.Listener]struct{}),
 	}
 	s.cmds = commandTable()
@@ -247,6 +252,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
+		s.stopOnce.Do(func() { close(s.stop) })
 		s.mu.Lock()
 		for _, c := range s.clients {
 			c.nc.Close()
