@@ -114,28 +114,8 @@ func (tx *Tx) sortItems(key []byte, o *SortOptions) ([]sortItem, int64, int64, e
 	}
 	var elems [][]byte
 	if ok {
-		switch m.Type {
-		case TypeList:
-			l, err := tx.listFor(key, false)
-			if err != nil {
-				return nil, 0, 0, err
-			}
-			if elems, err = tx.listRange(&l, 0, l.len()-1, false); err != nil {
-				return nil, 0, 0, err
-			}
-		case TypeSet:
-			if elems, _, err = tx.collMembers(m.Version, nil); err != nil {
-				return nil, 0, 0, err
-			}
-		case TypeZSet:
-			z := zsetState{orig: m, found: true, version: m.Version, count: int64(m.Count())}
-			els, err := tx.zsetRange(&z, ZRangeSpec{Kind: ZByRank, Start: 0, Stop: -1})
-			if err != nil {
-				return nil, 0, 0, err
-			}
-			for _, e := range els {
-				elems = append(elems, e.Member)
-			}
+		if elems, err = tx.sortElems(key, m); err != nil {
+			return nil, 0, 0, err
 		}
 		if dontsort && o.Desc && m.Type != TypeSet {
 			slices.Reverse(elems)
@@ -146,42 +126,86 @@ func (tx *Tx) sortItems(key []byte, o *SortOptions) ([]sortItem, int64, int64, e
 		items[i].elem = e
 	}
 	if !dontsort {
-		convErr := false
-		for i := range items {
-			by := items[i].elem
-			if o.By != nil {
-				v, found, err := tx.sortLookup(o.By, items[i].elem)
-				if err != nil {
-					return nil, 0, 0, err
-				}
-				if !found {
-					continue
-				}
-				by = v
+		if err := tx.sortByKeys(items, o); err != nil {
+			return nil, 0, 0, err
+		}
+	}
+	start, end := sortWindow(int64(len(items)), o)
+	return items, start, end, nil
+}
+
+// sortElems returns the elements of the list, set or sorted set m at key in
+// their own order.
+func (tx *Tx) sortElems(key []byte, m Meta) ([][]byte, error) {
+	switch m.Type {
+	case TypeList:
+		l, err := tx.listFor(key, false)
+		if err != nil {
+			return nil, err
+		}
+		return tx.listRange(&l, 0, l.len()-1, false)
+	case TypeSet:
+		elems, _, err := tx.collMembers(m.Version, nil)
+		return elems, err
+	case TypeZSet:
+		z := zsetState{orig: m, found: true, version: m.Version, count: int64(m.Count())}
+		els, err := tx.zsetRange(&z, ZRangeSpec{Kind: ZByRank, Start: 0, Stop: -1})
+		if err != nil {
+			return nil, err
+		}
+		elems := make([][]byte, 0, len(els))
+		for _, e := range els {
+			elems = append(elems, e.Member)
+		}
+		return elems, nil
+	}
+	return nil, nil
+}
+
+// sortByKeys gives each item its sort key (the element, or the BY lookup
+// when it finds one; a number unless ALPHA) and sorts the items stably by
+// it, ErrSortNotDouble when a key that must be a number is not.
+func (tx *Tx) sortByKeys(items []sortItem, o *SortOptions) error {
+	convErr := false
+	for i := range items {
+		by := items[i].elem
+		if o.By != nil {
+			v, found, err := tx.sortLookup(o.By, items[i].elem)
+			if err != nil {
+				return err
 			}
-			items[i].hasBy = true
-			if o.Alpha {
-				items[i].cmp = by
+			if !found {
 				continue
 			}
-			f, ok := parseSortScore(by)
-			if !ok {
-				convErr = true
-			}
-			items[i].score = f
+			by = v
 		}
-		if convErr {
-			return nil, 0, 0, ErrSortNotDouble
+		items[i].hasBy = true
+		if o.Alpha {
+			items[i].cmp = by
+			continue
 		}
-		slices.SortStableFunc(items, func(a, b sortItem) int {
-			c := sortCompare(a, b, o)
-			if o.Desc {
-				return -c
-			}
-			return c
-		})
+		f, ok := parseSortScore(by)
+		if !ok {
+			convErr = true
+		}
+		items[i].score = f
 	}
-	n := int64(len(items))
+	if convErr {
+		return ErrSortNotDouble
+	}
+	slices.SortStableFunc(items, func(a, b sortItem) int {
+		c := sortCompare(a, b, o)
+		if o.Desc {
+			return -c
+		}
+		return c
+	})
+	return nil
+}
+
+// sortWindow is the LIMIT window [start, end] over n sorted items (end <
+// start when empty).
+func sortWindow(n int64, o *SortOptions) (int64, int64) {
 	start := min(max(o.Offset, 0), n)
 	count := min(max(o.Count, -1), n)
 	end := n - 1
@@ -194,7 +218,7 @@ func (tx *Tx) sortItems(key []byte, o *SortOptions) ([]sortItem, int64, int64, e
 	if end >= n {
 		end = n - 1
 	}
-	return items, start, end, nil
+	return start, end
 }
 
 func sortCompare(a, b sortItem, o *SortOptions) int {

@@ -1,6 +1,7 @@
 package kv_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -38,37 +39,78 @@ func subexpiries(t *testing.T, s *kv.Store) [kv.NumDBs]int64 {
 	return out
 }
 
+// subexpiryStep is one operation of TestSubexpiryFollowsEveryPath and the
+// subexpiry counts it must leave.
+type subexpiryStep struct {
+	name    string
+	op      func(tx *kv.Tx) error
+	advance time.Duration // clock move after op
+	reap    bool          // run the key and field sources of db 0 after
+	want    map[int]int64 // other dbs want 0
+}
+
+func hexpireOp(key string, at int64, fields ...string) func(tx *kv.Tx) error {
+	return func(tx *kv.Tx) error {
+		_, err := tx.HExpire([]byte(key), at, kv.HExpireAlways, bs(fields...))
+		return err
+	}
+}
+
+func hsetOp(key string, pairs ...string) func(tx *kv.Tx) error {
+	return func(tx *kv.Tx) error { _, err := tx.HSet([]byte(key), bs(pairs...)); return err }
+}
+
+func inDBOp(db int, f func(tx *kv.Tx) error) func(tx *kv.Tx) error {
+	return func(tx *kv.Tx) error { tx.Use(db); return f(tx) }
+}
+
 func TestSubexpiryFollowsEveryPath(t *testing.T) {
 	s, _, c, _, _ := newStore(t)
 	now := c.Now().UnixMilli()
 	far := now + 3_600_000
 	near := now + 1_000
-	hexpire := func(key string, at int64, fields ...string) func(tx *kv.Tx) error {
-		return func(tx *kv.Tx) error {
-			_, err := tx.HExpire([]byte(key), at, kv.HExpireAlways, bs(fields...))
-			return err
+	steps := slices.Concat(subexpiryHashSteps(now, far), subexpiryKeySteps(far), subexpiryExpirySteps(far, near))
+	for _, step := range steps {
+		runSubexpiryStep(t, s, c, step)
+	}
+}
+
+// runSubexpiryStep runs one step and checks the counts and the store.
+func runSubexpiryStep(t *testing.T, s *kv.Store, c *clock, step subexpiryStep) {
+	t.Helper()
+	do(t, s, step.op)
+	c.Advance(step.advance)
+	if step.reap {
+		for _, src := range []expiry.Source{s.Sources()[0], s.FieldSources()[0]} {
+			if _, err := src.Reap(t.Context(), c.Now(), expiry.Budget{}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	hset := func(key string, pairs ...string) func(tx *kv.Tx) error {
-		return func(tx *kv.Tx) error { _, err := tx.HSet([]byte(key), bs(pairs...)); return err }
+	var want [kv.NumDBs]int64
+	for db, n := range step.want {
+		want[db] = n
 	}
-	inDB := func(db int, f func(tx *kv.Tx) error) func(tx *kv.Tx) error {
-		return func(tx *kv.Tx) error { tx.Use(db); return f(tx) }
+	if got := subexpiries(t, s); got != want {
+		t.Fatalf("%s: subexpiry %v, want %v", step.name, got, want)
 	}
-	steps := []struct {
-		name    string
-		op      func(tx *kv.Tx) error
-		advance time.Duration // clock move after op
-		reap    bool          // run the key and field sources of db 0 after
-		want    map[int]int64 // other dbs want 0
-	}{
-		{name: "hset without ttl", op: hset("h1", "a", "1", "b", "2"), want: nil},
-		{name: "hexpire", op: hexpire("h1", far, "a"), want: map[int]int64{0: 1}},
-		{name: "second field same hash", op: hexpire("h1", far, "b"), want: map[int]int64{0: 1}},
+	// The consistency checker recounts the records.
+	if err := s.Check(t.Context()); err != nil {
+		t.Fatalf("%s: %v", step.name, err)
+	}
+}
+
+// subexpiryHashSteps are the hash commands that set, keep or drop field
+// expiries.
+func subexpiryHashSteps(now, far int64) []subexpiryStep {
+	return []subexpiryStep{
+		{name: "hset without ttl", op: hsetOp("h1", "a", "1", "b", "2"), want: nil},
+		{name: "hexpire", op: hexpireOp("h1", far, "a"), want: map[int]int64{0: 1}},
+		{name: "second field same hash", op: hexpireOp("h1", far, "b"), want: map[int]int64{0: 1}},
 		{name: "hpersist one", op: func(tx *kv.Tx) error { _, err := tx.HPersist([]byte("h1"), bs("a")); return err }, want: map[int]int64{0: 1}},
 		{name: "hpersist last", op: func(tx *kv.Tx) error { _, err := tx.HPersist([]byte("h1"), bs("b")); return err }, want: nil},
-		{name: "hexpire again", op: hexpire("h1", far, "a"), want: map[int]int64{0: 1}},
-		{name: "hset overwrite clears ttl", op: hset("h1", "a", "x"), want: nil},
+		{name: "hexpire again", op: hexpireOp("h1", far, "a"), want: map[int]int64{0: 1}},
+		{name: "hset overwrite clears ttl", op: hsetOp("h1", "a", "x"), want: nil},
 		{name: "hsetex new hash", op: func(tx *kv.Tx) error {
 			_, err := tx.HSetEx([]byte("h2"), kv.HSetExAlways, kv.HSetExAt, far, bs("x", "1"))
 			return err
@@ -79,7 +121,7 @@ func TestSubexpiryFollowsEveryPath(t *testing.T) {
 		}, want: map[int]int64{0: 2}},
 		{name: "hdel the ttl field", op: func(tx *kv.Tx) error { _, err := tx.HDel([]byte("h1"), bs("a")); return err }, want: map[int]int64{0: 1}},
 		{name: "hgetdel empties a ttl hash", op: func(tx *kv.Tx) error {
-			if err := hexpire("h1", far, "b")(tx); err != nil {
+			if err := hexpireOp("h1", far, "b")(tx); err != nil {
 				return err
 			}
 			_, err := tx.HGetDel([]byte("h1"), bs("b"))
@@ -90,26 +132,33 @@ func TestSubexpiryFollowsEveryPath(t *testing.T) {
 			return err
 		}, want: nil},
 		{name: "hexpire past deletes", op: func(tx *kv.Tx) error {
-			if err := hexpire("h2", far, "x")(tx); err != nil {
+			if err := hexpireOp("h2", far, "x")(tx); err != nil {
 				return err
 			}
-			return hexpire("h2", now, "x")(tx)
+			return hexpireOp("h2", now, "x")(tx)
 		}, want: nil},
+	}
+}
+
+// subexpiryKeySteps are the key commands that carry hashes with field
+// expiries: RENAME, COPY, MOVE, SWAPDB, SET, DEL and FLUSHDB.
+func subexpiryKeySteps(far int64) []subexpiryStep {
+	return []subexpiryStep{
 		{name: "rename keeps", op: func(tx *kv.Tx) error {
-			if err := hset("h3", "p", "1", "q", "2")(tx); err != nil {
+			if err := hsetOp("h3", "p", "1", "q", "2")(tx); err != nil {
 				return err
 			}
-			if err := hexpire("h3", far, "p")(tx); err != nil {
+			if err := hexpireOp("h3", far, "p")(tx); err != nil {
 				return err
 			}
 			_, err := tx.Rename([]byte("h3"), []byte("h4"), false)
 			return err
 		}, want: map[int]int64{0: 1}},
 		{name: "rename over a ttl hash", op: func(tx *kv.Tx) error {
-			if err := hset("h5", "p", "1")(tx); err != nil {
+			if err := hsetOp("h5", "p", "1")(tx); err != nil {
 				return err
 			}
-			if err := hexpire("h5", far, "p")(tx); err != nil {
+			if err := hexpireOp("h5", far, "p")(tx); err != nil {
 				return err
 			}
 			_, err := tx.Rename([]byte("h5"), []byte("h4"), false)
@@ -130,21 +179,28 @@ func TestSubexpiryFollowsEveryPath(t *testing.T) {
 			_, err := tx.Set([]byte("h4"), []byte("v"), kv.SetOptions{})
 			return err
 		}, want: map[int]int64{5: 1}},
-		{name: "del", op: inDB(5, func(tx *kv.Tx) error { _, err := tx.Del(bs("h6")); return err }), want: nil},
-		{name: "flushdb", op: inDB(5, func(tx *kv.Tx) error {
-			if err := hset("f", "a", "1")(tx); err != nil {
+		{name: "del", op: inDBOp(5, func(tx *kv.Tx) error { _, err := tx.Del(bs("h6")); return err }), want: nil},
+		{name: "flushdb", op: inDBOp(5, func(tx *kv.Tx) error {
+			if err := hsetOp("f", "a", "1")(tx); err != nil {
 				return err
 			}
-			if err := hexpire("f", far, "a")(tx); err != nil {
+			if err := hexpireOp("f", far, "a")(tx); err != nil {
 				return err
 			}
 			return tx.FlushDB()
 		}), want: nil},
+	}
+}
+
+// subexpiryExpirySteps are key and field expiries lapsing and being
+// reaped, and FLUSHALL.
+func subexpiryExpirySteps(far, near int64) []subexpiryStep {
+	return []subexpiryStep{
 		{name: "key expiry hides before reap", op: func(tx *kv.Tx) error {
-			if err := hset("k", "a", "1")(tx); err != nil {
+			if err := hsetOp("k", "a", "1")(tx); err != nil {
 				return err
 			}
-			if err := hexpire("k", far, "a")(tx); err != nil {
+			if err := hexpireOp("k", far, "a")(tx); err != nil {
 				return err
 			}
 			_, err := tx.Expire([]byte("k"), near, kv.ExpireAlways)
@@ -154,10 +210,10 @@ func TestSubexpiryFollowsEveryPath(t *testing.T) {
 		{name: "a key expiry on a ttl hash", op: func(tx *kv.Tx) error {
 			now := tx.Now()
 			for _, k := range []string{"e1", "e2"} {
-				if err := hset(k, "a", "1")(tx); err != nil {
+				if err := hsetOp(k, "a", "1")(tx); err != nil {
 					return err
 				}
-				if err := hexpire(k, now+3_600_000, "a")(tx); err != nil {
+				if err := hexpireOp(k, now+3_600_000, "a")(tx); err != nil {
 					return err
 				}
 				if _, err := tx.Expire([]byte(k), now+1_000, kv.ExpireAlways); err != nil {
@@ -179,10 +235,10 @@ func TestSubexpiryFollowsEveryPath(t *testing.T) {
 		{name: "expired ttl hash among fewer due keys", op: func(tx *kv.Tx) error {
 			now := tx.Now()
 			for _, k := range []string{"p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"} {
-				if err := hset(k, "a", "1")(tx); err != nil {
+				if err := hsetOp(k, "a", "1")(tx); err != nil {
 					return err
 				}
-				if err := hexpire(k, now+3_600_000, "a")(tx); err != nil {
+				if err := hexpireOp(k, now+3_600_000, "a")(tx); err != nil {
 					return err
 				}
 			}
@@ -191,63 +247,41 @@ func TestSubexpiryFollowsEveryPath(t *testing.T) {
 		{name: "expired keys reaped", op: func(tx *kv.Tx) error { return tx.FlushDB() }, reap: true, want: nil},
 		{name: "lapsed field ttl with a persistent field left", op: func(tx *kv.Tx) error {
 			now := tx.Now()
-			if err := hset("l", "a", "1", "b", "2")(tx); err != nil {
+			if err := hsetOp("l", "a", "1", "b", "2")(tx); err != nil {
 				return err
 			}
-			return hexpire("l", now+1_000, "a")(tx)
+			return hexpireOp("l", now+1_000, "a")(tx)
 		}, want: map[int]int64{0: 1}},
 		{name: "lapsed before reap", op: func(tx *kv.Tx) error { return nil }, advance: 2 * time.Second, want: nil},
 		{name: "lapsed reaped", op: func(tx *kv.Tx) error { return nil }, reap: true, want: nil},
 		{name: "gone hash", op: func(tx *kv.Tx) error {
 			now := tx.Now()
-			if err := hset("g", "a", "1")(tx); err != nil {
+			if err := hsetOp("g", "a", "1")(tx); err != nil {
 				return err
 			}
-			return hexpire("g", now+1_000, "a")(tx)
+			return hexpireOp("g", now+1_000, "a")(tx)
 		}, advance: 2 * time.Second, want: nil},
 		{name: "gone hash reaped", op: func(tx *kv.Tx) error { return nil }, reap: true, want: nil},
 		{name: "a live ttl among lapsed ones", op: func(tx *kv.Tx) error {
 			now := tx.Now()
-			if err := hset("m", "a", "1", "b", "2")(tx); err != nil {
+			if err := hsetOp("m", "a", "1", "b", "2")(tx); err != nil {
 				return err
 			}
-			if err := hexpire("m", now+1_000, "a")(tx); err != nil {
+			if err := hexpireOp("m", now+1_000, "a")(tx); err != nil {
 				return err
 			}
-			return hexpire("m", now+10_000, "b")(tx)
+			return hexpireOp("m", now+10_000, "b")(tx)
 		}, advance: 2 * time.Second, want: map[int]int64{0: 1}},
 		{name: "flushall", op: func(tx *kv.Tx) error {
 			tx.Use(7)
-			if err := hset("z", "a", "1")(tx); err != nil {
+			if err := hsetOp("z", "a", "1")(tx); err != nil {
 				return err
 			}
-			if err := hexpire("z", far, "a")(tx); err != nil {
+			if err := hexpireOp("z", far, "a")(tx); err != nil {
 				return err
 			}
 			return tx.FlushAll()
 		}, want: nil},
-	}
-	for _, step := range steps {
-		do(t, s, step.op)
-		c.Advance(step.advance)
-		if step.reap {
-			for _, src := range []expiry.Source{s.Sources()[0], s.FieldSources()[0]} {
-				if _, err := src.Reap(t.Context(), c.Now(), expiry.Budget{}); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		var want [kv.NumDBs]int64
-		for db, n := range step.want {
-			want[db] = n
-		}
-		if got := subexpiries(t, s); got != want {
-			t.Fatalf("%s: subexpiry %v, want %v", step.name, got, want)
-		}
-		// The consistency checker recounts the records.
-		if err := s.Check(t.Context()); err != nil {
-			t.Fatalf("%s: %v", step.name, err)
-		}
 	}
 }
 

@@ -501,96 +501,113 @@ type ZRangeSpec struct {
 
 // zsetRange runs a range query on z.
 func (tx *Tx) zsetRange(z *zsetState, q ZRangeSpec) ([]ZMember, error) {
-	out := []ZMember{}
 	if !z.found {
-		return out, nil
+		return []ZMember{}, nil
 	}
 	zi, err := tx.zsetIter(z)
 	if err != nil {
 		return nil, err
 	}
 	defer zi.it.Close()
-	it := zi.it
 	switch q.Kind {
 	case ZByRank:
-		from, to, ok := rangeBounds(q.Start, q.Stop, z.count)
-		if !ok {
-			return out, nil
-		}
-		n := to - from + 1
-		if q.Rev {
-			from = z.count - 1 - to
-		}
-		// Walk from the nearer end.
-		if from <= z.count-from-n {
-			ok := it.First()
-			for i := int64(0); ok && i < from; i++ {
-				ok = it.Next()
-			}
-			for ; ok && int64(len(out)) < n; ok = it.Next() {
-				out = append(out, zi.cur())
-			}
-		} else {
-			ok := it.Last()
-			for i := int64(0); ok && i < z.count-from-n; i++ {
-				ok = it.Prev()
-			}
-			for ; ok && int64(len(out)) < n; ok = it.Prev() {
-				out = append(out, zi.cur())
-			}
-			slices.Reverse(out)
-		}
-		if q.Rev {
-			slices.Reverse(out)
-		}
-		return out, it.Error()
+		return zi.rankRange(z.count, q)
 	case ZByScore, ZByLex:
 		if q.Offset < 0 || (q.Offset > 0 && q.Offset >= z.count) {
-			return out, nil
+			return []ZMember{}, nil
 		}
-		var ok bool
-		var inStart, inEnd func(m ZMember) bool
-		if q.Kind == ZByScore {
-			if q.Rev {
-				ok = zi.seekScoreLE(q.Max.Value)
-				inStart = func(m ZMember) bool { return q.Max.leMax(m.Score) }
-				inEnd = func(m ZMember) bool { return q.Min.geMin(m.Score) }
-			} else {
-				ok = zi.seekScore(q.Min.Value)
-				inStart = func(m ZMember) bool { return q.Min.geMin(m.Score) }
-				inEnd = func(m ZMember) bool { return q.Max.leMax(m.Score) }
-			}
-		} else {
-			if q.Rev {
-				ok = it.Last()
-				inStart = func(m ZMember) bool { return q.LexMax.leMax(m.Member) }
-				inEnd = func(m ZMember) bool { return q.LexMin.geMin(m.Member) }
-			} else {
-				ok = it.First()
-				inStart = func(m ZMember) bool { return q.LexMin.geMin(m.Member) }
-				inEnd = func(m ZMember) bool { return q.LexMax.leMax(m.Member) }
-			}
-		}
-		step := it.Next
-		if q.Rev {
-			step = it.Prev
-		}
-		for ok && !inStart(zi.cur()) {
-			ok = step()
-		}
-		for i := int64(0); ok && i < q.Offset; i++ {
-			ok = step()
-		}
-		for ; ok && (q.Count < 0 || int64(len(out)) < q.Count); ok = step() {
-			m := zi.cur()
-			if !inEnd(m) {
-				break
-			}
-			out = append(out, m)
-		}
-		return out, it.Error()
+		return zi.boundRange(q)
 	}
-	return out, nil
+	return []ZMember{}, nil
+}
+
+// rankRange returns the elements of ranks [q.Start, q.Stop] (from the end
+// when q.Rev) of a sorted set of count elements, walking from the nearer
+// end.
+func (zi *zsetIter) rankRange(count int64, q ZRangeSpec) ([]ZMember, error) {
+	out := []ZMember{}
+	it := zi.it
+	from, to, ok := rangeBounds(q.Start, q.Stop, count)
+	if !ok {
+		return out, nil
+	}
+	n := to - from + 1
+	if q.Rev {
+		from = count - 1 - to
+	}
+	if from <= count-from-n {
+		ok := it.First()
+		for i := int64(0); ok && i < from; i++ {
+			ok = it.Next()
+		}
+		for ; ok && int64(len(out)) < n; ok = it.Next() {
+			out = append(out, zi.cur())
+		}
+	} else {
+		ok := it.Last()
+		for i := int64(0); ok && i < count-from-n; i++ {
+			ok = it.Prev()
+		}
+		for ; ok && int64(len(out)) < n; ok = it.Prev() {
+			out = append(out, zi.cur())
+		}
+		slices.Reverse(out)
+	}
+	if q.Rev {
+		slices.Reverse(out)
+	}
+	return out, it.Error()
+}
+
+// boundRange returns the elements between q's score or lex bounds, in
+// order (reversed when q.Rev), past q.Offset and at most q.Count of them
+// when it is not negative.
+func (zi *zsetIter) boundRange(q ZRangeSpec) ([]ZMember, error) {
+	out := []ZMember{}
+	it := zi.it
+	ok, inStart, inEnd := zi.seekBound(q)
+	step := it.Next
+	if q.Rev {
+		step = it.Prev
+	}
+	for ok && !inStart(zi.cur()) {
+		ok = step()
+	}
+	for i := int64(0); ok && i < q.Offset; i++ {
+		ok = step()
+	}
+	for ; ok && (q.Count < 0 || int64(len(out)) < q.Count); ok = step() {
+		m := zi.cur()
+		if !inEnd(m) {
+			break
+		}
+		out = append(out, m)
+	}
+	return out, it.Error()
+}
+
+// seekBound positions the iterator near the bound a walk of q starts from
+// and returns whether it is on an element, and the tests that an element
+// is past the starting bound and not past the ending one.
+func (zi *zsetIter) seekBound(q ZRangeSpec) (ok bool, inStart, inEnd func(ZMember) bool) {
+	switch {
+	case q.Kind == ZByScore && q.Rev:
+		return zi.seekScoreLE(q.Max.Value),
+			func(m ZMember) bool { return q.Max.leMax(m.Score) },
+			func(m ZMember) bool { return q.Min.geMin(m.Score) }
+	case q.Kind == ZByScore:
+		return zi.seekScore(q.Min.Value),
+			func(m ZMember) bool { return q.Min.geMin(m.Score) },
+			func(m ZMember) bool { return q.Max.leMax(m.Score) }
+	case q.Rev:
+		return zi.it.Last(),
+			func(m ZMember) bool { return q.LexMax.leMax(m.Member) },
+			func(m ZMember) bool { return q.LexMin.geMin(m.Member) }
+	default:
+		return zi.it.First(),
+			func(m ZMember) bool { return q.LexMin.geMin(m.Member) },
+			func(m ZMember) bool { return q.LexMax.leMax(m.Member) }
+	}
 }
 
 // ZRange returns the elements of the sorted set at key selected by q.

@@ -40,49 +40,92 @@ func parseScoreRange(a, b []byte) (kv.ScoreBound, kv.ScoreBound, error) {
 // argStart, followed by min and max and the options.
 func zrangeGeneric(x *cmdCtx, argStart int, store bool, kind kv.ZRangeKind, dir zrangeDir) error {
 	args := x.args
-	withScores, hasLimit := false, false
-	var offset, count int64 = 0, -1
-	for j := argStart + 3; j < len(args); j++ {
-		a := args[j]
+	o, err := parseZRangeOptions(args[argStart+3:], store, kind, dir)
+	if err != nil {
+		return err
+	}
+	q := kv.ZRangeSpec{Kind: o.kind, Rev: o.dir == dirReverse, Offset: o.offset, Count: o.count}
+	if err := parseZRangeBounds(&q, args[argStart+1], args[argStart+2]); err != nil {
+		return err
+	}
+	if store {
+		n, err := x.tx.ZRangeStore(args[1], args[argStart], q)
+		if err != nil {
+			return err
+		}
+		x.w.Int(n)
+		if n > 0 {
+			serveBlocked(x, args[1])
+		}
+		return nil
+	}
+	els, err := x.tx.ZRange(args[argStart], q)
+	if err != nil {
+		return err
+	}
+	writeZMembers(x.w, els, o.withScores)
+	return nil
+}
+
+// zrangeOptions are the options after a range's min and max.
+type zrangeOptions struct {
+	withScores    bool
+	offset, count int64 // LIMIT; count -1 for none
+	kind          kv.ZRangeKind
+	dir           zrangeDir
+}
+
+// parseZRangeOptions parses WITHSCORES (not for a store), LIMIT, REV,
+// BYLEX and BYSCORE (each only when the command's kind or direction is not
+// fixed), with Redis's errors for the combinations it refuses.
+func parseZRangeOptions(opts [][]byte, store bool, kind kv.ZRangeKind, dir zrangeDir) (zrangeOptions, error) {
+	o := zrangeOptions{count: -1, kind: kind, dir: dir}
+	hasLimit := false
+	for j := 0; j < len(opts); j++ {
+		a := opts[j]
 		switch {
 		case !store && argEq(a, "withscores"):
-			withScores = true
-		case argEq(a, "limit") && len(args)-j-1 >= 2:
+			o.withScores = true
+		case argEq(a, "limit") && len(opts)-j-1 >= 2:
 			var err error
-			if offset, err = parseInt(args[j+1]); err != nil {
-				return err
+			if o.offset, err = parseInt(opts[j+1]); err != nil {
+				return o, err
 			}
-			if count, err = parseInt(args[j+2]); err != nil {
-				return err
+			if o.count, err = parseInt(opts[j+2]); err != nil {
+				return o, err
 			}
 			hasLimit = true
 			j += 2
 		case dir == dirAuto && argEq(a, "rev"):
-			dir = dirReverse
+			o.dir = dirReverse
 		case kind == zrangeAuto && argEq(a, "bylex"):
-			kind = kv.ZByLex
+			o.kind = kv.ZByLex
 		case kind == zrangeAuto && argEq(a, "byscore"):
-			kind = kv.ZByScore
+			o.kind = kv.ZByScore
 		default:
-			return errSyntax
+			return o, errSyntax
 		}
 	}
-	if kind == zrangeAuto {
-		kind = kv.ZByRank
+	if o.kind == zrangeAuto {
+		o.kind = kv.ZByRank
 	}
-	if hasLimit && kind == kv.ZByRank {
-		return replyErr("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
+	if hasLimit && o.kind == kv.ZByRank {
+		return o, replyErr("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
 	}
-	if withScores && kind == kv.ZByLex {
-		return replyErr("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
+	if o.withScores && o.kind == kv.ZByLex {
+		return o, replyErr("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
 	}
-	q := kv.ZRangeSpec{Kind: kind, Rev: dir == dirReverse, Offset: offset, Count: count}
-	minArg, maxArg := args[argStart+1], args[argStart+2]
-	if q.Rev && kind != kv.ZByRank {
+	return o, nil
+}
+
+// parseZRangeBounds parses min and max into q as ranks, scores or lex
+// bounds by q's kind; a reversed score or lex range gives max first.
+func parseZRangeBounds(q *kv.ZRangeSpec, minArg, maxArg []byte) error {
+	if q.Rev && q.Kind != kv.ZByRank {
 		minArg, maxArg = maxArg, minArg
 	}
 	var err error
-	switch kind {
+	switch q.Kind {
 	case kv.ZByRank:
 		if q.Start, err = parseInt(minArg); err != nil {
 			return err
@@ -102,22 +145,6 @@ func zrangeGeneric(x *cmdCtx, argStart int, store bool, kind kv.ZRangeKind, dir 
 			return errNotLexRange
 		}
 	}
-	if store {
-		n, err := x.tx.ZRangeStore(args[1], args[argStart], q)
-		if err != nil {
-			return err
-		}
-		x.w.Int(n)
-		if n > 0 {
-			serveBlocked(x, args[1])
-		}
-		return nil
-	}
-	els, err := x.tx.ZRange(args[argStart], q)
-	if err != nil {
-		return err
-	}
-	writeZMembers(x.w, els, withScores)
 	return nil
 }
 

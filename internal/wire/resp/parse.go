@@ -82,82 +82,102 @@ func (p *progress) advance(buf []byte, lim Limits, args *[][]byte) (bool, error)
 		return p.inline(buf, lim, args)
 	}
 	if p.pos == 0 {
-		nl := bytes.IndexByte(buf, '\n')
-		if nl < 0 {
-			if len(buf) > lim.MaxInlineLen {
-				return false, protoErr("too big mbulk count string")
-			}
-			return false, nil
+		if read, err := p.countLine(buf, lim); err != nil || !read {
+			return false, err
 		}
-		if nl == 0 || buf[nl-1] != '\r' {
-			// Redis searches for "\r": a lone "\n" is not a line end.
-			cr := bytes.IndexByte(buf, '\r')
-			if cr < 0 || cr+1 >= len(buf) {
-				if len(buf) > lim.MaxInlineLen {
-					return false, protoErr("too big mbulk count string")
-				}
-				return false, nil
-			}
-			nl = cr + 1
-			if buf[nl] != '\n' {
-				return false, protoErr("invalid multibulk length")
-			}
-		}
-		if nl-1 > lim.MaxInlineLen {
-			return false, protoErr("too big mbulk count string")
-		}
-		count, ok := parseLen(buf[1 : nl-1])
-		if !ok || count > lim.MaxMultibulkLen {
-			return false, protoErr("invalid multibulk length")
-		}
-		if lim.Unauthenticated && count > 10 {
-			return false, protoErr("unauthenticated multibulk length")
-		}
-		p.pos, p.count = nl+1, count
-		if count <= 0 {
+		if p.count <= 0 {
 			return true, nil
 		}
 	}
 	p.need = 0
 	for p.parsed < p.count {
-		if p.pos >= len(buf) {
-			return false, nil
+		if read, err := p.bulk(buf, lim, args); err != nil || !read {
+			return false, err
 		}
-		rest := buf[p.pos:]
-		nl := bytes.IndexByte(rest, '\r')
-		if nl < 0 || nl+1 >= len(rest) {
-			if len(rest) > lim.MaxInlineLen {
-				return false, protoErr("too big bulk count string")
+	}
+	return true, nil
+}
+
+// countLine reads the "*N\r\n" line that opens a multibulk request,
+// reporting whether it is complete (p.pos and p.count are then set).
+func (p *progress) countLine(buf []byte, lim Limits) (bool, error) {
+	nl := bytes.IndexByte(buf, '\n')
+	if nl < 0 {
+		if len(buf) > lim.MaxInlineLen {
+			return false, protoErr("too big mbulk count string")
+		}
+		return false, nil
+	}
+	if nl == 0 || buf[nl-1] != '\r' {
+		// Redis searches for "\r": a lone "\n" is not a line end.
+		cr := bytes.IndexByte(buf, '\r')
+		if cr < 0 || cr+1 >= len(buf) {
+			if len(buf) > lim.MaxInlineLen {
+				return false, protoErr("too big mbulk count string")
 			}
 			return false, nil
 		}
-		if nl > lim.MaxInlineLen {
+		nl = cr + 1
+		if buf[nl] != '\n' {
+			return false, protoErr("invalid multibulk length")
+		}
+	}
+	if nl-1 > lim.MaxInlineLen {
+		return false, protoErr("too big mbulk count string")
+	}
+	count, ok := parseLen(buf[1 : nl-1])
+	if !ok || count > lim.MaxMultibulkLen {
+		return false, protoErr("invalid multibulk length")
+	}
+	if lim.Unauthenticated && count > 10 {
+		return false, protoErr("unauthenticated multibulk length")
+	}
+	p.pos, p.count = nl+1, count
+	return true, nil
+}
+
+// bulk reads the next "$len\r\ndata\r\n" argument at p.pos, reporting
+// whether it is complete (it is then appended to args when args is not
+// nil, and p moves past it). While its data is still arriving p.need is
+// the buffer length it needs.
+func (p *progress) bulk(buf []byte, lim Limits, args *[][]byte) (bool, error) {
+	if p.pos >= len(buf) {
+		return false, nil
+	}
+	rest := buf[p.pos:]
+	nl := bytes.IndexByte(rest, '\r')
+	if nl < 0 || nl+1 >= len(rest) {
+		if len(rest) > lim.MaxInlineLen {
 			return false, protoErr("too big bulk count string")
 		}
-		if rest[0] != '$' {
-			return false, protoErr("expected '$', got '" + string(rest[0]) + "'")
-		}
-		n, ok := parseLen(rest[1:nl])
-		if !ok || n < 0 || n > lim.MaxBulkLen {
-			return false, protoErr("invalid bulk length")
-		}
-		if lim.Unauthenticated && n > 16384 {
-			return false, protoErr("unauthenticated bulk length")
-		}
-		start := p.pos + nl + 2
-		if n > int64(len(buf)-start-2) {
-			// Compared so, start+n+2 cannot overflow whatever
-			// proto-max-bulk-len allows.
-			p.need = int64(start) + min(n, math.MaxInt64-int64(start)-2) + 2
-			return false, nil
-		}
-		end := start + int(n)
-		if args != nil {
-			*args = append(*args, buf[start:end:end])
-		}
-		p.pos = end + 2 // like Redis, the two bytes after the data are not checked
-		p.parsed++
+		return false, nil
 	}
+	if nl > lim.MaxInlineLen {
+		return false, protoErr("too big bulk count string")
+	}
+	if rest[0] != '$' {
+		return false, protoErr("expected '$', got '" + string(rest[0]) + "'")
+	}
+	n, ok := parseLen(rest[1:nl])
+	if !ok || n < 0 || n > lim.MaxBulkLen {
+		return false, protoErr("invalid bulk length")
+	}
+	if lim.Unauthenticated && n > 16384 {
+		return false, protoErr("unauthenticated bulk length")
+	}
+	start := p.pos + nl + 2
+	if n > int64(len(buf)-start-2) {
+		// Compared so, start+n+2 cannot overflow whatever
+		// proto-max-bulk-len allows.
+		p.need = int64(start) + min(n, math.MaxInt64-int64(start)-2) + 2
+		return false, nil
+	}
+	end := start + int(n)
+	if args != nil {
+		*args = append(*args, buf[start:end:end])
+	}
+	p.pos = end + 2 // like Redis, the two bytes after the data are not checked
+	p.parsed++
 	return true, nil
 }
 
@@ -239,80 +259,95 @@ func splitArgs(line []byte, args [][]byte) ([][]byte, bool) {
 		if p >= len(line) {
 			return args, true
 		}
-		var cur []byte
-		inq, insq, done := false, false, false
-		for !done {
-			switch {
-			case inq:
-				if p >= len(line) {
-					return args, false
-				}
-				if line[p] == '\\' && p+3 < len(line) && line[p+1] == 'x' && isHex(line[p+2]) && isHex(line[p+3]) {
-					cur = append(cur, hexVal(line[p+2])*16+hexVal(line[p+3]))
-					p += 3
-				} else if line[p] == '\\' && p+1 < len(line) {
-					p++
-					c := line[p]
-					switch c {
-					case 'n':
-						c = '\n'
-					case 'r':
-						c = '\r'
-					case 't':
-						c = '\t'
-					case 'b':
-						c = '\b'
-					case 'a':
-						c = '\a'
-					}
-					cur = append(cur, c)
-				} else if line[p] == '"' {
-					// A closing quote must be followed by a space or the end.
-					if p+1 < len(line) && !isSpace(line[p+1]) {
-						return args, false
-					}
-					done = true
-				} else {
-					cur = append(cur, line[p])
-				}
-			case insq:
-				if p >= len(line) {
-					return args, false
-				}
-				if line[p] == '\\' && p+1 < len(line) && line[p+1] == '\'' {
-					p++
-					cur = append(cur, '\'')
-				} else if line[p] == '\'' {
-					if p+1 < len(line) && !isSpace(line[p+1]) {
-						return args, false
-					}
-					done = true
-				} else {
-					cur = append(cur, line[p])
-				}
-			default:
-				if p >= len(line) {
-					done = true
-					break
-				}
-				switch line[p] {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
-				default:
-					cur = append(cur, line[p])
-				}
-			}
-			if p < len(line) {
-				p++
-			}
+		word, next, ok := splitWord(line, p)
+		if !ok {
+			return args, false
 		}
-		if cur == nil {
-			cur = []byte{}
-		}
-		args = append(args, cur)
+		args = append(args, word)
+		p = next
 	}
+}
+
+// splitWord reads the word that starts at line[p]: bytes up to a
+// separator (which it consumes), or up to a quote, whose quoted part ends
+// the word. It returns the word and where the rest of the line starts; ok
+// is false for unbalanced quotes.
+func splitWord(line []byte, p int) (word []byte, next int, ok bool) {
+	word = []byte{}
+	for ; p < len(line); p++ {
+		switch line[p] {
+		case ' ', '\n', '\r', '\t', 0:
+			return word, p + 1, true
+		case '"':
+			return doubleQuoted(line, p+1, word)
+		case '\'':
+			return singleQuoted(line, p+1, word)
+		}
+		word = append(word, line[p])
+	}
+	return word, p, true
+}
+
+// doubleQuoted appends to word the double-quoted part from line[p] on,
+// with its escapes (\xHH, \n, \r, \t, \b, \a, and \ before any other
+// byte), up to its closing quote, which must be followed by a space or
+// the end of the line.
+func doubleQuoted(line []byte, p int, word []byte) ([]byte, int, bool) {
+	for ; p < len(line); p++ {
+		switch c := line[p]; {
+		case c == '\\' && p+3 < len(line) && line[p+1] == 'x' && isHex(line[p+2]) && isHex(line[p+3]):
+			word = append(word, hexVal(line[p+2])*16+hexVal(line[p+3]))
+			p += 3
+		case c == '\\' && p+1 < len(line):
+			p++
+			word = append(word, unescape(line[p]))
+		case c == '"':
+			if p+1 < len(line) && !isSpace(line[p+1]) {
+				return nil, 0, false
+			}
+			return word, p + 1, true
+		default:
+			word = append(word, c)
+		}
+	}
+	return nil, 0, false
+}
+
+// unescape is the byte that a backslash followed by c stands for inside
+// double quotes.
+func unescape(c byte) byte {
+	switch c {
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	case 'b':
+		return '\b'
+	case 'a':
+		return '\a'
+	}
+	return c
+}
+
+// singleQuoted appends to word the single-quoted part from line[p] on (\'
+// stands for a quote, nothing else is escaped) up to its closing quote,
+// which must be followed by a space or the end of the line.
+func singleQuoted(line []byte, p int, word []byte) ([]byte, int, bool) {
+	for ; p < len(line); p++ {
+		switch {
+		case line[p] == '\\' && p+1 < len(line) && line[p+1] == '\'':
+			p++
+			word = append(word, '\'')
+		case line[p] == '\'':
+			if p+1 < len(line) && !isSpace(line[p+1]) {
+				return nil, 0, false
+			}
+			return word, p + 1, true
+		default:
+			word = append(word, line[p])
+		}
+	}
+	return nil, 0, false
 }
