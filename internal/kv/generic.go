@@ -1,8 +1,6 @@
 package kv
 
 import (
-	"math/rand/v2"
-
 	"github.com/mayfly/mayfly/internal/glob"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -273,45 +271,6 @@ func (tx *Tx) Keys(pattern []byte) ([][]byte, error) {
 		out = append(out, append([]byte(nil), k...))
 	}
 	return out, it.Close()
-}
-
-// RandomKey returns a live key of the current database, picked by seeking
-// to a random position; ok is false when the database has none.
-func (tx *Tx) RandomKey() ([]byte, bool, error) {
-	lo := metaPrefix(tx.pdb)
-	hi := storage.PrefixEnd(lo)
-	it, err := tx.reader().NewIter(lo, hi)
-	if err != nil {
-		return nil, false, err
-	}
-	defer it.Close()
-	for try := 0; try < 100; try++ {
-		var seek [8]byte
-		for i := range seek {
-			seek[i] = byte(rand.IntN(256))
-		}
-		ok := it.SeekGE(append(append([]byte(nil), lo...), seek[:]...))
-		if !ok {
-			ok = it.First()
-		}
-		if !ok {
-			return nil, false, it.Error()
-		}
-		if live, err := tx.visible(it.Value()); err != nil {
-			return nil, false, err
-		} else if live {
-			return append([]byte(nil), it.Key()[2:]...), true, nil
-		}
-	}
-	// Mostly expired keys: walk in order for a live one.
-	for ok := it.First(); ok; ok = it.Next() {
-		if live, err := tx.visible(it.Value()); err != nil {
-			return nil, false, err
-		} else if live {
-			return append([]byte(nil), it.Key()[2:]...), true, nil
-		}
-	}
-	return nil, false, it.Error()
 }
 
 // FlushDB deletes every key of the current database with a few range

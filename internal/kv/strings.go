@@ -357,7 +357,7 @@ func (tx *Tx) SetRange(key []byte, offset int64, value []byte) (int64, error) {
 	if len(value) == 0 {
 		return int64(len(m.Payload)), nil
 	}
-	if offset+int64(len(value)) > tx.MaxStringSize() {
+	if offset > tx.MaxStringSize()-int64(len(value)) { // offset+len cannot overflow
 		return 0, ErrStringTooLong
 	}
 	cur := m.Payload
