@@ -164,6 +164,15 @@ func firstWaiter(k blockKey, t kv.Type) *blockWaiter {
 // command may just have made non-empty lists or sorted sets, in x's
 // transaction.
 func serveBlocked(x *cmdCtx, keys ...[]byte) {
+	if x.c.deferServe {
+		for _, k := range keys {
+			rk := readyKey{db: x.tx.DB(), key: string(k)}
+			if !slices.Contains(x.c.ready, rk) {
+				x.c.ready = append(x.c.ready, rk)
+			}
+		}
+		return
+	}
 	ready := append([][]byte{}, keys...)
 	for len(ready) > 0 {
 		k := ready[0]
@@ -194,6 +203,25 @@ func serveBlocked(x *cmdCtx, keys ...[]byte) {
 				ready = append(ready, next)
 			}
 		}
+	}
+}
+
+// readyKey is a key that a command of an EXEC may have filled for blocked
+// clients: they are served after the EXEC.
+type readyKey struct {
+	db  int
+	key string
+}
+
+// serveDeferred ends an EXEC's deferral and serves the clients blocked on
+// the keys its commands made ready, in the order they were first made so.
+func serveDeferred(x *cmdCtx) {
+	c := x.c
+	c.deferServe = false
+	ready := c.ready
+	c.ready = nil
+	for _, rk := range ready {
+		serveBlockedIn(x, rk.db, []byte(rk.key))
 	}
 }
 

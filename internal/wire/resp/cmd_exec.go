@@ -45,7 +45,11 @@ var cmdExec = def(cmdSpec{
 			return nil
 		}
 		// Time is frozen for the whole EXEC: no Tick between commands.
+		// Clients blocked on keys the commands fill are served once they
+		// have all run, as one change.
 		x.w.Array(len(m.cmds))
+		c.deferServe = true
+		defer func() { c.deferServe, c.ready = false, nil }() // also after a panic
 		for _, q := range m.cmds {
 			if err := x.tx.Use(c.db); err != nil {
 				return err
@@ -54,6 +58,7 @@ var cmdExec = def(cmdSpec{
 				c.replyError(err)
 			}
 		}
-		return nil
+		serveDeferred(x)
+		return x.tx.Use(c.db)
 	},
 })

@@ -36,7 +36,11 @@ type client struct {
 	timed     bool // a read deadline may be set
 	replyOff  bool
 	replySkip int // replies still to skip (CLIENT REPLY SKIP)
-	closeNext bool
+	// deferServe is set while EXEC runs its commands: serveBlocked only
+	// records the keys in ready, served when EXEC is done.
+	deferServe bool
+	ready      []readyKey
+	closeNext  bool
 
 	// Read state, owned by the reader goroutine: the request that is not
 	// complete yet sits at the start of the read buffer.
