@@ -1,7 +1,11 @@
 package integration_test
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -121,4 +125,69 @@ func TestRedisBlockedServedAfterExec(t *testing.T) {
 	if v := rc.LRange(ctx, "list", 0, -1).Val(); !slices.Equal(v, []string{"b", "a"}) {
 		t.Fatalf("list after EXEC: %v", v)
 	}
+}
+
+// TestRedisWatchFlushOfMissingKey: FLUSHALL and FLUSHDB do not abort a
+// transaction watching a key that did not exist (Redis's "FLUSHALL does
+// not touch non affected keys"), and do abort one watching a key they
+// deleted.
+func TestRedisWatchFlushOfMissingKey(t *testing.T) {
+	s := harness.Start(t)
+	rc := connectRedis(t, s)
+	ctx := t.Context()
+	for _, flush := range []string{"flushall", "flushdb"} {
+		for _, exists := range []bool{false, true} {
+			rc.Del(ctx, "x")
+			if exists {
+				rc.Set(ctx, "x", "30", 0)
+			}
+			conn := rc.Conn()
+			if err := conn.Do(ctx, "watch", "x").Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := rc.Do(ctx, flush).Err(); err != nil {
+				t.Fatal(err)
+			}
+			conn.Do(ctx, "multi")
+			conn.Do(ctx, "ping")
+			res, err := conn.Do(ctx, "exec").Result()
+			conn.Close()
+			if exists && !errors.Is(err, redis.Nil) {
+				t.Fatalf("%s of a watched key: EXEC = %v %v", flush, res, err)
+			}
+			if !exists && (err != nil || fmt.Sprint(res) != "[PONG]") {
+				t.Fatalf("%s with a missing watched key: EXEC = %v %v", flush, res, err)
+			}
+		}
+	}
+}
+
+// TestRedisClientReplyModes: over a plain connection to the real binary,
+// CLIENT REPLY ON after SKIP answers OK, and with replies OFF the
+// SUBSCRIBE confirmation and the published messages still arrive.
+func TestRedisClientReplyModes(t *testing.T) {
+	s := harness.Start(t)
+	rc := connectRedis(t, s)
+	nc, err := net.Dial("tcp", s.RespAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	r := bufio.NewReader(nc)
+	expect := func(want string) {
+		t.Helper()
+		nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		got := make([]byte, len(want))
+		if _, err := io.ReadFull(r, got); err != nil || string(got) != want {
+			t.Fatalf("read %q %v, want %q", got, err, want)
+		}
+	}
+	fmt.Fprint(nc, "CLIENT REPLY SKIP\r\nCLIENT REPLY ON\r\nPING\r\n")
+	expect("+OK\r\n+PONG\r\n")
+	fmt.Fprint(nc, "CLIENT REPLY OFF\r\nSUBSCRIBE ch\r\n")
+	expect("*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n")
+	if n, err := rc.Publish(t.Context(), "ch", "hi").Result(); err != nil || n != 1 {
+		t.Fatalf("PUBLISH: %d %v", n, err)
+	}
+	expect("*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n")
 }

@@ -88,6 +88,53 @@ func (tx *Tx) touch(db int, key []byte, expired bool) {
 	tx.touches = append(tx.touches, Touch{DB: db, Key: string(key), Expired: expired})
 }
 
+// KeyWatcher is implemented by an Observer that tracks changes of single
+// keys (WATCH). A flush or a swap of a database then touches only the
+// watched keys it changes, those that exist in it (or, for a swap, in the
+// other database), as Redis does; without it the whole database is
+// touched.
+type KeyWatcher interface {
+	// WatchedKeys returns the keys of logical database db being watched.
+	// It is called with the store's lock held and must not call back
+	// into the Store.
+	WatchedKeys(db int) []string
+}
+
+// touchReplaced records, before logical database db's contents are
+// dropped or swapped for another's, a touch of each watched key of db that
+// exists in one of the physical databases pdbs; of the whole database when
+// the observer tracks no single keys.
+func (tx *Tx) touchReplaced(db int, pdbs ...byte) error {
+	if !tx.s.trackTouches.Load() {
+		return nil
+	}
+	kw, ok := tx.s.observer.(KeyWatcher)
+	if !ok {
+		tx.touchAll(db)
+		return nil
+	}
+	for _, k := range kw.WatchedKeys(db) {
+		for _, pdb := range pdbs {
+			m, found, err := tx.getMeta(pdb, []byte(k))
+			if err != nil {
+				return err
+			}
+			if !found {
+				continue
+			}
+			gone, err := tx.gone(pdb, m)
+			if err != nil {
+				return err
+			}
+			if !gone {
+				tx.touch(db, []byte(k), false)
+				break
+			}
+		}
+	}
+	return nil
+}
+
 func (tx *Tx) touchAll(db int) {
 	if !tx.s.trackTouches.Load() {
 		return

@@ -276,20 +276,21 @@ func (tx *Tx) Keys(pattern []byte) ([][]byte, error) {
 // FlushDB deletes every key of the current database with a few range
 // deletions, whatever their number.
 func (tx *Tx) FlushDB() error {
-	if err := tx.flush(tx.pdb); err != nil {
+	if err := tx.touchReplaced(tx.ldb, tx.pdb); err != nil {
 		return err
 	}
-	tx.touchAll(tx.ldb)
-	return nil
+	return tx.flush(tx.pdb)
 }
 
 // FlushAll deletes every key of every database.
 func (tx *Tx) FlushAll() error {
 	for db := 0; db < NumDBs; db++ {
+		if err := tx.touchReplaced(db, tx.dbmap[db]); err != nil {
+			return err
+		}
 		if err := tx.flush(tx.dbmap[db]); err != nil {
 			return err
 		}
-		tx.touchAll(db)
 	}
 	return nil
 }
@@ -323,13 +324,19 @@ func (tx *Tx) SwapDB(a, b int) error {
 	if a < 0 || a >= NumDBs || b < 0 || b >= NumDBs {
 		return ErrDBIndex
 	}
+	if a == b {
+		return nil
+	}
+	for _, db := range []int{a, b} {
+		if err := tx.touchReplaced(db, tx.dbmap[a], tx.dbmap[b]); err != nil {
+			return err
+		}
+	}
 	tx.dbmap[a], tx.dbmap[b] = tx.dbmap[b], tx.dbmap[a]
 	tx.mapDirty = true
 	if err := tx.batch().Set(dbmapKey(), tx.dbmap[:]); err != nil {
 		return err
 	}
 	tx.Use(tx.ldb)
-	tx.touchAll(a)
-	tx.touchAll(b)
 	return nil
 }

@@ -120,7 +120,7 @@ var cmdClient = container("client", "", "slow", "connection", "2.4.0", "A contai
 		Handler: func(x *cmdCtx) error {
 			switch {
 			case argEq(x.args[2], "on"):
-				x.c.replyOff, x.c.replySkip = false, 0
+				x.c.replyOff, x.c.replySkip, x.c.skipCurrent = false, 0, false
 				x.w.OK()
 			case argEq(x.args[2], "off"):
 				x.c.replyOff = true

@@ -14,7 +14,7 @@ var cmdReset = def(cmdSpec{
 		c.db = 0
 		c.name = ""
 		c.mu.Unlock()
-		c.replyOff, c.replySkip = false, 0
+		c.replyOff, c.replySkip, c.skipCurrent = false, 0, false
 		c.setProto(2)
 		c.authed = x.s.cfg.requirePass() == ""
 		x.w.Simple("RESET")

@@ -15,6 +15,7 @@ func subscribe(x *cmdCtx, pat bool) error {
 		kind = "psubscribe"
 	}
 	x.c.startPusher()
+	x.c.pushing = true
 	for _, name := range x.args[1:] {
 		n := x.s.hub.subscribe(x.c, string(name), pat)
 		x.w.Push(3)

@@ -15,6 +15,7 @@ func unsubscribe(x *cmdCtx, pat bool) error {
 	if pat {
 		kind = "punsubscribe"
 	}
+	x.c.pushing = true
 	names := make([]string, 0, len(x.args)-1)
 	for _, a := range x.args[1:] {
 		names = append(names, string(a))

@@ -36,6 +36,11 @@ type client struct {
 	timed     bool // a read deadline may be set
 	replyOff  bool
 	replySkip int // replies still to skip (CLIENT REPLY SKIP)
+	// skipCurrent: the running command's reply is skipped (CLIENT REPLY
+	// SKIP before it), unless it turns replies ON; pushing: it wrote
+	// pub/sub confirmations, which CLIENT REPLY OFF and SKIP do not
+	// silence.
+	skipCurrent, pushing bool
 	// deferServe is set while EXEC runs its commands: serveBlocked only
 	// records the keys in ready, served when EXEC is done.
 	deferServe bool
@@ -581,9 +586,8 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 		return
 	}
 	cmd, err := s.lookupCommand(args)
-	skipThis := false
-	if c.replySkip > 0 {
-		skipThis = true
+	c.skipCurrent, c.pushing = c.replySkip > 0, false
+	if c.skipCurrent {
 		c.replySkip--
 	}
 	if err == nil {
@@ -603,7 +607,7 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 	if err != nil {
 		c.replyError(err)
 	}
-	if (skipThis || c.replyOff) && c.w.Len() >= mark {
+	if (c.skipCurrent || c.replyOff) && !c.pushing && c.w.Len() >= mark {
 		c.w.Truncate(mark)
 	}
 }

@@ -53,6 +53,10 @@ func TestRawProtocol(t *testing.T) {
 			"*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n-ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context\r\n*2\r\n$4\r\npong\r\n$0\r\n\r\n*2\r\n$4\r\npong\r\n$2\r\nhi\r\n"},
 		{"unsubscribe none", "unsubscribe\r\n", "*3\r\n$11\r\nunsubscribe\r\n$-1\r\n:0\r\n"},
 		{"client reply", "client reply skip\r\nping 1\r\nping 2\r\nclient reply off\r\nping 3\r\nclient reply on\r\nping 4\r\n", "$1\r\n2\r\n+OK\r\n$1\r\n4\r\n"},
+		{"client reply on after skip", "client reply skip\r\nclient reply on\r\nping\r\n", "+OK\r\n+PONG\r\n"},
+		{"client reply off keeps pub/sub confirmations", "client reply off\r\nsubscribe a\r\nping\r\nunsubscribe a\r\npsubscribe p*\r\n",
+			"*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n*3\r\n$11\r\nunsubscribe\r\n$1\r\na\r\n:0\r\n*3\r\n$10\r\npsubscribe\r\n$2\r\np*\r\n:1\r\n"},
+		{"client reply skip keeps pub/sub confirmations", "client reply skip\r\nsubscribe a\r\n", "*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n:1\r\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

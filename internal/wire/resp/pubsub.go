@@ -250,6 +250,10 @@ func (s *Server) applyNotify(flags int) {
 // keys invalidate WATCH.
 type observer struct{ s *Server }
 
+// WatchedKeys names the watched keys of db, so that a flush or a swap
+// touches only those it changes.
+func (o observer) WatchedKeys(db int) []string { return o.s.watches.keysOf(db) }
+
 func (o observer) Committed(events []kv.Event, touches []kv.Touch) {
 	s := o.s
 	if len(events) > 0 {

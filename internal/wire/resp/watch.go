@@ -79,6 +79,22 @@ func (r *watchRegistry) unwatchAll(c *client) {
 	delete(r.cls, c)
 }
 
+// keysOf returns the watched keys of db.
+func (r *watchRegistry) keysOf(db int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byDB[db] == 0 {
+		return nil
+	}
+	var out []string
+	for k := range r.keys {
+		if k.db == db {
+			out = append(out, k.key)
+		}
+	}
+	return out
+}
+
 func (r *watchRegistry) clients() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
