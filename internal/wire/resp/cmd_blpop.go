@@ -49,11 +49,12 @@ var cmdBLPop = def(cmdSpec{
 // retry by itself: a safety net only, since every command above serves
 // waiters at once. It gives up when its connection is closed or the
 // server shuts down (watchConn). Inside MULTI/EXEC the commands do not
-// block: an empty result is returned at once. Two departures from Redis:
-// inside EXEC a command serves the waiters right after it, not after the
-// whole EXEC; and if the command's commit failed, a waiter would already
-// have replied with an element that was never stored (the store is then
-// failing anyway).
+// block: an empty result is returned at once; the waiters of the keys
+// its commands fill are served after the whole EXEC (serveDeferred). CLIENT
+// UNBLOCK releases a waiter as if its deadline had passed, or with an
+// error. One departure from Redis: if the command's commit failed, a
+// waiter would already have replied with an element that was never stored
+// (the store is then failing anyway).
 
 // DefaultBlockPoll is Options.BlockPoll when zero: how long a blocked
 // client sleeps at most without re-checking its deadline, its connection
@@ -75,6 +76,7 @@ type blockResult struct {
 	vals     [][]byte
 	zels     []kv.ZMember
 	err      error
+	timedOut bool // CLIENT UNBLOCK TIMEOUT: answer as at the deadline
 }
 
 // serveFunc pops (or moves) what a waiter's command takes from key in tx
@@ -122,6 +124,19 @@ func (w *blockWaiter) unregister() {
 			blocking.m[k] = out
 		}
 	}
+}
+
+// registered reports whether w still waits: no server served it and no
+// CLIENT UNBLOCK released it.
+func (w *blockWaiter) registered() bool {
+	blocking.mu.Lock()
+	defer blocking.mu.Unlock()
+	for _, k := range w.keys {
+		if slices.Contains(blocking.m[k], w) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasWaiters reports whether any client is blocked on k.
@@ -329,6 +344,8 @@ func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, typ kv.Type, serve se
 		w.keys = append(w.keys, blockKey{srv: x.s, db: x.tx.DB(), key: string(k)})
 	}
 	w.register()
+	c.blocked = w
+	defer func() { c.blocked = nil }()
 	goneCh, stopWatch := watchConn(c)
 	defer stopWatch()
 	c.ncmu.Unlock() // pub/sub pushes may go out while the client waits
@@ -354,13 +371,18 @@ func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, typ kv.Type, serve se
 			reason, got = waitBlocked(x, w, deadline, goneCh)
 		})
 		// The store is held again: no server can pick this waiter now.
-		if reason == wakeServed {
-			return got, true, false, yerr
+		if reason != wakeServed {
+			select {
+			case got = <-w.done:
+				reason = wakeServed
+			default:
+			}
 		}
-		select {
-		case got := <-w.done:
+		if reason == wakeServed {
+			if got.timedOut {
+				return blockResult{}, false, false, yerr
+			}
 			return got, true, false, yerr
-		default:
 		}
 		if yerr != nil {
 			w.unregister()

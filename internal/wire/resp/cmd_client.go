@@ -2,6 +2,7 @@ package resp
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -112,6 +113,7 @@ var cmdClient = container("client", "", "slow", "connection", "2.4.0", "A contai
 		Complexity: "O(N) where N is the number of client connections",
 		Handler:    clientKill,
 	}),
+	cmdClientUnblock,
 	def(cmdSpec{
 		Name: "client|reply", Arity: 3, Flags: "noscript loading stale",
 		ACL: "slow connection", Group: "connection", Since: "3.2.0",
@@ -143,12 +145,15 @@ var cmdClient = container("client", "", "slow", "connection", "2.4.0", "A contai
 		"    * ADDR (<ip:port>|<unixsocket>:0)", "      Kill connections made from the specified address",
 		"    * LADDR (<ip:port>|<unixsocket>:0)", "      Kill connections made to specified local address",
 		"    * ID <client-id>", "      Kill connections by client id.",
+		"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)", "      Kill connections by type.",
+		"    * USER <username>", "      Kill connections authenticated by <username>.",
 		"    * SKIPME (YES|NO)", "      Skip killing current connection (default: yes).",
 		"LIST [options ...]", "    Return information about client connections. Options:",
 		"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)", "      Return clients of specified type.",
 		"    * ID <client-id> [<client-id> ...]", "      Return clients of specified IDs only.",
 		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
-		"SETNAME <name>", "    Assign the name <name> to the current connection."),
+		"SETNAME <name>", "    Assign the name <name> to the current connection.",
+		"UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client."),
 )
 
 // describe renders the client as one CLIENT LIST line.
@@ -226,8 +231,7 @@ func clientList(x *cmdCtx) error {
 		if ids != nil && !ids[c.id] {
 			continue
 		}
-		pubsub := c.subscriptions() > 0
-		if (typ == "normal" && pubsub) || (typ == "pubsub" && !pubsub) || typ == "master" || typ == "replica" || typ == "slave" {
+		if !clientOfType(c, typ) {
 			continue
 		}
 		b.WriteString(c.describe())
@@ -237,20 +241,27 @@ func clientList(x *cmdCtx) error {
 	return nil
 }
 
+// clientKill is CLIENT KILL addr (the old form, which may kill the caller
+// and answers OK or "No such client") and CLIENT KILL with filters (ID,
+// ADDR, LADDR, TYPE, USER, SKIPME), which answers the number killed, with
+// Redis 7's errors for each filter's value.
 func clientKill(x *cmdCtx) error {
 	if len(x.args) == 3 {
-		// Old form: CLIENT KILL addr:port.
+		n := 0
 		for _, c := range x.s.clientsSorted() {
 			if c.nc.RemoteAddr().String() == string(x.args[2]) {
 				killClient(x, c)
-				x.w.OK()
-				return nil
+				n++
 			}
 		}
-		return replyErr("ERR No such client")
+		if n == 0 {
+			return replyErr("ERR No such client")
+		}
+		x.w.OK()
+		return nil
 	}
 	var id uint64
-	var addr, laddr, user string
+	var addr, laddr, typ string
 	skipme := true
 	for i := 2; i < len(x.args); i += 2 {
 		if i+1 >= len(x.args) {
@@ -259,17 +270,26 @@ func clientKill(x *cmdCtx) error {
 		v := string(x.args[i+1])
 		switch {
 		case argEq(x.args[i], "id"):
-			n, err := strconv.ParseUint(v, 10, 64)
-			if err != nil || n == 0 {
-				return replyErr("ERR client-id should be greater than 0")
+			n, err := parseRangeLong(x.args[i+1], 1, math.MaxInt64, "client-id should be greater than 0")
+			if err != nil {
+				return err
 			}
-			id = n
+			id = uint64(n)
+		case argEq(x.args[i], "type"):
+			switch t := strings.ToLower(v); t {
+			case "normal", "pubsub", "master", "replica", "slave":
+				typ = t
+			default:
+				return replyErr("ERR Unknown client type '" + v + "'")
+			}
 		case argEq(x.args[i], "addr"):
 			addr = v
 		case argEq(x.args[i], "laddr"):
 			laddr = v
 		case argEq(x.args[i], "user"):
-			user = v
+			if v != "default" {
+				return replyErr("ERR No such user '" + v + "'")
+			}
 		case argEq(x.args[i], "skipme"):
 			switch {
 			case argEq(x.args[i+1], "yes"):
@@ -286,7 +306,7 @@ func clientKill(x *cmdCtx) error {
 	n := 0
 	for _, c := range x.s.clientsSorted() {
 		if (id != 0 && c.id != id) || (addr != "" && c.nc.RemoteAddr().String() != addr) ||
-			(laddr != "" && c.nc.LocalAddr().String() != laddr) || (user != "" && user != "default") ||
+			(laddr != "" && c.nc.LocalAddr().String() != laddr) || !clientOfType(c, typ) ||
 			(skipme && c == x.c) {
 			continue
 		}
@@ -295,6 +315,22 @@ func clientKill(x *cmdCtx) error {
 	}
 	x.w.Int(int64(n))
 	return nil
+}
+
+// clientOfType reports whether c is of the CLIENT KILL / CLIENT LIST type
+// typ ("" for any): normal or pubsub; there are no master or replica
+// connections.
+func clientOfType(c *client, typ string) bool {
+	pubsub := c.subscriptions() > 0
+	switch typ {
+	case "":
+		return true
+	case "normal":
+		return !pubsub
+	case "pubsub":
+		return pubsub
+	}
+	return false
 }
 
 // killClient closes c; the current client is closed after its reply.

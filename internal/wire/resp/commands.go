@@ -17,7 +17,7 @@ func allCommands() []*command {
 		// strings
 		cmdAppend, cmdDecr, cmdDecrBy, cmdGet, cmdGetDel, cmdGetEx, cmdGetRange, cmdGetSet,
 		cmdIncr, cmdIncrBy, cmdIncrByFloat, cmdMGet, cmdMSet, cmdMSetEx, cmdMSetNX, cmdPSetEx,
-		cmdSet, cmdSetEx, cmdSetNX, cmdSetRange, cmdStrLen, cmdSubstr,
+		cmdLCS, cmdSet, cmdSetEx, cmdSetNX, cmdSetRange, cmdStrLen, cmdSubstr,
 		// pub/sub
 		cmdPSubscribe, cmdPublish, cmdPubSub, cmdPUnsubscribe, cmdSubscribe, cmdUnsubscribe,
 		// transactions

@@ -44,8 +44,11 @@ type client struct {
 	// deferServe is set while EXEC runs its commands: serveBlocked only
 	// records the keys in ready, served when EXEC is done.
 	deferServe bool
-	ready      []readyKey
-	closeNext  bool
+	// blocked is the waiter of the blocking command the client runs, set
+	// and cleared with the store held (CLIENT UNBLOCK).
+	blocked   *blockWaiter
+	ready     []readyKey
+	closeNext bool
 
 	// Read state, owned by the reader goroutine: the request that is not
 	// complete yet sits at the start of the read buffer.
