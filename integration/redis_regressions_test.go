@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -190,4 +191,79 @@ func TestRedisClientReplyModes(t *testing.T) {
 		t.Fatalf("PUBLISH: %d %v", n, err)
 	}
 	expect("*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n")
+}
+
+// TestRedisServerCommands: through go-redis against the real binary, the
+// persistence commands answer as a persistent Redis (SAVE, BGSAVE,
+// LASTSAVE), LATENCY as one with its monitor off, LCS as documented,
+// CLIENT UNBLOCK releases a blocked BLPOP, and SHUTDOWN stops the server
+// with every acknowledged write kept.
+func TestRedisServerCommands(t *testing.T) {
+	dir := t.TempDir()
+	s := harness.StartDir(t, dir)
+	rc := connectRedis(t, s)
+	ctx := t.Context()
+	before := time.Now().Unix()
+	if err := rc.MSet(ctx, "key1", "ohmytext", "key2", "mynewtext").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := rc.Save(ctx).Result(); err != nil || v != "OK" {
+		t.Fatalf("SAVE: %q %v", v, err)
+	}
+	if v, err := rc.BgSave(ctx).Result(); err != nil || v != "Background saving started" {
+		t.Fatalf("BGSAVE: %q %v", v, err)
+	}
+	if at, err := rc.LastSave(ctx).Result(); err != nil || at < before || at > time.Now().Unix() {
+		t.Fatalf("LASTSAVE %d %v, saved after %d", at, err, before)
+	}
+	if v, err := rc.Do(ctx, "latency", "latest").Slice(); err != nil || len(v) != 0 {
+		t.Fatalf("LATENCY LATEST: %v %v", v, err)
+	}
+	if v, err := rc.LCS(ctx, &redis.LCSQuery{Key1: "key1", Key2: "key2", Len: true}).Result(); err != nil || v.Len != 6 {
+		t.Fatalf("LCS LEN: %v %v", v, err)
+	}
+	m, err := rc.LCS(ctx, &redis.LCSQuery{Key1: "key1", Key2: "key2", Idx: true, WithMatchLen: true, MinMatchLen: 4}).Result()
+	if err != nil || m.Len != 6 || len(m.Matches) != 1 || m.Matches[0].Key1 != (redis.LCSPosition{Start: 4, End: 7}) ||
+		m.Matches[0].Key2 != (redis.LCSPosition{Start: 5, End: 8}) || m.Matches[0].MatchLen != 4 {
+		t.Fatalf("LCS IDX: %+v %v", m, err)
+	}
+	if v, err := rc.Do(ctx, "lcs", "key1", "key2").Text(); err != nil || v != "mytext" {
+		t.Fatalf("LCS: %q %v", v, err)
+	}
+	if err := rc.Do(ctx, "client", "kill", "id", "0").Err(); err == nil || err.Error() != "ERR client-id should be greater than 0" {
+		t.Fatalf("CLIENT KILL id 0: %v", err)
+	}
+
+	waiter := connectRedis(t, s).Conn()
+	id := waiter.ClientID(ctx).Val()
+	done := make(chan error, 1)
+	go func() { done <- waiter.BLPop(ctx, 0, "nothing").Err() }()
+	waitBlocked(t, rc, "blpop", 1)
+	if n, err := rc.ClientUnblockWithError(ctx, id).Result(); err != nil || n != 1 {
+		t.Fatalf("CLIENT UNBLOCK ERROR: %d %v", n, err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || err.Error() != "UNBLOCKED client unblocked via CLIENT UNBLOCK" {
+			t.Fatalf("BLPOP unblocked: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("BLPOP still blocked")
+	}
+
+	if err := rc.Set(ctx, "last", "write", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Shutdown(ctx).Err(); err != nil {
+		t.Fatalf("SHUTDOWN: %v", err)
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := s.Wait(waitCtx); err != nil {
+		t.Fatalf("mayfly after SHUTDOWN: %v", err)
+	}
+	s = harness.StartDir(t, dir)
+	if v, err := connectRedis(t, s).Get(ctx, "last").Result(); err != nil || v != "write" {
+		t.Fatalf("after SHUTDOWN and restart: %q %v", v, err)
+	}
 }

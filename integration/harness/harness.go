@@ -176,6 +176,17 @@ func (s *Server) Stop(ctx context.Context) error {
 	}
 }
 
+// Wait waits for the process to exit by itself (a client's SHUTDOWN) and
+// returns its exit error (nil for a clean exit).
+func (s *Server) Wait(ctx context.Context) error {
+	select {
+	case <-s.exited:
+		return s.err
+	case <-ctx.Done():
+		return fmt.Errorf("mayfly did not exit: %w", ctx.Err())
+	}
+}
+
 // Kill stops the process at once with SIGKILL (a crash) and waits for it.
 func (s *Server) Kill() {
 	select {

@@ -672,7 +672,7 @@ func (tx *Tx) CheckType(key []byte, t Type) (bool, error) {
 // If the commit fails, tx is still reopened and the error is returned.
 func (tx *Tx) Yield(wait func()) (err error) {
 	s := tx.s
-	db := tx.ldb
+	db, stop := tx.ldb, tx.stop
 	done := new(Tx)
 	*done = *tx // done takes the open batch, the lock and the pending events
 	err = done.Commit()
@@ -681,6 +681,7 @@ func (tx *Tx) Yield(wait func()) (err error) {
 	defer func() {
 		fresh := s.Begin()
 		*tx = *fresh // fresh is dropped: its buffers now belong to tx
+		tx.stop = stop
 		if uerr := tx.Use(db); uerr != nil && err == nil {
 			err = uerr
 		}

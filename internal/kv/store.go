@@ -234,6 +234,16 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// Sync makes every write committed so far durable: it syncs the storage's
+// write-ahead log to disk. It does not take the store's lock, so a command
+// may call it from inside Tx.Yield.
+func (s *Store) Sync() error {
+	if err := s.opts.Store.SyncWAL(); err != nil {
+		return fmt.Errorf("kv: sync: %w", err)
+	}
+	return nil
+}
+
 // Sources returns one expiry source per logical database, for the engine.
 func (s *Store) Sources() []expiry.Source {
 	out := make([]expiry.Source, NumDBs)

@@ -46,6 +46,7 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 		SetActiveExpire: func(on bool) { s.setRedisActiveExpire(r, on) },
 		MaxClients:      s.cfg.RespMaxClients,
 		FrameTimeout:    wireFrameTimeout(s.cfg.FrameTimeout),
+		Shutdown:        s.requestStop,
 	})
 	return r, nil
 }

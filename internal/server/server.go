@@ -41,6 +41,15 @@ type Server struct {
 	background sync.WaitGroup
 	// idle is the sweeper's low-priority thread (nil at normal priority).
 	idle *idleThread
+	// stopRequested is closed by a client's request to stop the server
+	// (Redis's SHUTDOWN): Run then stops as when its context ends.
+	stopRequested chan struct{}
+	stopOnce      sync.Once
+}
+
+// requestStop makes Run stop gracefully, as a signal does.
+func (s *Server) requestStop() {
+	s.stopOnce.Do(func() { close(s.stopRequested) })
 }
 
 // frontend is one listener and the server that answers on it.
@@ -85,7 +94,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, ramLog: ramLog, store: store, registry: prometheus.NewRegistry()}
+	s := &Server{cfg: cfg, log: cfg.Logger, ramLog: ramLog, store: store, registry: prometheus.NewRegistry(),
+		stopRequested: make(chan struct{})}
 	ecfg := expiry.Config{Now: cfg.Now, Logger: cfg.Logger}
 	if low {
 		s.idle = startIdleThread(cfg.Logger)
@@ -245,6 +255,8 @@ func (s *Server) Run(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
 		s.log.Info("mayfly stopping", "reason", context.Cause(ctx))
+	case <-s.stopRequested:
+		s.log.Info("mayfly stopping", "reason", "SHUTDOWN command")
 	case runErr = <-serveErr:
 		s.log.Error("mayfly stopping", "err", runErr)
 	}

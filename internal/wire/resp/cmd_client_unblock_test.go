@@ -2,7 +2,9 @@ package resp_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -14,15 +16,24 @@ import (
 func TestClientUnblock(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(2)
-	waiter := e.client(2)
+	waiter := e.client(2).Conn() // one connection: its id is the one blocked
+	defer waiter.Close()
 	ctx := t.Context()
 	id := waiter.ClientID(ctx).Val()
+	goBLPop := func(key string) <-chan popResult {
+		ch := make(chan popResult, 1)
+		go func() {
+			v, err := waiter.BLPop(ctx, 0, key).Result()
+			ch <- popResult{v, err}
+		}()
+		return ch
+	}
 	if n := c.ClientUnblock(ctx, id).Val(); n != 0 {
 		t.Fatalf("CLIENT UNBLOCK of an idle client: %d", n)
 	}
 	for _, mode := range []string{"", "timeout", "error"} {
-		ch := goBLPop(t, waiter, 0, "nothing")
-		blockedClients(t, c, "blpop", 1)
+		ch := goBLPop("nothing")
+		waitBlockedCount(t, c, 1)
 		args := []any{"client", "unblock", id}
 		if mode != "" {
 			args = append(args, mode)
@@ -46,7 +57,7 @@ func TestClientUnblock(t *testing.T) {
 	// stays in the list.
 	zch := make(chan error, 1)
 	go func() { zch <- waiter.BZPopMin(ctx, 0, "z").Err() }()
-	blockedClients(t, c, "bzpopmin", 1)
+	waitBlockedCount(t, c, 1)
 	if n := c.ClientUnblock(ctx, id).Val(); n != 1 {
 		t.Fatalf("CLIENT UNBLOCK of BZPOPMIN: %d", n)
 	}
@@ -83,4 +94,18 @@ func TestClientKillErrors(t *testing.T) {
 		reply(int64(0), "client", "kill", "type", "master"),
 		reply(int64(0), "client", "kill", "user", "default"),
 	})
+}
+
+// waitBlockedCount polls INFO clients until blocked_clients is n: unlike
+// CLIENT LIST's last command, it counts only the clients blocked now.
+func waitBlockedCount(t *testing.T, c *redis.Client, n int) {
+	t.Helper()
+	want := "blocked_clients:" + string(rune('0'+n)) + "\r\n"
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Contains(c.Info(t.Context(), "clients").Val(), want) {
+			return
+		}
+	}
+	t.Fatalf("blocked_clients never %d", n)
 }

@@ -46,6 +46,13 @@ var commandTips = map[string][]string{
 	"command|list": {"nondeterministic_output_order"},
 	"command|docs": {"nondeterministic_output_order"},
 	"command|info": {"nondeterministic_output_order"},
+	"lastsave":     {"nondeterministic_output"},
+
+	"latency|latest":  {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+	"latency|history": {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+	"latency|doctor":  {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+	"latency|graph":   {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+	"latency|reset":   {"request_policy:all_nodes", "response_policy:agg_sum"},
 }
 
 // deprecation is COMMAND DOCS's note on a deprecated command.

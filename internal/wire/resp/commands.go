@@ -5,9 +5,10 @@ package resp
 func allCommands() []*command {
 	return append([]*command{
 		// connection and server
-		cmdAuth, cmdClient, cmdCommand, cmdConfig, cmdDBSize, cmdDebug, cmdEcho, cmdFlushAll,
-		cmdFlushDB, cmdFunction, cmdHello, cmdInfo, cmdObject, cmdPing, cmdQuit, cmdReset,
-		cmdScript, cmdSelect, cmdSwapDB, cmdTime,
+		cmdAuth, cmdBGSave, cmdClient, cmdCommand, cmdConfig, cmdDBSize, cmdDebug, cmdEcho,
+		cmdFlushAll, cmdFlushDB, cmdFunction, cmdHello, cmdInfo, cmdLastSave, cmdLatency,
+		cmdObject, cmdPing, cmdQuit, cmdReset, cmdSave, cmdScript, cmdSelect, cmdShutdown,
+		cmdSwapDB, cmdTime,
 		// keys
 		cmdCopy, cmdDel, cmdExists, cmdKeys, cmdMove, cmdRandomKey, cmdRename, cmdRenameNX,
 		cmdScan, cmdTouch, cmdType, cmdUnlink,

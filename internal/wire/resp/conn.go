@@ -596,6 +596,9 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 	if err == nil {
 		err = c.admit(cmd, args)
 	}
+	if err == nil && c.multi != nil && cmd.has(flagNoMulti) {
+		err = replyErr("ERR Command not allowed inside a transaction")
+	}
 	if err == nil && c.multi != nil && !cmd.has(flagMultiControl) {
 		c.multi.queue(cmd, args)
 		c.w.Simple("QUEUED")

@@ -80,6 +80,8 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("async_loading", 0)
 		line("rdb_changes_since_last_save", 0)
 		line("rdb_bgsave_in_progress", 0)
+		line("rdb_last_save_time", s.lastSave.Load())
+		line("rdb_last_bgsave_status", "ok")
 		line("aof_enabled", 0)
 		line("aof_rewrite_in_progress", 0)
 	})

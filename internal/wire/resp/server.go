@@ -72,6 +72,10 @@ type Options struct {
 	// (a safety net: the commands that fill a key serve its waiters at
 	// once). Zero means DefaultBlockPoll.
 	BlockPoll time.Duration
+	// Shutdown, when set, is how SHUTDOWN stops the process: it asks the
+	// server to stop as a signal would, and returns at once. Without it
+	// SHUTDOWN answers that it could not.
+	Shutdown func()
 }
 
 // DefaultFrameTimeout is the frame timeout when Options.FrameTimeout is
@@ -128,6 +132,9 @@ type Server struct {
 	// walking the keyspace gives up (kv.Tx.StopOn).
 	stop     chan struct{}
 	stopOnce sync.Once
+	// lastSave is LASTSAVE: the Unix time in seconds of the last SAVE,
+	// BGSAVE or SHUTDOWN sync, the server's start before any.
+	lastSave atomic.Int64
 
 	nextID  atomic.Uint64
 	cfg     *config
@@ -166,6 +173,7 @@ func NewServer(opts Options) *Server {
 	s.watches = newWatchRegistry()
 	s.kv.SetMaxStringSize(opts.Limits.MaxBulkLen)
 	s.kv.SetObserver(observer{s})
+	s.lastSave.Store(s.start.Unix())
 	return s
 }
 

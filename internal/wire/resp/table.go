@@ -27,6 +27,7 @@ const (
 	flagNoAuth       = 1 << iota // allowed before AUTH
 	flagPubSubOK                 // allowed in the RESP2 pub/sub context
 	flagMultiControl             // executed, not queued, inside MULTI
+	flagNoMulti                  // refused inside MULTI (Redis's no_multi)
 )
 
 // command is one entry of the command table: what COMMAND reports and the
@@ -81,8 +82,11 @@ func def(sp cmdSpec) *command {
 		c.acl = append(c.acl, "@"+a)
 	}
 	for _, f := range c.flags {
-		if f == "no_auth" {
+		switch f {
+		case "no_auth":
 			c.internal |= flagNoAuth
+		case "no_multi":
+			c.internal |= flagNoMulti
 		}
 	}
 	switch name {
