@@ -267,3 +267,33 @@ func TestRedisServerCommands(t *testing.T) {
 		t.Fatalf("after SHUTDOWN and restart: %q %v", v, err)
 	}
 }
+
+// TestRedisMonitor: a client in MONITOR on the real binary sees another
+// client's commands in Redis's line format.
+func TestRedisMonitor(t *testing.T) {
+	s := harness.Start(t)
+	rc := connectRedis(t, s)
+	nc, err := net.Dial("tcp", s.RespAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	r := bufio.NewReader(nc)
+	fmt.Fprint(nc, "MONITOR\r\n")
+	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if l, err := r.ReadString('\n'); err != nil || l != "+OK\r\n" {
+		t.Fatalf("MONITOR: %q %v", l, err)
+	}
+	if err := rc.Set(t.Context(), "watched", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		l, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no monitor line for SET: %v", err)
+		}
+		if strings.HasSuffix(l, "] \"set\" \"watched\" \"v\"\r\n") && strings.HasPrefix(l, "+") && strings.Contains(l, " [0 127.0.0.1:") {
+			return
+		}
+	}
+}

@@ -173,7 +173,10 @@ func matchName(pattern, name string) bool {
 
 func writeCommandDocs(w *Writer, c *command) {
 	subs := sortedSubs(c)
-	n := 4
+	n := 3
+	if c.complexity != "" { // MONITOR has none, and Redis leaves the field out
+		n++
+	}
 	if _, ok := deprecatedCommands[c.name]; ok {
 		n += 3
 	}
@@ -187,8 +190,10 @@ func writeCommandDocs(w *Writer, c *command) {
 	w.BulkString(c.since)
 	w.BulkString("group")
 	w.BulkString(c.group)
-	w.BulkString("complexity")
-	w.BulkString(c.complexity)
+	if c.complexity != "" {
+		w.BulkString("complexity")
+		w.BulkString(c.complexity)
+	}
 	if d, ok := deprecatedCommands[c.name]; ok {
 		w.BulkString("doc_flags")
 		w.Set(1)

@@ -10,6 +10,7 @@ var cmdReset = def(cmdSpec{
 		c.multi = nil
 		c.unwatch()
 		x.s.hub.unsubscribeAll(c)
+		x.s.unmonitor(c)
 		c.mu.Lock()
 		c.db = 0
 		c.name = ""

@@ -567,6 +567,7 @@ func (c *client) close() {
 	c.nc.Close()
 	c.s.hub.unsubscribeAll(c)
 	c.s.watches.unwatchAll(c)
+	c.s.unmonitor(c)
 	c.pmu.Lock()
 	if c.pusher {
 		close(c.pushSig)
@@ -643,7 +644,9 @@ func (c *client) replyError(err error) {
 // call runs a command's handler.
 func (c *client) call(tx *kv.Tx, cmd *command, args [][]byte) error {
 	x := &cmdCtx{s: c.s, c: c, tx: tx, w: c.w, args: args, cmd: cmd}
-	if err := cmd.handler(x); err != nil {
+	err := cmd.handler(x)
+	c.s.feedMonitors(c, cmd, c.db, args)
+	if err != nil {
 		return commandError(err, cmd.name)
 	}
 	return nil

@@ -135,6 +135,11 @@ type Server struct {
 	// lastSave is LASTSAVE: the Unix time in seconds of the last SAVE,
 	// BGSAVE or SHUTDOWN sync, the server's start before any.
 	lastSave atomic.Int64
+	// monitors are the clients in MONITOR; monitorN their number, read
+	// without the lock by every command.
+	monitorMu sync.Mutex
+	monitors  map[*client]struct{}
+	monitorN  atomic.Int32
 
 	nextID  atomic.Uint64
 	cfg     *config
@@ -164,6 +169,7 @@ func NewServer(opts Options) *Server {
 		clients:   make(map[uint64]*client),
 		changed:   make(chan struct{}),
 		stop:      make(chan struct{}),
+		monitors:  make(map[*client]struct{}),
 		listeners: make(map[net.Listener]struct{}),
 	}
 	s.cmds = commandTable()

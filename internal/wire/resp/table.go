@@ -28,6 +28,7 @@ const (
 	flagPubSubOK                 // allowed in the RESP2 pub/sub context
 	flagMultiControl             // executed, not queued, inside MULTI
 	flagNoMulti                  // refused inside MULTI (Redis's no_multi)
+	flagAdmin                    // administrative: not shown to MONITOR
 )
 
 // command is one entry of the command table: what COMMAND reports and the
@@ -87,6 +88,8 @@ func def(sp cmdSpec) *command {
 			c.internal |= flagNoAuth
 		case "no_multi":
 			c.internal |= flagNoMulti
+		case "admin":
+			c.internal |= flagAdmin
 		}
 	}
 	switch name {
