@@ -16,12 +16,19 @@
 // A protocol error answers "-ERR Protocol error: ..." after the replies of
 // the requests before it, then closes the connection.
 //
-// Commands live in a table (table.go, commands.go): name, arity, Redis
-// flags, key positions, ACL categories and documentation, so COMMAND,
-// COMMAND INFO|DOCS|LIST|COUNT|GETKEYS answer from it. Each command is one
-// file, cmd_<name>.go, holding its table entry and handler. Handlers write
-// their reply or return an error; errors become replies only here
-// (errors.go maps kv's sentinels to Redis's exact words).
+// Commands live in a table (table.go, commands.go): each is declared with a
+// keyed cmdSpec (name, arity, Redis flags, key positions, ACL categories
+// and documentation), so COMMAND, COMMAND INFO|DOCS|LIST|COUNT|GETKEYS
+// answer from it. Each command is one file, cmd_<name>.go, holding its
+// table entry and handler. Handlers write their reply or return an error;
+// errors become replies only here: errors.go holds the one table from kv's
+// sentinels to Redis's exact words.
+//
+// Clients blocked on keys (BLPOP and the other blocking commands) are
+// served by the command that fills a key, inside its transaction; inside
+// EXEC only once the whole EXEC has run. MONITOR streams every command's
+// line through the same per-connection pusher as pub/sub. SAVE, BGSAVE and
+// SHUTDOWN sync the storage's log, since every write is already in it.
 //
 // Pub/sub messages and keyspace notifications are queued on each receiver
 // and written by a per-connection pusher goroutine, never by the
