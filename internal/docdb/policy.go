@@ -25,7 +25,7 @@ import (
 // collection of an enabled group has a hidden index of the field: one
 // entry per document, [PrefixIndex][index id][earliest Date][_id]. It is
 // invisible to listIndexes, the planner and collStats, and is kept up to
-// date by the write path (writer.policyPut) in the same storage batch as
+// date by a write hook (policyIndexHook) in the same storage batch as
 // the document. It is built when the policy is enabled (the long-running
 // operation, policy_build.go); a collection created later in the group gets
 // an empty, complete one in the batch that creates it. The offset belongs

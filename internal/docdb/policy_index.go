@@ -91,13 +91,14 @@ func policyDueRange(ixID uint64, cutoff int64) (lo, hi []byte) {
 	return lo, hi
 }
 
-// policyPut keeps the hidden index of the writer's collection in step with
-// one document write, in the writer's batch: prev is the stored document
-// replaced or removed (nil for an insert), next the document written (nil
-// for a removal). It also notes next's due time, so the sweeper is woken
-// after the commit if it is earlier than planned.
-func (w *writer) policyPut(prev, next *storedDoc) error {
-	ix := w.e.pol.indexOf(w.meta.id)
+// policyIndexHook keeps the hidden index of a collection of an enabled
+// TTL policy's group in step with its documents (a WriteHook), and asks for
+// an expiry wake-up when a document written is due under the policy.
+type policyIndexHook struct{ e *Engine }
+
+// DocumentChanged implements WriteHook.
+func (h policyIndexHook) DocumentChanged(wb *WriteBatch, m *collMeta, prev, next *storedDoc) error {
+	ix := h.e.pol.indexOf(m.id)
 	if ix == nil {
 		return nil
 	}
@@ -117,21 +118,19 @@ func (w *writer) policyPut(prev, next *storedDoc) error {
 		return nil
 	}
 	if oldKey != nil {
-		if err := w.b.Delete(oldKey); err != nil {
+		if err := wb.Delete(oldKey); err != nil {
 			return err
 		}
 	}
 	if newKey == nil {
 		return nil
 	}
-	if err := w.b.Set(newKey, nil); err != nil {
+	if err := wb.Set(newKey, nil); err != nil {
 		return err
 	}
-	if w.e.opts.Expiry != nil {
-		if r := w.e.policyRuleFor(ix.group); r != nil && r.field == ix.field {
-			if due := addMillis(date, r.offsetMs); !w.hasWake || due < w.wake {
-				w.wake, w.hasWake = due, true
-			}
+	if h.e.opts.Expiry != nil {
+		if r := h.e.policyRuleFor(ix.group); r != nil && r.field == ix.field {
+			wb.WakeAt(addMillis(date, r.offsetMs))
 		}
 	}
 	return nil

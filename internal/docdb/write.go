@@ -27,10 +27,10 @@ type writer struct {
 	vis  visibility
 	// multikey lists the indexes that became multikey in this batch.
 	multikey map[uint64]bool
-	// wake is the earliest TTL due time (Unix ms) among written documents.
-	wake    int64
-	hasWake bool
-	docs    int // documents written in the current batch
+	// wb is b as the write hooks see it, with the expiry wake-up they
+	// asked for.
+	wb   WriteBatch
+	docs int // documents written in the current batch
 }
 
 // Batch limits: a writer commits once its batch holds this many documents
@@ -199,8 +199,7 @@ func (w *writer) insert(sd *storedDoc) error {
 			w.d.addIndex(ix.id, 1, int64(9+len(k.enc)+len(sd.idEnc)))
 		}
 	}
-	w.noteDue(sd.doc)
-	return w.policyPut(nil, sd)
+	return w.documentChanged(nil, sd)
 }
 
 // putDoc writes the document record and counts its bytes.
@@ -235,7 +234,7 @@ func (w *writer) remove(sd *storedDoc) error {
 		}
 	}
 	w.docs++
-	return w.policyPut(sd, nil)
+	return w.documentChanged(sd, nil)
 }
 
 // entryKeysOf recomputes the entries a stored document has. A stored
@@ -294,8 +293,7 @@ func (w *writer) replace(prev, next *storedDoc) error {
 			w.d.addIndex(ix.id, 1, int64(9+len(k.enc)+len(next.idEnc)))
 		}
 	}
-	w.noteDue(next.doc)
-	return w.policyPut(prev, next)
+	return w.documentChanged(prev, next)
 }
 
 // diffKeys returns the keys only in a and those only in b; both are sorted
@@ -318,27 +316,6 @@ func diffKeys(a, b []indexKey) (onlyA, onlyB []indexKey) {
 	onlyA = append(onlyA, a[i:]...)
 	onlyB = append(onlyB, b[j:]...)
 	return onlyA, onlyB
-}
-
-// noteDue records the document's TTL due time, so the sweeper can be woken
-// if it is earlier than what it planned.
-func (w *writer) noteDue(doc bson.D) {
-	if w.e.opts.Expiry == nil {
-		return
-	}
-	for _, ix := range w.meta.indexes {
-		w.noteDueOf(ix, doc)
-	}
-	if ix := w.meta.clusteredTTLIndex(); ix != nil {
-		w.noteDueOf(ix, doc)
-	}
-}
-
-// noteDueOf records the document's due time under TTL index ix.
-func (w *writer) noteDueOf(ix *indexMeta, doc bson.D) {
-	if due, ok := ix.dueTime(doc); ok && (!w.hasWake || due < w.wake) {
-		w.wake, w.hasWake = due, true
-	}
 }
 
 // commit applies the batch: documents, entries, counters and, when an index
@@ -391,8 +368,8 @@ func (w *writer) commitBatch(again bool) error {
 		w.meta = next
 		w.vis.meta = next
 	}
-	if w.hasWake {
-		w.e.opts.Expiry.Wake(time.UnixMilli(w.wake))
+	if w.wb.hasWake {
+		w.e.opts.Expiry.Wake(time.UnixMilli(w.wb.wake))
 	}
 	w.b.Close()
 	w.b = nil
@@ -401,7 +378,7 @@ func (w *writer) commitBatch(again bool) error {
 	}
 	w.d = delta{}
 	w.multikey = nil
-	w.hasWake = false
+	w.wb = WriteBatch{}
 	w.docs = 0
 	return nil
 }
