@@ -436,16 +436,6 @@ func collectionEntry(m *collMeta, nameOnly bool) bson.D {
 	return d
 }
 
-// clustered reports whether the collection was created with clusteredIndex.
-func (m *collMeta) clustered() bool {
-	for _, e := range m.options {
-		if e.Key == "clusteredIndex" {
-			return true
-		}
-	}
-	return false
-}
-
 func (e *Engine) renameCollection(ctx context.Context, fromDB, fromColl, toDB, toColl string, dropTarget bool) error {
 	if err := checkReadNS(fromDB, fromColl); err != nil {
 		return mongoerr.Newf(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.%s'", fromDB, fromColl)

@@ -422,8 +422,8 @@ func (e *Engine) explainAggregate(ctx context.Context, db, coll string, req Aggr
 	if err != nil {
 		return nil, err
 	}
-	match, rest := pl.LeadingMatch()
-	cursor, err := e.explainFind(ctx, db, coll, FindRequest{Filter: match, Hint: req.Hint}, v)
+	leading, rest := pl.LeadingMatch()
+	cursor, err := e.explainFind(ctx, db, coll, FindRequest{Filter: leading, Hint: req.Hint}, v)
 	if err != nil {
 		return nil, err
 	}

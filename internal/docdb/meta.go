@@ -261,3 +261,13 @@ func (ix *indexMeta) clone() *indexMeta {
 	c := *ix
 	return &c
 }
+
+// clustered reports whether the collection was created with clusteredIndex.
+func (m *collMeta) clustered() bool {
+	for _, e := range m.options {
+		if e.Key == "clusteredIndex" {
+			return true
+		}
+	}
+	return false
+}

@@ -39,14 +39,14 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 			return nil, err
 		}
 	}
-	match, rest := pl.LeadingMatch()
+	leading, rest := pl.LeadingMatch()
 	env := exprEnv{now: now, let: req.Let}
 	var in aggregate.Iterator
 	if coll == "" {
 		in = aggregate.SliceIterator(nil)
 		rest = pl
 	} else {
-		in, err = e.scan(db, coll, match, req.Hint, env, true)
+		in, err = e.scan(db, coll, leading, req.Hint, env, true)
 		if err != nil {
 			return nil, err
 		}
