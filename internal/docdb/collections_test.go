@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -30,12 +31,12 @@ func TestCreateCollection(t *testing.T) {
 	if got[0].Value != "sessions" || got[1].Value != "collection" {
 		t.Fatalf("entry %v", got)
 	}
-	info, _ := fieldOf(got, "info")
-	uuid, _ := fieldOf(info.(bson.D), "uuid")
+	info, _ := catalog.FieldOf(got, "info")
+	uuid, _ := catalog.FieldOf(info.(bson.D), "uuid")
 	if b, ok := uuid.(bson.Binary); !ok || b.Subtype != bson.TypeBinaryUUID || len(b.Data) != 16 {
 		t.Fatalf("uuid %v", uuid)
 	}
-	if _, ok := fieldOf(got, "idIndex"); !ok {
+	if _, ok := catalog.FieldOf(got, "idIndex"); !ok {
 		t.Fatalf("no idIndex in %v", got)
 	}
 }
@@ -103,12 +104,12 @@ func TestCreateOptions(t *testing.T) {
 		if err != nil || len(colls) != 1 {
 			t.Fatalf("%v %v", colls, err)
 		}
-		o, _ := fieldOf(colls[0], "options")
+		o, _ := catalog.FieldOf(colls[0], "options")
 		want := "{ validator: { a: { $exists: true } }, validationAction: \"warn\", clusteredIndex: { v: 2, key: { _id: 1 }, name: \"_id_\", unique: true }, expireAfterSeconds: 60 }"
 		if got := fmtDoc(o.(bson.D)); got != want {
 			t.Fatalf("options\n got %s\nwant %s", got, want)
 		}
-		if _, ok := fieldOf(colls[0], "idIndex"); ok {
+		if _, ok := catalog.FieldOf(colls[0], "idIndex"); ok {
 			t.Fatalf("clustered collection lists an idIndex")
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -19,7 +20,7 @@ import (
 // previewed instead of applied (dryrun.go).
 
 func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson.D, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	var valOpts bson.D
@@ -64,19 +65,19 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 	locked := true
 	defer func() {
 		if locked {
-			c.wmu.Unlock()
+			c.WriteMu.Unlock()
 		}
 	}()
-	meta := c.meta
+	meta := c.Meta
 	next := *meta
 	reply := bson.D{}
 
-	if v, ok := fieldOf(cmd, "expireAfterSeconds"); ok {
-		if !meta.clustered() {
+	if v, ok := catalog.FieldOf(cmd, "expireAfterSeconds"); ok {
+		if !meta.Clustered() {
 			return nil, mongoerr.New(mongoerr.InvalidOptions,
 				"collMod: expireAfterSeconds is only supported on clustered and time-series collections")
 		}
-		opts := withoutField(next.options, "expireAfterSeconds")
+		opts := withoutField(next.Options, "expireAfterSeconds")
 		if s, isStr := v.(string); !isStr || s != "off" {
 			n, err := collectionExpireAfter(v)
 			if err != nil {
@@ -84,29 +85,29 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 			}
 			opts = append(opts, bson.E{Key: "expireAfterSeconds", Value: n})
 		}
-		next.options = opts
+		next.Options = opts
 	}
 	if len(valOpts) > 0 {
-		opts := next.options
+		opts := next.Options
 		for _, el := range valOpts {
 			opts = withoutField(opts, el.Key)
 			opts = append(opts, el)
 		}
-		val, err := parseValidationOptions(opts)
+		val, err := catalog.ParseValidationOptions(opts)
 		if err != nil {
 			return nil, err
 		}
-		next.options = opts
-		next.validation = val
+		next.Options = opts
+		next.Validation = val
 	}
-	var changedIdx []*indexMeta
+	var changedIdx []*catalog.IndexMeta
 	if hasIndex {
 		idx, changed, fields, err := modIndex(meta, indexSpec)
 		if err != nil {
 			return nil, err
 		}
 		reply = append(reply, fields...)
-		next.indexes = idx
+		next.Indexes = idx
 		changedIdx = changed
 	}
 	if dryRun {
@@ -116,7 +117,7 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 		snap := e.store.NewSnapshot()
 		e.mu.RUnlock()
 		defer snap.Close()
-		c.wmu.Unlock()
+		c.WriteMu.Unlock()
 		locked = false
 		dr, err := e.collModDryRun(ctx, snap, meta, &next, collModCandidates(meta, &next, changedIdx), e.opts.Now())
 		if err != nil {
@@ -126,13 +127,13 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 	}
 	b := e.store.NewBatch()
 	defer b.Close()
-	if err := putRecord(b, &next); err != nil {
+	if err := catalog.PutRecord(b, &next); err != nil {
 		return nil, err
 	}
 	e.mu.Lock()
 	err := b.Commit()
 	if err == nil {
-		c.meta = &next
+		c.Meta = &next
 	}
 	e.mu.Unlock()
 	if err != nil {
@@ -158,19 +159,19 @@ func withoutField(d bson.D, key string) bson.D {
 
 // modIndex applies collMod's index argument; it returns the new index list,
 // the indexes that changed, and the reply fields.
-func modIndex(meta *collMeta, spec bson.D) ([]*indexMeta, []*indexMeta, bson.D, error) {
-	nameV, hasName := fieldOf(spec, "name")
-	keyV, hasKey := fieldOf(spec, "keyPattern")
+func modIndex(meta *catalog.CollMeta, spec bson.D) ([]*catalog.IndexMeta, []*catalog.IndexMeta, bson.D, error) {
+	nameV, hasName := catalog.FieldOf(spec, "name")
+	keyV, hasKey := catalog.FieldOf(spec, "keyPattern")
 	switch {
 	case hasName && hasKey:
 		return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot specify both key pattern and name.")
 	case !hasName && !hasKey:
 		return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "Must specify either index name or key pattern.")
 	}
-	expV, hasExp := fieldOf(spec, "expireAfterSeconds")
-	hiddenV, hasHidden := fieldOf(spec, "hidden")
+	expV, hasExp := catalog.FieldOf(spec, "expireAfterSeconds")
+	hiddenV, hasHidden := catalog.FieldOf(spec, "hidden")
 	for _, f := range []string{"unique", "prepareUnique", "forceNonUnique"} {
-		if _, ok := fieldOf(spec, f); ok {
+		if _, ok := catalog.FieldOf(spec, f); ok {
 			return nil, nil, nil, mongoerr.Newf(mongoerr.NotImplemented, "collMod index %s is not supported", f)
 		}
 	}
@@ -184,16 +185,16 @@ func modIndex(meta *collMeta, spec bson.D) ([]*indexMeta, []*indexMeta, bson.D, 
 	if !hasExp && !hasHidden {
 		return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "no expireAfterSeconds, hidden, unique, or prepareUnique field")
 	}
-	var target *indexMeta
+	var target *catalog.IndexMeta
 	if hasName {
 		name, ok := nameV.(string)
 		if !ok {
 			return nil, nil, nil, mongoerr.Newf(mongoerr.TypeMismatch,
 				"BSON field 'collMod.index.name' is the wrong type '%s', expected type 'string'", typeName(nameV))
 		}
-		target = meta.index(name)
+		target = meta.Index(name)
 		if target == nil {
-			return nil, nil, nil, mongoerr.Newf(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", name, meta.db, meta.name)
+			return nil, nil, nil, mongoerr.Newf(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", name, meta.DB, meta.Name)
 		}
 	} else {
 		key, ok := keyV.(bson.D)
@@ -201,15 +202,15 @@ func modIndex(meta *collMeta, spec bson.D) ([]*indexMeta, []*indexMeta, bson.D, 
 			return nil, nil, nil, mongoerr.Newf(mongoerr.TypeMismatch,
 				"BSON field 'collMod.index.keyPattern' is the wrong type '%s', expected type 'object'", typeName(keyV))
 		}
-		var found []*indexMeta
-		for _, ix := range meta.indexes {
-			if sameDoc(ix.key, key) {
+		var found []*catalog.IndexMeta
+		for _, ix := range meta.Indexes {
+			if sameDoc(ix.Key, key) {
 				found = append(found, ix)
 			}
 		}
 		switch len(found) {
 		case 0:
-			return nil, nil, nil, mongoerr.Newf(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", fmtDoc(key), meta.db, meta.name)
+			return nil, nil, nil, mongoerr.Newf(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", fmtDoc(key), meta.DB, meta.Name)
 		case 1:
 			target = found[0]
 		default:
@@ -218,7 +219,7 @@ func modIndex(meta *collMeta, spec bson.D) ([]*indexMeta, []*indexMeta, bson.D, 
 				fmtDoc(key), len(found), specList(found))
 		}
 	}
-	spec2 := append(bson.D(nil), target.spec...)
+	spec2 := append(bson.D(nil), target.Spec...)
 	reply := bson.D{}
 	if hasHidden {
 		hidden, ok := hiddenV.(bool)
@@ -226,11 +227,11 @@ func modIndex(meta *collMeta, spec bson.D) ([]*indexMeta, []*indexMeta, bson.D, 
 			return nil, nil, nil, mongoerr.Newf(mongoerr.TypeMismatch,
 				"BSON field 'collMod.index.hidden' is the wrong type '%s', expected type 'bool'", typeName(hiddenV))
 		}
-		if target.isID {
+		if target.IsID {
 			return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "can't hide _id index")
 		}
-		if hidden != target.hidden {
-			reply = append(reply, bson.E{Key: "hidden_old", Value: target.hidden}, bson.E{Key: "hidden_new", Value: hidden})
+		if hidden != target.Hidden {
+			reply = append(reply, bson.E{Key: "hidden_old", Value: target.Hidden}, bson.E{Key: "hidden_new", Value: hidden})
 		}
 		spec2 = withoutField(spec2, "hidden")
 		if hidden {
@@ -242,26 +243,26 @@ func modIndex(meta *collMeta, spec bson.D) ([]*indexMeta, []*indexMeta, bson.D, 
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if target.isID {
+		if target.IsID {
 			return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "the _id field does not support TTL indexes")
 		}
-		if !target.ttl && len(target.fields) > 1 {
+		if !target.TTL && len(target.Fields) > 1 {
 			return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions,
 				"TTL indexes are single-field indexes, compound indexes do not support TTL")
 		}
-		if target.ttl {
-			old, _ := fieldOf(target.spec, "expireAfterSeconds")
+		if target.TTL {
+			old, _ := catalog.FieldOf(target.Spec, "expireAfterSeconds")
 			if !isNumber(old) {
 				return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "existing expireAfterSeconds field is not a number")
 			}
-			oldN, valid := storedExpireAfter(old)
+			oldN, valid := catalog.StoredExpireAfter(old)
 			if !valid {
 				oldN = 0
 			}
 			reply = append(reply, bson.E{Key: "expireAfterSeconds_old", Value: oldN})
 		}
 		reply = append(reply, bson.E{Key: "expireAfterSeconds_new", Value: n})
-		if _, present := fieldOf(spec2, "expireAfterSeconds"); present {
+		if _, present := catalog.FieldOf(spec2, "expireAfterSeconds"); present {
 			for i := range spec2 {
 				if spec2[i].Key == "expireAfterSeconds" {
 					spec2[i].Value = int32(n)
@@ -271,19 +272,19 @@ func modIndex(meta *collMeta, spec bson.D) ([]*indexMeta, []*indexMeta, bson.D, 
 			spec2 = append(spec2, bson.E{Key: "expireAfterSeconds", Value: int32(n)})
 		}
 	}
-	changed, err := indexFromSpec(target.id, spec2)
+	changed, err := catalog.IndexFromSpec(target.ID, spec2)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	changed.ready, changed.multikey = target.ready, target.multikey
-	idx := make([]*indexMeta, len(meta.indexes))
-	for i, ix := range meta.indexes {
+	changed.Ready, changed.Multikey = target.Ready, target.Multikey
+	idx := make([]*catalog.IndexMeta, len(meta.Indexes))
+	for i, ix := range meta.Indexes {
 		idx[i] = ix
-		if ix.id == target.id {
+		if ix.ID == target.ID {
 			idx[i] = changed
 		}
 	}
-	return idx, []*indexMeta{changed}, reply, nil
+	return idx, []*catalog.IndexMeta{changed}, reply, nil
 }
 
 // collModExpireAfter validates collMod's index expireAfterSeconds.
@@ -308,20 +309,20 @@ func collModExpireAfter(v any) (int64, error) {
 
 // fmtNumber renders a number as mongod prints it in messages.
 func fmtNumber(v any) string {
-	if n, ok := toInt64(v); ok {
+	if n, ok := catalog.ToInt64(v); ok {
 		return fmt.Sprint(n)
 	}
 	return aggregate.FormatValue(v)
 }
 
 // specList renders index specs for messages.
-func specList(ix []*indexMeta) string {
+func specList(ix []*catalog.IndexMeta) string {
 	s := ""
 	for i, x := range ix {
 		if i > 0 {
 			s += ", "
 		}
-		s += fmtDoc(x.spec)
+		s += fmtDoc(x.Spec)
 	}
 	return s
 }

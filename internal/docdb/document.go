@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -141,7 +142,7 @@ func newStoredDoc(raw bson.Raw) (*storedDoc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docdb: document without _id")
 	}
-	idEnc, err := encodeID(id)
+	idEnc, err := catalog.EncodeID(id)
 	if err != nil {
 		return nil, mongoerr.Newf(mongoerr.BadValue, "cannot encode _id: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -93,19 +94,19 @@ func (d DryRun) Fields() bson.D {
 // preview accumulates a dry run: documents visible under cur and expired
 // under next at nowMs.
 type preview struct {
-	cur, next      *collMeta
+	cur, next      *catalog.CollMeta
 	nowMs          int64
 	n              int64
 	oldest, newest int64
 }
 
-func newPreview(cur, next *collMeta, now time.Time) *preview {
+func newPreview(cur, next *catalog.CollMeta, now time.Time) *preview {
 	return &preview{cur: cur, next: next, nowMs: now.UnixMilli()}
 }
 
 // add counts doc if the change expires it.
 func (p *preview) add(doc bson.D) {
-	if p.cur.expired(doc, p.nowMs) {
+	if p.cur.Expired(doc, p.nowMs) {
 		return
 	}
 	due, ok := earliestDue(p.next, doc)
@@ -122,12 +123,12 @@ func (p *preview) add(doc bson.D) {
 }
 
 // earliestDue returns the earliest time a TTL rule of m expires doc.
-func earliestDue(m *collMeta, doc bson.D) (due int64, ok bool) {
-	for _, ix := range append(m.indexes[:len(m.indexes):len(m.indexes)], m.clusteredTTLIndex()) {
+func earliestDue(m *catalog.CollMeta, doc bson.D) (due int64, ok bool) {
+	for _, ix := range append(m.Indexes[:len(m.Indexes):len(m.Indexes)], m.ClusteredTTLIndex()) {
 		if ix == nil {
 			continue
 		}
-		if d, has := ix.dueTime(doc); has && (!ok || d < due) {
+		if d, has := ix.DueTime(doc); has && (!ok || d < due) {
 			due, ok = d, true
 		}
 	}
@@ -157,7 +158,7 @@ func dryRunFlag(cmd string, v any) (bool, error) {
 		return b, nil
 	}
 	if isNumber(v) {
-		return truthy(v), nil
+		return catalog.Truthy(v), nil
 	}
 	return false, mongoerr.Newf(mongoerr.TypeMismatch,
 		"BSON field '%s.dryRun' is the wrong type '%s', expected type 'bool'", cmd, typeName(v))
@@ -166,15 +167,15 @@ func dryRunFlag(cmd string, v any) (bool, error) {
 // collModCandidates returns the TTL rules of next whose due times differ
 // from cur's: the changed indexes that are (still) usable TTL indexes, and
 // the clustered collection's own TTL when its value changed.
-func collModCandidates(cur, next *collMeta, changed []*indexMeta) []*indexMeta {
-	var out []*indexMeta
+func collModCandidates(cur, next *catalog.CollMeta, changed []*catalog.IndexMeta) []*catalog.IndexMeta {
+	var out []*catalog.IndexMeta
 	for _, ix := range changed {
-		if ix.ttl && ix.ttlValid && len(ix.fields) == 1 && !ix.isID {
+		if ix.TTL && ix.TTLValid && len(ix.Fields) == 1 && !ix.IsID {
 			out = append(out, ix)
 		}
 	}
-	was, now := cur.clusteredTTLIndex(), next.clusteredTTLIndex()
-	if now != nil && (was == nil || was.expireAfter != now.expireAfter) {
+	was, now := cur.ClusteredTTLIndex(), next.ClusteredTTLIndex()
+	if now != nil && (was == nil || was.ExpireAfter != now.ExpireAfter) {
 		out = append(out, now)
 	}
 	return out
@@ -183,11 +184,11 @@ func collModCandidates(cur, next *collMeta, changed []*indexMeta) []*indexMeta {
 // collModDryRun previews a validated collMod on snap, a snapshot taken
 // with cur: it reads the Date entries of each candidate rule up to its new
 // cut-off and applies the exact rule to each document once.
-func (e *Engine) collModDryRun(ctx context.Context, snap *storage.Snapshot, cur, next *collMeta, candidates []*indexMeta, now time.Time) (DryRun, error) {
+func (e *Engine) collModDryRun(ctx context.Context, snap *storage.Snapshot, cur, next *catalog.CollMeta, candidates []*catalog.IndexMeta, now time.Time) (DryRun, error) {
 	p := newPreview(cur, next, now)
 	seen := map[string]struct{}{}
 	for _, ix := range candidates {
-		cutoff := p.nowMs - ix.expireAfter*1000
+		cutoff := p.nowMs - ix.ExpireAfter*1000
 		lo, hi, err := dateRange(ix, cutoff, false)
 		if err != nil {
 			return DryRun{}, err
@@ -200,7 +201,7 @@ func (e *Engine) collModDryRun(ctx context.Context, snap *storage.Snapshot, cur,
 }
 
 // previewRange adds the documents of the entries of ix in [lo, hi) to p.
-func (e *Engine) previewRange(ctx context.Context, snap *storage.Snapshot, cur *collMeta, ix *indexMeta, lo, hi []byte, seen map[string]struct{}, p *preview) error {
+func (e *Engine) previewRange(ctx context.Context, snap *storage.Snapshot, cur *catalog.CollMeta, ix *catalog.IndexMeta, lo, hi []byte, seen map[string]struct{}, p *preview) error {
 	it, err := snap.NewIter(lo, hi)
 	if err != nil {
 		return err
@@ -219,9 +220,9 @@ func (e *Engine) previewRange(ctx context.Context, snap *storage.Snapshot, cur *
 		}
 		seen[string(idEnc)] = struct{}{}
 		var raw []byte
-		if ix.clusterColl != 0 {
+		if ix.ClusterColl != 0 {
 			raw = append([]byte(nil), it.Value()...)
-		} else if raw, err = snap.Get(docKey(cur.id, idEnc)); errors.Is(err, storage.ErrNotFound) {
+		} else if raw, err = snap.Get(catalog.DocKey(cur.ID, idEnc)); errors.Is(err, storage.ErrNotFound) {
 			continue
 		} else if err != nil {
 			return err
@@ -251,7 +252,7 @@ func (e *Engine) CreateIndexesDryRun(ctx context.Context, db, coll string, specs
 // build's failures) and previews the new TTL indexes, writing nothing.
 func (e *Engine) createIndexesDryRun(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, DryRun, error) {
 	var res CreateIndexesResult
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, DryRun{}, err
 	}
 	if len(specs) == 0 {
@@ -271,14 +272,14 @@ func (e *Engine) createIndexesDryRun(ctx context.Context, db, coll string, specs
 	meta := view.meta
 	if meta == nil {
 		// The real command would create the collection with its _id_ index.
-		id, err := indexFromSpec(0, idIndexSpec())
+		id, err := catalog.IndexFromSpec(0, catalog.IDIndexSpec())
 		if err != nil {
 			return res, DryRun{}, err
 		}
-		meta = &collMeta{db: db, name: coll, options: bson.D{}, indexes: []*indexMeta{id}}
+		meta = &catalog.CollMeta{DB: db, Name: coll, Options: bson.D{}, Indexes: []*catalog.IndexMeta{id}}
 		res.CreatedCollectionAutomatically = true
 	}
-	res.NumIndexesBefore = len(meta.indexes)
+	res.NumIndexesBefore = len(meta.Indexes)
 	build, err := indexesToBuild(meta, reqs)
 	if err != nil {
 		return res, DryRun{}, err
@@ -288,15 +289,15 @@ func (e *Engine) createIndexesDryRun(ctx context.Context, db, coll string, specs
 		res.Note = "all indexes already exist"
 		return res, e.dryRunResult(newPreview(meta, meta, now)), nil
 	}
-	newIdx := make([]*indexMeta, len(build))
+	newIdx := make([]*catalog.IndexMeta, len(build))
 	for i, r := range build {
-		ix, err := indexFromSpec(0, r.spec)
+		ix, err := catalog.IndexFromSpec(0, r.spec)
 		if err != nil {
 			return res, DryRun{}, err
 		}
 		newIdx[i] = ix
 	}
-	next := meta.withIndexes(append(append([]*indexMeta(nil), meta.indexes...), newIdx...))
+	next := meta.WithIndexes(append(append([]*catalog.IndexMeta(nil), meta.Indexes...), newIdx...))
 	p := newPreview(meta, next, now)
 	if view.meta != nil {
 		if err := e.simulateBuild(ctx, view.snap, meta, newIdx, p); err != nil {
@@ -310,16 +311,16 @@ func (e *Engine) createIndexesDryRun(ctx context.Context, db, coll string, specs
 // would, failing where the build would fail (keys that cannot be indexed,
 // a duplicate in a new unique index between two documents visible at the
 // start, as buildUniqueCheck decides), and adds each document to p.
-func (e *Engine) simulateBuild(ctx context.Context, snap *storage.Snapshot, meta *collMeta, newIdx []*indexMeta, p *preview) error {
+func (e *Engine) simulateBuild(ctx context.Context, snap *storage.Snapshot, meta *catalog.CollMeta, newIdx []*catalog.IndexMeta, p *preview) error {
 	vis := e.newVisibility(meta)
 	vis.nowMs = p.nowMs
 	held := make([]map[string]struct{}, len(newIdx))
 	for i, ix := range newIdx {
-		if ix.unique {
+		if ix.Unique {
 			held[i] = map[string]struct{}{}
 		}
 	}
-	pre := docPrefix(meta.id)
+	pre := catalog.DocPrefix(meta.ID)
 	it, err := snap.NewIter(pre, storage.PrefixEnd(pre))
 	if err != nil {
 		return err
@@ -335,7 +336,7 @@ func (e *Engine) simulateBuild(ctx context.Context, snap *storage.Snapshot, meta
 		}
 		hidden := vis.hides(sd.doc)
 		for i, ix := range newIdx {
-			keys, _, err := ix.indexKeys(sd.doc)
+			keys, _, err := ix.IndexKeys(sd.doc)
 			if err != nil {
 				return buildFailed(meta, err)
 			}
@@ -343,10 +344,10 @@ func (e *Engine) simulateBuild(ctx context.Context, snap *storage.Snapshot, meta
 				continue
 			}
 			for _, k := range keys {
-				if _, dup := held[i][string(k.enc)]; dup {
-					return buildFailed(meta, dupKeyError(meta, ix, toKeyDoc(ix, k.values)))
+				if _, dup := held[i][string(k.Enc)]; dup {
+					return buildFailed(meta, dupKeyError(meta, ix, catalog.ToKeyDoc(ix, k.Values)))
 				}
-				held[i][string(k.enc)] = struct{}{}
+				held[i][string(k.Enc)] = struct{}{}
 			}
 		}
 		p.add(sd.doc)

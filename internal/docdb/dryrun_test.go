@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -78,7 +79,7 @@ func TestCollModDryRun(t *testing.T) {
 				t.Fatalf("reply\n  %s\nwant\n  %s", got, tc.want)
 			}
 			for _, f := range []string{"wouldExpire", "estimatedDeleteMillis"} {
-				if v, _ := fieldOf(reply, f); v != nil {
+				if v, _ := catalog.FieldOf(reply, f); v != nil {
 					if _, ok := v.(int64); !ok {
 						t.Fatalf("%s is %T, want int64", f, v)
 					}
@@ -143,7 +144,7 @@ func TestCollModDryRunRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := fieldOf(reply, "wouldExpire"); n != int64(5) {
+		if n, _ := catalog.FieldOf(reply, "wouldExpire"); n != int64(5) {
 			t.Fatalf("reply %s", fmtDoc(reply))
 		}
 	})
@@ -158,7 +159,7 @@ func TestCollModDryRunRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := fieldOf(reply, "wouldExpire"); n != int64(1) {
+		if n, _ := catalog.FieldOf(reply, "wouldExpire"); n != int64(1) {
 			t.Fatalf("reply %s", fmtDoc(reply))
 		}
 	})

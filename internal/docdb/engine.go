@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -21,7 +22,7 @@ type Engine struct {
 	mu sync.RWMutex
 	// ddl serializes create, drop, dropDatabase and rename.
 	ddl   sync.Mutex
-	cat   *catalog
+	cat   *catalog.Catalog
 	close sync.Once
 	// srcMu guards sources, the expiry source name registered for each TTL
 	// index id.
@@ -54,7 +55,7 @@ func Open(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opts: opts, store: opts.Store, sources: map[uint64]string{}, building: map[uint64]bool{}}
-	cat, err := loadCatalog(e.store)
+	cat, err := catalog.Load(e.store)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: load catalog: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -61,7 +62,7 @@ func (s *scanner) openRange() (bool, error) {
 			return false, nil
 		}
 		s.rangeIdx++
-		s.prefix = docPrefix(s.p.meta.id)
+		s.prefix = catalog.DocPrefix(s.p.meta.ID)
 		return s.open(s.prefix, storage.PrefixEnd(s.prefix))
 	}
 	if s.rangeIdx >= len(s.p.ranges) {
@@ -72,10 +73,10 @@ func (s *scanner) openRange() (bool, error) {
 		i = len(s.p.ranges) - 1 - s.rangeIdx
 	}
 	s.rangeIdx++
-	if s.p.ix.isID {
-		s.prefix = docPrefix(s.p.meta.id)
+	if s.p.ix.IsID {
+		s.prefix = catalog.DocPrefix(s.p.meta.ID)
 	} else {
-		s.prefix = indexPrefix(s.p.ix.id)
+		s.prefix = catalog.IndexPrefix(s.p.ix.ID)
 	}
 	r := s.p.ranges[i]
 	lo := append(append([]byte(nil), s.prefix...), r[0]...)
@@ -135,7 +136,7 @@ func (s *scanner) next(ctx context.Context) (*storedDoc, error) {
 		var raw []byte
 		var idEnc []byte
 		switch {
-		case s.p.ix == nil || s.p.ix.isID:
+		case s.p.ix == nil || s.p.ix.IsID:
 			if s.p.ix != nil {
 				s.stats.keysExamined++
 			}
@@ -143,9 +144,9 @@ func (s *scanner) next(ctx context.Context) (*storedDoc, error) {
 		default:
 			s.stats.keysExamined++
 			rest := s.it.Key()[len(s.prefix):]
-			_, id, err := s.p.ix.splitEntry(rest)
+			_, id, err := s.p.ix.SplitEntry(rest)
 			if err != nil {
-				return nil, fmt.Errorf("docdb: index %s entry: %w", s.p.ix.name, err)
+				return nil, fmt.Errorf("docdb: index %s entry: %w", s.p.ix.Name, err)
 			}
 			idEnc = id
 			if s.seen != nil {
@@ -154,9 +155,9 @@ func (s *scanner) next(ctx context.Context) (*storedDoc, error) {
 				}
 				s.seen[string(idEnc)] = true
 			}
-			v, err := s.r.Get(docKey(s.p.meta.id, idEnc))
+			v, err := s.r.Get(catalog.DocKey(s.p.meta.ID, idEnc))
 			if errors.Is(err, storage.ErrNotFound) {
-				return nil, fmt.Errorf("docdb: index %s entry points to a missing document", s.p.ix.name)
+				return nil, fmt.Errorf("docdb: index %s entry points to a missing document", s.p.ix.Name)
 			}
 			if err != nil {
 				return nil, err
@@ -169,7 +170,7 @@ func (s *scanner) next(ctx context.Context) (*storedDoc, error) {
 			return nil, fmt.Errorf("docdb: stored document: %w", err)
 		}
 		if idEnc != nil && !bytes.Equal(idEnc, sd.idEnc) {
-			return nil, fmt.Errorf("docdb: index %s entry points to the wrong document", s.p.ix.name)
+			return nil, fmt.Errorf("docdb: index %s entry points to the wrong document", s.p.ix.Name)
 		}
 		return sd, nil
 	}
@@ -200,7 +201,7 @@ func (m *matcher) next(ctx context.Context) (*matched, error) {
 		if m.vis.hides(sd.doc) {
 			continue
 		}
-		res, err := m.sc.p.filter.eval(sd.doc)
+		res, err := m.sc.p.filter.Eval(sd.doc)
 		if err != nil {
 			return nil, err
 		}

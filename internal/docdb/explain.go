@@ -10,6 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 )
@@ -58,7 +60,7 @@ func planTree(p *plan, shape explainShape, st *execStats, elapsed time.Duration)
 	}
 	var filterSpec bson.D
 	if p.filter != nil {
-		filterSpec = p.filter.q.Spec()
+		filterSpec = p.filter.Q.Spec()
 	}
 	var tree bson.D
 	if p.ix == nil {
@@ -82,23 +84,23 @@ func planTree(p *plan, shape explainShape, st *execStats, elapsed time.Duration)
 			dir = "backward"
 		}
 		paths := bson.D{}
-		for _, f := range ix.fields {
+		for _, f := range ix.Fields {
 			var mk bson.A
-			if ix.multikey {
-				mk = bson.A{f.path}
+			if ix.Multikey {
+				mk = bson.A{f.Path}
 			} else {
 				mk = bson.A{}
 			}
-			paths = append(paths, bson.E{Key: f.path, Value: mk})
+			paths = append(paths, bson.E{Key: f.Path, Value: mk})
 		}
 		scan = append(scan,
-			bson.E{Key: "keyPattern", Value: ix.key},
-			bson.E{Key: "indexName", Value: ix.name},
-			bson.E{Key: "isMultiKey", Value: ix.multikey},
+			bson.E{Key: "keyPattern", Value: ix.Key},
+			bson.E{Key: "indexName", Value: ix.Name},
+			bson.E{Key: "isMultiKey", Value: ix.Multikey},
 			bson.E{Key: "multiKeyPaths", Value: paths},
-			bson.E{Key: "isUnique", Value: ix.unique},
-			bson.E{Key: "isSparse", Value: ix.sparse},
-			bson.E{Key: "isPartial", Value: ix.partial != nil},
+			bson.E{Key: "isUnique", Value: ix.Unique},
+			bson.E{Key: "isSparse", Value: ix.Sparse},
+			bson.E{Key: "isPartial", Value: ix.Partial != nil},
 			bson.E{Key: "indexVersion", Value: int32(2)},
 			bson.E{Key: "direction", Value: dir},
 			bson.E{Key: "indexBounds", Value: p.boundsDoc()},
@@ -201,14 +203,14 @@ func sortSpec(s *query.Sort) bson.D {
 // filter, so FETCH needs no filter: a flat conjunction of equalities and
 // ranges on bounded fields of a non-multikey index.
 func (p *plan) boundsCoverFilter() bool {
-	if p.ix == nil || p.ix.multikey || p.filter == nil {
+	if p.ix == nil || p.ix.Multikey || p.filter == nil {
 		return false
 	}
-	spec := p.filter.q.Spec()
+	spec := p.filter.Q.Spec()
 	for _, e := range spec {
 		i := -1
-		for j, f := range p.ix.fields {
-			if f.path == e.Key {
+		for j, f := range p.ix.Fields {
+			if f.Path == e.Key {
 				i = j
 			}
 		}
@@ -248,10 +250,10 @@ func isSimpleProjection(spec bson.D) bool {
 }
 
 // queryPlanner builds the queryPlanner section.
-func queryPlanner(meta *collMeta, db, coll string, p *plan, tree bson.D) bson.D {
+func queryPlanner(meta *catalog.CollMeta, db, coll string, p *plan, tree bson.D) bson.D {
 	parsed := bson.D{}
 	if p != nil && p.filter != nil {
-		parsed = p.filter.q.Spec()
+		parsed = p.filter.Q.Spec()
 	}
 	return bson.D{
 		{Key: "namespace", Value: db + "." + coll},
@@ -281,7 +283,7 @@ func executionStats(st *execStats, nReturned int64, elapsed time.Duration, stage
 }
 
 func (e *Engine) explainFind(ctx context.Context, db, coll string, req FindRequest, v Verbosity) (bson.D, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	q, err := e.parseFind(req)
@@ -332,7 +334,7 @@ func missingExplain(db, coll string, v Verbosity) bson.D {
 }
 
 func (e *Engine) explainCount(ctx context.Context, db, coll string, req CountRequest, v Verbosity) (bson.D, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	q, err := e.parseFind(FindRequest{Filter: req.Filter, Skip: req.Skip, Limit: req.Limit, Hint: req.Hint})
@@ -376,11 +378,11 @@ func planHint(p *plan) any {
 		}
 		return bson.D{{Key: "$natural", Value: dir}}
 	}
-	return p.ix.name
+	return p.ix.Name
 }
 
 func (e *Engine) explainDistinct(ctx context.Context, db, coll string, req DistinctRequest, v Verbosity) (bson.D, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	q, err := e.parseFind(FindRequest{Filter: req.Filter, Hint: req.Hint})
@@ -415,7 +417,7 @@ func (e *Engine) explainDistinct(ctx context.Context, db, coll string, req Disti
 }
 
 func (e *Engine) explainAggregate(ctx context.Context, db, coll string, req AggregateRequest, v Verbosity) (bson.D, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	pl, err := e.parsePipeline(req, e.opts.Now())
@@ -446,11 +448,11 @@ func (e *Engine) parsePipeline(req AggregateRequest, now time.Time) (*aggregate.
 }
 
 func (e *Engine) explainUpdate(ctx context.Context, db, coll string, st UpdateStatement, v Verbosity) (bson.D, error) {
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return nil, err
 	}
-	env := exprEnv{now: e.opts.Now()}
-	f, err := parseQuery(st.Filter, env)
+	env := match.Env{Now: e.opts.Now()}
+	f, err := match.ParseQuery(st.Filter, env)
 	if err != nil {
 		return nil, err
 	}
@@ -491,13 +493,13 @@ func (e *Engine) explainUpdate(ctx context.Context, db, coll string, st UpdateSt
 }
 
 func (e *Engine) explainDelete(ctx context.Context, db, coll string, st DeleteStatement, v Verbosity) (bson.D, error) {
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return nil, err
 	}
 	if st.Limit != 0 && st.Limit != 1 {
 		return nil, mongoerr.Newf(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", st.Limit)
 	}
-	f, err := parseQuery(st.Filter, exprEnv{now: e.opts.Now()})
+	f, err := match.ParseQuery(st.Filter, match.Env{Now: e.opts.Now()})
 	if err != nil {
 		return nil, err
 	}
@@ -523,7 +525,7 @@ func (e *Engine) explainDelete(ctx context.Context, db, coll string, st DeleteSt
 // explainWrite explains an update or delete without writing: the plan under
 // a top stage, and with execution stats what the write would do (run reads
 // the matches and returns the top stage's counters).
-func (e *Engine) explainWrite(ctx context.Context, db, coll string, f *filter, hint any, v Verbosity, top string, run func(*matcher) (bson.D, error)) (bson.D, error) {
+func (e *Engine) explainWrite(ctx context.Context, db, coll string, f *match.Filter, hint any, v Verbosity, top string, run func(*matcher) (bson.D, error)) (bson.D, error) {
 	view := e.openRead(db, coll)
 	defer view.close()
 	if view.meta == nil {

@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -23,7 +24,7 @@ func path(t testing.TB, doc bson.D, p string) any {
 		if !ok {
 			t.Fatalf("%s: %v is not a document", p, cur)
 		}
-		v, ok := fieldOf(d, part)
+		v, ok := catalog.FieldOf(d, part)
 		if !ok {
 			t.Fatalf("%s: no field %s in %s", p, part, fmtDoc(d))
 		}
@@ -37,7 +38,7 @@ func stages(t testing.TB, tree bson.D) string {
 	var out []string
 	for tree != nil {
 		out = append(out, path(t, tree, "stage").(string))
-		next, ok := fieldOf(tree, "inputStage")
+		next, ok := catalog.FieldOf(tree, "inputStage")
 		if !ok {
 			break
 		}
@@ -90,7 +91,7 @@ func TestExplainFind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := fieldOf(out, "executionStats"); ok {
+	if _, ok := catalog.FieldOf(out, "executionStats"); ok {
 		t.Fatal("queryPlanner verbosity ran the plan")
 	}
 	scan := path(t, out, "queryPlanner.winningPlan.inputStage").(bson.D)

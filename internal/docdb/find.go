@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/keycodec"
@@ -19,7 +21,7 @@ import (
 // storage snapshot taken together under Engine.mu, so that the indexes the
 // metadata names are exactly those the snapshot holds.
 type readView struct {
-	meta *collMeta // nil when the collection does not exist
+	meta *catalog.CollMeta // nil when the collection does not exist
 	snap *storage.Snapshot
 }
 
@@ -28,8 +30,8 @@ func (e *Engine) openRead(db, coll string) readView {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var v readView
-	if c := e.cat.lookup(db, coll); c != nil {
-		v.meta = c.meta
+	if c := e.cat.Lookup(db, coll); c != nil {
+		v.meta = c.Meta
 	}
 	v.snap = e.store.NewSnapshot()
 	return v
@@ -43,7 +45,7 @@ func (v readView) close() {
 
 // findQuery is a parsed find (or count) request.
 type findQuery struct {
-	filter  *filter
+	filter  *match.Filter
 	proj    *query.Projection
 	sort    *query.Sort
 	natural int
@@ -65,7 +67,7 @@ func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 	}
 	var err error
 	if len(req.Filter) > 0 {
-		if q.filter, err = parseQuery(req.Filter, exprEnv{now: now}); err != nil {
+		if q.filter, err = match.ParseQuery(req.Filter, match.Env{Now: now}); err != nil {
 			return nil, err
 		}
 	}
@@ -83,7 +85,7 @@ func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 // parseSort parses a sort, recognising {$natural: ±1}.
 func parseSort(spec bson.D) (*query.Sort, int, error) {
 	if len(spec) == 1 && spec[0].Key == "$natural" {
-		if keyDirection(spec[0].Value) < 0 {
+		if catalog.KeyDirection(spec[0].Value) < 0 {
 			return nil, -1, nil
 		}
 		return nil, 1, nil
@@ -120,7 +122,7 @@ func parseProjection(spec bson.D, now time.Time) (*query.Projection, error) {
 }
 
 func (e *Engine) find(ctx context.Context, db, coll string, req FindRequest) (Cursor, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	if id, ok := pointID(req.Filter); ok {
@@ -152,7 +154,7 @@ func (emptyCursor) Next(context.Context) (bson.Raw, error) { return nil, io.EOF 
 func (emptyCursor) Close()                                 {}
 
 func (e *Engine) count(ctx context.Context, db, coll string, req CountRequest) (int64, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return 0, err
 	}
 	q, err := e.parseFind(FindRequest{Filter: req.Filter, Skip: req.Skip, Limit: req.Limit, Hint: req.Hint})
@@ -174,11 +176,11 @@ func (e *Engine) runCount(ctx context.Context, view readView, q *findQuery, stat
 	vis := e.newVisibility(view.meta)
 	var total int64
 	if q.filter == nil && q.hint == nil && !vis.strict {
-		c := e.lookupColl(view.meta.db, view.meta.name)
-		if c != nil && c.meta.id == view.meta.id {
+		c := e.lookupColl(view.meta.DB, view.meta.Name)
+		if c != nil && c.Meta.ID == view.meta.ID {
 			// The counters are exact, but they follow the latest state,
 			// not the snapshot; a count races writes either way.
-			total, _, _ = c.stats.snapshot()
+			total, _, _ = c.Stats.Snapshot()
 			return clampCount(total, q.skip, q.limit), nil
 		}
 	}
@@ -219,7 +221,7 @@ func clampCount(total, skip, limit int64) int64 {
 }
 
 func (e *Engine) distinct(ctx context.Context, db, coll string, req DistinctRequest) (bson.A, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	if req.Key == "" {

@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -138,7 +139,7 @@ func (te *testEngine) storedDocs(db, coll string) []bson.Raw {
 	if c == nil {
 		return nil
 	}
-	p := docPrefix(c.meta.id)
+	p := catalog.DocPrefix(c.Meta.ID)
 	it, err := te.store.NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
 		te.t.Fatal(err)

@@ -1,6 +1,7 @@
 package docdb
 
 import (
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -21,7 +22,7 @@ import (
 // An error aborts the write: the writer returns it and the batch is
 // discarded.
 type WriteHook interface {
-	DocumentChanged(wb *WriteBatch, m *collMeta, prev, next *storedDoc) error
+	DocumentChanged(wb *WriteBatch, m *catalog.CollMeta, prev, next *storedDoc) error
 }
 
 // WriteBatch is a writer's current storage batch as write hooks see it:
@@ -68,17 +69,17 @@ func (w *writer) documentChanged(prev, next *storedDoc) error {
 type ttlWakeHook struct{ e *Engine }
 
 // DocumentChanged implements WriteHook.
-func (h ttlWakeHook) DocumentChanged(wb *WriteBatch, m *collMeta, _, next *storedDoc) error {
+func (h ttlWakeHook) DocumentChanged(wb *WriteBatch, m *catalog.CollMeta, _, next *storedDoc) error {
 	if next == nil || h.e.opts.Expiry == nil {
 		return nil
 	}
-	for _, ix := range m.indexes {
-		if due, ok := ix.dueTime(next.doc); ok {
+	for _, ix := range m.Indexes {
+		if due, ok := ix.DueTime(next.doc); ok {
 			wb.WakeAt(due)
 		}
 	}
-	if ix := m.clusteredTTLIndex(); ix != nil {
-		if due, ok := ix.dueTime(next.doc); ok {
+	if ix := m.ClusteredTTLIndex(); ix != nil {
+		if due, ok := ix.DueTime(next.doc); ok {
 			wb.WakeAt(due)
 		}
 	}

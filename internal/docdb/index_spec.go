@@ -8,6 +8,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -47,7 +49,7 @@ func fmtDoc(d bson.D) string { return aggregate.FormatValue(d) }
 func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 	text := fmtDoc(raw)
 	versioned := raw
-	if _, ok := fieldOf(raw, "v"); !ok {
+	if _, ok := catalog.FieldOf(raw, "v"); !ok {
 		versioned = append(bson.D{{Key: "v", Value: int32(2)}}, raw...)
 	}
 	vtext := fmtDoc(versioned)
@@ -56,7 +58,7 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 	}
 	cannot := func(why string) error { return inSpec(mongoerr.CannotCreateIndex, text, why) }
 
-	kv, ok := fieldOf(raw, "key")
+	kv, ok := catalog.FieldOf(raw, "key")
 	if !ok {
 		return nil, inSpec(mongoerr.FailedToParse, text, "The 'key' field is a required property of an index specification")
 	}
@@ -102,14 +104,14 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 	if len(key) > maxKeyFields {
 		return nil, mongoerr.New(mongoerr.Code(13103), "too many compound keys")
 	}
-	if v, ok := fieldOf(raw, "v"); ok {
-		n, ok := toInt64(v)
+	if v, ok := catalog.FieldOf(raw, "v"); ok {
+		n, ok := catalog.ToInt64(v)
 		if !ok || n < 1 || n > 2 {
 			return nil, cannot(fmt.Sprintf("Invalid index specification %s; cannot create an index with v=%s", text, aggregate.FormatValue(v)))
 		}
 	}
 	name := ""
-	if nv, ok := fieldOf(raw, "name"); ok {
+	if nv, ok := catalog.FieldOf(raw, "name"); ok {
 		s, ok := nv.(string)
 		if !ok {
 			return nil, mongoerr.Newf(mongoerr.TypeMismatch,
@@ -127,7 +129,7 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 	}
 	isIDKey := len(key) == 1 && key[0].Key == "_id"
 	if isIDKey {
-		if keyDirection(key[0].Value) != 1 {
+		if catalog.KeyDirection(key[0].Value) != 1 {
 			return nil, mongoerr.Newf(mongoerr.BadValue,
 				"The field 'key' for an _id index must be {_id: 1}, but got %s", fmtDoc(key))
 		}
@@ -146,8 +148,8 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 				fmt.Sprintf("The field '%s' is not valid for an index specification. Specification: %s", e.Key, text))
 		}
 	}
-	pfe, hasPartial := fieldOf(raw, "partialFilterExpression")
-	if sv, ok := fieldOf(raw, "sparse"); ok && truthy(sv) && hasPartial {
+	pfe, hasPartial := catalog.FieldOf(raw, "partialFilterExpression")
+	if sv, ok := catalog.FieldOf(raw, "sparse"); ok && catalog.Truthy(sv) && hasPartial {
 		return nil, inSpec(mongoerr.CannotCreateIndex, vtext, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
 	}
 	if hasPartial {
@@ -159,12 +161,12 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 		if why := checkPartialFilter(d, 0); why != "" {
 			return nil, inSpec(mongoerr.CannotCreateIndex, vtext, why)
 		}
-		if _, err := parseFilter(d); err != nil {
+		if _, err := match.Parse(d); err != nil {
 			return nil, err
 		}
 	}
 	var ttl any
-	if ev, ok := fieldOf(raw, "expireAfterSeconds"); ok {
+	if ev, ok := catalog.FieldOf(raw, "expireAfterSeconds"); ok {
 		n, err := indexExpireAfter(ev, text)
 		if err != nil {
 			return nil, err
@@ -176,7 +178,7 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 		ttl = n
 	}
 	for _, opt := range []string{"unique", "sparse", "hidden", "background", "prepareUnique"} {
-		if v, ok := fieldOf(raw, opt); ok && !isNumber(v) {
+		if v, ok := catalog.FieldOf(raw, opt); ok && !isNumber(v) {
 			if _, isBool := v.(bool); !isBool {
 				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
 					"Error in specification %s :: caused by :: The field '%s' must be a bool, but got %s", text, opt, typeName(v))
@@ -191,7 +193,7 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 			continue
 		case "unique", "sparse", "hidden", "prepareUnique":
 			// mongod keeps these only when true, as booleans.
-			if !truthy(e.Value) {
+			if !catalog.Truthy(e.Value) {
 				continue
 			}
 			e.Value = true
@@ -266,7 +268,7 @@ func checkPartialFilter(d bson.D, depth int) string {
 			switch op.Key {
 			case "$eq", "$gt", "$gte", "$lt", "$lte", "$type", "$in":
 			case "$exists":
-				if !truthy(op.Value) {
+				if !catalog.Truthy(op.Value) {
 					return unsupported(bson.E{Key: e.Key, Value: bson.D{op}})
 				}
 			default:
@@ -354,7 +356,7 @@ func sameOptions(a, b bson.D) bool {
 		return false
 	}
 	for _, e := range a {
-		v, ok := fieldOf(b, e.Key)
+		v, ok := catalog.FieldOf(b, e.Key)
 		if !ok || !sameValue(e.Value, v) {
 			return false
 		}
@@ -373,10 +375,10 @@ func conflictText(spec bson.D) string {
 			out = append(out, e)
 		}
 	}
-	if k, ok := fieldOf(spec, "key"); ok {
+	if k, ok := catalog.FieldOf(spec, "key"); ok {
 		out = append(out, bson.E{Key: "key", Value: k})
 	}
-	if n, ok := fieldOf(spec, "name"); ok {
+	if n, ok := catalog.FieldOf(spec, "name"); ok {
 		out = append(out, bson.E{Key: "name", Value: n})
 	}
 	return fmtDoc(out)
@@ -385,8 +387,8 @@ func conflictText(spec bson.D) string {
 // indexConflict compares a requested index with an existing one. It returns
 // exists when they are the same index, or the 85/86 error of spec 1.8.
 func indexConflict(req *indexRequest, existing bson.D) (exists bool, err error) {
-	exName, _ := fieldOf(existing, "name")
-	exKeyV, _ := fieldOf(existing, "key")
+	exName, _ := catalog.FieldOf(existing, "name")
+	exKeyV, _ := catalog.FieldOf(existing, "key")
 	exKey, _ := exKeyV.(bson.D)
 	sameName := exName == req.name
 	sameKey := sameDoc(exKey, req.key)

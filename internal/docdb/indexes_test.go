@@ -212,11 +212,11 @@ func TestMultikeyAndParallelArrays(t *testing.T) {
 	// MongoDB rule: two arrays in one compound key cannot be indexed.
 	wantCode(t, res.WriteErrors[0].Err, mongoerr.CannotIndexParallelArrays, "cannot index parallel arrays [b] [a]")
 	c := te.lookupColl("db", "m")
-	if !c.meta.index("a_1_b_1").multikey {
+	if !c.Meta.Index("a_1_b_1").Multikey {
 		t.Fatal("index not marked multikey")
 	}
 	te.reopen()
-	if !te.lookupColl("db", "m").meta.index("a_1_b_1").multikey {
+	if !te.lookupColl("db", "m").Meta.Index("a_1_b_1").Multikey {
 		t.Fatal("multikey flag not persisted")
 	}
 }

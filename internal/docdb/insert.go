@@ -3,6 +3,7 @@ package docdb
 import (
 	"context"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -25,7 +26,7 @@ func checkBatchSize(n int) error {
 
 func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest) (InsertResult, error) {
 	var res InsertResult
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
 	if err := checkBatchSize(len(req.Documents)); err != nil {
@@ -53,10 +54,10 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 	if err != nil {
 		return res, err
 	}
-	defer c.wmu.Unlock()
+	defer c.WriteMu.Unlock()
 	w := e.newWriter(c)
 	defer w.close()
-	val, err := e.newValidator(c.meta, req.BypassDocumentValidation)
+	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
 		return res, err
 	}

@@ -2,6 +2,7 @@ package docdb
 
 import (
 	"context"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"sort"
 )
 
@@ -118,10 +119,10 @@ func (e *Engine) runEnableOp(ctx context.Context, seq uint64) {
 
 // unindexed returns the collections of group without a complete hidden
 // index on field.
-func (e *Engine) unindexed(group, field string) []*collection {
-	var out []*collection
+func (e *Engine) unindexed(group, field string) []*catalog.Collection {
+	var out []*catalog.Collection
 	for _, c := range e.groupCollections(group) {
-		ix := e.pol.indexOf(c.meta.id)
+		ix := e.pol.indexOf(c.Meta.ID)
 		if ix == nil || ix.group != group || ix.field != field || !ix.complete {
 			out = append(out, c)
 		}
@@ -183,7 +184,7 @@ func (e *Engine) reconcilePolicies(ctx context.Context) {
 		for _, c := range e.unindexed(r.Group, r.Field) {
 			if err := e.buildPolicyIndex(ctx, c, r.Group, r.Field, 0); err != nil {
 				if ctx.Err() == nil && ignoreClosed(err) != nil {
-					e.opts.Logger.Error("docdb: build hidden TTL policy index", "collection", c.meta.db+"."+c.meta.name, "err", err)
+					e.opts.Logger.Error("docdb: build hidden TTL policy index", "collection", c.Meta.DB+"."+c.Meta.Name, "err", err)
 				}
 				return
 			}

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -131,7 +132,7 @@ func TestPolicyDisableDuringBuild(t *testing.T) {
 		op := te.enable("sessions", "expireAt", 0)
 		syncWait()
 		c := te.lookupColl("app", "sessions")
-		ix := te.pol.indexOf(c.meta.id)
+		ix := te.pol.indexOf(c.Meta.ID)
 		if ix == nil || ix.complete {
 			t.Fatalf("index during the build: %+v", ix)
 		}
@@ -151,7 +152,7 @@ func TestPolicyDisableDuringBuild(t *testing.T) {
 		if got.Progress.DocumentsScanned != 2 {
 			t.Fatalf("the build went on after the disable: %+v", got.Progress)
 		}
-		if te.pol.indexOf(c.meta.id) != nil || countRange(t, te.store, indexPrefix(ix.ixID)) != 0 {
+		if te.pol.indexOf(c.Meta.ID) != nil || countRange(t, te.store, catalog.IndexPrefix(ix.ixID)) != 0 {
 			t.Fatal("the hidden index survived the disable")
 		}
 		if got := idsOf(te, "app", "sessions"); got != "0,1,2,3,4,5,6" {
@@ -214,7 +215,7 @@ func TestPolicyOffsetChange(t *testing.T) {
 			t.Fatalf("finished build %+v", done)
 		}
 		c := te.lookupColl("app", "sessions")
-		ixBefore := te.pol.indexOf(c.meta.id)
+		ixBefore := te.pol.indexOf(c.Meta.ID)
 		src := reg.get("policy:sessions.expireAt")
 		before, _, _ := src.NextDue(t.Context())
 
@@ -226,7 +227,7 @@ func TestPolicyOffsetChange(t *testing.T) {
 		if after.Sub(before) != 90*time.Minute {
 			t.Fatalf("NextDue moved by %v, want 90m", after.Sub(before))
 		}
-		if ix := te.pol.indexOf(c.meta.id); ix != ixBefore {
+		if ix := te.pol.indexOf(c.Meta.ID); ix != ixBefore {
 			t.Fatal("an offset change rebuilt the hidden index")
 		}
 		if got := idsOf(te, "app", "sessions"); got != "0,1,2,3,4" {
@@ -247,7 +248,7 @@ func TestPolicyNeedsRepair(t *testing.T) {
 		te := newBubbleEngine(t, 1000)
 		insertSessions(te, "app", 3, 1)
 		c := te.lookupColl("app", "sessions")
-		bad := docKey(c.meta.id, []byte{0x7f, 0x01})
+		bad := catalog.DocKey(c.Meta.ID, []byte{0x7f, 0x01})
 		b := te.store.NewBatch()
 		if err := b.Set(bad, []byte("not bson")); err != nil {
 			t.Fatal(err)
@@ -333,26 +334,26 @@ func TestPolicyFollowsCatalog(t *testing.T) {
 		}
 		syncWait()
 		c := te.lookupColl("c", "sessions")
-		if ix := te.pol.indexOf(c.meta.id); ix == nil || !ix.complete || te.policyEntries("c", "sessions") != 1 {
+		if ix := te.pol.indexOf(c.Meta.ID); ix == nil || !ix.complete || te.policyEntries("c", "sessions") != 1 {
 			t.Fatalf("renamed-in collection's index: %+v", ix)
 		}
 		a := te.lookupColl("a", "sessions")
-		ixA := te.pol.indexOf(a.meta.id)
+		ixA := te.pol.indexOf(a.Meta.ID)
 		if err := te.RenameCollection(t.Context(), "a", "sessions", "a", "archive", false); err != nil {
 			t.Fatal(err)
 		}
-		if te.pol.indexOf(a.meta.id) != nil || countRange(t, te.store, indexPrefix(ixA.ixID)) != 0 {
+		if te.pol.indexOf(a.Meta.ID) != nil || countRange(t, te.store, catalog.IndexPrefix(ixA.ixID)) != 0 {
 			t.Fatal("a collection renamed out of the group kept its hidden index")
 		}
 		if got := idsOf(te, "a", "archive"); got != "0,1,2" {
 			t.Fatalf("renamed-out collection: %s", got)
 		}
 		b := te.lookupColl("b", "sessions")
-		ixB := te.pol.indexOf(b.meta.id)
+		ixB := te.pol.indexOf(b.Meta.ID)
 		if _, err := te.DropCollection(t.Context(), "b", "sessions"); err != nil {
 			t.Fatal(err)
 		}
-		if te.pol.indexOf(b.meta.id) != nil || countRange(t, te.store, indexPrefix(ixB.ixID)) != 0 {
+		if te.pol.indexOf(b.Meta.ID) != nil || countRange(t, te.store, catalog.IndexPrefix(ixB.ixID)) != 0 {
 			t.Fatal("a dropped collection's hidden index survived")
 		}
 		// A record left by a crash between a drop and its cleanup.
@@ -370,7 +371,7 @@ func TestPolicyFollowsCatalog(t *testing.T) {
 		sb.Close()
 		te.reopen()
 		syncWait()
-		if countRange(t, te.store, policyIndexKey(stray.collID)) != 0 || countRange(t, te.store, indexPrefix(stray.ixID)) != 0 {
+		if countRange(t, te.store, policyIndexKey(stray.collID)) != 0 || countRange(t, te.store, catalog.IndexPrefix(stray.ixID)) != 0 {
 			t.Fatal("Open kept a stray hidden index")
 		}
 		if n := te.policyEntries("c", "sessions"); n != 1 {

@@ -10,6 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/keycodec"
@@ -53,11 +55,11 @@ type fieldBounds struct {
 
 // plan is the chosen access path of one query.
 type plan struct {
-	meta   *collMeta
-	filter *filter
+	meta   *catalog.CollMeta
+	filter *match.Filter
 	sort   *query.Sort
 	// ix is the scanned index; nil for a collection scan.
-	ix *indexMeta
+	ix *catalog.IndexMeta
 	// fields are the bounds of every field of ix (all fields; those past
 	// the usable prefix are full).
 	fields []fieldBounds
@@ -75,7 +77,7 @@ type plan struct {
 
 // planRequest is what the planner needs to know about a query.
 type planRequest struct {
-	filter *filter
+	filter *match.Filter
 	sort   *query.Sort
 	hint   any
 	// natural is +1/-1 when the sort is {$natural: ±1}.
@@ -83,10 +85,10 @@ type planRequest struct {
 }
 
 // choosePlan plans a query on meta.
-func choosePlan(meta *collMeta, req planRequest) (*plan, error) {
+func choosePlan(meta *catalog.CollMeta, req planRequest) (*plan, error) {
 	var preds []query.Predicate
 	if req.filter != nil {
-		preds = req.filter.q.Predicates()
+		preds = req.filter.Q.Predicates()
 	}
 	if req.hint != nil {
 		return hintedPlan(meta, req, preds)
@@ -96,8 +98,8 @@ func choosePlan(meta *collMeta, req planRequest) (*plan, error) {
 	}
 	var best *plan
 	bestScore := 0
-	for _, ix := range meta.indexes {
-		if ix.hidden {
+	for _, ix := range meta.Indexes {
+		if ix.Hidden {
 			continue
 		}
 		p, score, ok := indexPlan(meta, ix, req, preds)
@@ -115,22 +117,22 @@ func choosePlan(meta *collMeta, req planRequest) (*plan, error) {
 }
 
 // collScan returns a collection scan plan.
-func collScan(meta *collMeta, req planRequest, reverse bool) *plan {
+func collScan(meta *catalog.CollMeta, req planRequest, reverse bool) *plan {
 	return &plan{meta: meta, filter: req.filter, sort: req.sort, reverse: reverse}
 }
 
 // hintedPlan honours a hint: an index name, a key pattern or {$natural}.
-func hintedPlan(meta *collMeta, req planRequest, preds []query.Predicate) (*plan, error) {
-	var ix *indexMeta
+func hintedPlan(meta *catalog.CollMeta, req planRequest, preds []query.Predicate) (*plan, error) {
+	var ix *catalog.IndexMeta
 	switch h := req.hint.(type) {
 	case string:
-		ix = meta.index(h)
+		ix = meta.Index(h)
 	case bson.D:
 		if len(h) == 1 && h[0].Key == "$natural" {
-			return collScan(meta, req, keyDirection(h[0].Value) < 0), nil
+			return collScan(meta, req, catalog.KeyDirection(h[0].Value) < 0), nil
 		}
-		for _, cand := range meta.indexes {
-			if sameDoc(cand.key, h) {
+		for _, cand := range meta.Indexes {
+			if sameDoc(cand.Key, h) {
 				ix = cand
 				break
 			}
@@ -138,12 +140,12 @@ func hintedPlan(meta *collMeta, req planRequest, preds []query.Predicate) (*plan
 	default:
 		return nil, mongoerr.New(mongoerr.FailedToParse, "hint must be a string or an object")
 	}
-	if ix == nil || ix.hidden {
+	if ix == nil || ix.Hidden {
 		return nil, badHint(meta, req)
 	}
 	p, _, ok := indexPlan(meta, ix, req, preds)
 	if !ok {
-		if ix.partial != nil {
+		if ix.Partial != nil {
 			return nil, badHint(meta, req)
 		}
 		// A hinted index with no usable predicate is scanned whole.
@@ -153,10 +155,10 @@ func hintedPlan(meta *collMeta, req planRequest, preds []query.Predicate) (*plan
 }
 
 // badHint is mongod's error for a hint it cannot use.
-func badHint(meta *collMeta, req planRequest) error {
+func badHint(meta *catalog.CollMeta, req planRequest) error {
 	var filt, srt bson.D
 	if req.filter != nil {
-		filt = req.filter.q.Spec()
+		filt = req.filter.Q.Spec()
 	}
 	if req.sort != nil {
 		for _, f := range req.sort.Fields() {
@@ -175,13 +177,13 @@ func badHint(meta *collMeta, req planRequest) error {
 	}
 	return mongoerr.Newf(mongoerr.BadValue,
 		"error processing query: ns=%s.%s Tree: %s\nSort: %s\nProj: {}\n planner returned error :: caused by :: hint provided does not correspond to an existing index",
-		meta.db, meta.name, fmtDoc(filt), fmtDoc(srt))
+		meta.DB, meta.Name, fmtDoc(filt), fmtDoc(srt))
 }
 
 // fullIndexPlan scans all of ix.
-func fullIndexPlan(meta *collMeta, ix *indexMeta, req planRequest) *plan {
-	p := &plan{meta: meta, filter: req.filter, sort: req.sort, ix: ix, dedupe: ix.multikey}
-	for range ix.fields {
+func fullIndexPlan(meta *catalog.CollMeta, ix *catalog.IndexMeta, req planRequest) *plan {
+	p := &plan{meta: meta, filter: req.filter, sort: req.sort, ix: ix, dedupe: ix.Multikey}
+	for range ix.Fields {
 		p.fields = append(p.fields, fieldBounds{all: true})
 	}
 	p.ranges = [][2][]byte{{nil, nil}}
@@ -191,17 +193,17 @@ func fullIndexPlan(meta *collMeta, ix *indexMeta, req planRequest) *plan {
 
 // indexPlan computes the plan of scanning ix for the query, with its score;
 // ok is false when ix cannot (or should not) answer the query.
-func indexPlan(meta *collMeta, ix *indexMeta, req planRequest, preds []query.Predicate) (*plan, int, bool) {
-	if ix.partial != nil && !impliesPartial(preds, ix.partial) {
+func indexPlan(meta *catalog.CollMeta, ix *catalog.IndexMeta, req planRequest, preds []query.Predicate) (*plan, int, bool) {
+	if ix.Partial != nil && !impliesPartial(preds, ix.Partial) {
 		return nil, 0, false
 	}
-	fields := make([]fieldBounds, len(ix.fields))
+	fields := make([]fieldBounds, len(ix.Fields))
 	eqPrefix := 0
 	prefixOpen := true
 	constrained := false
 	nullFree := false
-	for i, f := range ix.fields {
-		fb, ok := boundsFor(f, preds, ix.multikey)
+	for i, f := range ix.Fields {
+		fb, ok := boundsFor(f, preds, ix.Multikey)
 		if !ok {
 			fields[i] = fieldBounds{all: true}
 			prefixOpen = false
@@ -224,14 +226,14 @@ func indexPlan(meta *collMeta, ix *indexMeta, req planRequest, preds []query.Pre
 			prefixOpen = false
 		}
 	}
-	if ix.sparse && !nullFree {
+	if ix.Sparse && !nullFree {
 		return nil, 0, false
 	}
 	sortOK, reverse := providesSort(ix, fields, req.sort)
 	if !constrained && !(sortOK && req.sort != nil && !req.sort.Empty()) {
 		return nil, 0, false
 	}
-	if ix.sparse && !constrained {
+	if ix.Sparse && !constrained {
 		return nil, 0, false
 	}
 	ranges, used := scanRanges(fields)
@@ -246,7 +248,7 @@ func indexPlan(meta *collMeta, ix *indexMeta, req planRequest, preds []query.Pre
 		if eqPrefix < len(fields) && !fields[eqPrefix].all {
 			score += 5
 		}
-		if ix.unique && eqPrefix == len(ix.fields) && len(ranges) == 1 {
+		if ix.Unique && eqPrefix == len(ix.Fields) && len(ranges) == 1 {
 			score += 1000
 		}
 	}
@@ -254,10 +256,10 @@ func indexPlan(meta *collMeta, ix *indexMeta, req planRequest, preds []query.Pre
 		score += 3
 	}
 	// Prefer the shorter key among equals (fewer bytes per entry).
-	score = score*100 - len(ix.fields)
+	score = score*100 - len(ix.Fields)
 	return &plan{
 		meta: meta, filter: req.filter, sort: req.sort, ix: ix, fields: fields,
-		ranges: ranges, reverse: reverse, sortProvided: sortOK, dedupe: ix.multikey,
+		ranges: ranges, reverse: reverse, sortProvided: sortOK, dedupe: ix.Multikey,
 	}, score, true
 }
 
@@ -265,13 +267,13 @@ func indexPlan(meta *collMeta, ix *indexMeta, req planRequest, preds []query.Pre
 // when no predicate constrains it. On a multikey index the intervals of
 // different predicates may not be intersected, so only the most selective
 // predicate is used.
-func boundsFor(f keyField, preds []query.Predicate, multikey bool) (fieldBounds, bool) {
+func boundsFor(f catalog.KeyField, preds []query.Predicate, multikey bool) (fieldBounds, bool) {
 	var sets [][]bound
 	for _, p := range preds {
-		if p.Path != f.path || !usableForBounds(p) {
+		if p.Path != f.Path || !usableForBounds(p) {
 			continue
 		}
-		sets = append(sets, encodeIntervals(p.Intervals(), f.desc))
+		sets = append(sets, encodeIntervals(p.Intervals(), f.Desc))
 	}
 	if len(sets) == 0 {
 		return fieldBounds{}, false
@@ -534,32 +536,32 @@ func sortRanges(r [][2][]byte) {
 // sort order, and in which direction. The sort must follow the index fields
 // after a prefix bound to single values, all in the index's directions or
 // all reversed. Multikey indexes never provide a sort.
-func providesSort(ix *indexMeta, fields []fieldBounds, s *query.Sort) (ok, reverse bool) {
+func providesSort(ix *catalog.IndexMeta, fields []fieldBounds, s *query.Sort) (ok, reverse bool) {
 	if s == nil || s.Empty() {
 		return true, false
 	}
-	if ix.multikey {
+	if ix.Multikey {
 		return false, false
 	}
 	sf := s.Fields()
 	start := 0
-	for start < len(fields) && start < len(ix.fields) && ix.fields[start].path != sf[0].Path {
+	for start < len(fields) && start < len(ix.Fields) && ix.Fields[start].Path != sf[0].Path {
 		if !fields[start].points() || len(fields[start].bounds) != 1 {
 			return false, false
 		}
 		start++
 	}
-	if start+len(sf) > len(ix.fields) {
+	if start+len(sf) > len(ix.Fields) {
 		return false, false
 	}
 	dir := 0
 	for i, f := range sf {
-		k := ix.fields[start+i]
-		if k.path != f.Path {
+		k := ix.Fields[start+i]
+		if k.Path != f.Path {
 			return false, false
 		}
 		d := 1
-		if k.desc != f.Descending {
+		if k.Desc != f.Descending {
 			d = -1
 		}
 		if dir == 0 {
@@ -575,8 +577,8 @@ func providesSort(ix *indexMeta, fields []fieldBounds, s *query.Sort) (ok, rever
 // admit is in the partial index: each predicate of the index filter must
 // be implied by a query predicate on the same path whose intervals lie
 // within its own.
-func impliesPartial(preds []query.Predicate, partial *filter) bool {
-	for _, pp := range partial.q.Predicates() {
+func impliesPartial(preds []query.Predicate, partial *match.Filter) bool {
+	for _, pp := range partial.Q.Predicates() {
 		pb := encodeIntervals(pp.Intervals(), false)
 		implied := false
 		for _, qp := range preds {
@@ -592,7 +594,7 @@ func impliesPartial(preds []query.Predicate, partial *filter) bool {
 			return false
 		}
 	}
-	return partialIsConjunction(partial.q.Spec())
+	return partialIsConjunction(partial.Q.Spec())
 }
 
 // within reports whether every range of a lies inside some range of b.
@@ -647,11 +649,11 @@ func partialIsConjunction(d bson.D) bool {
 // boundsDoc renders the index bounds for explain: {field: ["[1, 1]", ...]}.
 func (p *plan) boundsDoc() bson.D {
 	out := bson.D{}
-	for i, f := range p.ix.fields {
+	for i, f := range p.ix.Fields {
 		fb := p.fields[i]
 		var list bson.A
 		if fb.all {
-			if f.desc {
+			if f.Desc {
 				list = bson.A{"[MaxKey, MinKey]"}
 			} else {
 				list = bson.A{"[MinKey, MaxKey]"}
@@ -673,7 +675,7 @@ func (p *plan) boundsDoc() bson.D {
 				}
 			}
 		}
-		out = append(out, bson.E{Key: f.path, Value: list})
+		out = append(out, bson.E{Key: f.Path, Value: list})
 	}
 	return out
 }
@@ -711,5 +713,5 @@ func (p *plan) String() string {
 	if p.ix == nil {
 		return "COLLSCAN"
 	}
-	return fmt.Sprintf("IXSCAN %s %s", p.ix.name, fmtDoc(p.boundsDoc()))
+	return fmt.Sprintf("IXSCAN %s %s", p.ix.Name, fmtDoc(p.boundsDoc()))
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/keycodec"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -89,21 +90,21 @@ func (e *Engine) findPoint(db, coll string, id any, req FindRequest) (cur Cursor
 // with the collection's metadata looked up under the same read lock (as
 // openRead takes its snapshot). meta is nil when the collection does not
 // exist, raw nil when the document does not.
-func (e *Engine) getByID(db, coll string, idEnc []byte) (meta *collMeta, raw bson.Raw, err error) {
+func (e *Engine) getByID(db, coll string, idEnc []byte) (meta *catalog.CollMeta, raw bson.Raw, err error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	c := e.cat.lookup(db, coll)
+	c := e.cat.Lookup(db, coll)
 	if c == nil {
 		return nil, nil, nil
 	}
-	v, err := e.store.Get(docKey(c.meta.id, idEnc))
+	v, err := e.store.Get(catalog.DocKey(c.Meta.ID, idEnc))
 	if errors.Is(err, storage.ErrNotFound) {
-		return c.meta, nil, nil
+		return c.Meta, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	return c.meta, v, nil
+	return c.Meta, v, nil
 }
 
 // pointCursor yields the one document of a point read, if it is visible

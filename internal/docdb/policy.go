@@ -3,6 +3,7 @@ package docdb
 import (
 	"errors"
 	"fmt"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"strconv"
 	"strings"
 	"time"
@@ -194,8 +195,8 @@ func validGroup(g string) error {
 		return fmt.Errorf("%w: collection group %q starts with '.'", ErrInvalidPolicy, g)
 	case strings.HasPrefix(g, "system."):
 		return fmt.Errorf("%w: collection group %q is a system collection", ErrInvalidPolicy, g)
-	case len(g) > maxNamespaceLen:
-		return fmt.Errorf("%w: collection group %q is longer than %d bytes", ErrInvalidPolicy, g, maxNamespaceLen)
+	case len(g) > catalog.MaxNamespaceLen:
+		return fmt.Errorf("%w: collection group %q is longer than %d bytes", ErrInvalidPolicy, g, catalog.MaxNamespaceLen)
 	}
 	return nil
 }

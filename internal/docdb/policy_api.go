@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -50,7 +51,7 @@ func (e *Engine) describePolicy(r *policyRecord) Policy {
 	pol.Collections = len(colls)
 	if r.state().enabled() {
 		for _, c := range colls {
-			if ix := e.pol.indexOf(c.meta.id); ix != nil && ix.complete && ix.group == r.Group && ix.field == r.Field {
+			if ix := e.pol.indexOf(c.Meta.ID); ix != nil && ix.complete && ix.group == r.Group && ix.field == r.Field {
 				pol.Indexed++
 			}
 		}
@@ -275,7 +276,7 @@ func (e *Engine) dropGroupIndexes(group string) error {
 	// published: taking it once is the barrier.
 	ids := map[uint64]bool{}
 	for _, c := range e.groupCollections(group) {
-		ids[c.meta.id] = true
+		ids[c.Meta.ID] = true
 	}
 	if m := e.pol.indexes.Load(); m != nil {
 		for id, ix := range *m {
@@ -303,7 +304,7 @@ func (e *Engine) dropGroupIndexes(group string) error {
 			}
 		}
 		if c != nil {
-			c.wmu.Unlock()
+			c.WriteMu.Unlock()
 		}
 	}
 	if len(errs) > 0 {
@@ -324,7 +325,7 @@ func (e *Engine) wakeNow() {
 func (e *Engine) groupDocCount(group string) int64 {
 	var n int64
 	for _, c := range e.groupCollections(group) {
-		docs, _, _ := c.stats.snapshot()
+		docs, _, _ := c.Stats.Snapshot()
 		n += docs
 	}
 	return n
@@ -381,9 +382,9 @@ type dueCount struct {
 }
 
 // add counts doc of a collection with metadata m if the change expires it.
-func (p *dueCount) add(m *collMeta, doc bson.D) {
+func (p *dueCount) add(m *catalog.CollMeta, doc bson.D) {
 	p.scanned++
-	if m.expired(doc, p.nowMs) || p.cur.expired(doc, p.nowMs) {
+	if m.Expired(doc, p.nowMs) || p.cur.expired(doc, p.nowMs) {
 		return
 	}
 	due, ok := p.next.dueTime(doc)
@@ -401,28 +402,28 @@ func (p *dueCount) add(m *collMeta, doc bson.D) {
 
 // previewPolicy adds c's documents to p, on a snapshot taken with c's
 // metadata.
-func (e *Engine) previewPolicy(ctx context.Context, c *collection, p *dueCount) error {
+func (e *Engine) previewPolicy(ctx context.Context, c *catalog.Collection, p *dueCount) error {
 	e.mu.RLock()
-	m := c.meta
+	m := c.Meta
 	snap := e.store.NewSnapshot()
 	e.mu.RUnlock()
 	defer snap.Close()
-	if m == nil || c.dropped {
+	if m == nil || c.Dropped {
 		return nil
 	}
 	var lo, hi []byte
 	indexed := false
-	if ix := e.pol.indexOf(m.id); ix != nil && ix.complete && p.cur != nil && ix.field == p.next.field && p.cur.field == ix.field {
+	if ix := e.pol.indexOf(m.ID); ix != nil && ix.complete && p.cur != nil && ix.field == p.next.field && p.cur.field == ix.field {
 		// Same field: only entries the new offset makes due and the
 		// current one does not are candidates.
 		indexed = true
 		if p.next.offsetMs >= p.cur.offsetMs {
 			return nil
 		}
-		lo = binary.BigEndian.AppendUint64(indexPrefix(ix.ixID), policyDateKey(p.nowMs-p.cur.offsetMs+1))
+		lo = binary.BigEndian.AppendUint64(catalog.IndexPrefix(ix.ixID), policyDateKey(p.nowMs-p.cur.offsetMs+1))
 		_, hi = policyDueRange(ix.ixID, p.nowMs-p.next.offsetMs)
 	} else {
-		lo = docPrefix(m.id)
+		lo = catalog.DocPrefix(m.ID)
 		hi = storage.PrefixEnd(lo)
 	}
 	it, err := snap.NewIter(lo, hi)
@@ -440,7 +441,7 @@ func (e *Engine) previewPolicy(ctx context.Context, c *collection, p *dueCount) 
 			if err != nil {
 				return err
 			}
-			if raw, err = snap.Get(docKey(m.id, idEnc)); errors.Is(err, storage.ErrNotFound) {
+			if raw, err = snap.Get(catalog.DocKey(m.ID, idEnc)); errors.Is(err, storage.ErrNotFound) {
 				continue
 			} else if err != nil {
 				return err

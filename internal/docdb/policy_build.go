@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -65,17 +66,17 @@ func (p *pacer) wait(ctx context.Context) error {
 // ensurePolicyIndex returns c's hidden index for group.field, creating an
 // empty, incomplete one (and dropping one on another field) when needed.
 // It returns nil when c has left the group or the policy changed.
-func (e *Engine) ensurePolicyIndex(c *collection, group, field string) (*policyIndex, error) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.dropped || c.meta.name != group {
+func (e *Engine) ensurePolicyIndex(c *catalog.Collection, group, field string) (*policyIndex, error) {
+	c.WriteMu.Lock()
+	defer c.WriteMu.Unlock()
+	if c.Dropped || c.Meta.Name != group {
 		return nil, nil
 	}
 	r := e.policyRuleFor(group)
 	if r == nil || r.field != field {
 		return nil, nil
 	}
-	cur := e.pol.indexOf(c.meta.id)
+	cur := e.pol.indexOf(c.Meta.ID)
 	if cur != nil && cur.group == group && cur.field == field {
 		return cur, nil
 	}
@@ -89,18 +90,18 @@ func (e *Engine) ensurePolicyIndex(c *collection, group, field string) (*policyI
 	// Ids are allocated and committed under Engine.mu, so the stored
 	// counter never goes backwards.
 	e.mu.Lock()
-	id, err := e.cat.allocID(b)
+	id, err := e.cat.AllocID(b)
 	if err != nil {
 		e.mu.Unlock()
 		return nil, err
 	}
-	ix := &policyIndex{collID: c.meta.id, ixID: id, group: group, field: field, path: r.path}
+	ix := &policyIndex{collID: c.Meta.ID, ixID: id, group: group, field: field, path: r.path}
 	if err = putPolicyIndex(b, ix); err == nil {
 		err = b.Commit()
 	}
 	e.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("docdb: create hidden TTL index of %s.%s: %w", c.meta.db, c.meta.name, err)
+		return nil, fmt.Errorf("docdb: create hidden TTL index of %s.%s: %w", c.Meta.DB, c.Meta.Name, err)
 	}
 	e.pol.mu.Lock()
 	e.pol.setIndexLocked(ix.collID, ix)
@@ -112,7 +113,7 @@ func (e *Engine) ensurePolicyIndex(c *collection, group, field string) (*policyI
 // progress to operation seq (0: none) and resuming where that operation
 // stopped in c. It returns once the index is complete, c has left the
 // group, the policy changed, or ctx is done.
-func (e *Engine) buildPolicyIndex(ctx context.Context, c *collection, group, field string, seq uint64) error {
+func (e *Engine) buildPolicyIndex(ctx context.Context, c *catalog.Collection, group, field string, seq uint64) error {
 	ix, err := e.ensurePolicyIndex(c, group, field)
 	if err != nil || ix == nil || ix.complete {
 		return err
@@ -140,10 +141,10 @@ func (e *Engine) buildPolicyIndex(ctx context.Context, c *collection, group, fie
 // buildChunk indexes the next chunk of c's documents after *after, and
 // moves *after on. done reports that the index is complete or that the
 // build has nothing left to do in c.
-func (e *Engine) buildChunk(c *collection, ix *policyIndex, seq uint64, after *[]byte) (done bool, err error) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.dropped || c.meta.name != ix.group {
+func (e *Engine) buildChunk(c *catalog.Collection, ix *policyIndex, seq uint64, after *[]byte) (done bool, err error) {
+	c.WriteMu.Lock()
+	defer c.WriteMu.Unlock()
+	if c.Dropped || c.Meta.Name != ix.group {
 		return true, nil
 	}
 	if cur := e.pol.indexOf(ix.collID); cur == nil || cur.ixID != ix.ixID {
@@ -156,10 +157,10 @@ func (e *Engine) buildChunk(c *collection, ix *policyIndex, seq uint64, after *[
 	nowMs := e.opts.Now().UnixMilli()
 	b := e.store.NewBatch()
 	defer b.Close()
-	p := docPrefix(ix.collID)
+	p := catalog.DocPrefix(ix.collID)
 	lower := p
 	if *after != nil {
-		lower = append(docKey(ix.collID, *after), 0)
+		lower = append(catalog.DocKey(ix.collID, *after), 0)
 	}
 	it, err := e.store.NewIter(lower, storage.PrefixEnd(p))
 	if err != nil {
@@ -177,7 +178,7 @@ func (e *Engine) buildChunk(c *collection, ix *policyIndex, seq uint64, after *[
 		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
 		if err != nil {
 			it.Close()
-			return false, fmt.Errorf("docdb: index %s.%s for its TTL policy: document %x: %w", c.meta.db, c.meta.name, it.Key(), err)
+			return false, fmt.Errorf("docdb: index %s.%s for its TTL policy: document %x: %w", c.Meta.DB, c.Meta.Name, it.Key(), err)
 		}
 		if d, ok := earliestDate(sd.doc, ix.path); ok {
 			if err := b.Set(policyEntryKey(ix.ixID, d, sd.idEnc), nil); err != nil {
@@ -230,7 +231,7 @@ func (e *Engine) buildChunk(c *collection, ix *policyIndex, seq uint64, after *[
 	}
 	pm.mu.Unlock()
 	if err != nil {
-		return false, fmt.Errorf("docdb: index %s.%s for its TTL policy: %w", c.meta.db, c.meta.name, err)
+		return false, fmt.Errorf("docdb: index %s.%s for its TTL policy: %w", c.Meta.DB, c.Meta.Name, err)
 	}
 	if earliest != math.MaxInt64 && e.opts.Expiry != nil {
 		e.opts.Expiry.Wake(time.UnixMilli(earliest))

@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -53,7 +54,7 @@ func putPolicyIndex(b *storage.Batch, ix *policyIndex) error {
 
 // deletePolicyIndex writes into b the deletion of ix's entries and record.
 func deletePolicyIndex(b *storage.Batch, ix *policyIndex) error {
-	p := indexPrefix(ix.ixID)
+	p := catalog.IndexPrefix(ix.ixID)
 	if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
 		return err
 	}
@@ -83,11 +84,11 @@ func policyEntry(key []byte) (date int64, idEnc []byte, err error) {
 // policyDueRange returns the key range of ix's entries with dates at or
 // before cutoff.
 func policyDueRange(ixID uint64, cutoff int64) (lo, hi []byte) {
-	lo = indexPrefix(ixID)
+	lo = catalog.IndexPrefix(ixID)
 	if cutoff == math.MaxInt64 {
 		return lo, storage.PrefixEnd(lo)
 	}
-	hi = binary.BigEndian.AppendUint64(indexPrefix(ixID), policyDateKey(cutoff+1))
+	hi = binary.BigEndian.AppendUint64(catalog.IndexPrefix(ixID), policyDateKey(cutoff+1))
 	return lo, hi
 }
 
@@ -97,8 +98,8 @@ func policyDueRange(ixID uint64, cutoff int64) (lo, hi []byte) {
 type policyIndexHook struct{ e *Engine }
 
 // DocumentChanged implements WriteHook.
-func (h policyIndexHook) DocumentChanged(wb *WriteBatch, m *collMeta, prev, next *storedDoc) error {
-	ix := h.e.pol.indexOf(m.id)
+func (h policyIndexHook) DocumentChanged(wb *WriteBatch, m *catalog.CollMeta, prev, next *storedDoc) error {
+	ix := h.e.pol.indexOf(m.ID)
 	if ix == nil {
 		return nil
 	}
@@ -137,11 +138,11 @@ func (h policyIndexHook) DocumentChanged(wb *WriteBatch, m *collMeta, prev, next
 }
 
 // collByID returns the live collection with that id, or nil.
-func (e *Engine) collByID(id uint64) *collection {
+func (e *Engine) collByID(id uint64) *catalog.Collection {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	for _, c := range e.cat.colls {
-		if c.meta.id == id {
+	for _, c := range e.cat.Colls {
+		if c.Meta.ID == id {
 			return c
 		}
 	}
@@ -150,14 +151,14 @@ func (e *Engine) collByID(id uint64) *collection {
 
 // lockCollByID returns the live collection with that id with its write
 // lock held, or nil.
-func (e *Engine) lockCollByID(id uint64) *collection {
+func (e *Engine) lockCollByID(id uint64) *catalog.Collection {
 	c := e.collByID(id)
 	if c == nil {
 		return nil
 	}
-	c.wmu.Lock()
-	if c.dropped {
-		c.wmu.Unlock()
+	c.WriteMu.Lock()
+	if c.Dropped {
+		c.WriteMu.Unlock()
 		return nil
 	}
 	return c
@@ -165,12 +166,12 @@ func (e *Engine) lockCollByID(id uint64) *collection {
 
 // groupCollections returns the collections named group in every database,
 // sorted by database.
-func (e *Engine) groupCollections(group string) []*collection {
+func (e *Engine) groupCollections(group string) []*catalog.Collection {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	var out []*collection
-	for k, c := range e.cat.colls {
-		if k.coll == group {
+	var out []*catalog.Collection
+	for k, c := range e.cat.Colls {
+		if k.Coll == group {
 			out = append(out, c)
 		}
 	}
@@ -179,19 +180,19 @@ func (e *Engine) groupCollections(group string) []*collection {
 }
 
 // sortCollections orders collections by database and name.
-func sortCollections(cs []*collection) {
+func sortCollections(cs []*catalog.Collection) {
 	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && nsLess(cs[j].meta, cs[j-1].meta); j-- {
+		for j := i; j > 0 && nsLess(cs[j].Meta, cs[j-1].Meta); j-- {
 			cs[j], cs[j-1] = cs[j-1], cs[j]
 		}
 	}
 }
 
-func nsLess(a, b *collMeta) bool {
-	if a.db != b.db {
-		return a.db < b.db
+func nsLess(a, b *catalog.CollMeta) bool {
+	if a.DB != b.DB {
+		return a.DB < b.DB
 	}
-	return a.name < b.name
+	return a.Name < b.Name
 }
 
 // loadPolicyIndexes reads the hidden index records at Open, keeping those
@@ -206,8 +207,8 @@ func (e *Engine) loadPolicyIndexes() error {
 	defer it.Close()
 	names := map[uint64]string{}
 	e.mu.RLock()
-	for k, c := range e.cat.colls {
-		names[c.meta.id] = k.coll
+	for k, c := range e.cat.Colls {
+		names[c.Meta.ID] = k.Coll
 	}
 	e.mu.RUnlock()
 	b := e.store.NewBatch()
@@ -225,7 +226,7 @@ func (e *Engine) loadPolicyIndexes() error {
 		}
 		ix := &policyIndex{
 			collID: binary.BigEndian.Uint64(it.Key()[2:]), ixID: uint64(r.Index),
-			group: r.Group, field: r.Field, path: splitPath(r.Field), complete: r.Complete,
+			group: r.Group, field: r.Field, path: catalog.SplitPath(r.Field), complete: r.Complete,
 		}
 		pol := p.policies[r.Group]
 		if name, live := names[ix.collID]; !live || name != r.Group || pol == nil || !pol.state().enabled() || pol.Field != r.Field {
@@ -250,35 +251,35 @@ func (e *Engine) loadPolicyIndexes() error {
 // writing until it has called publish after b committed, so a policy
 // disabled meanwhile (which waits for Engine.mu, see disablePolicy) still
 // finds the index to drop.
-func (e *Engine) policyIndexForNew(b *storage.Batch, m *collMeta) (publish func(), err error) {
-	r := e.policyRuleFor(m.name)
+func (e *Engine) policyIndexForNew(b *storage.Batch, m *catalog.CollMeta) (publish func(), err error) {
+	r := e.policyRuleFor(m.Name)
 	if r == nil {
 		return func() {}, nil
 	}
-	id, err := e.cat.allocID(b)
+	id, err := e.cat.AllocID(b)
 	if err != nil {
 		return nil, err
 	}
-	ix := &policyIndex{collID: m.id, ixID: id, group: m.name, field: r.field, path: r.path, complete: true}
+	ix := &policyIndex{collID: m.ID, ixID: id, group: m.Name, field: r.field, path: r.path, complete: true}
 	if err := putPolicyIndex(b, ix); err != nil {
 		return nil, err
 	}
 	return func() {
 		e.pol.mu.Lock()
-		e.pol.setIndexLocked(m.id, ix)
+		e.pol.setIndexLocked(m.ID, ix)
 		e.pol.mu.Unlock()
 	}, nil
 }
 
 // policyCollectionGone drops the hidden index of a dropped collection. The
 // caller holds the collection's write lock.
-func (e *Engine) policyCollectionGone(m *collMeta) {
-	ix := e.pol.indexOf(m.id)
+func (e *Engine) policyCollectionGone(m *catalog.CollMeta) {
+	ix := e.pol.indexOf(m.ID)
 	if ix == nil {
 		return
 	}
 	e.pol.mu.Lock()
-	e.pol.setIndexLocked(m.id, nil)
+	e.pol.setIndexLocked(m.ID, nil)
 	e.pol.mu.Unlock()
 	b := e.store.NewBatch()
 	defer b.Close()
@@ -288,7 +289,7 @@ func (e *Engine) policyCollectionGone(m *collMeta) {
 	}
 	if err != nil {
 		// The record is found and dropped at the next Open.
-		e.opts.Logger.Error("docdb: drop hidden TTL policy index", "collection", m.db+"."+m.name, "err", err)
+		e.opts.Logger.Error("docdb: drop hidden TTL policy index", "collection", m.DB+"."+m.Name, "err", err)
 	}
 }
 
@@ -296,11 +297,11 @@ func (e *Engine) policyCollectionGone(m *collMeta) {
 // group loses its hidden index; one that joined a group with an enabled
 // policy gets one from the worker. The caller holds the collection's write
 // lock.
-func (e *Engine) policyCollectionRenamed(old, renamed *collMeta) {
-	if ix := e.pol.indexOf(renamed.id); ix != nil && ix.group != renamed.name {
+func (e *Engine) policyCollectionRenamed(old, renamed *catalog.CollMeta) {
+	if ix := e.pol.indexOf(renamed.ID); ix != nil && ix.group != renamed.Name {
 		e.policyCollectionGone(old)
 	}
-	if e.policyRuleFor(renamed.name) != nil {
+	if e.policyRuleFor(renamed.Name) != nil {
 		e.kickPolicies()
 	}
 }
@@ -321,7 +322,7 @@ func (e *Engine) checkPolicyIndexes() error {
 	defer snap.Close()
 	for _, ix := range ixs {
 		want := map[string]bool{}
-		p := docPrefix(ix.collID)
+		p := catalog.DocPrefix(ix.collID)
 		it, err := snap.NewIter(p, storage.PrefixEnd(p))
 		if err != nil {
 			return err

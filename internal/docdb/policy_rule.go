@@ -3,6 +3,7 @@ package docdb
 import (
 	"math"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -16,16 +17,16 @@ type policyRule struct {
 }
 
 func newPolicyRule(group, field string, offsetMs int64) *policyRule {
-	return &policyRule{group: group, field: field, path: splitPath(field), offsetMs: offsetMs}
+	return &policyRule{group: group, field: field, path: catalog.SplitPath(field), offsetMs: offsetMs}
 }
 
 // earliestDate returns the earliest BSON Date that path yields in doc, read
 // as a TTL index reads its key (arrays on the path are expanded); ok is
 // false when there is none.
 func earliestDate(doc bson.D, path []string) (ms int64, ok bool) {
-	var kv keyValues
-	kv.collect(doc, path, true)
-	for _, v := range kv.values {
+	var kv catalog.KeyValues
+	kv.Collect(doc, path, true)
+	for _, v := range kv.Values {
 		if d, isDate := v.(bson.DateTime); isDate && (!ok || int64(d) < ms) {
 			ms, ok = int64(d), true
 		}

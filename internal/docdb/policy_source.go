@@ -214,7 +214,7 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) 
 	if c == nil {
 		return 0, 0, nil, nil // dropped: its hidden index went with it
 	}
-	defer c.wmu.Unlock()
+	defer c.WriteMu.Unlock()
 	ix := s.e.pol.indexOf(collID)
 	rule := s.rule()
 	if ix == nil || ix.ixID != entries[0].ix.ixID || rule == nil {

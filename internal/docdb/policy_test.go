@@ -295,7 +295,7 @@ func (te *testEngine) policyEntries(db, coll string) int {
 	if c == nil {
 		return 0
 	}
-	ix := te.pol.indexOf(c.meta.id)
+	ix := te.pol.indexOf(c.Meta.ID)
 	if ix == nil {
 		return 0
 	}
@@ -330,7 +330,7 @@ func TestCheckFindsStrayPolicyEntry(t *testing.T) {
 		te.mustInsert("a", "sessions", d("_id", 1, "expireAt", date(now.Add(time.Hour))))
 		te.waitOp(te.enable("sessions", "expireAt", time.Minute).ID)
 		te.mustCheckPolicies()
-		ix := te.pol.indexOf(te.lookupColl("a", "sessions").meta.id)
+		ix := te.pol.indexOf(te.lookupColl("a", "sessions").Meta.ID)
 		stray := policyEntryKey(ix.ixID, now.UnixMilli(), []byte("stray"))
 		write := func(f func(b *storage.Batch) error) {
 			b := te.store.NewBatch()
@@ -428,7 +428,7 @@ func TestPolicyEnableBuildsAndReaps(t *testing.T) {
 		// A collection created later in the group gets a complete index at once.
 		te.mustInsert("c", "sessions", d("_id", 1, "expireAt", date(now.Add(-time.Hour))))
 		c := te.lookupColl("c", "sessions")
-		if ix := te.pol.indexOf(c.meta.id); ix == nil || !ix.complete || te.policyEntries("c", "sessions") != 1 {
+		if ix := te.pol.indexOf(c.Meta.ID); ix == nil || !ix.complete || te.policyEntries("c", "sessions") != 1 {
 			t.Fatalf("new collection's index %+v", ix)
 		}
 		te.clock.Advance(time.Hour)

@@ -3,6 +3,7 @@ package docdb
 import (
 	"fmt"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -26,7 +27,7 @@ func newStoredDocFast(raw bson.Raw) (*storedDoc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docdb: document without _id")
 	}
-	idEnc, err := encodeID(id)
+	idEnc, err := catalog.EncodeID(id)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: cannot encode _id: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/keycodec"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -60,8 +61,8 @@ const ttlCatchUpFactor = 16
 func (s *ttlSource) CatchUpFactor() int { return ttlCatchUpFactor }
 
 // ttlSourceName is the source name of a TTL index: ttl_index:db.coll.index.
-func ttlSourceName(m *collMeta, ix *indexMeta) string {
-	return fmt.Sprintf("ttl_index:%s.%s.%s", m.db, m.name, ix.name)
+func ttlSourceName(m *catalog.CollMeta, ix *catalog.IndexMeta) string {
+	return fmt.Sprintf("ttl_index:%s.%s.%s", m.DB, m.Name, ix.Name)
 }
 
 // Name implements expiry.Source.
@@ -72,15 +73,15 @@ func (s *ttlSource) Kind() expiry.Kind { return expiry.KindTTLIndex }
 
 // current returns the live collection and index of the source, or nils
 // when either is gone or the index is no longer a usable TTL index.
-func (s *ttlSource) current() (*collection, *collMeta, *indexMeta) {
+func (s *ttlSource) current() (*catalog.Collection, *catalog.CollMeta, *catalog.IndexMeta) {
 	s.e.mu.RLock()
 	defer s.e.mu.RUnlock()
-	for _, c := range s.e.cat.colls {
-		if c.meta.id != s.collID {
+	for _, c := range s.e.cat.Colls {
+		if c.Meta.ID != s.collID {
 			continue
 		}
-		if ix := s.indexOf(c.meta); ix != nil {
-			return c, c.meta, ix
+		if ix := s.indexOf(c.Meta); ix != nil {
+			return c, c.Meta, ix
 		}
 		return nil, nil, nil
 	}
@@ -89,12 +90,12 @@ func (s *ttlSource) current() (*collection, *collMeta, *indexMeta) {
 
 // indexOf finds the source's index in m: a TTL index by id, or for id 0
 // the clustered collection's own TTL.
-func (s *ttlSource) indexOf(m *collMeta) *indexMeta {
+func (s *ttlSource) indexOf(m *catalog.CollMeta) *catalog.IndexMeta {
 	if s.ixID == 0 {
-		return m.clusteredTTLIndex()
+		return m.ClusteredTTLIndex()
 	}
-	for _, ix := range m.indexes {
-		if ix.id == s.ixID && ix.ttl && ix.ttlValid && len(ix.fields) == 1 {
+	for _, ix := range m.Indexes {
+		if ix.ID == s.ixID && ix.TTL && ix.TTLValid && len(ix.Fields) == 1 {
 			return ix
 		}
 	}
@@ -104,9 +105,9 @@ func (s *ttlSource) indexOf(m *collMeta) *indexMeta {
 // dateRange returns the key range of the index's Date entries with dates at
 // or before cutoff (Unix ms); all Date entries when all is set. For a
 // descending index the range holds the same entries in reverse order.
-func dateRange(ix *indexMeta, cutoff int64, all bool) (lo, hi []byte, err error) {
-	desc := ix.fields[0].desc
-	p := ix.entriesPrefix()
+func dateRange(ix *catalog.IndexMeta, cutoff int64, all bool) (lo, hi []byte, err error) {
+	desc := ix.Fields[0].Desc
+	p := ix.EntriesPrefix()
 	tlo, err := keycodec.TypeLowerBound(bson.TypeDateTime, desc)
 	if err != nil {
 		return nil, nil, err
@@ -134,11 +135,11 @@ func dateRange(ix *indexMeta, cutoff int64, all bool) (lo, hi []byte, err error)
 }
 
 // entryDate decodes the Date of a TTL index entry and its encoded _id.
-func entryDate(ix *indexMeta, key []byte) (int64, []byte, error) {
-	rest := key[len(ix.entriesPrefix()):]
+func entryDate(ix *catalog.IndexMeta, key []byte) (int64, []byte, error) {
+	rest := key[len(ix.EntriesPrefix()):]
 	var vals []any
 	var idEnc []byte
-	if ix.clusterColl != 0 {
+	if ix.ClusterColl != 0 {
 		// A document key: the encoded _id is the whole rest.
 		v, _, err := keycodec.DecodeValue(rest, false)
 		if err != nil {
@@ -147,7 +148,7 @@ func entryDate(ix *indexMeta, key []byte) (int64, []byte, error) {
 		vals, idEnc = []any{v}, rest
 	} else {
 		var err error
-		if vals, idEnc, err = ix.splitEntry(rest); err != nil {
+		if vals, idEnc, err = ix.SplitEntry(rest); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -175,7 +176,7 @@ func (s *ttlSource) NextDue(ctx context.Context) (time.Time, bool, error) {
 	}
 	defer it.Close()
 	var ok bool
-	if ix.fields[0].desc {
+	if ix.Fields[0].Desc {
 		ok = it.Last()
 	} else {
 		ok = it.First()
@@ -187,7 +188,7 @@ func (s *ttlSource) NextDue(ctx context.Context) (time.Time, bool, error) {
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	return time.UnixMilli(addSeconds(date, ix.expireAfter)), true, nil
+	return time.UnixMilli(catalog.AddSeconds(date, ix.ExpireAfter)), true, nil
 }
 
 // dueEntries lists the encoded _ids of the documents with a Date entry due
@@ -195,13 +196,13 @@ func (s *ttlSource) NextDue(ctx context.Context) (time.Time, bool, error) {
 // times; more reports that entries were left. With after set, only entries
 // past after (in the scan's direction) are read; last is the key of the
 // last entry taken, from which a later call can go on.
-func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []byte) (ids [][]byte, dues []int64, more bool, last []byte, err error) {
-	cutoff := now.UnixMilli() - ix.expireAfter*1000
+func (s *ttlSource) dueEntries(ix *catalog.IndexMeta, now time.Time, max int, after []byte) (ids [][]byte, dues []int64, more bool, last []byte, err error) {
+	cutoff := now.UnixMilli() - ix.ExpireAfter*1000
 	lo, hi, err := dateRange(ix, cutoff, false)
 	if err != nil {
 		return nil, nil, false, nil, err
 	}
-	desc := ix.fields[0].desc
+	desc := ix.Fields[0].Desc
 	if after != nil {
 		if desc && bytes.Compare(after, hi) < 0 {
 			hi = after // a descending scan runs from hi down
@@ -225,7 +226,7 @@ func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []by
 		ok, step = it.Last(), it.Prev
 	}
 	var seen map[string]bool // only a multikey index has several entries per document
-	if ix.multikey {
+	if ix.Multikey {
 		seen = map[string]bool{}
 	}
 	for ; ok; ok = step() {
@@ -243,7 +244,7 @@ func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []by
 			seen[string(idEnc)] = true
 		}
 		ids = append(ids, append([]byte(nil), idEnc...))
-		dues = append(dues, addSeconds(date, ix.expireAfter))
+		dues = append(dues, catalog.AddSeconds(date, ix.ExpireAfter))
 		last = append(last[:0], it.Key()...)
 	}
 	return ids, dues, false, last, it.Error()
@@ -268,22 +269,22 @@ type resumePoint struct {
 // would step over again in every batch (quadratic in a storm of a million
 // documents). An entry written behind the point during the pass waits for
 // the next pass, which starts over.
-func (s *ttlSource) resumeFor(nowMs int64, ix *indexMeta) []byte {
+func (s *ttlSource) resumeFor(nowMs int64, ix *catalog.IndexMeta) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.resume.now != nowMs || s.resume.ixID != ix.id {
+	if s.resume.now != nowMs || s.resume.ixID != ix.ID {
 		return nil
 	}
 	return s.resume.key
 }
 
-func (s *ttlSource) setResume(nowMs int64, ix *indexMeta, key []byte) {
+func (s *ttlSource) setResume(nowMs int64, ix *catalog.IndexMeta, key []byte) {
 	if key == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.resume = resumePoint{now: nowMs, ixID: ix.id, key: key}
+	s.resume = resumePoint{now: nowMs, ixID: ix.ID, key: key}
 }
 
 // Reap implements expiry.Source: it deletes due documents in batches of
@@ -366,9 +367,9 @@ func (s *ttlSource) reapBatch(now time.Time, max int, budget expiry.Budget) (n, 
 	if s.afterPrepare != nil {
 		s.afterPrepare()
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.dropped {
+	c.WriteMu.Lock()
+	defer c.WriteMu.Unlock()
+	if c.Dropped {
 		return 0, 0, nil, false, nil
 	}
 	ok, err := p.stillValid(s.e, c)
@@ -377,19 +378,19 @@ func (s *ttlSource) reapBatch(now time.Time, max int, budget expiry.Budget) (n, 
 	}
 	if !ok {
 		// Re-read the index under the lock: collMod may have changed it.
-		if ix = s.indexOf(c.meta); ix == nil {
+		if ix = s.indexOf(c.Meta); ix == nil {
 			return 0, 0, nil, false, nil
 		}
 		p.close()
-		if p, err = s.prepareBatch(c, c.meta, ix, now, max, s.resumeFor(nowMs, ix)); err != nil {
+		if p, err = s.prepareBatch(c, c.Meta, ix, now, max, s.resumeFor(nowMs, ix)); err != nil {
 			return 0, 0, nil, false, err
 		}
 	}
 	if len(p.dues) == 0 && p.last == nil {
 		return 0, 0, nil, false, nil
 	}
-	for _, ic := range p.w.d.idx {
-		keys -= int(ic.keys) // the _id index counts one key per document
+	for _, ic := range p.w.d.Idx {
+		keys -= int(ic.Keys) // the _id index counts one key per document
 	}
 	if err := p.w.commit(); err != nil {
 		return 0, 0, nil, false, err
@@ -402,8 +403,8 @@ func (s *ttlSource) reapBatch(now time.Time, max int, budget expiry.Budget) (n, 
 // it was read: the documents' bytes, the metadata and policy index the
 // keys were derived from, and the writer holding the deletions.
 type reapPrep struct {
-	meta *collMeta
-	ix   *indexMeta
+	meta *catalog.CollMeta
+	ix   *catalog.IndexMeta
 	pol  *policyIndex
 	keys [][]byte // document keys deleted, ascending
 	raws [][]byte // their bytes as read
@@ -428,8 +429,8 @@ func (p *reapPrep) close() {
 // for every new iterator, foreground reads included, so one per batch made
 // a 200,000-document storm take 350 s instead of 8 s and findOne's p99
 // rise to 24ms.)
-func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, now time.Time, max int, after []byte) (*reapPrep, error) {
-	p := &reapPrep{meta: meta, ix: ix, pol: s.e.pol.indexOf(meta.id)}
+func (s *ttlSource) prepareBatch(c *catalog.Collection, meta *catalog.CollMeta, ix *catalog.IndexMeta, now time.Time, max int, after []byte) (*reapPrep, error) {
+	p := &reapPrep{meta: meta, ix: ix, pol: s.e.pol.indexOf(meta.ID)}
 	ids, _, more, last, err := s.dueEntries(ix, now, max, after)
 	if err != nil || len(ids) == 0 {
 		return p, err
@@ -440,7 +441,7 @@ func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, n
 	p.dues = make([]int64, 0, len(ids))
 	p.w = &writer{e: s.e, c: c, meta: meta, b: s.e.store.NewBatch()}
 	slices.SortFunc(ids, bytes.Compare)
-	pre := docPrefix(meta.id)
+	pre := catalog.DocPrefix(meta.ID)
 	it, err := s.e.store.NewIter(pre, storage.PrefixEnd(pre))
 	if err != nil {
 		return nil, errors.Join(err, p.w.b.Close())
@@ -448,7 +449,7 @@ func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, n
 	defer it.Close()
 	nowMs := now.UnixMilli()
 	for _, idEnc := range ids {
-		key := docKey(meta.id, idEnc)
+		key := catalog.DocKey(meta.ID, idEnc)
 		if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
 			if err := it.Error(); err != nil {
 				p.close()
@@ -462,7 +463,7 @@ func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, n
 			p.close()
 			return nil, fmt.Errorf("docdb: stored document: %w", err)
 		}
-		due, ok := ix.dueTime(sd.doc)
+		due, ok := ix.DueTime(sd.doc)
 		if !ok || due > nowMs {
 			continue
 		}
@@ -481,14 +482,14 @@ func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, n
 // were built now: c's metadata and TTL policy index are the ones it was
 // built from, and every document it deletes still holds the bytes it read.
 // The caller holds c's write lock.
-func (p *reapPrep) stillValid(e *Engine, c *collection) (bool, error) {
-	if c.meta != p.meta || e.pol.indexOf(p.meta.id) != p.pol {
+func (p *reapPrep) stillValid(e *Engine, c *catalog.Collection) (bool, error) {
+	if c.Meta != p.meta || e.pol.indexOf(p.meta.ID) != p.pol {
 		return false, nil
 	}
 	if len(p.keys) == 0 {
 		return true, nil
 	}
-	pre := docPrefix(p.meta.id)
+	pre := catalog.DocPrefix(p.meta.ID)
 	it, err := e.store.NewIter(pre, storage.PrefixEnd(pre))
 	if err != nil {
 		return false, err
@@ -524,23 +525,23 @@ func (s *ttlSource) CountDue(ctx context.Context, now time.Time) (int64, time.Ti
 // Source registration, following the catalog.
 
 // registerTTL registers the sources of m's TTL indexes among idx.
-func (e *Engine) registerTTL(m *collMeta, idx []*indexMeta) {
+func (e *Engine) registerTTL(m *catalog.CollMeta, idx []*catalog.IndexMeta) {
 	if e.opts.Expiry == nil {
 		return
 	}
 	for _, ix := range idx {
-		if !ix.ttl || len(ix.fields) != 1 || ix.isID {
+		if !ix.TTL || len(ix.Fields) != 1 || ix.IsID {
 			continue
 		}
 		name := ttlSourceName(m, ix)
 		e.srcMu.Lock()
-		if _, ok := e.sources[ix.id]; ok {
+		if _, ok := e.sources[ix.ID]; ok {
 			e.srcMu.Unlock()
 			continue
 		}
-		e.sources[ix.id] = name
+		e.sources[ix.ID] = name
 		e.srcMu.Unlock()
-		if err := e.opts.Expiry.Register(&ttlSource{e: e, name: name, collID: m.id, ixID: ix.id}); err != nil {
+		if err := e.opts.Expiry.Register(&ttlSource{e: e, name: name, collID: m.ID, ixID: ix.ID}); err != nil {
 			e.opts.Logger.Error("docdb: register TTL index source", "source", name, "err", err)
 		}
 	}
@@ -551,15 +552,15 @@ func clusteredKey(collID uint64) uint64 { return collID | 1<<63 }
 
 // registerClustered registers (or, when it has none, unregisters) the
 // collection-level TTL source of m.
-func (e *Engine) registerClustered(m *collMeta) {
+func (e *Engine) registerClustered(m *catalog.CollMeta) {
 	if e.opts.Expiry == nil {
 		return
 	}
-	key := clusteredKey(m.id)
+	key := clusteredKey(m.ID)
 	e.srcMu.Lock()
 	name, registered := e.sources[key]
-	want := m.clusteredTTLIndex() != nil
-	newName := fmt.Sprintf("ttl_index:%s.%s.%s", m.db, m.name, idIndexName)
+	want := m.ClusteredTTLIndex() != nil
+	newName := fmt.Sprintf("ttl_index:%s.%s.%s", m.DB, m.Name, catalog.IDIndexName)
 	switch {
 	case registered && (!want || name != newName):
 		delete(e.sources, key)
@@ -572,20 +573,20 @@ func (e *Engine) registerClustered(m *collMeta) {
 		registered = false
 	}
 	if want && !registered {
-		if err := e.opts.Expiry.Register(&ttlSource{e: e, name: newName, collID: m.id}); err != nil {
+		if err := e.opts.Expiry.Register(&ttlSource{e: e, name: newName, collID: m.ID}); err != nil {
 			e.opts.Logger.Error("docdb: register clustered TTL source", "source", newName, "err", err)
 		}
 	}
 }
 
 // unregisterClustered removes the collection-level TTL source of m.
-func (e *Engine) unregisterClustered(m *collMeta) {
+func (e *Engine) unregisterClustered(m *catalog.CollMeta) {
 	if e.opts.Expiry == nil {
 		return
 	}
 	e.srcMu.Lock()
-	name, ok := e.sources[clusteredKey(m.id)]
-	delete(e.sources, clusteredKey(m.id))
+	name, ok := e.sources[clusteredKey(m.ID)]
+	delete(e.sources, clusteredKey(m.ID))
 	e.srcMu.Unlock()
 	if ok {
 		e.opts.Expiry.Unregister(name)
@@ -593,14 +594,14 @@ func (e *Engine) unregisterClustered(m *collMeta) {
 }
 
 // unregisterTTL removes the sources of idx.
-func (e *Engine) unregisterTTL(idx []*indexMeta) {
+func (e *Engine) unregisterTTL(idx []*catalog.IndexMeta) {
 	if e.opts.Expiry == nil {
 		return
 	}
 	for _, ix := range idx {
 		e.srcMu.Lock()
-		name, ok := e.sources[ix.id]
-		delete(e.sources, ix.id)
+		name, ok := e.sources[ix.ID]
+		delete(e.sources, ix.ID)
 		e.srcMu.Unlock()
 		if ok {
 			e.opts.Expiry.Unregister(name)
@@ -611,24 +612,24 @@ func (e *Engine) unregisterTTL(idx []*indexMeta) {
 // registerAllTTL registers every TTL index of the catalog (at Open).
 func (e *Engine) registerAllTTL() {
 	e.mu.RLock()
-	var metas []*collMeta
-	for _, c := range e.cat.colls {
-		metas = append(metas, c.meta)
+	var metas []*catalog.CollMeta
+	for _, c := range e.cat.Colls {
+		metas = append(metas, c.Meta)
 	}
 	e.mu.RUnlock()
 	for _, m := range metas {
-		e.registerTTL(m, m.indexes)
+		e.registerTTL(m, m.Indexes)
 		e.registerClustered(m)
 	}
 }
 
 func (e *Engine) unregisterAllSources() {
 	e.mu.RLock()
-	var all []*indexMeta
-	var metas []*collMeta
-	for _, c := range e.cat.colls {
-		all = append(all, c.meta.indexes...)
-		metas = append(metas, c.meta)
+	var all []*catalog.IndexMeta
+	var metas []*catalog.CollMeta
+	for _, c := range e.cat.Colls {
+		all = append(all, c.Meta.Indexes...)
+		metas = append(metas, c.Meta)
 	}
 	e.mu.RUnlock()
 	e.unregisterTTL(all)
@@ -638,38 +639,38 @@ func (e *Engine) unregisterAllSources() {
 }
 
 // collectionGone unregisters a dropped collection's sources.
-func (e *Engine) collectionGone(m *collMeta) {
+func (e *Engine) collectionGone(m *catalog.CollMeta) {
 	e.policyCollectionGone(m)
-	e.unregisterTTL(m.indexes)
+	e.unregisterTTL(m.Indexes)
 	e.unregisterClustered(m)
 }
 
 // collectionRenamed moves a renamed collection's sources to their new names.
-func (e *Engine) collectionRenamed(old, renamed *collMeta) {
+func (e *Engine) collectionRenamed(old, renamed *catalog.CollMeta) {
 	e.policyCollectionRenamed(old, renamed)
-	e.unregisterTTL(old.indexes)
-	e.registerTTL(renamed, renamed.indexes)
+	e.unregisterTTL(old.Indexes)
+	e.registerTTL(renamed, renamed.Indexes)
 	e.registerClustered(renamed)
 }
 
 // indexesAdded registers the sources of new TTL indexes.
-func (e *Engine) indexesAdded(m *collMeta, idx []*indexMeta) { e.registerTTL(m, idx) }
+func (e *Engine) indexesAdded(m *catalog.CollMeta, idx []*catalog.IndexMeta) { e.registerTTL(m, idx) }
 
 // indexesDropped unregisters the sources of dropped indexes.
-func (e *Engine) indexesDropped(_ *collMeta, idx []*indexMeta) { e.unregisterTTL(idx) }
+func (e *Engine) indexesDropped(_ *catalog.CollMeta, idx []*catalog.IndexMeta) { e.unregisterTTL(idx) }
 
 // indexesChanged follows collMod: an index that became a TTL index gets a
 // source, and the sweeper is woken because due times may now be earlier.
-func (e *Engine) indexesChanged(m *collMeta, idx []*indexMeta) {
+func (e *Engine) indexesChanged(m *catalog.CollMeta, idx []*catalog.IndexMeta) {
 	e.registerTTL(m, idx)
 	if e.opts.Expiry == nil {
 		return
 	}
 	for _, ix := range idx {
-		if !ix.ttl {
+		if !ix.TTL {
 			continue
 		}
-		src := &ttlSource{e: e, collID: m.id, ixID: ix.id}
+		src := &ttlSource{e: e, collID: m.ID, ixID: ix.ID}
 		if due, ok, err := src.NextDue(context.Background()); err == nil && ok {
 			e.opts.Expiry.Wake(due)
 		} else if err != nil && !errors.Is(err, storage.ErrClosed) {

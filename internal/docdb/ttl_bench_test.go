@@ -17,6 +17,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -272,7 +273,7 @@ func storedIDs(b *testing.B, st *storage.Store, e *Engine, db, coll string) [][]
 	if c == nil {
 		return nil
 	}
-	p := docPrefix(c.meta.id)
+	p := catalog.DocPrefix(c.Meta.ID)
 	it, err := st.NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
 		b.Fatal(err)

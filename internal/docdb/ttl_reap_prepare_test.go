@@ -89,10 +89,10 @@ func TestReapPreparesThroughBudgetWithoutLocks(t *testing.T) {
 	prepares := 0
 	prepare := func(f func()) {
 		prepares++
-		if !c.wmu.TryLock() {
+		if !c.WriteMu.TryLock() {
 			t.Error("the collection's write lock is held while preparing")
 		} else {
-			c.wmu.Unlock()
+			c.WriteMu.Unlock()
 		}
 		if !te.mu.TryLock() {
 			t.Error("the engine's lock is held while preparing")

@@ -3,6 +3,8 @@ package docdb
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -10,20 +12,20 @@ import (
 // write command.
 type validator struct {
 	e      *Engine
-	meta   *collMeta
-	v      *validation
-	f      *filter
+	meta   *catalog.CollMeta
+	v      *catalog.Validation
+	f      *match.Filter
 	bypass bool
 }
 
 // newValidator prepares the validation of one write command on meta; $$NOW
 // in the validator is the command's start.
-func (e *Engine) newValidator(meta *collMeta, bypass bool) (*validator, error) {
-	val := &validator{e: e, meta: meta, v: meta.validation, bypass: bypass}
-	if val.v == nil || bypass || val.v.level == levelOff {
+func (e *Engine) newValidator(meta *catalog.CollMeta, bypass bool) (*validator, error) {
+	val := &validator{e: e, meta: meta, v: meta.Validation, bypass: bypass}
+	if val.v == nil || bypass || val.v.Level == catalog.LevelOff {
 		return val, nil
 	}
-	f, err := parseQuery(val.v.validator, exprEnv{now: e.opts.Now()})
+	f, err := match.ParseQuery(val.v.Validator, match.Env{Now: e.opts.Now()})
 	if err != nil {
 		return nil, err
 	}
@@ -39,10 +41,10 @@ func (val *validator) check(next *storedDoc, prev *storedDoc) error {
 	if val.f == nil {
 		return nil
 	}
-	if prev != nil && val.v.level == levelModerate && !val.f.matches(prev.doc) {
+	if prev != nil && val.v.Level == catalog.LevelModerate && !val.f.Matches(prev.doc) {
 		return nil
 	}
-	res, err := val.f.eval(next.doc)
+	res, err := val.f.Eval(next.doc)
 	if err != nil {
 		return err
 	}
@@ -50,12 +52,12 @@ func (val *validator) check(next *storedDoc, prev *storedDoc) error {
 		return nil
 	}
 	info := bson.D{{Key: "failingDocumentId", Value: next.doc[0].Value}}
-	if details, ok := validationDetails(val.f, next.doc); ok {
+	if details, ok := match.ValidationDetails(val.f, next.doc); ok {
 		info = append(info, bson.E{Key: "details", Value: details})
 	}
-	if val.v.action == actionWarn {
+	if val.v.Action == catalog.ActionWarn {
 		val.e.opts.Logger.Warn("Document would fail validation",
-			"namespace", val.meta.db+"."+val.meta.name, "document", fmtDoc(next.doc), "errInfo", fmtDoc(info))
+			"namespace", val.meta.DB+"."+val.meta.Name, "document", fmtDoc(next.doc), "errInfo", fmtDoc(info))
 		return nil
 	}
 	return &mongoerr.Error{

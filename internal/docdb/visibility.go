@@ -3,6 +3,7 @@ package docdb
 import (
 	"time"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -17,7 +18,7 @@ import (
 // visibility is the expiry check of one operation: the collection's
 // metadata and the instant the operation reads at.
 type visibility struct {
-	meta   *collMeta
+	meta   *catalog.CollMeta
 	nowMs  int64
 	strict bool
 	// policy is the TTL policy of the collection's group; nil when none.
@@ -27,19 +28,19 @@ type visibility struct {
 // newVisibility returns the check for an operation on meta starting now.
 // Cursors re-evaluate now on every Next (see cursor.go), so a getMore never
 // returns what expired since the find.
-func (e *Engine) newVisibility(meta *collMeta) visibility {
-	policy := e.policyRuleFor(meta.name)
+func (e *Engine) newVisibility(meta *catalog.CollMeta) visibility {
+	policy := e.policyRuleFor(meta.Name)
 	return visibility{
 		meta:   meta,
 		nowMs:  e.opts.Now().UnixMilli(),
-		strict: e.opts.Visibility == VisibilityStrict && (meta.hasTTL() || policy != nil),
+		strict: e.opts.Visibility == VisibilityStrict && (meta.HasTTL() || policy != nil),
 		policy: policy,
 	}
 }
 
 // hides reports whether doc must be hidden.
 func (v visibility) hides(doc bson.D) bool {
-	return v.strict && (v.meta.expired(doc, v.nowMs) || v.policy.expired(doc, v.nowMs))
+	return v.strict && (v.meta.Expired(doc, v.nowMs) || v.policy.expired(doc, v.nowMs))
 }
 
 // refresh moves the check's instant to now.

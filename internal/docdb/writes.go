@@ -6,6 +6,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/docdb/update"
@@ -20,7 +22,7 @@ import (
 
 // lockForWrite returns db.coll locked for writing; create says whether a
 // missing collection is created (upserts) or nil is returned.
-func (e *Engine) lockForWrite(db, coll string, create bool) (*collection, error) {
+func (e *Engine) lockForWrite(db, coll string, create bool) (*catalog.Collection, error) {
 	if create {
 		c, _, err := e.lockOrCreateColl(db, coll)
 		return c, err
@@ -42,8 +44,8 @@ func (w *writer) openMatches(p *plan) (*matcher, func(), error) {
 }
 
 // parseUpdate parses the update of a statement.
-func parseUpdate(upd bson.D, pipeline []bson.D, multi bool, arrayFilters []bson.D, env exprEnv) (*update.Update, error) {
-	opts := update.Options{Multi: multi, ArrayFilters: arrayFilters, ExprCompiler: env.compiler()}
+func parseUpdate(upd bson.D, pipeline []bson.D, multi bool, arrayFilters []bson.D, env match.Env) (*update.Update, error) {
+	opts := update.Options{Multi: multi, ArrayFilters: arrayFilters, ExprCompiler: env.Compiler()}
 	if pipeline != nil {
 		arr := make(bson.A, len(pipeline))
 		for i, s := range pipeline {
@@ -58,13 +60,13 @@ func parseUpdate(upd bson.D, pipeline []bson.D, multi bool, arrayFilters []bson.
 }
 
 // applyContext builds the context of one update application.
-func applyContext(env exprEnv, m query.MatchResult, insert bool, ctx context.Context) update.ApplyContext {
+func applyContext(env match.Env, m query.MatchResult, insert bool, ctx context.Context) update.ApplyContext {
 	return update.ApplyContext{
 		Insert:      insert,
 		HasPosition: m.ArrayIndex >= 0,
 		Position:    m.ArrayIndex,
-		Now:         env.now,
-		Vars:        env.vars(),
+		Now:         env.Now,
+		Vars:        env.Vars(),
 		Context:     ctx,
 	}
 }
@@ -102,7 +104,7 @@ func idFirst(d bson.D) bson.D {
 
 func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest) (UpdateResult, error) {
 	var res UpdateResult
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
 	if err := checkBatchSize(len(req.Statements)); err != nil {
@@ -118,7 +120,7 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	}
 	if c == nil {
 		// Nothing to update, but each statement's syntax is still checked.
-		env := exprEnv{now: e.opts.Now(), let: req.Let}
+		env := match.Env{Now: e.opts.Now(), Let: req.Let}
 		for i, st := range req.Statements {
 			if err := checkUpdateStatement(st, env); err != nil {
 				res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: err})
@@ -129,14 +131,14 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 		}
 		return res, nil
 	}
-	defer c.wmu.Unlock()
+	defer c.WriteMu.Unlock()
 	w := e.newWriter(c)
 	defer w.close()
-	val, err := e.newValidator(c.meta, req.BypassDocumentValidation)
+	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
 		return res, err
 	}
-	env := exprEnv{now: e.opts.Now(), let: req.Let}
+	env := match.Env{Now: e.opts.Now(), Let: req.Let}
 	for i, st := range req.Statements {
 		if err := ctx.Err(); err != nil {
 			return res, errors.Join(err, w.commit())
@@ -163,8 +165,8 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 
 // checkUpdateStatement parses a statement's filter and update, for
 // statements that have no collection to run on.
-func checkUpdateStatement(st UpdateStatement, env exprEnv) error {
-	if _, err := parseQuery(st.Filter, env); err != nil {
+func checkUpdateStatement(st UpdateStatement, env match.Env) error {
+	if _, err := match.ParseQuery(st.Filter, env); err != nil {
 		return err
 	}
 	_, err := parseUpdate(st.Update, st.Pipeline, st.Multi, st.ArrayFilters, env)
@@ -173,8 +175,8 @@ func checkUpdateStatement(st UpdateStatement, env exprEnv) error {
 
 // updateStatement runs one update statement; it returns the documents
 // matched and modified and the _id of an upserted document.
-func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *validator, env exprEnv) (n, modified int64, upserted *bson.RawValue, err error) {
-	f, err := parseQuery(st.Filter, env)
+func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *validator, env match.Env) (n, modified int64, upserted *bson.RawValue, err error) {
+	f, err := match.ParseQuery(st.Filter, env)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -228,7 +230,7 @@ func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *v
 
 // applyUpdate applies u to a matched document and writes the result if it
 // changed.
-func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *matched, val *validator, env exprEnv) (bool, error) {
+func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *matched, val *validator, env match.Env) (bool, error) {
 	out, changed, err := u.Apply(d.sd.doc, applyContext(env, d.m, false, ctx))
 	if err != nil || !changed {
 		return false, err
@@ -248,7 +250,7 @@ func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *matched, 
 
 // upsert inserts the document an upsert builds from the filter's
 // equalities and the update.
-func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update, val *validator, env exprEnv) (*storedDoc, error) {
+func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update, val *validator, env match.Env) (*storedDoc, error) {
 	seed, err := update.UpsertSeed(filterSpec, u.Kind() == update.Replacement)
 	if err != nil {
 		return nil, err
@@ -257,7 +259,7 @@ func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := fieldOf(out, "_id"); !ok {
+	if _, ok := catalog.FieldOf(out, "_id"); !ok {
 		out = append(bson.D{{Key: "_id", Value: bson.NewObjectID()}}, out...)
 	}
 	raw, err := marshalDoc(idFirst(out))
@@ -279,17 +281,17 @@ func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update
 
 func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest) (DeleteResult, error) {
 	var res DeleteResult
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
 	if err := checkBatchSize(len(req.Statements)); err != nil {
 		return res, err
 	}
-	env := exprEnv{now: e.opts.Now(), let: req.Let}
+	env := match.Env{Now: e.opts.Now(), Let: req.Let}
 	c := e.lockColl(db, coll)
 	var w *writer
 	if c != nil {
-		defer c.wmu.Unlock()
+		defer c.WriteMu.Unlock()
 		w = e.newWriter(c)
 		defer w.close()
 	}
@@ -320,11 +322,11 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 
 // deleteStatement runs one delete statement (w is nil when the collection
 // does not exist).
-func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatement, env exprEnv) (int64, error) {
+func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatement, env match.Env) (int64, error) {
 	if st.Limit != 0 && st.Limit != 1 {
 		return 0, mongoerr.Newf(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", st.Limit)
 	}
-	f, err := parseQuery(st.Filter, env)
+	f, err := match.ParseQuery(st.Filter, env)
 	if err != nil || w == nil {
 		return 0, err
 	}
@@ -360,7 +362,7 @@ func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatem
 
 func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAndModifyRequest) (FindAndModifyResult, error) {
 	var res FindAndModifyResult
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
 	hasUpdate := req.Update != nil || req.Pipeline != nil
@@ -375,8 +377,8 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	case !req.Remove && !hasUpdate:
 		return res, mongoerr.New(mongoerr.FailedToParse, "Either an update or remove=true must be specified")
 	}
-	env := exprEnv{now: e.opts.Now(), let: req.Let}
-	f, err := parseQuery(req.Query, env)
+	env := match.Env{Now: e.opts.Now(), Let: req.Let}
+	f, err := match.ParseQuery(req.Query, env)
 	if err != nil {
 		return res, err
 	}
@@ -386,7 +388,7 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	}
 	var proj *query.Projection
 	if len(req.Fields) > 0 {
-		if proj, err = parseProjection(req.Fields, env.now); err != nil {
+		if proj, err = parseProjection(req.Fields, env.Now); err != nil {
 			return res, err
 		}
 	}
@@ -400,10 +402,10 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err != nil || c == nil {
 		return res, err
 	}
-	defer c.wmu.Unlock()
+	defer c.WriteMu.Unlock()
 	w := e.newWriter(c)
 	defer w.close()
-	val, err := e.newValidator(c.meta, req.BypassDocumentValidation)
+	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
 		return res, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -198,10 +199,10 @@ func TestSchemaValidation(t *testing.T) {
 	// Seed 000: a date stored as text is refused by the validator.
 	me := wantCode(t, insert("olaylar", d("_id", int32(1), "zaman", "2026-11-07")), mongoerr.DocumentValidationFailure, "Document failed validation")
 	info, _ := me.Info["errInfo"].(bson.D)
-	if id, _ := fieldOf(info, "failingDocumentId"); id != int32(1) {
+	if id, _ := catalog.FieldOf(info, "failingDocumentId"); id != int32(1) {
 		t.Fatalf("errInfo %v", info)
 	}
-	if det, ok := fieldOf(info, "details"); !ok || !strings.Contains(fmtDoc(det.(bson.D)), "$jsonSchema") {
+	if det, ok := catalog.FieldOf(info, "details"); !ok || !strings.Contains(fmtDoc(det.(bson.D)), "$jsonSchema") {
 		t.Fatalf("details %v", info)
 	}
 	if err := insert("olaylar", d("_id", int32(2), "zaman", bson.DateTime(0))); err != nil {

@@ -17,21 +17,25 @@ const module = "github.com/mayfly/mayfly/"
 // module; sub-packages inherit their parent's row), the internal packages
 // its non-test files may import. internal/invariants may be imported by all.
 var allowed = map[string][]string{
-	"cmd/mayfly":          {"internal/server", "internal/admin", "internal/bench"},
-	"internal/bench":      {},
-	"internal/storage":    {"internal/lowprio"},
-	"internal/lowprio":    {},
-	"internal/keycodec":   {},
-	"internal/expiry":     {"internal/storage"},
-	"internal/docdb":      {"internal/docdb", "internal/expiry", "internal/storage", "internal/keycodec"},
-	"internal/kv":         {"internal/expiry", "internal/storage"},
-	"internal/wire/mongo": {"internal/docdb"},
-	"internal/wire/resp":  {"internal/kv"},
-	"internal/admin":      {"internal/docdb", "internal/kv", "internal/expiry"},
-	"internal/server":     {"internal"},
-	"internal/lint":       {},
-	"internal/invariants": {},
-	"integration":         {"integration"},
+	"cmd/mayfly":        {"internal/server", "internal/admin", "internal/bench"},
+	"internal/bench":    {},
+	"internal/storage":  {"internal/lowprio"},
+	"internal/lowprio":  {},
+	"internal/keycodec": {},
+	"internal/expiry":   {"internal/storage"},
+	"internal/docdb":    {"internal/docdb", "internal/expiry", "internal/storage", "internal/keycodec"},
+	// The catalog knows collections and indexes, never policies, plans or
+	// the engine.
+	"internal/docdb/catalog": {"internal/docdb/match", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
+	"internal/docdb/match":   {"internal/docdb/query", "internal/docdb/aggregate"},
+	"internal/kv":            {"internal/expiry", "internal/storage"},
+	"internal/wire/mongo":    {"internal/docdb"},
+	"internal/wire/resp":     {"internal/kv"},
+	"internal/admin":         {"internal/docdb", "internal/kv", "internal/expiry"},
+	"internal/server":        {"internal"},
+	"internal/lint":          {},
+	"internal/invariants":    {},
+	"integration":            {"integration"},
 }
 
 // exclusive names third-party packages that only some packages may import

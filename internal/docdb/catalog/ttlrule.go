@@ -1,4 +1,4 @@
-package docdb
+package catalog
 
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -15,18 +15,18 @@ import (
 //   - hidden TTL indexes expire documents too; indexes whose stored
 //     expireAfterSeconds is invalid never do.
 
-// dueTime returns when doc expires under TTL index ix; ok is false when it
+// DueTime returns when doc expires under TTL index ix; ok is false when it
 // never does.
-func (ix *indexMeta) dueTime(doc bson.D) (due int64, ok bool) {
-	if !ix.ttl || !ix.ttlValid || len(ix.fields) != 1 {
+func (ix *IndexMeta) DueTime(doc bson.D) (due int64, ok bool) {
+	if !ix.TTL || !ix.TTLValid || len(ix.Fields) != 1 {
 		return 0, false
 	}
-	if ix.partial != nil && !ix.partial.matches(doc) {
+	if ix.Partial != nil && !ix.Partial.Matches(doc) {
 		return 0, false
 	}
-	var kv keyValues
-	kv.collect(doc, splitPath(ix.fields[0].path), true)
-	for _, v := range kv.values {
+	var kv KeyValues
+	kv.Collect(doc, SplitPath(ix.Fields[0].Path), true)
+	for _, v := range kv.Values {
 		if d, isDate := v.(bson.DateTime); isDate {
 			if !ok || int64(d) < due {
 				due, ok = int64(d), true
@@ -36,11 +36,11 @@ func (ix *indexMeta) dueTime(doc bson.D) (due int64, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	return addSeconds(due, ix.expireAfter), true
+	return AddSeconds(due, ix.ExpireAfter), true
 }
 
-// addSeconds adds s seconds to ms milliseconds, saturating.
-func addSeconds(ms, s int64) int64 {
+// AddSeconds adds s seconds to ms milliseconds, saturating.
+func AddSeconds(ms, s int64) int64 {
 	const maxMs = int64(^uint64(0) >> 1)
 	d := s * 1000
 	if ms > maxMs-d {
@@ -49,27 +49,27 @@ func addSeconds(ms, s int64) int64 {
 	return ms + d
 }
 
-// hasTTL reports whether the collection has a TTL index that can expire
+// HasTTL reports whether the collection has a TTL index that can expire
 // documents.
-func (m *collMeta) hasTTL() bool {
-	for _, ix := range m.indexes {
-		if ix.ttl && ix.ttlValid && len(ix.fields) == 1 {
+func (m *CollMeta) HasTTL() bool {
+	for _, ix := range m.Indexes {
+		if ix.TTL && ix.TTLValid && len(ix.Fields) == 1 {
 			return true
 		}
 	}
-	return m.clusteredTTLIndex() != nil
+	return m.ClusteredTTLIndex() != nil
 }
 
-// expired reports whether doc is expired at nowMs under any TTL index of m
+// Expired reports whether doc is expired at nowMs under any TTL index of m
 // (or, for a clustered collection, its collection-level TTL).
-func (m *collMeta) expired(doc bson.D, nowMs int64) bool {
-	for _, ix := range m.indexes {
-		if due, ok := ix.dueTime(doc); ok && due <= nowMs {
+func (m *CollMeta) Expired(doc bson.D, nowMs int64) bool {
+	for _, ix := range m.Indexes {
+		if due, ok := ix.DueTime(doc); ok && due <= nowMs {
 			return true
 		}
 	}
-	if ix := m.clusteredTTLIndex(); ix != nil {
-		if due, ok := ix.dueTime(doc); ok && due <= nowMs {
+	if ix := m.ClusteredTTLIndex(); ix != nil {
+		if due, ok := ix.DueTime(doc); ok && due <= nowMs {
 			return true
 		}
 	}

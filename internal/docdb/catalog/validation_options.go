@@ -1,33 +1,34 @@
-package docdb
+package catalog
 
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // Validation levels and actions, as MongoDB spells them.
 const (
 	levelStrict   = "strict"
-	levelModerate = "moderate"
-	levelOff      = "off"
+	LevelModerate = "moderate"
+	LevelOff      = "off"
 	actionError   = "error"
-	actionWarn    = "warn"
+	ActionWarn    = "warn"
 )
 
-// validation is a collection's schema validation settings.
-type validation struct {
-	validator bson.D // nil or empty: no validation
-	level     string
-	action    string
+// Validation is a collection's schema validation settings.
+type Validation struct {
+	Validator bson.D // nil or empty: no validation
+	Level     string
+	Action    string
 }
 
-// parseValidationOptions reads validator, validationLevel and
+// ParseValidationOptions reads validator, validationLevel and
 // validationAction from collection options. It returns nil when the
 // collection has no validator.
-func parseValidationOptions(opts bson.D) (*validation, error) {
-	v := &validation{level: levelStrict, action: actionError}
+func ParseValidationOptions(opts bson.D) (*Validation, error) {
+	v := &Validation{Level: levelStrict, Action: actionError}
 	has := false
 	for _, e := range opts {
 		switch e.Key {
@@ -37,7 +38,7 @@ func parseValidationOptions(opts bson.D) (*validation, error) {
 				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
 					"BSON field 'validator' is the wrong type '%s', expected type 'object'", aggregate.TypeName(e.Value))
 			}
-			v.validator = d
+			v.Validator = d
 			has = len(d) > 0
 		case "validationLevel":
 			s, ok := e.Value.(string)
@@ -45,28 +46,28 @@ func parseValidationOptions(opts bson.D) (*validation, error) {
 				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
 					"BSON field 'validationLevel' is the wrong type '%s', expected type 'string'", aggregate.TypeName(e.Value))
 			}
-			if s != levelStrict && s != levelModerate && s != levelOff {
+			if s != levelStrict && s != LevelModerate && s != LevelOff {
 				return nil, mongoerr.Newf(mongoerr.BadValue,
 					"Enumeration value '%s' for field 'validationLevel' is not a valid value.", s)
 			}
-			v.level = s
+			v.Level = s
 		case "validationAction":
 			s, ok := e.Value.(string)
 			if !ok {
 				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
 					"BSON field 'validationAction' is the wrong type '%s', expected type 'string'", aggregate.TypeName(e.Value))
 			}
-			if s != actionError && s != actionWarn {
+			if s != actionError && s != ActionWarn {
 				return nil, mongoerr.Newf(mongoerr.BadValue,
 					"Enumeration value '%s' for field 'validationAction' is not a valid value.", s)
 			}
-			v.action = s
+			v.Action = s
 		}
 	}
 	if !has {
 		return nil, nil
 	}
-	if err := checkValidator(v.validator); err != nil {
+	if err := checkValidator(v.Validator); err != nil {
 		return nil, err
 	}
 	return v, nil
@@ -82,6 +83,6 @@ func checkValidator(d bson.D) error {
 			return mongoerr.Newf(mongoerr.QueryFeatureNotAllowed, "%s is not allowed in collection validators", e.Key)
 		}
 	}
-	_, err := parseQuery(d, exprEnv{})
+	_, err := match.ParseQuery(d, match.Env{})
 	return err
 }

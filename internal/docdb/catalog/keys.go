@@ -1,4 +1,4 @@
-package docdb
+package catalog
 
 import (
 	"bytes"
@@ -22,26 +22,26 @@ import (
 // are exactly the keys starting with [index id][parts], and the _id of an
 // entry is what follows its parts.
 
-// docPrefix returns the prefix of a collection's documents.
-func docPrefix(collID uint64) []byte {
+// DocPrefix returns the prefix of a collection's documents.
+func DocPrefix(collID uint64) []byte {
 	return binary.BigEndian.AppendUint64([]byte{storage.PrefixDocument}, collID)
 }
 
-// docKey returns the storage key of the document with encoded _id idEnc.
-func docKey(collID uint64, idEnc []byte) []byte {
+// DocKey returns the storage key of the document with encoded _id idEnc.
+func DocKey(collID uint64, idEnc []byte) []byte {
 	k := make([]byte, 0, 9+len(idEnc))
 	k = append(k, storage.PrefixDocument)
 	k = binary.BigEndian.AppendUint64(k, collID)
 	return append(k, idEnc...)
 }
 
-// indexPrefix returns the prefix of an index's entries.
-func indexPrefix(indexID uint64) []byte {
+// IndexPrefix returns the prefix of an index's entries.
+func IndexPrefix(indexID uint64) []byte {
 	return binary.BigEndian.AppendUint64([]byte{storage.PrefixIndex}, indexID)
 }
 
-// entryKey returns the storage key of an index entry.
-func entryKey(indexID uint64, parts, idEnc []byte) []byte {
+// EntryKey returns the storage key of an index entry.
+func EntryKey(indexID uint64, parts, idEnc []byte) []byte {
 	k := make([]byte, 0, 9+len(parts)+len(idEnc))
 	k = append(k, storage.PrefixIndex)
 	k = binary.BigEndian.AppendUint64(k, indexID)
@@ -49,47 +49,47 @@ func entryKey(indexID uint64, parts, idEnc []byte) []byte {
 	return append(k, idEnc...)
 }
 
-// encodeID returns the keycodec encoding of an _id value.
-func encodeID(id bson.RawValue) ([]byte, error) {
+// EncodeID returns the keycodec encoding of an _id value.
+func EncodeID(id bson.RawValue) ([]byte, error) {
 	return keycodec.AppendValue(nil, id, false)
 }
 
-// splitEntry splits an index entry key (without its 9-byte prefix) into
+// SplitEntry splits an index entry key (without its 9-byte prefix) into
 // the decoded key values and the encoded _id.
-func (ix *indexMeta) splitEntry(rest []byte) (values []any, idEnc []byte, err error) {
-	desc := make([]bool, len(ix.fields))
-	for i, f := range ix.fields {
-		desc[i] = f.desc
+func (ix *IndexMeta) SplitEntry(rest []byte) (values []any, idEnc []byte, err error) {
+	desc := make([]bool, len(ix.Fields))
+	for i, f := range ix.Fields {
+		desc[i] = f.Desc
 	}
 	values, idEnc, err = keycodec.DecodeKey(rest, desc...)
 	return values, idEnc, err
 }
 
-// indexKey is one entry's key: the encoded parts and the values they
+// IndexKey is one entry's key: the encoded parts and the values they
 // encode (original BSON types, for duplicate key messages).
-type indexKey struct {
-	enc    []byte
-	values []any
+type IndexKey struct {
+	Enc    []byte
+	Values []any
 }
 
-// indexKeys computes the key of every entry doc has in ix (deduplicated,
+// IndexKeys computes the key of every entry doc has in ix (deduplicated,
 // sorted by encoding), and whether an array was met on a key path. It
 // returns no keys when a sparse index has none of its fields in doc or a
 // partial index's filter does not match doc. Indexing two arrays at once
 // fails with CannotIndexParallelArrays (171).
-func (ix *indexMeta) indexKeys(doc bson.D) (keys []indexKey, multikey bool, err error) {
-	if ix.partial != nil && !ix.partial.matches(doc) {
+func (ix *IndexMeta) IndexKeys(doc bson.D) (keys []IndexKey, multikey bool, err error) {
+	if ix.Partial != nil && !ix.Partial.Matches(doc) {
 		return nil, false, nil
 	}
-	perField := make([][]any, len(ix.fields))
+	perField := make([][]any, len(ix.Fields))
 	arrayField := -1
 	arrayPath := ""
 	anyPresent := false
-	for i, f := range ix.fields {
-		var kv keyValues
-		kv.collect(doc, splitPath(f.path), true)
+	for i, f := range ix.Fields {
+		var kv KeyValues
+		kv.Collect(doc, SplitPath(f.Path), true)
 		if !kv.present {
-			kv.values = []any{nil}
+			kv.Values = []any{nil}
 		} else {
 			anyPresent = true
 		}
@@ -106,25 +106,25 @@ func (ix *indexMeta) indexKeys(doc bson.D) (keys []indexKey, multikey bool, err 
 				arrayField, arrayPath = i, kv.arrayPath
 			}
 		}
-		perField[i] = kv.values
+		perField[i] = kv.Values
 	}
-	if ix.sparse && !anyPresent {
+	if ix.Sparse && !anyPresent {
 		return nil, multikey, nil
 	}
 	seen := map[string]bool{}
-	values := make([]any, len(ix.fields))
+	values := make([]any, len(ix.Fields))
 	var walk func(i int, key []byte) error
 	walk = func(i int, key []byte) error {
-		if i == len(ix.fields) {
+		if i == len(ix.Fields) {
 			if !seen[string(key)] {
 				seen[string(key)] = true
-				keys = append(keys, indexKey{enc: append([]byte(nil), key...), values: append([]any(nil), values...)})
+				keys = append(keys, IndexKey{Enc: append([]byte(nil), key...), Values: append([]any(nil), values...)})
 			}
 			return nil
 		}
 		for _, v := range perField[i] {
 			values[i] = v
-			next, err := keycodec.AppendValue(key, v, ix.fields[i].desc)
+			next, err := keycodec.AppendValue(key, v, ix.Fields[i].Desc)
 			if err != nil {
 				return mongoerr.Newf(mongoerr.CannotCreateIndex, "cannot encode index key: %v", err)
 			}
@@ -137,42 +137,42 @@ func (ix *indexMeta) indexKeys(doc bson.D) (keys []indexKey, multikey bool, err 
 	if err := walk(0, nil); err != nil {
 		return nil, false, err
 	}
-	sort.Slice(keys, func(a, b int) bool { return bytes.Compare(keys[a].enc, keys[b].enc) < 0 })
+	sort.Slice(keys, func(a, b int) bool { return bytes.Compare(keys[a].Enc, keys[b].Enc) < 0 })
 	return keys, multikey, nil
 }
 
 // arrayNameOf returns the name of the array met on field i's path in doc.
-func (ix *indexMeta) arrayNameOf(doc bson.D, i int) string {
-	var kv keyValues
-	kv.collect(doc, splitPath(ix.fields[i].path), true)
+func (ix *IndexMeta) arrayNameOf(doc bson.D, i int) string {
+	var kv KeyValues
+	kv.Collect(doc, SplitPath(ix.Fields[i].Path), true)
 	return kv.arrayName
 }
 
-// keyValues gathers the values one key path produces in a document, the
+// KeyValues gathers the values one key path produces in a document, the
 // way MongoDB's key generator does: arrays met on the path are expanded
 // (each element that is a document continues the path; an element missing
 // the rest of the path gives null), a numeric component picks an array
 // element, and a leaf array gives its elements (undefined when empty).
-type keyValues struct {
-	values    []any
+type KeyValues struct {
+	Values    []any
 	present   bool   // some value was found (not only missing fields)
 	array     bool   // an array was expanded
 	arrayName string // the field holding the first array met
 	arrayPath string // the dotted path of that field
 }
 
-func (kv *keyValues) collect(cur any, parts []string, top bool) {
+func (kv *KeyValues) Collect(cur any, parts []string, top bool) {
 	kv.collectAt(cur, parts, top, "")
 }
 
-func (kv *keyValues) collectAt(cur any, parts []string, top bool, base string) {
+func (kv *KeyValues) collectAt(cur any, parts []string, top bool, base string) {
 	for i := 0; i < len(parts); i++ {
 		switch x := cur.(type) {
 		case bson.D:
-			v, ok := fieldOf(x, parts[i])
+			v, ok := FieldOf(x, parts[i])
 			if !ok {
 				if !top {
-					kv.values = append(kv.values, nil)
+					kv.Values = append(kv.Values, nil)
 				}
 				return
 			}
@@ -187,24 +187,24 @@ func (kv *keyValues) collectAt(cur any, parts []string, top bool, base string) {
 			// A scalar where the path needs a document: the path is
 			// missing here.
 			if !top {
-				kv.values = append(kv.values, nil)
+				kv.Values = append(kv.Values, nil)
 			}
 			return
 		}
 	}
 	kv.present = true
-	kv.values = append(kv.values, cur)
+	kv.Values = append(kv.Values, cur)
 }
 
 // expand handles an array found in field name with rest of the path left.
-func (kv *keyValues) expand(arr bson.A, name, path string, rest []string) {
+func (kv *KeyValues) expand(arr bson.A, name, path string, rest []string) {
 	if len(rest) > 0 {
 		if n, ok := arrayIndex(rest[0]); ok {
 			// A positional component: the element at that index, if any.
 			if n < len(arr) {
 				kv.collectAt(bson.D{{Key: rest[0], Value: arr[n]}}, rest, false, path)
 			} else {
-				kv.values = append(kv.values, nil)
+				kv.Values = append(kv.Values, nil)
 			}
 			return
 		}
@@ -217,20 +217,20 @@ func (kv *keyValues) expand(arr bson.A, name, path string, rest []string) {
 	}
 	if len(rest) == 0 {
 		if len(arr) == 0 {
-			kv.values = append(kv.values, bson.Undefined{})
+			kv.Values = append(kv.Values, bson.Undefined{})
 			return
 		}
-		kv.values = append(kv.values, arr...)
+		kv.Values = append(kv.Values, arr...)
 		return
 	}
-	before := len(kv.values)
+	before := len(kv.Values)
 	for _, e := range arr {
 		if d, ok := e.(bson.D); ok {
 			kv.collectAt(d, rest, false, path)
 		}
 	}
-	if len(kv.values) == before {
-		kv.values = append(kv.values, nil)
+	if len(kv.Values) == before {
+		kv.Values = append(kv.Values, nil)
 	}
 }
 
@@ -248,8 +248,8 @@ func arrayIndex(s string) (int, bool) {
 	return n, err == nil
 }
 
-// fieldOf returns the value of the first field named name in d.
-func fieldOf(d bson.D, name string) (any, bool) {
+// FieldOf returns the value of the first field named name in d.
+func FieldOf(d bson.D, name string) (any, bool) {
 	for _, e := range d {
 		if e.Key == name {
 			return e.Value, true
@@ -258,8 +258,8 @@ func fieldOf(d bson.D, name string) (any, bool) {
 	return nil, false
 }
 
-// splitPath splits a dotted path.
-func splitPath(p string) []string {
+// SplitPath splits a dotted path.
+func SplitPath(p string) []string {
 	var out []string
 	start := 0
 	for i := 0; i < len(p); i++ {
@@ -271,11 +271,11 @@ func splitPath(p string) []string {
 	return append(out, p[start:])
 }
 
-// toKeyDoc pairs an index's field paths with key values: {a: 1, b: "x"}.
-func toKeyDoc(ix *indexMeta, values []any) bson.D {
+// ToKeyDoc pairs an index's field paths with key values: {a: 1, b: "x"}.
+func ToKeyDoc(ix *IndexMeta, values []any) bson.D {
 	kv := bson.D{}
-	for i, f := range ix.fields {
-		kv = append(kv, bson.E{Key: f.path, Value: values[i]})
+	for i, f := range ix.Fields {
+		kv = append(kv, bson.E{Key: f.Path, Value: values[i]})
 	}
 	return kv
 }

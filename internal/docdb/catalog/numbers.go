@@ -1,4 +1,4 @@
-package docdb
+package catalog
 
 import (
 	"strconv"
@@ -6,14 +6,14 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// decimalToFloat converts a Decimal128 to the nearest float64.
-func decimalToFloat(d bson.Decimal128) (float64, error) {
+// DecimalToFloat converts a Decimal128 to the nearest float64.
+func DecimalToFloat(d bson.Decimal128) (float64, error) {
 	return strconv.ParseFloat(d.String(), 64)
 }
 
-// toInt64 converts a BSON number to int64; ok is false for other types and
+// ToInt64 converts a BSON number to int64; ok is false for other types and
 // for doubles that are not integral or out of range.
-func toInt64(v any) (int64, bool) {
+func ToInt64(v any) (int64, bool) {
 	switch x := v.(type) {
 	case int32:
 		return int64(x), true
@@ -27,11 +27,11 @@ func toInt64(v any) (int64, bool) {
 		}
 		return int64(x), true
 	case bson.Decimal128:
-		f, err := decimalToFloat(x)
+		f, err := DecimalToFloat(x)
 		if err != nil {
 			return 0, false
 		}
-		return toInt64(f)
+		return ToInt64(f)
 	}
 	return 0, false
 }

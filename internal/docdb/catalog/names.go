@@ -1,4 +1,4 @@
-package docdb
+package catalog
 
 import (
 	"strings"
@@ -11,8 +11,8 @@ import (
 // maxDBNameLen is the length a database name must stay below.
 const maxDBNameLen = 64
 
-// maxNamespaceLen is the longest fully qualified user namespace (db.coll).
-const maxNamespaceLen = 255
+// MaxNamespaceLen is the longest fully qualified user namespace (db.coll).
+const MaxNamespaceLen = 255
 
 // legalSystemCollections are the system.* collections clients may create;
 // writableSystemCollections those they may also write.
@@ -21,27 +21,27 @@ var (
 	writableSystemCollections = map[string]bool{"system.js": true, "system.users": true}
 )
 
-// validDBName reports whether db is a valid database name.
-func validDBName(db string) bool {
+// ValidDBName reports whether db is a valid database name.
+func ValidDBName(db string) bool {
 	if db == "" || len(db) >= maxDBNameLen {
 		return false
 	}
 	return !strings.ContainsAny(db, "/\\. \"$\x00")
 }
 
-// checkDB validates a database name.
-func checkDB(db string) error {
-	if !validDBName(db) {
+// CheckDB validates a database name.
+func CheckDB(db string) error {
+	if !ValidDBName(db) {
 		return mongoerr.Newf(mongoerr.InvalidNamespace, "Invalid database name: '%s'", db)
 	}
 	return nil
 }
 
-// checkReadNS validates a namespace used by a read: a syntactically valid
+// CheckReadNS validates a namespace used by a read: a syntactically valid
 // name is enough (a missing collection reads as empty). The messages are
 // mongod 8's.
-func checkReadNS(db, coll string) error {
-	if err := checkDB(db); err != nil {
+func CheckReadNS(db, coll string) error {
+	if err := CheckDB(db); err != nil {
 		return err
 	}
 	switch {
@@ -57,28 +57,28 @@ func checkReadNS(db, coll string) error {
 	return nil
 }
 
-// checkCreateNS validates a namespace that create (or an implicit creation)
+// CheckCreateNS validates a namespace that create (or an implicit creation)
 // may create: system collections other than the legal ones and names that
 // are too long are refused.
-func checkCreateNS(db, coll string) error {
-	if err := checkReadNS(db, coll); err != nil {
+func CheckCreateNS(db, coll string) error {
+	if err := CheckReadNS(db, coll); err != nil {
 		return err
 	}
 	ns := db + "." + coll
 	if strings.HasPrefix(coll, "system.") && !legalSystemCollections[coll] && !strings.HasPrefix(coll, "system.buckets.") {
 		return mongoerr.Newf(mongoerr.InvalidNamespace, "Invalid system namespace: %s", ns)
 	}
-	if len(ns) > maxNamespaceLen {
+	if len(ns) > MaxNamespaceLen {
 		return mongoerr.Newf(mongoerr.InvalidNamespace,
-			"Fully qualified namespace is too long. Namespace: %s Max: %d", ns, maxNamespaceLen)
+			"Fully qualified namespace is too long. Namespace: %s Max: %d", ns, MaxNamespaceLen)
 	}
 	return nil
 }
 
-// checkWriteNS validates a namespace that a write command (insert, update,
+// CheckWriteNS validates a namespace that a write command (insert, update,
 // delete, findAndModify, createIndexes) touches.
-func checkWriteNS(db, coll string) error {
-	if err := checkCreateNS(db, coll); err != nil {
+func CheckWriteNS(db, coll string) error {
+	if err := CheckCreateNS(db, coll); err != nil {
 		return err
 	}
 	if strings.HasPrefix(coll, "system.") && !writableSystemCollections[coll] {
