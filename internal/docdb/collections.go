@@ -254,24 +254,6 @@ func collectionExpireAfter(v any) (int64, error) {
 	return int64(f), nil
 }
 
-// toFloat converts a BSON number to float64.
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case float64:
-		return x, true
-	case bson.Decimal128:
-		f, err := catalog.DecimalToFloat(x)
-		return f, err == nil
-	}
-	return 0, false
-}
-
 func (e *Engine) dropCollection(ctx context.Context, db, coll string) (bool, error) {
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return false, err

@@ -91,7 +91,7 @@ func (c *findCursor) nextOrdered(ctx context.Context) (*matched, error) {
 		c.sorted[c.pos] = nil
 		c.pos++
 		// Re-check: the document may have expired since the sort.
-		if c.vis.hides(d.sd.doc) {
+		if c.vis.Hides(d.sd.doc) {
 			continue
 		}
 		return d, nil

@@ -334,7 +334,7 @@ func (e *Engine) simulateBuild(ctx context.Context, snap *storage.Snapshot, meta
 		if err != nil {
 			return fmt.Errorf("docdb: stored document: %w", err)
 		}
-		hidden := vis.hides(sd.doc)
+		hidden := vis.Hides(sd.doc)
 		for i, ix := range newIdx {
 			keys, _, err := ix.IndexKeys(sd.doc)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/query"
@@ -183,11 +184,17 @@ type matched struct {
 	m  query.MatchResult
 }
 
+// planVisibility decides which documents a read may see: strict visibility
+// hides the documents that have expired.
+type planVisibility interface {
+	Hides(doc bson.D) bool
+}
+
 // matcher filters a scanner's documents through the query filter and the
 // visibility check.
 type matcher struct {
 	sc    *scanner
-	vis   *visibility
+	vis   planVisibility
 	stats *execStats
 }
 
@@ -198,7 +205,7 @@ func (m *matcher) next(ctx context.Context) (*matched, error) {
 		if err != nil || sd == nil {
 			return nil, err
 		}
-		if m.vis.hides(sd.doc) {
+		if m.vis.Hides(sd.doc) {
 			continue
 		}
 		res, err := m.sc.p.filter.Eval(sd.doc)

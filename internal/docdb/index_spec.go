@@ -320,36 +320,6 @@ func nonIdentifying(spec bson.D) bson.D {
 	return out
 }
 
-// sameDoc compares two documents field by field in order, numbers by value.
-func sameDoc(a, b bson.D) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Key != b[i].Key || !sameValue(a[i].Value, b[i].Value) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameValue(a, b any) bool {
-	if da, ok := a.(bson.D); ok {
-		db, ok := b.(bson.D)
-		return ok && sameDoc(da, db)
-	}
-	if isNumber(a) && isNumber(b) {
-		fa, _ := toFloat(a)
-		fb, _ := toFloat(b)
-		return fa == fb
-	}
-	return fmtValueEq(a, b)
-}
-
-func fmtValueEq(a, b any) bool {
-	return typeName(a) == typeName(b) && aggregate.FormatValue(a) == aggregate.FormatValue(b)
-}
-
 // sameOptions compares two option lists as sets, numbers by value.
 func sameOptions(a, b bson.D) bool {
 	if len(a) != len(b) {

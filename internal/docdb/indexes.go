@@ -214,7 +214,7 @@ func (e *Engine) buildUniqueCheck(b *storage.Batch, meta *catalog.CollMeta, vis 
 	defer it.Close()
 	for ok := it.First(); ok; ok = it.Next() {
 		idEnc := it.Key()[len(prefix):]
-		if vis.hides(sd.doc) {
+		if vis.Hides(sd.doc) {
 			return nil
 		}
 		v, err := b.Get(catalog.DocKey(meta.ID, idEnc))
@@ -225,7 +225,7 @@ func (e *Engine) buildUniqueCheck(b *storage.Batch, meta *catalog.CollMeta, vis 
 		if err != nil {
 			return err
 		}
-		if vis.hides(other.doc) {
+		if vis.Hides(other.doc) {
 			continue
 		}
 		return dupKeyError(meta, ix, catalog.ToKeyDoc(ix, k.Values))

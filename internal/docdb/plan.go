@@ -177,7 +177,7 @@ func badHint(meta *catalog.CollMeta, req planRequest) error {
 	}
 	return mongoerr.Newf(mongoerr.BadValue,
 		"error processing query: ns=%s.%s Tree: %s\nSort: %s\nProj: {}\n planner returned error :: caused by :: hint provided does not correspond to an existing index",
-		meta.DB, meta.Name, fmtDoc(filt), fmtDoc(srt))
+		meta.DB, meta.Name, aggregate.FormatValue(filt), aggregate.FormatValue(srt))
 }
 
 // fullIndexPlan scans all of ix.
@@ -713,5 +713,5 @@ func (p *plan) String() string {
 	if p.ix == nil {
 		return "COLLSCAN"
 	}
-	return fmt.Sprintf("IXSCAN %s %s", p.ix.Name, fmtDoc(p.boundsDoc()))
+	return fmt.Sprintf("IXSCAN %s %s", p.ix.Name, aggregate.FormatValue(p.boundsDoc()))
 }

@@ -134,7 +134,7 @@ func (c *pointCursor) Next(ctx context.Context) (bson.Raw, error) {
 		return nil, err
 	}
 	c.vis.refresh(c.e.opts.Now())
-	if c.vis.hides(c.sd.doc) {
+	if c.vis.Hides(c.sd.doc) {
 		return nil, io.EOF
 	}
 	if !c.matches() {

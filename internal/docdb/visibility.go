@@ -38,8 +38,8 @@ func (e *Engine) newVisibility(meta *catalog.CollMeta) visibility {
 	}
 }
 
-// hides reports whether doc must be hidden.
-func (v visibility) hides(doc bson.D) bool {
+// Hides reports whether doc must be hidden (planVisibility).
+func (v visibility) Hides(doc bson.D) bool {
 	return v.strict && (v.meta.Expired(doc, v.nowMs) || v.policy.expired(doc, v.nowMs))
 }
 

@@ -118,7 +118,7 @@ func (w *writer) checkUnique(idEnc []byte, keys [][]catalog.IndexKey) error {
 				if other == nil {
 					return fmt.Errorf("docdb: index %s entry points to a missing document", ix.Name)
 				}
-				if w.vis.hides(other.doc) {
+				if w.vis.Hides(other.doc) {
 					if err := w.remove(other); err != nil {
 						return err
 					}
@@ -174,7 +174,7 @@ func (w *writer) insert(sd *storedDoc) error {
 		return err
 	}
 	if existing != nil {
-		if !w.vis.hides(existing.doc) {
+		if !w.vis.Hides(existing.doc) {
 			return dupKeyError(w.meta, w.meta.Indexes[0], bson.D{{Key: "_id", Value: sd.doc[0].Value}})
 		}
 		if err := w.remove(existing); err != nil {
