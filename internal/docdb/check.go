@@ -9,6 +9,7 @@ import (
 	"maps"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -145,30 +146,30 @@ func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.Col
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+		sd, err := stored.New(append([]byte(nil), it.Value()...))
 		if err != nil {
 			return fmt.Errorf("document %x: %w", it.Key(), err)
 		}
-		if !bytes.Equal(it.Key()[len(p):], sd.idEnc) {
+		if !bytes.Equal(it.Key()[len(p):], sd.IDEnc) {
 			return fmt.Errorf("document %x is stored under another _id", it.Key())
 		}
 		docs++
-		size += int64(len(sd.raw))
+		size += int64(len(sd.Raw))
 		for _, ix := range m.Indexes {
 			if ix.IsID {
 				continue
 			}
-			keys, mk, err := ix.IndexKeys(sd.doc)
+			keys, mk, err := ix.IndexKeys(sd.Doc)
 			if err != nil {
-				return fmt.Errorf("document %s: index %s: %w", fmtDoc(sd.doc), ix.Name, err)
+				return fmt.Errorf("document %s: index %s: %w", fmtDoc(sd.Doc), ix.Name, err)
 			}
 			if mk && !ix.Multikey {
 				return fmt.Errorf("index %s is multikey but not marked so", ix.Name)
 			}
 			for _, k := range keys {
-				if _, err := snap.Get(catalog.EntryKey(ix.ID, k.Enc, sd.idEnc)); err != nil {
+				if _, err := snap.Get(catalog.EntryKey(ix.ID, k.Enc, sd.IDEnc)); err != nil {
 					if errors.Is(err, storage.ErrNotFound) {
-						return fmt.Errorf("document %s has no entry %s in index %s", fmtDoc(sd.doc), fmtDoc(catalog.ToKeyDoc(ix, k.Values)), ix.Name)
+						return fmt.Errorf("document %s has no entry %s in index %s", fmtDoc(sd.Doc), fmtDoc(catalog.ToKeyDoc(ix, k.Values)), ix.Name)
 					}
 					return err
 				}
@@ -234,11 +235,11 @@ func checkIndexEntries(ctx context.Context, snap *storage.Snapshot, m *catalog.C
 		if err != nil {
 			return 0, err
 		}
-		sd, err := newStoredDoc(v)
+		sd, err := stored.New(v)
 		if err != nil {
 			return 0, err
 		}
-		keys, _, err := ix.IndexKeys(sd.doc)
+		keys, _, err := ix.IndexKeys(sd.Doc)
 		if err != nil {
 			return 0, err
 		}
@@ -251,7 +252,7 @@ func checkIndexEntries(ctx context.Context, snap *storage.Snapshot, m *catalog.C
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("entry %x is not a key of document %s", it.Key(), fmtDoc(sd.doc))
+			return 0, fmt.Errorf("entry %x is not a key of document %s", it.Key(), fmtDoc(sd.Doc))
 		}
 	}
 	return n, it.Error()

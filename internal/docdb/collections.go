@@ -239,11 +239,11 @@ func parseClusteredIndex(v any) (bson.D, error) {
 
 // collectionExpireAfter validates a collection-level expireAfterSeconds.
 func collectionExpireAfter(v any) (int64, error) {
-	if !isNumber(v) {
+	if !catalog.IsNumber(v) {
 		return 0, mongoerr.Newf(mongoerr.TypeMismatch,
 			"BSON field 'expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(v))
 	}
-	f, _ := toFloat(v)
+	f, _ := catalog.ToFloat(v)
 	if math.IsNaN(f) || f < 0 {
 		return 0, mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
 	}

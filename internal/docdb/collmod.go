@@ -204,7 +204,7 @@ func modIndex(meta *catalog.CollMeta, spec bson.D) ([]*catalog.IndexMeta, []*cat
 		}
 		var found []*catalog.IndexMeta
 		for _, ix := range meta.Indexes {
-			if sameDoc(ix.Key, key) {
+			if catalog.SameDoc(ix.Key, key) {
 				found = append(found, ix)
 			}
 		}
@@ -252,7 +252,7 @@ func modIndex(meta *catalog.CollMeta, spec bson.D) ([]*catalog.IndexMeta, []*cat
 		}
 		if target.TTL {
 			old, _ := catalog.FieldOf(target.Spec, "expireAfterSeconds")
-			if !isNumber(old) {
+			if !catalog.IsNumber(old) {
 				return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "existing expireAfterSeconds field is not a number")
 			}
 			oldN, valid := catalog.StoredExpireAfter(old)
@@ -289,11 +289,11 @@ func modIndex(meta *catalog.CollMeta, spec bson.D) ([]*catalog.IndexMeta, []*cat
 
 // collModExpireAfter validates collMod's index expireAfterSeconds.
 func collModExpireAfter(v any) (int64, error) {
-	if !isNumber(v) {
+	if !catalog.IsNumber(v) {
 		return 0, mongoerr.Newf(mongoerr.TypeMismatch,
 			"BSON field 'collMod.index.expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(v))
 	}
-	f, _ := toFloat(v)
+	f, _ := catalog.ToFloat(v)
 	if math.IsNaN(f) {
 		return 0, mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option must not be NaN")
 	}

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
 
 // prepareInsert turns a client's document into the stored form, as mongod's
@@ -13,7 +14,7 @@ import (
 // generated (an ObjectId) when missing and moved to the front, and
 // top-level Timestamp(0, 0) values are replaced with the current time. A
 // document that needs none of this is stored byte for byte as sent.
-func (e *Engine) prepareInsert(raw bson.Raw) (*storedDoc, error) {
+func (e *Engine) prepareInsert(raw bson.Raw) (*stored.Doc, error) {
 	if err := raw.Validate(); err != nil {
 		return nil, mongoerr.Newf(mongoerr.BadValue, "invalid BSON document: %v", err)
 	}
@@ -24,9 +25,9 @@ func (e *Engine) prepareInsert(raw bson.Raw) (*storedDoc, error) {
 	idAt := -1
 	fixTS := false
 	i := 0
-	err := eachRawElement(raw, func(el bson.RawElement) error {
+	err := stored.EachElement(raw, func(el bson.RawElement) error {
 		v := el.Value()
-		if isIDKey(el) {
+		if stored.IsIDKey(el) {
 			if idAt >= 0 {
 				return mongoerr.New(mongoerr.BadValue, "can't have multiple _id fields in one document")
 			}
@@ -87,7 +88,7 @@ func (e *Engine) prepareInsert(raw bson.Raw) (*storedDoc, error) {
 				"object to insert too large. size in bytes: %d, max size: %d", len(out), e.opts.MaxDocumentSize)
 		}
 	}
-	return newStoredDoc(out)
+	return stored.New(out)
 }
 
 // validID applies mongod's validIdField rules.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -157,7 +158,7 @@ func dryRunFlag(cmd string, v any) (bool, error) {
 	if b, ok := v.(bool); ok {
 		return b, nil
 	}
-	if isNumber(v) {
+	if catalog.IsNumber(v) {
 		return catalog.Truthy(v), nil
 	}
 	return false, mongoerr.Newf(mongoerr.TypeMismatch,
@@ -227,11 +228,11 @@ func (e *Engine) previewRange(ctx context.Context, snap *storage.Snapshot, cur *
 		} else if err != nil {
 			return err
 		}
-		sd, err := newStoredDoc(raw)
+		sd, err := stored.New(raw)
 		if err != nil {
 			return fmt.Errorf("docdb: stored document: %w", err)
 		}
-		p.add(sd.doc)
+		p.add(sd.Doc)
 	}
 	return it.Error()
 }
@@ -330,13 +331,13 @@ func (e *Engine) simulateBuild(ctx context.Context, snap *storage.Snapshot, meta
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+		sd, err := stored.New(append([]byte(nil), it.Value()...))
 		if err != nil {
 			return fmt.Errorf("docdb: stored document: %w", err)
 		}
-		hidden := vis.Hides(sd.doc)
+		hidden := vis.Hides(sd.Doc)
 		for i, ix := range newIdx {
-			keys, _, err := ix.IndexKeys(sd.doc)
+			keys, _, err := ix.IndexKeys(sd.Doc)
 			if err != nil {
 				return buildFailed(meta, err)
 			}
@@ -350,7 +351,7 @@ func (e *Engine) simulateBuild(ctx context.Context, snap *storage.Snapshot, meta
 				held[i][string(k.Enc)] = struct{}{}
 			}
 		}
-		p.add(sd.doc)
+		p.add(sd.Doc)
 	}
 	return it.Error()
 }

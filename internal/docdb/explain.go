@@ -12,6 +12,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/plan"
 )
 
 // Explain output in MongoDB's classic-engine shape: queryPlanner with the
@@ -29,18 +30,18 @@ func (e *Engine) explainFind(ctx context.Context, db, coll string, req FindReque
 	if err != nil {
 		return nil, err
 	}
-	shape := explainShape{skip: q.skip, limit: q.limit, proj: req.Projection, projSimple: isSimpleProjection(req.Projection)}
+	shape := plan.Shape{Skip: q.skip, Limit: q.limit, Proj: req.Projection, ProjSimple: plan.IsSimpleProjection(req.Projection)}
 	view := e.openRead(db, coll)
 	if view.meta == nil {
 		view.close()
 		return missingExplain(db, coll, v), nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, sort: q.sort, hint: q.hint, natural: q.natural})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Sort: q.sort, Hint: q.hint, Natural: q.natural})
 	if err != nil {
 		view.close()
 		return nil, err
 	}
-	out := bson.D{{Key: "queryPlanner", Value: queryPlanner(view.meta, db, coll, p, planTree(p, shape, nil, 0))}}
+	out := bson.D{{Key: "queryPlanner", Value: plan.QueryPlanner(view.meta, db, coll, p, plan.Tree(p, shape, nil, 0))}}
 	if v == QueryPlanner {
 		view.close()
 		return out, nil
@@ -59,15 +60,15 @@ func (e *Engine) explainFind(ctx context.Context, db, coll string, req FindReque
 	}
 	elapsed := time.Since(start)
 	st := cur.stats
-	out = append(out, bson.E{Key: "executionStats", Value: executionStats(st, st.returned, elapsed, planTree(p, shape, st, elapsed))})
+	out = append(out, bson.E{Key: "executionStats", Value: plan.ExecutionStats(st, st.Returned, elapsed, plan.Tree(p, shape, st, elapsed))})
 	return out, nil
 }
 
 // missingExplain explains a query on a missing collection.
 func missingExplain(db, coll string, v Verbosity) bson.D {
-	out := bson.D{{Key: "queryPlanner", Value: queryPlanner(nil, db, coll, nil, eofTree())}}
+	out := bson.D{{Key: "queryPlanner", Value: plan.QueryPlanner(nil, db, coll, nil, plan.EOFTree())}}
 	if v != QueryPlanner {
-		out = append(out, bson.E{Key: "executionStats", Value: executionStats(&execStats{}, 0, 0, eofTree())})
+		out = append(out, bson.E{Key: "executionStats", Value: plan.ExecutionStats(&plan.Stats{}, 0, 0, plan.EOFTree())})
 	}
 	return out
 }
@@ -85,26 +86,26 @@ func (e *Engine) explainCount(ctx context.Context, db, coll string, req CountReq
 	if view.meta == nil {
 		return missingExplain(db, coll, v), nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Hint: q.hint})
 	if err != nil {
 		return nil, err
 	}
-	shape := explainShape{top: "COUNT"}
-	out := bson.D{{Key: "queryPlanner", Value: queryPlanner(view.meta, db, coll, p, planTree(p, shape, nil, 0))}}
+	shape := plan.Shape{Top: "COUNT"}
+	out := bson.D{{Key: "queryPlanner", Value: plan.QueryPlanner(view.meta, db, coll, p, plan.Tree(p, shape, nil, 0))}}
 	if v == QueryPlanner {
 		return out, nil
 	}
 	start := time.Now()
-	var st execStats
+	var st plan.Stats
 	// Count through the plan (not the counters) so the stats are real.
-	q.hint = planHint(p)
+	q.hint = plan.Hint(p)
 	n, err := e.runCount(ctx, view, q, &st)
 	if err != nil {
 		return nil, err
 	}
 	elapsed := time.Since(start)
-	shape.topExtra = bson.D{{Key: "nCounted", Value: int32(n)}, {Key: "nSkipped", Value: int32(min(q.skip, st.matched))}}
-	out = append(out, bson.E{Key: "executionStats", Value: executionStats(&st, 0, elapsed, planTree(p, shape, &st, elapsed))})
+	shape.TopExtra = bson.D{{Key: "nCounted", Value: int32(n)}, {Key: "nSkipped", Value: int32(min(q.skip, st.Matched))}}
+	out = append(out, bson.E{Key: "executionStats", Value: plan.ExecutionStats(&st, 0, elapsed, plan.Tree(p, shape, &st, elapsed))})
 	return out, nil
 }
 
@@ -121,25 +122,25 @@ func (e *Engine) explainDistinct(ctx context.Context, db, coll string, req Disti
 	if view.meta == nil {
 		return missingExplain(db, coll, v), nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Hint: q.hint})
 	if err != nil {
 		return nil, err
 	}
-	shape := explainShape{proj: bson.D{{Key: "_id", Value: int32(0)}, {Key: req.Key, Value: int32(1)}}}
-	out := bson.D{{Key: "queryPlanner", Value: queryPlanner(view.meta, db, coll, p, planTree(p, shape, nil, 0))}}
+	shape := plan.Shape{Proj: bson.D{{Key: "_id", Value: int32(0)}, {Key: req.Key, Value: int32(1)}}}
+	out := bson.D{{Key: "queryPlanner", Value: plan.QueryPlanner(view.meta, db, coll, p, plan.Tree(p, shape, nil, 0))}}
 	if v == QueryPlanner {
 		return out, nil
 	}
 	start := time.Now()
-	var st execStats
-	q.hint = planHint(p)
+	var st plan.Stats
+	q.hint = plan.Hint(p)
 	vals, err := e.runDistinct(ctx, view, q, req.Key, &st)
 	if err != nil {
 		return nil, err
 	}
-	st.returned = st.matched
+	st.Returned = st.Matched
 	elapsed := time.Since(start)
-	out = append(out, bson.E{Key: "executionStats", Value: executionStats(&st, int64(len(vals)), elapsed, planTree(p, shape, &st, elapsed))})
+	out = append(out, bson.E{Key: "executionStats", Value: plan.ExecutionStats(&st, int64(len(vals)), elapsed, plan.Tree(p, shape, &st, elapsed))})
 	return out, nil
 }
 
@@ -187,10 +188,10 @@ func (e *Engine) explainUpdate(ctx context.Context, db, coll string, st UpdateSt
 	if err != nil {
 		return nil, err
 	}
-	return e.explainWrite(ctx, db, coll, f, st.Hint, v, "UPDATE", func(m *matcher) (bson.D, error) {
+	return e.explainWrite(ctx, db, coll, f, st.Hint, v, "UPDATE", func(m *plan.Matcher) (bson.D, error) {
 		var matched, modified int64
 		for {
-			d, err := m.next(ctx)
+			d, err := m.Next(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -198,7 +199,7 @@ func (e *Engine) explainUpdate(ctx context.Context, db, coll string, st UpdateSt
 				break
 			}
 			matched++
-			if _, changed, err := u.Apply(d.sd.doc, applyContext(env, d.m, false, ctx)); err != nil {
+			if _, changed, err := u.Apply(d.Stored.Doc, applyContext(env, d.Result, false, ctx)); err != nil {
 				return nil, err
 			} else if changed {
 				modified++
@@ -230,10 +231,10 @@ func (e *Engine) explainDelete(ctx context.Context, db, coll string, st DeleteSt
 	if err != nil {
 		return nil, err
 	}
-	return e.explainWrite(ctx, db, coll, f, st.Hint, v, "DELETE", func(m *matcher) (bson.D, error) {
+	return e.explainWrite(ctx, db, coll, f, st.Hint, v, "DELETE", func(m *plan.Matcher) (bson.D, error) {
 		var n int64
 		for {
-			d, err := m.next(ctx)
+			d, err := m.Next(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -252,34 +253,34 @@ func (e *Engine) explainDelete(ctx context.Context, db, coll string, st DeleteSt
 // explainWrite explains an update or delete without writing: the plan under
 // a top stage, and with execution stats what the write would do (run reads
 // the matches and returns the top stage's counters).
-func (e *Engine) explainWrite(ctx context.Context, db, coll string, f *match.Filter, hint any, v Verbosity, top string, run func(*matcher) (bson.D, error)) (bson.D, error) {
+func (e *Engine) explainWrite(ctx context.Context, db, coll string, f *match.Filter, hint any, v Verbosity, top string, run func(*plan.Matcher) (bson.D, error)) (bson.D, error) {
 	view := e.openRead(db, coll)
 	defer view.close()
 	if view.meta == nil {
 		return missingExplain(db, coll, v), nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: f, hint: hint})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: f, Hint: hint})
 	if err != nil {
 		return nil, err
 	}
-	shape := explainShape{top: top}
-	out := bson.D{{Key: "queryPlanner", Value: queryPlanner(view.meta, db, coll, p, planTree(p, shape, nil, 0))}}
+	shape := plan.Shape{Top: top}
+	out := bson.D{{Key: "queryPlanner", Value: plan.QueryPlanner(view.meta, db, coll, p, plan.Tree(p, shape, nil, 0))}}
 	if v == QueryPlanner {
 		return out, nil
 	}
 	start := time.Now()
-	var st execStats
+	var st plan.Stats
 	vis := e.newVisibility(view.meta)
-	sc := newScanner(view.snap, p, &st)
-	defer sc.close()
-	extra, err := run(&matcher{sc: sc, vis: &vis, stats: &st})
+	sc := plan.NewScanner(view.snap, p, &st)
+	defer sc.Close()
+	extra, err := run(&plan.Matcher{Scanner: sc, Vis: &vis, Stats: &st})
 	if err != nil {
 		return nil, err
 	}
-	st.returned = st.matched
+	st.Returned = st.Matched
 	elapsed := time.Since(start)
-	shape.topExtra = extra
-	out = append(out, bson.E{Key: "executionStats", Value: executionStats(&st, 0, elapsed, planTree(p, shape, &st, elapsed))})
+	shape.TopExtra = extra
+	out = append(out, bson.E{Key: "executionStats", Value: plan.ExecutionStats(&st, 0, elapsed, plan.Tree(p, shape, &st, elapsed))})
 	return out, nil
 }
 

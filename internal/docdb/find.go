@@ -12,6 +12,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/plan"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/keycodec"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -139,7 +140,7 @@ func (e *Engine) find(ctx context.Context, db, coll string, req FindRequest) (Cu
 		view.close()
 		return emptyCursor{}, nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, sort: q.sort, hint: q.hint, natural: q.natural})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Sort: q.sort, Hint: q.hint, Natural: q.natural})
 	if err != nil {
 		view.close()
 		return nil, err
@@ -166,13 +167,13 @@ func (e *Engine) count(ctx context.Context, db, coll string, req CountRequest) (
 	if view.meta == nil {
 		return 0, nil
 	}
-	var stats execStats
+	var stats plan.Stats
 	n, err := e.runCount(ctx, view, q, &stats)
 	return n, err
 }
 
 // runCount counts the documents of a count query on a view.
-func (e *Engine) runCount(ctx context.Context, view readView, q *findQuery, stats *execStats) (int64, error) {
+func (e *Engine) runCount(ctx context.Context, view readView, q *findQuery, stats *plan.Stats) (int64, error) {
 	vis := e.newVisibility(view.meta)
 	var total int64
 	if q.filter == nil && q.hint == nil && !vis.strict {
@@ -184,19 +185,19 @@ func (e *Engine) runCount(ctx context.Context, view readView, q *findQuery, stat
 			return clampCount(total, q.skip, q.limit), nil
 		}
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Hint: q.hint})
 	if err != nil {
 		return 0, err
 	}
-	sc := newScanner(view.snap, p, stats)
-	defer sc.close()
-	m := &matcher{sc: sc, vis: &vis, stats: stats}
+	sc := plan.NewScanner(view.snap, p, stats)
+	defer sc.Close()
+	m := &plan.Matcher{Scanner: sc, Vis: &vis, Stats: stats}
 	want := int64(-1)
 	if q.limit > 0 {
 		want = q.skip + q.limit
 	}
 	for want < 0 || total < want {
-		d, err := m.next(ctx)
+		d, err := m.Next(ctx)
 		if err != nil {
 			return 0, err
 		}
@@ -236,22 +237,22 @@ func (e *Engine) distinct(ctx context.Context, db, coll string, req DistinctRequ
 	if view.meta == nil {
 		return bson.A{}, nil
 	}
-	var stats execStats
+	var stats plan.Stats
 	return e.runDistinct(ctx, view, q, req.Key, &stats)
 }
 
 // runDistinct collects the distinct values of key among the documents of a
 // query: arrays contribute their elements (one level), missing values
 // nothing.
-func (e *Engine) runDistinct(ctx context.Context, view readView, q *findQuery, key string, stats *execStats) (bson.A, error) {
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+func (e *Engine) runDistinct(ctx context.Context, view readView, q *findQuery, key string, stats *plan.Stats) (bson.A, error) {
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Hint: q.hint})
 	if err != nil {
 		return nil, err
 	}
 	vis := e.newVisibility(view.meta)
-	sc := newScanner(view.snap, p, stats)
-	defer sc.close()
-	m := &matcher{sc: sc, vis: &vis, stats: stats}
+	sc := plan.NewScanner(view.snap, p, stats)
+	defer sc.Close()
+	m := &plan.Matcher{Scanner: sc, Vis: &vis, Stats: stats}
 	parts := query.SplitPath(key)
 	var values []any
 	seen := map[string]bool{}
@@ -267,14 +268,14 @@ func (e *Engine) runDistinct(ctx context.Context, view readView, q *findQuery, k
 		}
 	}
 	for {
-		d, err := m.next(ctx)
+		d, err := m.Next(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if d == nil {
 			break
 		}
-		query.Walk(d.sd.doc, parts, query.WholeLeafArrays, func(c query.Candidate) bool {
+		query.Walk(d.Stored.Doc, parts, query.WholeLeafArrays, func(c query.Candidate) bool {
 			if c.Missing {
 				return true
 			}

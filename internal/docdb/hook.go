@@ -2,6 +2,7 @@ package docdb
 
 import (
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -22,7 +23,7 @@ import (
 // An error aborts the write: the writer returns it and the batch is
 // discarded.
 type WriteHook interface {
-	DocumentChanged(wb *WriteBatch, m *catalog.CollMeta, prev, next *storedDoc) error
+	DocumentChanged(wb *WriteBatch, m *catalog.CollMeta, prev, next *stored.Doc) error
 }
 
 // WriteBatch is a writer's current storage batch as write hooks see it:
@@ -52,7 +53,7 @@ func (wb *WriteBatch) WakeAt(due int64) {
 
 // documentChanged tells every write hook of one document change in the
 // writer's current batch (see WriteHook).
-func (w *writer) documentChanged(prev, next *storedDoc) error {
+func (w *writer) documentChanged(prev, next *stored.Doc) error {
 	w.wb.b = w.b
 	for _, h := range w.e.hooks {
 		if err := h.DocumentChanged(&w.wb, w.meta, prev, next); err != nil {
@@ -69,17 +70,17 @@ func (w *writer) documentChanged(prev, next *storedDoc) error {
 type ttlWakeHook struct{ e *Engine }
 
 // DocumentChanged implements WriteHook.
-func (h ttlWakeHook) DocumentChanged(wb *WriteBatch, m *catalog.CollMeta, _, next *storedDoc) error {
+func (h ttlWakeHook) DocumentChanged(wb *WriteBatch, m *catalog.CollMeta, _, next *stored.Doc) error {
 	if next == nil || h.e.opts.Expiry == nil {
 		return nil
 	}
 	for _, ix := range m.Indexes {
-		if due, ok := ix.DueTime(next.doc); ok {
+		if due, ok := ix.DueTime(next.Doc); ok {
 			wb.WakeAt(due)
 		}
 	}
 	if ix := m.ClusteredTTLIndex(); ix != nil {
-		if due, ok := ix.DueTime(next.doc); ok {
+		if due, ok := ix.DueTime(next.Doc); ok {
 			wb.WakeAt(due)
 		}
 	}

@@ -84,12 +84,12 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 			}
 			return nil, cannot(fmt.Sprintf("Unknown index plugin '%s'", x))
 		default:
-			if !isNumber(f.Value) {
+			if !catalog.IsNumber(f.Value) {
 				return nil, cannot(fmt.Sprintf(
 					"Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.",
 					typeName(f.Value)))
 			}
-			fv, _ := toFloat(f.Value)
+			fv, _ := catalog.ToFloat(f.Value)
 			if math.IsNaN(fv) {
 				return nil, cannot("Values in the index key pattern cannot be NaN.")
 			}
@@ -178,7 +178,7 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 		ttl = n
 	}
 	for _, opt := range []string{"unique", "sparse", "hidden", "background", "prepareUnique"} {
-		if v, ok := catalog.FieldOf(raw, opt); ok && !isNumber(v) {
+		if v, ok := catalog.FieldOf(raw, opt); ok && !catalog.IsNumber(v) {
 			if _, isBool := v.(bool); !isBool {
 				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
 					"Error in specification %s :: caused by :: The field '%s' must be a bool, but got %s", text, opt, typeName(v))
@@ -211,10 +211,10 @@ func indexExpireAfter(v any, text string) (int32, error) {
 	fail := func(why string) error {
 		return mongoerr.Newf(mongoerr.CannotCreateIndex, ". Index spec: %s :: caused by :: %s", text, why)
 	}
-	if !isNumber(v) {
+	if !catalog.IsNumber(v) {
 		return 0, fail(fmt.Sprintf("TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s", typeName(v)))
 	}
-	f, _ := toFloat(v)
+	f, _ := catalog.ToFloat(v)
 	if math.IsNaN(f) {
 		return 0, fail("TTL index 'expireAfterSeconds' option must not be NaN")
 	}
@@ -327,7 +327,7 @@ func sameOptions(a, b bson.D) bool {
 	}
 	for _, e := range a {
 		v, ok := catalog.FieldOf(b, e.Key)
-		if !ok || !sameValue(e.Value, v) {
+		if !ok || !catalog.SameValue(e.Value, v) {
 			return false
 		}
 	}
@@ -361,7 +361,7 @@ func indexConflict(req *indexRequest, existing bson.D) (exists bool, err error) 
 	exKeyV, _ := catalog.FieldOf(existing, "key")
 	exKey, _ := exKeyV.(bson.D)
 	sameName := exName == req.name
-	sameKey := sameDoc(exKey, req.key)
+	sameKey := catalog.SameDoc(exKey, req.key)
 	sameIdent := sameOptions(identifying(existing), identifying(req.spec))
 	sameRest := sameOptions(nonIdentifying(existing), nonIdentifying(req.spec))
 	pair := fmt.Sprintf("Requested index: %s, existing index: %s", conflictText(req.spec), conflictText(existing))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -157,12 +158,12 @@ func (e *Engine) buildIndexes(ctx context.Context, c *catalog.Collection, newIdx
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
-		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+		sd, err := stored.New(append([]byte(nil), it.Value()...))
 		if err != nil {
 			return fail(fmt.Errorf("docdb: stored document: %w", err))
 		}
 		for _, ix := range newIdx {
-			keys, mk, err := ix.IndexKeys(sd.doc)
+			keys, mk, err := ix.IndexKeys(sd.Doc)
 			if err != nil {
 				return fail(buildFailed(meta, err))
 			}
@@ -175,10 +176,10 @@ func (e *Engine) buildIndexes(ctx context.Context, c *catalog.Collection, newIdx
 						return fail(buildFailed(meta, err))
 					}
 				}
-				if err := b.Set(catalog.EntryKey(ix.ID, k.Enc, sd.idEnc), nil); err != nil {
+				if err := b.Set(catalog.EntryKey(ix.ID, k.Enc, sd.IDEnc), nil); err != nil {
 					return fail(err)
 				}
-				d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(sd.idEnc)))
+				d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(sd.IDEnc)))
 			}
 		}
 		n++
@@ -205,7 +206,7 @@ func (e *Engine) buildIndexes(ctx context.Context, c *catalog.Collection, newIdx
 // buildUniqueCheck fails when another document already holds key k in the
 // unique index being built; under strict visibility a conflict in which one
 // of the two documents is expired is not one.
-func (e *Engine) buildUniqueCheck(b *storage.Batch, meta *catalog.CollMeta, vis visibility, ix *catalog.IndexMeta, k catalog.IndexKey, sd *storedDoc) error {
+func (e *Engine) buildUniqueCheck(b *storage.Batch, meta *catalog.CollMeta, vis visibility, ix *catalog.IndexMeta, k catalog.IndexKey, sd *stored.Doc) error {
 	prefix := catalog.EntryKey(ix.ID, k.Enc, nil)
 	it, err := b.NewIter(prefix, storage.PrefixEnd(prefix))
 	if err != nil {
@@ -214,18 +215,18 @@ func (e *Engine) buildUniqueCheck(b *storage.Batch, meta *catalog.CollMeta, vis 
 	defer it.Close()
 	for ok := it.First(); ok; ok = it.Next() {
 		idEnc := it.Key()[len(prefix):]
-		if vis.Hides(sd.doc) {
+		if vis.Hides(sd.Doc) {
 			return nil
 		}
 		v, err := b.Get(catalog.DocKey(meta.ID, idEnc))
 		if err != nil {
 			return err
 		}
-		other, err := newStoredDoc(v)
+		other, err := stored.New(v)
 		if err != nil {
 			return err
 		}
-		if vis.Hides(other.doc) {
+		if vis.Hides(other.Doc) {
 			continue
 		}
 		return dupKeyError(meta, ix, catalog.ToKeyDoc(ix, k.Values))
@@ -437,7 +438,7 @@ func indexesToDrop(meta *catalog.CollMeta, index any) ([]*catalog.IndexMeta, err
 	case bson.D:
 		var found []*catalog.IndexMeta
 		for _, ix := range meta.Indexes {
-			if sameDoc(ix.Key, x) {
+			if catalog.SameDoc(ix.Key, x) {
 				found = append(found, ix)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
 
 // maxWriteBatch is the most statements one write command may carry
@@ -41,11 +42,11 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 	// been prepared there.
 	ahead := min(len(req.Documents), prepareAhead)
 	// A single document (insertOne) needs no slices on the heap.
-	var onePrepared [1]*storedDoc
+	var onePrepared [1]*stored.Doc
 	var onePrepErr [1]error
 	prepared, prepErrs := onePrepared[:], onePrepErr[:]
 	if ahead > 1 {
-		prepared, prepErrs = make([]*storedDoc, ahead), make([]error, ahead)
+		prepared, prepErrs = make([]*stored.Doc, ahead), make([]error, ahead)
 	}
 	for i, raw := range req.Documents[:ahead] {
 		prepared[i], prepErrs[i] = e.prepareInsert(raw)
@@ -70,7 +71,7 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 			res.N += pending
 			return res, err
 		}
-		var sd *storedDoc
+		var sd *stored.Doc
 		var err error
 		if i < ahead {
 			sd, err = prepared[i], prepErrs[i]

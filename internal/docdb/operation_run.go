@@ -2,8 +2,9 @@ package docdb
 
 import (
 	"context"
-	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"sort"
+
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 )
 
 // The policy worker: one goroutine, started when there is work (an

@@ -11,6 +11,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/match"
+	"github.com/mayfly/mayfly/internal/docdb/plan"
 )
 
 // Aggregation: the leading $match of a pipeline is planned like a find (so
@@ -99,7 +100,7 @@ func (e *Engine) scan(db, coll string, filterSpec bson.D, hint any, env match.En
 		view.close()
 		return aggregate.SliceIterator(nil), nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Hint: q.hint})
 	if err != nil {
 		view.close()
 		return nil, err
@@ -120,7 +121,7 @@ func (it *docIterator) Next(ctx context.Context) (bson.D, bool, error) {
 	if err != nil || d == nil {
 		return nil, false, err
 	}
-	return d.sd.doc, true, nil
+	return d.Stored.Doc, true, nil
 }
 
 func (it *docIterator) Close() error {

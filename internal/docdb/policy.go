@@ -3,11 +3,12 @@ package docdb
 import (
 	"errors"
 	"fmt"
-	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 )
 
 // TTL policies (issue 6), in the manner of Firestore: a policy names one

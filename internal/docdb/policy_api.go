@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -447,11 +448,11 @@ func (e *Engine) previewPolicy(ctx context.Context, c *catalog.Collection, p *du
 				return err
 			}
 		}
-		sd, err := newStoredDoc(append([]byte(nil), raw...))
+		sd, err := stored.New(append([]byte(nil), raw...))
 		if err != nil {
 			return fmt.Errorf("docdb: stored document %x: %w", it.Key(), err)
 		}
-		p.add(m, sd.doc)
+		p.add(m, sd.Doc)
 	}
 	return it.Error()
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -175,13 +176,13 @@ func (e *Engine) buildChunk(c *catalog.Collection, ix *policyIndex, seq uint64, 
 			more = true
 			break
 		}
-		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+		sd, err := stored.New(append([]byte(nil), it.Value()...))
 		if err != nil {
 			it.Close()
 			return false, fmt.Errorf("docdb: index %s.%s for its TTL policy: document %x: %w", c.Meta.DB, c.Meta.Name, it.Key(), err)
 		}
-		if d, ok := earliestDate(sd.doc, ix.path); ok {
-			if err := b.Set(policyEntryKey(ix.ixID, d, sd.idEnc), nil); err != nil {
+		if d, ok := earliestDate(sd.Doc, ix.path); ok {
+			if err := b.Set(policyEntryKey(ix.ixID, d, sd.IDEnc), nil); err != nil {
 				it.Close()
 				return false, err
 			}
@@ -191,7 +192,7 @@ func (e *Engine) buildChunk(c *catalog.Collection, ix *policyIndex, seq uint64, 
 			}
 			earliest = min(earliest, due)
 		}
-		*after = append((*after)[:0:0], sd.idEnc...)
+		*after = append((*after)[:0:0], sd.IDEnc...)
 		n++
 	}
 	err = it.Error()

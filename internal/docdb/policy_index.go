@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -98,21 +99,21 @@ func policyDueRange(ixID uint64, cutoff int64) (lo, hi []byte) {
 type policyIndexHook struct{ e *Engine }
 
 // DocumentChanged implements WriteHook.
-func (h policyIndexHook) DocumentChanged(wb *WriteBatch, m *catalog.CollMeta, prev, next *storedDoc) error {
+func (h policyIndexHook) DocumentChanged(wb *WriteBatch, m *catalog.CollMeta, prev, next *stored.Doc) error {
 	ix := h.e.pol.indexOf(m.ID)
 	if ix == nil {
 		return nil
 	}
 	var oldKey, newKey []byte
 	if prev != nil {
-		if d, ok := earliestDate(prev.doc, ix.path); ok {
-			oldKey = policyEntryKey(ix.ixID, d, prev.idEnc)
+		if d, ok := earliestDate(prev.Doc, ix.path); ok {
+			oldKey = policyEntryKey(ix.ixID, d, prev.IDEnc)
 		}
 	}
 	var date int64
 	if next != nil {
-		if d, ok := earliestDate(next.doc, ix.path); ok {
-			newKey, date = policyEntryKey(ix.ixID, d, next.idEnc), d
+		if d, ok := earliestDate(next.Doc, ix.path); ok {
+			newKey, date = policyEntryKey(ix.ixID, d, next.IDEnc), d
 		}
 	}
 	if bytes.Equal(oldKey, newKey) {
@@ -328,13 +329,13 @@ func (e *Engine) checkPolicyIndexes() error {
 			return err
 		}
 		for ok := it.First(); ok; ok = it.Next() {
-			sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+			sd, err := stored.New(append([]byte(nil), it.Value()...))
 			if err != nil {
 				it.Close()
 				return err
 			}
-			if d, ok := earliestDate(sd.doc, ix.path); ok {
-				want[string(policyEntryKey(ix.ixID, d, sd.idEnc))] = true
+			if d, ok := earliestDate(sd.Doc, ix.path); ok {
+				want[string(policyEntryKey(ix.ixID, d, sd.IDEnc))] = true
 			}
 		}
 		it.Close()

@@ -3,8 +3,9 @@ package docdb
 import (
 	"math"
 
-	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 )
 
 // policyRule is an enabled policy as the read and write paths use it: the

@@ -229,7 +229,7 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) 
 		}
 		d, ok := int64(0), false
 		if sd != nil {
-			d, ok = earliestDate(sd.doc, ix.path)
+			d, ok = earliestDate(sd.Doc, ix.path)
 		}
 		if !ok || d != de.date {
 			// A stray entry (the writers keep entries exact, so this only
@@ -243,7 +243,7 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) 
 		if due > nowMs {
 			continue
 		}
-		entryKeys, err := w.entryKeysOf(sd.doc)
+		entryKeys, err := w.entryKeysOf(sd.Doc)
 		if err != nil {
 			return 0, 0, nil, err
 		}

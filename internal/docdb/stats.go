@@ -7,7 +7,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
-// Statistics come from the per-collection counters (counters.go), kept
+// Statistics come from the per-collection counters (catalog.Counters), kept
 // exact in the same batches as the data, so dbStats, collStats and
 // listDatabases never scan. Sizes are logical: document bytes and index
 // entry key bytes; storageSize reports the same figures, as mayfly does not

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/keycodec"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -458,12 +459,12 @@ func (s *ttlSource) prepareBatch(c *catalog.Collection, meta *catalog.CollMeta, 
 			continue
 		}
 		raw := append([]byte(nil), it.Value()...)
-		sd, err := newStoredDocFast(raw)
+		sd, err := stored.NewFast(raw)
 		if err != nil {
 			p.close()
 			return nil, fmt.Errorf("docdb: stored document: %w", err)
 		}
-		due, ok := ix.DueTime(sd.doc)
+		due, ok := ix.DueTime(sd.Doc)
 		if !ok || due > nowMs {
 			continue
 		}

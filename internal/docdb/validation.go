@@ -6,6 +6,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
 
 // validator checks documents against a collection's validator during one
@@ -37,27 +38,27 @@ func (e *Engine) newValidator(meta *catalog.CollMeta, bypass bool) (*validator, 
 // version for updates (nil for inserts). Under validationLevel moderate an
 // update of a document that was already invalid is not checked. With
 // validationAction warn a failure is logged and the write proceeds.
-func (val *validator) check(next *storedDoc, prev *storedDoc) error {
+func (val *validator) check(next *stored.Doc, prev *stored.Doc) error {
 	if val.f == nil {
 		return nil
 	}
-	if prev != nil && val.v.Level == catalog.LevelModerate && !val.f.Matches(prev.doc) {
+	if prev != nil && val.v.Level == catalog.LevelModerate && !val.f.Matches(prev.Doc) {
 		return nil
 	}
-	res, err := val.f.Eval(next.doc)
+	res, err := val.f.Eval(next.Doc)
 	if err != nil {
 		return err
 	}
 	if res.Matched {
 		return nil
 	}
-	info := bson.D{{Key: "failingDocumentId", Value: next.doc[0].Value}}
-	if details, ok := match.ValidationDetails(val.f, next.doc); ok {
+	info := bson.D{{Key: "failingDocumentId", Value: next.Doc[0].Value}}
+	if details, ok := match.ValidationDetails(val.f, next.Doc); ok {
 		info = append(info, bson.E{Key: "details", Value: details})
 	}
 	if val.v.Action == catalog.ActionWarn {
 		val.e.opts.Logger.Warn("Document would fail validation",
-			"namespace", val.meta.DB+"."+val.meta.Name, "document", fmtDoc(next.doc), "errInfo", fmtDoc(info))
+			"namespace", val.meta.DB+"."+val.meta.Name, "document", fmtDoc(next.Doc), "errInfo", fmtDoc(info))
 		return nil
 	}
 	return &mongoerr.Error{

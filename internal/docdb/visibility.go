@@ -3,8 +3,9 @@ package docdb
 import (
 	"time"
 
-	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 )
 
 // Strict visibility: a document is expired, and so invisible to every read

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -58,7 +59,7 @@ func (w *writer) close() {
 func (w *writer) full() bool { return w.docs >= maxBatchDocs || w.b.Len() >= maxBatchBytes }
 
 // fetch returns the stored document with encoded _id idEnc, or nil.
-func (w *writer) fetch(idEnc []byte) (*storedDoc, error) {
+func (w *writer) fetch(idEnc []byte) (*stored.Doc, error) {
 	v, err := w.b.Get(catalog.DocKey(w.meta.ID, idEnc))
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil
@@ -66,7 +67,7 @@ func (w *writer) fetch(idEnc []byte) (*storedDoc, error) {
 	if err != nil {
 		return nil, err
 	}
-	sd, err := newStoredDoc(v)
+	sd, err := stored.New(v)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: stored document: %w", err)
 	}
@@ -118,7 +119,7 @@ func (w *writer) checkUnique(idEnc []byte, keys [][]catalog.IndexKey) error {
 				if other == nil {
 					return fmt.Errorf("docdb: index %s entry points to a missing document", ix.Name)
 				}
-				if w.vis.Hides(other.doc) {
+				if w.vis.Hides(other.Doc) {
 					if err := w.remove(other); err != nil {
 						return err
 					}
@@ -168,24 +169,24 @@ func dupKeyError(m *catalog.CollMeta, ix *catalog.IndexMeta, keyValue bson.D) er
 // insert writes a new document with its index entries. A live document
 // with the same _id or unique key fails with DuplicateKey; an expired one
 // is deleted first (strict visibility).
-func (w *writer) insert(sd *storedDoc) error {
-	existing, err := w.fetch(sd.idEnc)
+func (w *writer) insert(sd *stored.Doc) error {
+	existing, err := w.fetch(sd.IDEnc)
 	if err != nil {
 		return err
 	}
 	if existing != nil {
-		if !w.vis.Hides(existing.doc) {
-			return dupKeyError(w.meta, w.meta.Indexes[0], bson.D{{Key: "_id", Value: sd.doc[0].Value}})
+		if !w.vis.Hides(existing.Doc) {
+			return dupKeyError(w.meta, w.meta.Indexes[0], bson.D{{Key: "_id", Value: sd.Doc[0].Value}})
 		}
 		if err := w.remove(existing); err != nil {
 			return err
 		}
 	}
-	keys, err := w.docKeys(sd.doc)
+	keys, err := w.docKeys(sd.Doc)
 	if err != nil {
 		return err
 	}
-	if err := w.checkUnique(sd.idEnc, keys); err != nil {
+	if err := w.checkUnique(sd.IDEnc, keys); err != nil {
 		return err
 	}
 	if err := w.putDoc(sd); err != nil {
@@ -194,44 +195,44 @@ func (w *writer) insert(sd *storedDoc) error {
 	w.d.Docs++
 	for i, ix := range w.meta.Indexes {
 		for _, k := range keys[i] {
-			if err := w.b.Set(catalog.EntryKey(ix.ID, k.Enc, sd.idEnc), nil); err != nil {
+			if err := w.b.Set(catalog.EntryKey(ix.ID, k.Enc, sd.IDEnc), nil); err != nil {
 				return err
 			}
-			w.d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(sd.idEnc)))
+			w.d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(sd.IDEnc)))
 		}
 	}
 	return w.documentChanged(nil, sd)
 }
 
 // putDoc writes the document record and counts its bytes.
-func (w *writer) putDoc(sd *storedDoc) error {
-	if err := w.b.Set(catalog.DocKey(w.meta.ID, sd.idEnc), sd.raw); err != nil {
+func (w *writer) putDoc(sd *stored.Doc) error {
+	if err := w.b.Set(catalog.DocKey(w.meta.ID, sd.IDEnc), sd.Raw); err != nil {
 		return err
 	}
-	w.d.Bytes += int64(len(sd.raw))
-	w.d.AddIndex(w.meta.Indexes[0].ID, 1, int64(9+len(sd.idEnc)))
+	w.d.Bytes += int64(len(sd.Raw))
+	w.d.AddIndex(w.meta.Indexes[0].ID, 1, int64(9+len(sd.IDEnc)))
 	w.docs++
 	return nil
 }
 
 // remove deletes a stored document and all of its index entries.
-func (w *writer) remove(sd *storedDoc) error {
-	keys, err := w.entryKeysOf(sd.doc)
+func (w *writer) remove(sd *stored.Doc) error {
+	keys, err := w.entryKeysOf(sd.Doc)
 	if err != nil {
 		return err
 	}
-	if err := w.b.Delete(catalog.DocKey(w.meta.ID, sd.idEnc)); err != nil {
+	if err := w.b.Delete(catalog.DocKey(w.meta.ID, sd.IDEnc)); err != nil {
 		return err
 	}
 	w.d.Docs--
-	w.d.Bytes -= int64(len(sd.raw))
-	w.d.AddIndex(w.meta.Indexes[0].ID, -1, -int64(9+len(sd.idEnc)))
+	w.d.Bytes -= int64(len(sd.Raw))
+	w.d.AddIndex(w.meta.Indexes[0].ID, -1, -int64(9+len(sd.IDEnc)))
 	for i, ix := range w.meta.Indexes {
 		for _, k := range keys[i] {
-			if err := w.b.Delete(catalog.EntryKey(ix.ID, k.Enc, sd.idEnc)); err != nil {
+			if err := w.b.Delete(catalog.EntryKey(ix.ID, k.Enc, sd.IDEnc)); err != nil {
 				return err
 			}
-			w.d.AddIndex(ix.ID, -1, -int64(9+len(k.Enc)+len(sd.idEnc)))
+			w.d.AddIndex(ix.ID, -1, -int64(9+len(k.Enc)+len(sd.IDEnc)))
 		}
 	}
 	w.docs++
@@ -259,39 +260,39 @@ func (w *writer) entryKeysOf(doc bson.D) ([][]catalog.IndexKey, error) {
 // replace writes next in place of prev (same _id), updating only the index
 // entries that changed. A unique key held by another live document fails
 // with DuplicateKey and writes nothing.
-func (w *writer) replace(prev, next *storedDoc) error {
-	oldKeys, err := w.entryKeysOf(prev.doc)
+func (w *writer) replace(prev, next *stored.Doc) error {
+	oldKeys, err := w.entryKeysOf(prev.Doc)
 	if err != nil {
 		return err
 	}
-	newKeys, err := w.docKeys(next.doc)
+	newKeys, err := w.docKeys(next.Doc)
 	if err != nil {
 		return err
 	}
-	if err := w.checkUnique(next.idEnc, newKeys); err != nil {
+	if err := w.checkUnique(next.IDEnc, newKeys); err != nil {
 		return err
 	}
 	if err := w.putDoc(next); err != nil {
 		return err
 	}
-	w.d.Bytes -= int64(len(prev.raw))
-	w.d.AddIndex(w.meta.Indexes[0].ID, -1, -int64(9+len(prev.idEnc)))
+	w.d.Bytes -= int64(len(prev.Raw))
+	w.d.AddIndex(w.meta.Indexes[0].ID, -1, -int64(9+len(prev.IDEnc)))
 	for i, ix := range w.meta.Indexes {
 		if ix.IsID {
 			continue
 		}
 		gone, added := diffKeys(oldKeys[i], newKeys[i])
 		for _, k := range gone {
-			if err := w.b.Delete(catalog.EntryKey(ix.ID, k.Enc, prev.idEnc)); err != nil {
+			if err := w.b.Delete(catalog.EntryKey(ix.ID, k.Enc, prev.IDEnc)); err != nil {
 				return err
 			}
-			w.d.AddIndex(ix.ID, -1, -int64(9+len(k.Enc)+len(prev.idEnc)))
+			w.d.AddIndex(ix.ID, -1, -int64(9+len(k.Enc)+len(prev.IDEnc)))
 		}
 		for _, k := range added {
-			if err := w.b.Set(catalog.EntryKey(ix.ID, k.Enc, next.idEnc), nil); err != nil {
+			if err := w.b.Set(catalog.EntryKey(ix.ID, k.Enc, next.IDEnc), nil); err != nil {
 				return err
 			}
-			w.d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(next.idEnc)))
+			w.d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(next.IDEnc)))
 		}
 	}
 	return w.documentChanged(prev, next)

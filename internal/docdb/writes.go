@@ -9,7 +9,9 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/plan"
 	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/docdb/update"
 )
 
@@ -32,15 +34,15 @@ func (e *Engine) lockForWrite(db, coll string, create bool) (*catalog.Collection
 
 // openMatches commits the writer's pending writes and opens a scan of the
 // collection's current state for plan p.
-func (w *writer) openMatches(p *plan) (*matcher, func(), error) {
+func (w *writer) openMatches(p *plan.Plan) (*plan.Matcher, func(), error) {
 	if err := w.commit(); err != nil {
 		return nil, nil, err
 	}
 	snap := w.e.store.NewSnapshot()
-	stats := &execStats{}
-	sc := newScanner(snap, p, stats)
+	stats := &plan.Stats{}
+	sc := plan.NewScanner(snap, p, stats)
 	vis := w.vis
-	return &matcher{sc: sc, vis: &vis, stats: stats}, func() { sc.close(); snap.Close() }, nil
+	return &plan.Matcher{Scanner: sc, Vis: &vis, Stats: stats}, func() { sc.Close(); snap.Close() }, nil
 }
 
 // parseUpdate parses the update of a statement.
@@ -73,7 +75,7 @@ func applyContext(env match.Env, m query.MatchResult, insert bool, ctx context.C
 
 // updatedDoc encodes the result of an update as the stored document,
 // enforcing the size limit (mongod's message for updates).
-func (e *Engine) updatedDoc(d bson.D) (*storedDoc, error) {
+func (e *Engine) updatedDoc(d bson.D) (*stored.Doc, error) {
 	d = idFirst(d)
 	raw, err := marshalDoc(d)
 	if err != nil {
@@ -83,7 +85,7 @@ func (e *Engine) updatedDoc(d bson.D) (*storedDoc, error) {
 		return nil, mongoerr.Newf(mongoerr.BSONObjectTooLarge,
 			"Resulting document after update is larger than %d", e.opts.MaxDocumentSize)
 	}
-	return newStoredDoc(raw)
+	return stored.New(raw)
 }
 
 // idFirst moves _id to the front of d.
@@ -184,7 +186,7 @@ func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *v
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	p, err := choosePlan(w.meta, planRequest{filter: f, hint: st.Hint})
+	p, err := plan.Choose(w.meta, plan.Request{Filter: f, Hint: st.Hint})
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -194,7 +196,7 @@ func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *v
 	}
 	defer done()
 	for {
-		d, err := m.next(ctx)
+		d, err := m.Next(ctx)
 		if err != nil {
 			return n, modified, nil, err
 		}
@@ -225,13 +227,13 @@ func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *v
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	return 0, 0, &sd.id, nil
+	return 0, 0, &sd.ID, nil
 }
 
 // applyUpdate applies u to a matched document and writes the result if it
 // changed.
-func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *matched, val *validator, env match.Env) (bool, error) {
-	out, changed, err := u.Apply(d.sd.doc, applyContext(env, d.m, false, ctx))
+func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *plan.Matched, val *validator, env match.Env) (bool, error) {
+	out, changed, err := u.Apply(d.Stored.Doc, applyContext(env, d.Result, false, ctx))
 	if err != nil || !changed {
 		return false, err
 	}
@@ -239,10 +241,10 @@ func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *matched, 
 	if err != nil {
 		return false, err
 	}
-	if err := val.check(next, d.sd); err != nil {
+	if err := val.check(next, d.Stored); err != nil {
 		return false, err
 	}
-	if err := w.replace(d.sd, next); err != nil {
+	if err := w.replace(d.Stored, next); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -250,7 +252,7 @@ func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *matched, 
 
 // upsert inserts the document an upsert builds from the filter's
 // equalities and the update.
-func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update, val *validator, env match.Env) (*storedDoc, error) {
+func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update, val *validator, env match.Env) (*stored.Doc, error) {
 	seed, err := update.UpsertSeed(filterSpec, u.Kind() == update.Replacement)
 	if err != nil {
 		return nil, err
@@ -330,7 +332,7 @@ func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatem
 	if err != nil || w == nil {
 		return 0, err
 	}
-	p, err := choosePlan(w.meta, planRequest{filter: f, hint: st.Hint})
+	p, err := plan.Choose(w.meta, plan.Request{Filter: f, Hint: st.Hint})
 	if err != nil {
 		return 0, err
 	}
@@ -341,11 +343,11 @@ func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatem
 	defer done()
 	var n int64
 	for {
-		d, err := m.next(ctx)
+		d, err := m.Next(ctx)
 		if err != nil || d == nil {
 			return n, err
 		}
-		if err := w.remove(d.sd); err != nil {
+		if err := w.remove(d.Stored); err != nil {
 			return n, err
 		}
 		n++
@@ -409,7 +411,7 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err != nil {
 		return res, err
 	}
-	p, err := choosePlan(w.meta, planRequest{filter: f, sort: srt, hint: req.Hint, natural: natural})
+	p, err := plan.Choose(w.meta, plan.Request{Filter: f, Sort: srt, Hint: req.Hint, Natural: natural})
 	if err != nil {
 		return res, err
 	}
@@ -434,9 +436,9 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 			return res, err
 		}
 		res.N = 1
-		res.Upserted = sd.id
+		res.Upserted = sd.ID
 		if req.New {
-			if res.Value, err = project(sd.doc, query.MatchResult{ArrayIndex: -1}); err != nil {
+			if res.Value, err = project(sd.Doc, query.MatchResult{ArrayIndex: -1}); err != nil {
 				return res, err
 			}
 		}
@@ -445,39 +447,39 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 			res.UpdatedExisting = false
 		}
 	case req.Remove:
-		if err := w.remove(d.sd); err != nil {
+		if err := w.remove(d.Stored); err != nil {
 			return res, err
 		}
 		res.N = 1
-		if res.Value, err = project(d.sd.doc, d.m); err != nil {
+		if res.Value, err = project(d.Stored.Doc, d.Result); err != nil {
 			return res, err
 		}
 	default:
 		res.N = 1
 		res.UpdatedExisting = true
-		out, changed, err := u.Apply(d.sd.doc, applyContext(env, d.m, false, ctx))
+		out, changed, err := u.Apply(d.Stored.Doc, applyContext(env, d.Result, false, ctx))
 		if err != nil {
 			return res, err
 		}
-		after := d.sd
+		after := d.Stored
 		if changed {
 			next, err := e.updatedDoc(out)
 			if err != nil {
 				return res, err
 			}
-			if err := val.check(next, d.sd); err != nil {
+			if err := val.check(next, d.Stored); err != nil {
 				return res, err
 			}
-			if err := w.replace(d.sd, next); err != nil {
+			if err := w.replace(d.Stored, next); err != nil {
 				return res, err
 			}
 			after = next
 		}
-		shown := d.sd.doc
+		shown := d.Stored.Doc
 		if req.New {
-			shown = after.doc
+			shown = after.Doc
 		}
-		if res.Value, err = project(shown, d.m); err != nil {
+		if res.Value, err = project(shown, d.Result); err != nil {
 			return res, err
 		}
 	}
@@ -486,27 +488,27 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 
 // firstMatch returns the first document of plan p in its sort order, or
 // nil.
-func (w *writer) firstMatch(ctx context.Context, p *plan) (*matched, error) {
+func (w *writer) firstMatch(ctx context.Context, p *plan.Plan) (*plan.Matched, error) {
 	m, done, err := w.openMatches(p)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	if p.sort == nil || p.sort.Empty() || p.sortProvided {
-		return m.next(ctx)
+	if p.Sort == nil || p.Sort.Empty() || p.SortProvided {
+		return m.Next(ctx)
 	}
-	var best *matched
+	var best *plan.Matched
 	var bestKey []any
 	for {
-		d, err := m.next(ctx)
+		d, err := m.Next(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if d == nil {
 			return best, nil
 		}
-		k := p.sort.KeyOf(d.sd.doc)
-		if best == nil || p.sort.CompareKeys(k, bestKey) < 0 {
+		k := p.Sort.KeyOf(d.Stored.Doc)
+		if best == nil || p.Sort.CompareKeys(k, bestKey) < 0 {
 			best, bestKey = d, k
 		}
 	}

@@ -28,14 +28,17 @@ var allowed = map[string][]string{
 	// the engine.
 	"internal/docdb/catalog": {"internal/docdb/match", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
 	"internal/docdb/match":   {"internal/docdb/query", "internal/docdb/aggregate"},
-	"internal/kv":            {"internal/expiry", "internal/storage"},
-	"internal/wire/mongo":    {"internal/docdb"},
-	"internal/wire/resp":     {"internal/kv"},
-	"internal/admin":         {"internal/docdb", "internal/kv", "internal/expiry"},
-	"internal/server":        {"internal"},
-	"internal/lint":          {},
-	"internal/invariants":    {},
-	"integration":            {"integration"},
+	"internal/docdb/stored":  {"internal/docdb/catalog", "internal/docdb/mongoerr"},
+	// The planner reads the catalog and stored documents; it never writes.
+	"internal/docdb/plan": {"internal/docdb/catalog", "internal/docdb/stored", "internal/docdb/match", "internal/docdb/query", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
+	"internal/kv":         {"internal/expiry", "internal/storage"},
+	"internal/wire/mongo": {"internal/docdb"},
+	"internal/wire/resp":  {"internal/kv"},
+	"internal/admin":      {"internal/docdb", "internal/kv", "internal/expiry"},
+	"internal/server":     {"internal"},
+	"internal/lint":       {},
+	"internal/invariants": {},
+	"integration":         {"integration"},
 }
 
 // exclusive names third-party packages that only some packages may import

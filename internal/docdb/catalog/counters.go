@@ -32,7 +32,7 @@ type Delta struct {
 	Docs  int64
 	Bytes int64
 	Idx   map[uint64]IndexCounter
-	// dropped lists indexes whose counters go away.
+	// Dropped lists indexes whose counters go away.
 	Dropped []uint64
 }
 

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mayfly/mayfly/internal/docdb/match"
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/match"
 )
 
 // CollMeta is the immutable metadata of a collection: its record, parsed.
@@ -14,11 +15,11 @@ type CollMeta struct {
 	DB, Name string
 	ID       uint64
 	UUID     bson.Binary
-	// options are the create options as listCollections reports them.
+	// Options are the create options as listCollections reports them.
 	Options bson.D
-	// validation is the parsed validator; nil when there is none.
+	// Validation is the parsed validator; nil when there is none.
 	Validation *Validation
-	// indexes are in creation order; indexes[0] is _id_.
+	// Indexes are in creation order; indexes[0] is _id_.
 	Indexes []*IndexMeta
 }
 
@@ -41,15 +42,15 @@ type IndexMeta struct {
 	Hidden   bool
 	Ready    bool
 	Multikey bool
-	// partial is the partialFilterExpression; nil when the index is full.
+	// Partial is the partialFilterExpression; nil when the index is full.
 	Partial *match.Filter
-	// ttl is set for TTL indexes; expireAfter is then the offset in seconds
+	// TTL is set for TTL indexes; expireAfter is then the offset in seconds
 	// (valid is false when the stored value is unusable: never delete with
 	// it).
 	TTL         bool
 	ExpireAfter int64
 	TTLValid    bool
-	// clusterColl is set on the synthetic index that stands for a clustered
+	// ClusterColl is set on the synthetic index that stands for a clustered
 	// collection's own expireAfterSeconds (clusteredTTLIndex): its entries
 	// are the documents of that collection, keyed by _id.
 	ClusterColl uint64

@@ -1,8 +1,9 @@
-package docdb
+package stored
 
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -72,12 +73,12 @@ func genBSONDoc(t *rapid.T, depth int) bson.D {
 	n := rapid.IntRange(0, 4).Draw(t, "fields")
 	d := bson.D{}
 	for i := range n {
-		d = append(d, bson.E{Key: rapid.SampledFrom([]string{"a", "b", "at", "x.y", "é"}).Draw(t, "key") + itoa64(int64(i)), Value: genBSONValue(t, depth)})
+		d = append(d, bson.E{Key: rapid.SampledFrom([]string{"a", "b", "at", "x.y", "é"}).Draw(t, "key") + strconv.FormatInt(int64(i), 10), Value: genBSONValue(t, depth)})
 	}
 	return d
 }
 
-// Ensure that decodeDoc gives exactly what bson.Unmarshal into a bson.D
+// Ensure that DecodeDoc gives exactly what bson.Unmarshal into a bson.D
 // gives, or declines.
 func TestDecodeDocMatchesUnmarshal(t *testing.T) {
 	declined := 0
@@ -91,21 +92,21 @@ func TestDecodeDocMatchesUnmarshal(t *testing.T) {
 		if err := bson.Unmarshal(raw, &want); err != nil {
 			t.Fatal(err)
 		}
-		got, ok := decodeDoc(raw)
+		got, ok := DecodeDoc(raw)
 		if !ok {
 			declined++
 			return
 		}
 		if !sameDecoded(got, want) {
-			t.Fatalf("decodeDoc\n  %#v\nbson.Unmarshal\n  %#v", got, want)
+			t.Fatalf("DecodeDoc\n  %#v\nbson.Unmarshal\n  %#v", got, want)
 		}
 	})
 	if declined == 0 {
 		t.Fatal("no document with a rare type was drawn")
 	}
 	for _, bad := range [][]byte{nil, {5, 0, 0, 0}, {6, 0, 0, 0, 0x10, 0}, {12, 0, 0, 0, 0x10, 'a', 0, 1, 0, 0, 0, 1}} {
-		if _, ok := decodeDoc(bad); ok {
-			t.Errorf("decodeDoc accepted malformed %v", bad)
+		if _, ok := DecodeDoc(bad); ok {
+			t.Errorf("DecodeDoc accepted malformed %v", bad)
 		}
 	}
 }
@@ -148,10 +149,10 @@ func sameDecoded(a, b any) bool {
 func BenchmarkDecodeDoc(b *testing.B) {
 	raw, _ := bson.Marshal(d("_id", int32(7), "at", bson.DateTime(1e12), "user", int32(3), "pad", bson.Binary{Data: make([]byte, 100)},
 		"tags", bson.A{"a", "b"}, "sub", d("x", 1.5, "y", "z")))
-	b.Run("decodeDoc", func(b *testing.B) {
+	b.Run("DecodeDoc", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			decodeDoc(raw)
+			DecodeDoc(raw)
 		}
 	})
 	b.Run("bson.Unmarshal", func(b *testing.B) {
@@ -161,4 +162,13 @@ func BenchmarkDecodeDoc(b *testing.B) {
 			bson.Unmarshal(raw, &doc)
 		}
 	})
+}
+
+// d builds a bson.D from alternating keys and values.
+func d(kv ...any) bson.D {
+	out := bson.D{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, bson.E{Key: kv[i].(string), Value: kv[i+1]})
+	}
+	return out
 }

@@ -1,35 +1,37 @@
-package docdb
+package plan
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
-// execStats counts the work of one plan, for explain.
-type execStats struct {
+// Stats counts the work of one plan, for explain.
+type Stats struct {
 	keysExamined int64
 	docsExamined int64
-	// matched counts documents that passed the filter and visibility.
-	matched  int64
-	skipped  int64
-	returned int64
-	// sorted counts documents that went through a blocking sort.
-	sorted int64
+	// Matched counts documents that passed the filter and visibility.
+	Matched  int64
+	Skipped  int64
+	Returned int64
+	// Sorted counts documents that went through a blocking sort.
+	Sorted int64
 }
 
-// scanner walks a plan's access path over a storage reader and yields the
+// Scanner walks a plan's access path over a storage reader and yields the
 // candidate documents (not yet filtered).
-type scanner struct {
+type Scanner struct {
 	r     storage.Reader
-	p     *plan
-	stats *execStats
+	p     *Plan
+	stats *Stats
 	// next range to open, and the open iterator.
 	rangeIdx int
 	it       *storage.Iter
@@ -38,16 +40,16 @@ type scanner struct {
 	seen     map[string]bool
 }
 
-func newScanner(r storage.Reader, p *plan, stats *execStats) *scanner {
-	s := &scanner{r: r, p: p, stats: stats}
+func NewScanner(r storage.Reader, p *Plan, stats *Stats) *Scanner {
+	s := &Scanner{r: r, p: p, stats: stats}
 	if p.dedupe {
 		s.seen = map[string]bool{}
 	}
 	return s
 }
 
-// close releases the open iterator.
-func (s *scanner) close() {
+// Close releases the open iterator.
+func (s *Scanner) Close() {
 	if s.it != nil {
 		s.it.Close()
 		s.it = nil
@@ -56,14 +58,14 @@ func (s *scanner) close() {
 
 // openRange opens the iterator on the next range; ok is false when every
 // range has been scanned.
-func (s *scanner) openRange() (bool, error) {
-	s.close()
-	if s.p.ix == nil {
+func (s *Scanner) openRange() (bool, error) {
+	s.Close()
+	if s.p.Index == nil {
 		if s.rangeIdx > 0 {
 			return false, nil
 		}
 		s.rangeIdx++
-		s.prefix = catalog.DocPrefix(s.p.meta.ID)
+		s.prefix = catalog.DocPrefix(s.p.Meta.ID)
 		return s.open(s.prefix, storage.PrefixEnd(s.prefix))
 	}
 	if s.rangeIdx >= len(s.p.ranges) {
@@ -74,10 +76,10 @@ func (s *scanner) openRange() (bool, error) {
 		i = len(s.p.ranges) - 1 - s.rangeIdx
 	}
 	s.rangeIdx++
-	if s.p.ix.IsID {
-		s.prefix = catalog.DocPrefix(s.p.meta.ID)
+	if s.p.Index.IsID {
+		s.prefix = catalog.DocPrefix(s.p.Meta.ID)
 	} else {
-		s.prefix = catalog.IndexPrefix(s.p.ix.ID)
+		s.prefix = catalog.IndexPrefix(s.p.Index.ID)
 	}
 	r := s.p.ranges[i]
 	lo := append(append([]byte(nil), s.prefix...), r[0]...)
@@ -90,7 +92,7 @@ func (s *scanner) openRange() (bool, error) {
 	return s.open(lo, hi)
 }
 
-func (s *scanner) open(lo, hi []byte) (bool, error) {
+func (s *Scanner) open(lo, hi []byte) (bool, error) {
 	it, err := s.r.NewIter(lo, hi)
 	if err != nil {
 		return false, err
@@ -101,7 +103,7 @@ func (s *scanner) open(lo, hi []byte) (bool, error) {
 }
 
 // step moves the open iterator; ok is false at the end of its range.
-func (s *scanner) step() bool {
+func (s *Scanner) step() bool {
 	if !s.started {
 		s.started = true
 		if s.p.reverse {
@@ -116,7 +118,7 @@ func (s *scanner) step() bool {
 }
 
 // next returns the next candidate document, or nil at the end.
-func (s *scanner) next(ctx context.Context) (*storedDoc, error) {
+func (s *Scanner) next(ctx context.Context) (*stored.Doc, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -131,23 +133,23 @@ func (s *scanner) next(ctx context.Context) (*storedDoc, error) {
 			if err := s.it.Error(); err != nil {
 				return nil, err
 			}
-			s.close()
+			s.Close()
 			continue
 		}
 		var raw []byte
 		var idEnc []byte
 		switch {
-		case s.p.ix == nil || s.p.ix.IsID:
-			if s.p.ix != nil {
+		case s.p.Index == nil || s.p.Index.IsID:
+			if s.p.Index != nil {
 				s.stats.keysExamined++
 			}
 			raw = append([]byte(nil), s.it.Value()...)
 		default:
 			s.stats.keysExamined++
 			rest := s.it.Key()[len(s.prefix):]
-			_, id, err := s.p.ix.SplitEntry(rest)
+			_, id, err := s.p.Index.SplitEntry(rest)
 			if err != nil {
-				return nil, fmt.Errorf("docdb: index %s entry: %w", s.p.ix.Name, err)
+				return nil, fmt.Errorf("docdb: index %s entry: %w", s.p.Index.Name, err)
 			}
 			idEnc = id
 			if s.seen != nil {
@@ -156,9 +158,9 @@ func (s *scanner) next(ctx context.Context) (*storedDoc, error) {
 				}
 				s.seen[string(idEnc)] = true
 			}
-			v, err := s.r.Get(catalog.DocKey(s.p.meta.ID, idEnc))
+			v, err := s.r.Get(catalog.DocKey(s.p.Meta.ID, idEnc))
 			if errors.Is(err, storage.ErrNotFound) {
-				return nil, fmt.Errorf("docdb: index %s entry points to a missing document", s.p.ix.Name)
+				return nil, fmt.Errorf("docdb: index %s entry points to a missing document", s.p.Index.Name)
 			}
 			if err != nil {
 				return nil, err
@@ -166,56 +168,56 @@ func (s *scanner) next(ctx context.Context) (*storedDoc, error) {
 			raw = v
 		}
 		s.stats.docsExamined++
-		sd, err := newStoredDoc(raw)
+		sd, err := stored.New(raw)
 		if err != nil {
 			return nil, fmt.Errorf("docdb: stored document: %w", err)
 		}
-		if idEnc != nil && !bytes.Equal(idEnc, sd.idEnc) {
-			return nil, fmt.Errorf("docdb: index %s entry points to the wrong document", s.p.ix.Name)
+		if idEnc != nil && !bytes.Equal(idEnc, sd.IDEnc) {
+			return nil, fmt.Errorf("docdb: index %s entry points to the wrong document", s.p.Index.Name)
 		}
 		return sd, nil
 	}
 }
 
-// matched is a document that passed the filter, with the match result (for
+// Matched is a document that passed the filter, with the match result (for
 // positional projections and updates).
-type matched struct {
-	sd *storedDoc
-	m  query.MatchResult
+type Matched struct {
+	Stored *stored.Doc
+	Result query.MatchResult
 }
 
-// planVisibility decides which documents a read may see: strict visibility
+// Visibility decides which documents a read may see: strict visibility
 // hides the documents that have expired.
-type planVisibility interface {
+type Visibility interface {
 	Hides(doc bson.D) bool
 }
 
-// matcher filters a scanner's documents through the query filter and the
+// Matcher filters a scanner's documents through the query filter and the
 // visibility check.
-type matcher struct {
-	sc    *scanner
-	vis   planVisibility
-	stats *execStats
+type Matcher struct {
+	Scanner *Scanner
+	Vis     Visibility
+	Stats   *Stats
 }
 
-// next returns the next matching, visible document, or nil at the end.
-func (m *matcher) next(ctx context.Context) (*matched, error) {
+// Next returns the next matching, visible document, or nil at the end.
+func (m *Matcher) Next(ctx context.Context) (*Matched, error) {
 	for {
-		sd, err := m.sc.next(ctx)
+		sd, err := m.Scanner.next(ctx)
 		if err != nil || sd == nil {
 			return nil, err
 		}
-		if m.vis.Hides(sd.doc) {
+		if m.Vis.Hides(sd.Doc) {
 			continue
 		}
-		res, err := m.sc.p.filter.Eval(sd.doc)
+		res, err := m.Scanner.p.Filter.Eval(sd.Doc)
 		if err != nil {
 			return nil, err
 		}
 		if !res.Matched {
 			continue
 		}
-		m.stats.matched++
-		return &matched{sd: sd, m: res}, nil
+		m.Stats.Matched++
+		return &Matched{Stored: sd, Result: res}, nil
 	}
 }

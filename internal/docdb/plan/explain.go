@@ -1,4 +1,4 @@
-package docdb
+package plan
 
 import (
 	"strings"
@@ -17,22 +17,22 @@ import (
 // executionTimeMillis and executionStages (the same tree with per-stage
 // counters).
 
-// explainShape describes the stages above the access path.
-type explainShape struct {
-	skip, limit int64
-	proj        bson.D
-	projSimple  bool
-	// top wraps the whole tree (COUNT, DELETE, UPDATE); empty for none.
-	top      string
-	topExtra bson.D
+// Shape describes the stages above the access path.
+type Shape struct {
+	Skip, Limit int64
+	Proj        bson.D
+	ProjSimple  bool
+	// Top wraps the whole tree (COUNT, DELETE, UPDATE); empty for none.
+	Top      string
+	TopExtra bson.D
 }
 
-// planTree renders the stage tree of p; with stats it adds the execution
+// Tree renders the stage tree of p; with stats it adds the execution
 // counters.
-func planTree(p *plan, shape explainShape, st *execStats, elapsed time.Duration) bson.D {
+func Tree(p *Plan, shape Shape, st *Stats, elapsed time.Duration) bson.D {
 	withStats := st != nil
 	if st == nil {
-		st = &execStats{}
+		st = &Stats{}
 	}
 	est := int64(elapsed / time.Millisecond)
 	common := func(stage string, nReturned int64) bson.D {
@@ -53,12 +53,12 @@ func planTree(p *plan, shape explainShape, st *execStats, elapsed time.Duration)
 		return d
 	}
 	var filterSpec bson.D
-	if p.filter != nil {
-		filterSpec = p.filter.Q.Spec()
+	if p.Filter != nil {
+		filterSpec = p.Filter.Q.Spec()
 	}
 	var tree bson.D
-	if p.ix == nil {
-		tree = common("COLLSCAN", st.matched)
+	if p.Index == nil {
+		tree = common("COLLSCAN", st.Matched)
 		if len(filterSpec) > 0 {
 			tree = append(tree, bson.E{Key: "filter", Value: filterSpec})
 		}
@@ -71,7 +71,7 @@ func planTree(p *plan, shape explainShape, st *execStats, elapsed time.Duration)
 			tree = append(tree, bson.E{Key: "docsExamined", Value: int32(st.docsExamined)})
 		}
 	} else {
-		ix := p.ix
+		ix := p.Index
 		scan := common("IXSCAN", st.keysExamined)
 		dir := "forward"
 		if p.reverse {
@@ -107,7 +107,7 @@ func planTree(p *plan, shape explainShape, st *execStats, elapsed time.Duration)
 				bson.E{Key: "dupsDropped", Value: int32(st.keysExamined - st.docsExamined)},
 			)
 		}
-		tree = common("FETCH", st.matched)
+		tree = common("FETCH", st.Matched)
 		if len(filterSpec) > 0 && !p.boundsCoverFilter() {
 			tree = append(tree, bson.E{Key: "filter", Value: filterSpec})
 		}
@@ -116,58 +116,58 @@ func planTree(p *plan, shape explainShape, st *execStats, elapsed time.Duration)
 		}
 		tree = append(tree, bson.E{Key: "inputStage", Value: scan})
 	}
-	afterSort := st.matched
-	if p.sort != nil && !p.sort.Empty() && !p.sortProvided {
-		afterSort = st.sorted
-		if shape.limit > 0 && shape.skip+shape.limit < afterSort {
-			afterSort = shape.skip + shape.limit
+	afterSort := st.Matched
+	if p.Sort != nil && !p.Sort.Empty() && !p.SortProvided {
+		afterSort = st.Sorted
+		if shape.Limit > 0 && shape.Skip+shape.Limit < afterSort {
+			afterSort = shape.Skip + shape.Limit
 		}
 		s := common("SORT", afterSort)
-		s = append(s, bson.E{Key: "sortPattern", Value: sortSpec(p.sort)}, bson.E{Key: "memLimit", Value: int32(104857600)})
-		if shape.limit > 0 {
-			s = append(s, bson.E{Key: "limitAmount", Value: int32(shape.skip + shape.limit)})
+		s = append(s, bson.E{Key: "sortPattern", Value: sortSpec(p.Sort)}, bson.E{Key: "memLimit", Value: int32(104857600)})
+		if shape.Limit > 0 {
+			s = append(s, bson.E{Key: "limitAmount", Value: int32(shape.Skip + shape.Limit)})
 		}
 		s = append(s, bson.E{Key: "type", Value: "simple"})
 		if withStats {
 			s = append(s, bson.E{Key: "totalDataSizeSorted", Value: int32(0)}, bson.E{Key: "usedDisk", Value: false}, bson.E{Key: "spills", Value: int32(0)})
 		}
 		tree = append(s, bson.E{Key: "inputStage", Value: tree})
-		if shape.skip > 0 {
-			k := common("SKIP", st.returned)
-			k = append(k, bson.E{Key: "skipAmount", Value: int32(shape.skip)})
+		if shape.Skip > 0 {
+			k := common("SKIP", st.Returned)
+			k = append(k, bson.E{Key: "skipAmount", Value: int32(shape.Skip)})
 			tree = append(k, bson.E{Key: "inputStage", Value: tree})
 		}
 	} else {
-		if shape.skip > 0 {
-			n := afterSort - shape.skip
+		if shape.Skip > 0 {
+			n := afterSort - shape.Skip
 			if n < 0 {
 				n = 0
 			}
 			if withStats {
-				n = st.matched - st.skipped
+				n = st.Matched - st.Skipped
 			}
 			k := common("SKIP", n)
-			k = append(k, bson.E{Key: "skipAmount", Value: int32(shape.skip)})
+			k = append(k, bson.E{Key: "skipAmount", Value: int32(shape.Skip)})
 			tree = append(k, bson.E{Key: "inputStage", Value: tree})
 		}
-		if shape.limit > 0 {
-			l := common("LIMIT", st.returned)
-			l = append(l, bson.E{Key: "limitAmount", Value: int32(shape.limit)})
+		if shape.Limit > 0 {
+			l := common("LIMIT", st.Returned)
+			l = append(l, bson.E{Key: "limitAmount", Value: int32(shape.Limit)})
 			tree = append(l, bson.E{Key: "inputStage", Value: tree})
 		}
 	}
-	if len(shape.proj) > 0 {
+	if len(shape.Proj) > 0 {
 		name := "PROJECTION_DEFAULT"
-		if shape.projSimple {
+		if shape.ProjSimple {
 			name = "PROJECTION_SIMPLE"
 		}
-		pr := common(name, st.returned)
-		pr = append(pr, bson.E{Key: "transformBy", Value: shape.proj})
+		pr := common(name, st.Returned)
+		pr = append(pr, bson.E{Key: "transformBy", Value: shape.Proj})
 		tree = append(pr, bson.E{Key: "inputStage", Value: tree})
 	}
-	if shape.top != "" {
-		t := common(shape.top, 0)
-		t = append(t, shape.topExtra...)
+	if shape.Top != "" {
+		t := common(shape.Top, 0)
+		t = append(t, shape.TopExtra...)
 		tree = append(t, bson.E{Key: "inputStage", Value: tree})
 	}
 	return tree
@@ -196,14 +196,14 @@ func sortSpec(s *query.Sort) bson.D {
 // boundsCoverFilter reports whether the index bounds alone decide the
 // filter, so FETCH needs no filter: a flat conjunction of equalities and
 // ranges on bounded fields of a non-multikey index.
-func (p *plan) boundsCoverFilter() bool {
-	if p.ix == nil || p.ix.Multikey || p.filter == nil {
+func (p *Plan) boundsCoverFilter() bool {
+	if p.Index == nil || p.Index.Multikey || p.Filter == nil {
 		return false
 	}
-	spec := p.filter.Q.Spec()
+	spec := p.Filter.Q.Spec()
 	for _, e := range spec {
 		i := -1
-		for j, f := range p.ix.Fields {
+		for j, f := range p.Index.Fields {
 			if f.Path == e.Key {
 				i = j
 			}
@@ -227,9 +227,9 @@ func (p *plan) boundsCoverFilter() bool {
 	return true
 }
 
-// isSimpleProjection reports whether a projection only keeps or drops
+// IsSimpleProjection reports whether a projection only keeps or drops
 // top-level fields (mongod's PROJECTION_SIMPLE).
-func isSimpleProjection(spec bson.D) bool {
+func IsSimpleProjection(spec bson.D) bool {
 	for _, e := range spec {
 		if strings.Contains(e.Key, ".") || strings.HasPrefix(e.Key, "$") {
 			return false
@@ -243,11 +243,11 @@ func isSimpleProjection(spec bson.D) bool {
 	return true
 }
 
-// queryPlanner builds the queryPlanner section.
-func queryPlanner(meta *catalog.CollMeta, db, coll string, p *plan, tree bson.D) bson.D {
+// QueryPlanner builds the queryPlanner section.
+func QueryPlanner(meta *catalog.CollMeta, db, coll string, p *Plan, tree bson.D) bson.D {
 	parsed := bson.D{}
-	if p != nil && p.filter != nil {
-		parsed = p.filter.Q.Spec()
+	if p != nil && p.Filter != nil {
+		parsed = p.Filter.Q.Spec()
 	}
 	return bson.D{
 		{Key: "namespace", Value: db + "." + coll},
@@ -261,11 +261,11 @@ func queryPlanner(meta *catalog.CollMeta, db, coll string, p *plan, tree bson.D)
 	}
 }
 
-// eofTree is the plan of a query on a missing collection.
-func eofTree() bson.D { return bson.D{{Key: "stage", Value: "EOF"}} }
+// EOFTree is the plan of a query on a missing collection.
+func EOFTree() bson.D { return bson.D{{Key: "stage", Value: "EOF"}} }
 
-// executionStats builds the executionStats section.
-func executionStats(st *execStats, nReturned int64, elapsed time.Duration, stages bson.D) bson.D {
+// ExecutionStats builds the executionStats section.
+func ExecutionStats(st *Stats, nReturned int64, elapsed time.Duration, stages bson.D) bson.D {
 	return bson.D{
 		{Key: "executionSuccess", Value: true},
 		{Key: "nReturned", Value: int32(nReturned)},
@@ -276,14 +276,14 @@ func executionStats(st *execStats, nReturned int64, elapsed time.Duration, stage
 	}
 }
 
-// planHint returns a hint that forces plan p.
-func planHint(p *plan) any {
-	if p.ix == nil {
+// Hint returns a hint that forces plan p.
+func Hint(p *Plan) any {
+	if p.Index == nil {
 		dir := int32(1)
 		if p.reverse {
 			dir = -1
 		}
 		return bson.D{{Key: "$natural", Value: dir}}
 	}
-	return p.ix.Name
+	return p.Index.Name
 }

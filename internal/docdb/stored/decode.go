@@ -1,27 +1,28 @@
-package docdb
+package stored
 
 import (
 	"fmt"
 
-	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 )
 
 // The TTL reaper decodes every document it deletes (to find its index
 // entries), a million of them in a storm. bson.Unmarshal into a bson.D goes
 // through the driver's reflection-based codecs and was the largest part of
-// a deletion's cost; decodeDoc builds the same bson.D directly for the
+// a deletion's cost; DecodeDoc builds the same bson.D directly for the
 // common BSON types and leaves documents holding a rare one (old binary,
 // undefined, DBPointer, JavaScript, symbol, code with scope, min and max
-// keys) to bson.Unmarshal. reapdecode_test.go checks that both give
+// keys) to bson.Unmarshal. decode_test.go checks that both give
 // deeply equal results.
 
-// newStoredDocFast is newStoredDoc with decodeDoc.
-func newStoredDocFast(raw bson.Raw) (*storedDoc, error) {
-	doc, ok := decodeDoc(raw)
+// NewFast is New with DecodeDoc.
+func NewFast(raw bson.Raw) (*Doc, error) {
+	doc, ok := DecodeDoc(raw)
 	if !ok {
-		return newStoredDoc(raw)
+		return New(raw)
 	}
 	id, err := raw.LookupErr("_id")
 	if err != nil {
@@ -31,12 +32,12 @@ func newStoredDocFast(raw bson.Raw) (*storedDoc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docdb: cannot encode _id: %w", err)
 	}
-	return &storedDoc{raw: raw, doc: doc, id: id, idEnc: idEnc}, nil
+	return &Doc{Raw: raw, Doc: doc, ID: id, IDEnc: idEnc}, nil
 }
 
-// decodeDoc decodes a BSON document as bson.Unmarshal into a bson.D does;
+// DecodeDoc decodes a BSON document as bson.Unmarshal into a bson.D does;
 // ok is false for malformed input or a type it leaves to bson.Unmarshal.
-func decodeDoc(src []byte) (bson.D, bool) {
+func DecodeDoc(src []byte) (bson.D, bool) {
 	body, ok := docBody(src)
 	if !ok {
 		return nil, false
@@ -95,7 +96,7 @@ func decodeValue(v bsoncore.Value) (any, bool) {
 	case bsoncore.TypeString:
 		return v.StringValueOK()
 	case bsoncore.TypeEmbeddedDocument:
-		return decodeDoc(v.Data)
+		return DecodeDoc(v.Data)
 	case bsoncore.TypeArray:
 		return decodeArray(v.Data)
 	case bsoncore.TypeBinary:

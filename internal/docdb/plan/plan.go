@@ -1,4 +1,4 @@
-package docdb
+package plan
 
 import (
 	"bytes"
@@ -53,13 +53,13 @@ type fieldBounds struct {
 	bounds []bound
 }
 
-// plan is the chosen access path of one query.
-type plan struct {
-	meta   *catalog.CollMeta
-	filter *match.Filter
-	sort   *query.Sort
-	// ix is the scanned index; nil for a collection scan.
-	ix *catalog.IndexMeta
+// Plan is the chosen access path of one query.
+type Plan struct {
+	Meta   *catalog.CollMeta
+	Filter *match.Filter
+	Sort   *query.Sort
+	// Index is the scanned index; nil for a collection scan.
+	Index *catalog.IndexMeta
 	// fields are the bounds of every field of ix (all fields; those past
 	// the usable prefix are full).
 	fields []fieldBounds
@@ -68,35 +68,35 @@ type plan struct {
 	ranges [][2][]byte
 	// reverse scans backwards.
 	reverse bool
-	// sortProvided says the scan order satisfies sort.
-	sortProvided bool
+	// SortProvided says the scan order satisfies sort.
+	SortProvided bool
 	// dedupe is set for multikey indexes, whose scans can meet a document
 	// more than once.
 	dedupe bool
 }
 
-// planRequest is what the planner needs to know about a query.
-type planRequest struct {
-	filter *match.Filter
-	sort   *query.Sort
-	hint   any
-	// natural is +1/-1 when the sort is {$natural: ±1}.
-	natural int
+// Request is what the planner needs to know about a query.
+type Request struct {
+	Filter *match.Filter
+	Sort   *query.Sort
+	Hint   any
+	// Natural is +1/-1 when the sort is {$natural: ±1}.
+	Natural int
 }
 
-// choosePlan plans a query on meta.
-func choosePlan(meta *catalog.CollMeta, req planRequest) (*plan, error) {
+// Choose plans a query on meta.
+func Choose(meta *catalog.CollMeta, req Request) (*Plan, error) {
 	var preds []query.Predicate
-	if req.filter != nil {
-		preds = req.filter.Q.Predicates()
+	if req.Filter != nil {
+		preds = req.Filter.Q.Predicates()
 	}
-	if req.hint != nil {
+	if req.Hint != nil {
 		return hintedPlan(meta, req, preds)
 	}
-	if req.natural != 0 {
-		return collScan(meta, req, req.natural < 0), nil
+	if req.Natural != 0 {
+		return collScan(meta, req, req.Natural < 0), nil
 	}
-	var best *plan
+	var best *Plan
 	bestScore := 0
 	for _, ix := range meta.Indexes {
 		if ix.Hidden {
@@ -117,14 +117,14 @@ func choosePlan(meta *catalog.CollMeta, req planRequest) (*plan, error) {
 }
 
 // collScan returns a collection scan plan.
-func collScan(meta *catalog.CollMeta, req planRequest, reverse bool) *plan {
-	return &plan{meta: meta, filter: req.filter, sort: req.sort, reverse: reverse}
+func collScan(meta *catalog.CollMeta, req Request, reverse bool) *Plan {
+	return &Plan{Meta: meta, Filter: req.Filter, Sort: req.Sort, reverse: reverse}
 }
 
 // hintedPlan honours a hint: an index name, a key pattern or {$natural}.
-func hintedPlan(meta *catalog.CollMeta, req planRequest, preds []query.Predicate) (*plan, error) {
+func hintedPlan(meta *catalog.CollMeta, req Request, preds []query.Predicate) (*Plan, error) {
 	var ix *catalog.IndexMeta
-	switch h := req.hint.(type) {
+	switch h := req.Hint.(type) {
 	case string:
 		ix = meta.Index(h)
 	case bson.D:
@@ -132,7 +132,7 @@ func hintedPlan(meta *catalog.CollMeta, req planRequest, preds []query.Predicate
 			return collScan(meta, req, catalog.KeyDirection(h[0].Value) < 0), nil
 		}
 		for _, cand := range meta.Indexes {
-			if sameDoc(cand.Key, h) {
+			if catalog.SameDoc(cand.Key, h) {
 				ix = cand
 				break
 			}
@@ -155,13 +155,13 @@ func hintedPlan(meta *catalog.CollMeta, req planRequest, preds []query.Predicate
 }
 
 // badHint is mongod's error for a hint it cannot use.
-func badHint(meta *catalog.CollMeta, req planRequest) error {
+func badHint(meta *catalog.CollMeta, req Request) error {
 	var filt, srt bson.D
-	if req.filter != nil {
-		filt = req.filter.Q.Spec()
+	if req.Filter != nil {
+		filt = req.Filter.Q.Spec()
 	}
-	if req.sort != nil {
-		for _, f := range req.sort.Fields() {
+	if req.Sort != nil {
+		for _, f := range req.Sort.Fields() {
 			dir := int32(1)
 			if f.Descending {
 				dir = -1
@@ -181,19 +181,19 @@ func badHint(meta *catalog.CollMeta, req planRequest) error {
 }
 
 // fullIndexPlan scans all of ix.
-func fullIndexPlan(meta *catalog.CollMeta, ix *catalog.IndexMeta, req planRequest) *plan {
-	p := &plan{meta: meta, filter: req.filter, sort: req.sort, ix: ix, dedupe: ix.Multikey}
+func fullIndexPlan(meta *catalog.CollMeta, ix *catalog.IndexMeta, req Request) *Plan {
+	p := &Plan{Meta: meta, Filter: req.Filter, Sort: req.Sort, Index: ix, dedupe: ix.Multikey}
 	for range ix.Fields {
 		p.fields = append(p.fields, fieldBounds{all: true})
 	}
 	p.ranges = [][2][]byte{{nil, nil}}
-	p.sortProvided, p.reverse = providesSort(ix, p.fields, req.sort)
+	p.SortProvided, p.reverse = providesSort(ix, p.fields, req.Sort)
 	return p
 }
 
 // indexPlan computes the plan of scanning ix for the query, with its score;
 // ok is false when ix cannot (or should not) answer the query.
-func indexPlan(meta *catalog.CollMeta, ix *catalog.IndexMeta, req planRequest, preds []query.Predicate) (*plan, int, bool) {
+func indexPlan(meta *catalog.CollMeta, ix *catalog.IndexMeta, req Request, preds []query.Predicate) (*Plan, int, bool) {
 	if ix.Partial != nil && !impliesPartial(preds, ix.Partial) {
 		return nil, 0, false
 	}
@@ -229,8 +229,8 @@ func indexPlan(meta *catalog.CollMeta, ix *catalog.IndexMeta, req planRequest, p
 	if ix.Sparse && !nullFree {
 		return nil, 0, false
 	}
-	sortOK, reverse := providesSort(ix, fields, req.sort)
-	if !constrained && !(sortOK && req.sort != nil && !req.sort.Empty()) {
+	sortOK, reverse := providesSort(ix, fields, req.Sort)
+	if !constrained && !(sortOK && req.Sort != nil && !req.Sort.Empty()) {
 		return nil, 0, false
 	}
 	if ix.Sparse && !constrained {
@@ -252,14 +252,14 @@ func indexPlan(meta *catalog.CollMeta, ix *catalog.IndexMeta, req planRequest, p
 			score += 1000
 		}
 	}
-	if sortOK && req.sort != nil && !req.sort.Empty() {
+	if sortOK && req.Sort != nil && !req.Sort.Empty() {
 		score += 3
 	}
 	// Prefer the shorter key among equals (fewer bytes per entry).
 	score = score*100 - len(ix.Fields)
-	return &plan{
-		meta: meta, filter: req.filter, sort: req.sort, ix: ix, fields: fields,
-		ranges: ranges, reverse: reverse, sortProvided: sortOK, dedupe: ix.Multikey,
+	return &Plan{
+		Meta: meta, Filter: req.Filter, Sort: req.Sort, Index: ix, fields: fields,
+		ranges: ranges, reverse: reverse, SortProvided: sortOK, dedupe: ix.Multikey,
 	}, score, true
 }
 
@@ -647,9 +647,9 @@ func partialIsConjunction(d bson.D) bool {
 }
 
 // boundsDoc renders the index bounds for explain: {field: ["[1, 1]", ...]}.
-func (p *plan) boundsDoc() bson.D {
+func (p *Plan) boundsDoc() bson.D {
 	out := bson.D{}
-	for i, f := range p.ix.Fields {
+	for i, f := range p.Index.Fields {
 		fb := p.fields[i]
 		var list bson.A
 		if fb.all {
@@ -708,10 +708,10 @@ func boundValue(v any) string {
 	return aggregate.FormatValue(v)
 }
 
-// describe names the plan for debugging.
-func (p *plan) String() string {
-	if p.ix == nil {
+// String names the plan for debugging.
+func (p *Plan) String() string {
+	if p.Index == nil {
 		return "COLLSCAN"
 	}
-	return fmt.Sprintf("IXSCAN %s %s", p.ix.Name, aggregate.FormatValue(p.boundsDoc()))
+	return fmt.Sprintf("IXSCAN %s %s", p.Index.Name, aggregate.FormatValue(p.boundsDoc()))
 }
