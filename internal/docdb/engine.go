@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/change"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -39,9 +40,9 @@ type Engine struct {
 	// commits happen, so Check tells a build in progress from one a crash
 	// interrupted.
 	building map[uint64]bool
-	// hooks are told of every document change, in its batch (WriteHook).
+	// hooks are told of every document change, in its batch (change.Hook).
 	// They are set at Open and never change.
-	hooks []WriteHook
+	hooks []change.Hook
 	// buildBatchHook, when set (by tests, before any build), runs after
 	// each intermediate batch of an index build has committed, with the
 	// number of documents indexed so far.
@@ -60,7 +61,7 @@ func Open(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("docdb: load catalog: %w", err)
 	}
 	e.cat = cat
-	e.hooks = []WriteHook{ttlWakeHook{e}, policyIndexHook{e}}
+	e.hooks = []change.Hook{ttlWakeHook{e}, policyIndexHook{e}}
 	n, err := recoverBuilds(e.store, cat)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: recover index builds: %w", err)

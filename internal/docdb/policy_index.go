@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/change"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -94,12 +95,12 @@ func policyDueRange(ixID uint64, cutoff int64) (lo, hi []byte) {
 }
 
 // policyIndexHook keeps the hidden index of a collection of an enabled
-// TTL policy's group in step with its documents (a WriteHook), and asks for
+// TTL policy's group in step with its documents (a change.Hook), and asks for
 // an expiry wake-up when a document written is due under the policy.
 type policyIndexHook struct{ e *Engine }
 
-// DocumentChanged implements WriteHook.
-func (h policyIndexHook) DocumentChanged(wb *WriteBatch, m *catalog.CollMeta, prev, next *stored.Doc) error {
+// DocumentChanged implements change.Hook.
+func (h policyIndexHook) DocumentChanged(wb *change.Batch, m *catalog.CollMeta, prev, next *stored.Doc) error {
 	ix := h.e.pol.indexOf(m.ID)
 	if ix == nil {
 		return nil

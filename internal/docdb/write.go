@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/change"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -31,7 +32,7 @@ type writer struct {
 	multikey map[uint64]bool
 	// wb is b as the write hooks see it, with the expiry wake-up they
 	// asked for.
-	wb   WriteBatch
+	wb   change.Batch
 	docs int // documents written in the current batch
 }
 
@@ -370,8 +371,8 @@ func (w *writer) commitBatch(again bool) error {
 		w.meta = next
 		w.vis.meta = next
 	}
-	if w.wb.hasWake {
-		w.e.opts.Expiry.Wake(time.UnixMilli(w.wb.wake))
+	if due, ok := w.wb.TakeWake(); ok {
+		w.e.opts.Expiry.Wake(time.UnixMilli(due))
 	}
 	w.b.Close()
 	w.b = nil
@@ -380,7 +381,6 @@ func (w *writer) commitBatch(again bool) error {
 	}
 	w.d = catalog.Delta{}
 	w.multikey = nil
-	w.wb = WriteBatch{}
 	w.docs = 0
 	return nil
 }

@@ -29,6 +29,7 @@ var allowed = map[string][]string{
 	"internal/docdb/catalog": {"internal/docdb/match", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
 	"internal/docdb/match":   {"internal/docdb/query", "internal/docdb/aggregate"},
 	"internal/docdb/stored":  {"internal/docdb/catalog", "internal/docdb/mongoerr"},
+	"internal/docdb/change":  {"internal/docdb/catalog", "internal/docdb/stored", "internal/storage"},
 	// The planner reads the catalog and stored documents; it never writes.
 	"internal/docdb/plan": {"internal/docdb/catalog", "internal/docdb/stored", "internal/docdb/match", "internal/docdb/query", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
 	"internal/kv":         {"internal/expiry", "internal/storage"},
