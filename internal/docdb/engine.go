@@ -61,7 +61,6 @@ func Open(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("docdb: load catalog: %w", err)
 	}
 	e.cat = cat
-	e.hooks = []change.Hook{ttlWakeHook{e}, policyIndexHook{e}}
 	n, err := recoverBuilds(e.store, cat)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: recover index builds: %w", err)
@@ -70,7 +69,13 @@ func Open(opts Options) (*Engine, error) {
 		opts.Logger.Warn("docdb: removed the entries of index builds interrupted by a crash", "builds", n)
 	}
 	e.registerAllTTL()
-	if err := e.openPolicies(); err != nil {
+	e.pol.policyConfig = policyConfig{
+		store: e.store, cat: e.cat, catMu: &e.mu,
+		now: opts.Now, expiry: opts.Expiry, logger: opts.Logger,
+		newWriter: func(c *catalog.Collection) policyWriter { return reapWriter{e.newWriter(c)} },
+	}
+	e.hooks = []change.Hook{ttlWakeHook{e}, &e.pol}
+	if err := e.pol.openPolicies(); err != nil {
 		e.unregisterAllSources()
 		return nil, fmt.Errorf("docdb: load TTL policies: %w", err)
 	}
@@ -82,7 +87,7 @@ func Open(opts Options) (*Engine, error) {
 // store, which the caller owns.
 func (e *Engine) Close() error {
 	e.close.Do(func() {
-		e.closePolicies()
+		e.pol.closePolicies()
 		e.unregisterAllSources()
 	})
 	return nil

@@ -171,10 +171,9 @@ func putOp(b *storage.Batch, r *opRecord) error {
 
 // loadOperations reads every stored operation and the next sequence
 // number.
-func (e *Engine) loadOperations() error {
-	p := &e.pol
+func (p *policyManager) loadOperations() error {
 	p.nextOp = 1
-	v, err := e.store.Get(opNext())
+	v, err := p.store.Get(opNext())
 	switch {
 	case err == nil && len(v) == 8:
 		p.nextOp = binary.BigEndian.Uint64(v)
@@ -184,7 +183,7 @@ func (e *Engine) loadOperations() error {
 		return err
 	}
 	lower := []byte{storage.PrefixOperation, opRecordKey}
-	it, err := e.store.NewIter(lower, storage.PrefixEnd(lower))
+	it, err := p.store.NewIter(lower, storage.PrefixEnd(lower))
 	if err != nil {
 		return err
 	}
@@ -252,8 +251,7 @@ func (r *opRecord) finish(st PolicyState, msg string, now time.Time) {
 
 // ListOperations returns the operations, newest first: those running and
 // the most recent finished ones.
-func (e *Engine) ListOperations(ctx context.Context) ([]Operation, error) {
-	p := &e.pol
+func (p *policyManager) ListOperations(ctx context.Context) ([]Operation, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make([]Operation, 0, len(p.ops))
@@ -270,12 +268,11 @@ func (e *Engine) ListOperations(ctx context.Context) ([]Operation, error) {
 
 // GetOperation returns the operation with that id, or an error wrapping
 // ErrOperationNotFound.
-func (e *Engine) GetOperation(ctx context.Context, id string) (Operation, error) {
+func (p *policyManager) GetOperation(ctx context.Context, id string) (Operation, error) {
 	seq, ok := parseOpID(id)
 	if !ok {
 		return Operation{}, fmt.Errorf("%w: %q is not an operation id (op-N)", ErrOperationNotFound, id)
 	}
-	p := &e.pol
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.ops[seq]

@@ -15,8 +15,7 @@ import (
 // an operation cut short resumes at the next Open.
 
 // kickPolicies asks the worker to look for work, starting it if needed.
-func (e *Engine) kickPolicies() {
-	p := &e.pol
+func (p *policyManager) kickPolicies() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || p.policies == nil {
@@ -30,11 +29,10 @@ func (e *Engine) kickPolicies() {
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	p.wg.Add(1)
-	go e.policyWorker(ctx, cancel)
+	go p.policyWorker(ctx, cancel)
 }
 
-func (e *Engine) policyWorker(ctx context.Context, cancel context.CancelFunc) {
-	p := &e.pol
+func (p *policyManager) policyWorker(ctx context.Context, cancel context.CancelFunc) {
 	defer p.wg.Done()
 	defer cancel()
 	for {
@@ -46,22 +44,22 @@ func (e *Engine) policyWorker(ctx context.Context, cancel context.CancelFunc) {
 		}
 		p.dirty = false
 		p.mu.Unlock()
-		e.policyWork(ctx)
+		p.policyWork(ctx)
 	}
 }
 
 // policyWork runs the pending operations, then builds what active policies
 // lack.
-func (e *Engine) policyWork(ctx context.Context) {
+func (p *policyManager) policyWork(ctx context.Context) {
 	for ctx.Err() == nil {
-		seq := e.pol.nextPendingOp()
+		seq := p.nextPendingOp()
 		if seq == 0 {
 			break
 		}
-		e.runEnableOp(ctx, seq)
+		p.runEnableOp(ctx, seq)
 	}
 	if ctx.Err() == nil {
-		e.reconcilePolicies(ctx)
+		p.reconcilePolicies(ctx)
 	}
 }
 
@@ -94,36 +92,36 @@ func (p *policyManager) opFields(seq uint64) (group, field string, running bool)
 // operation's group, then marks it ACTIVE; on failure it marks it
 // NEEDS_REPAIR. It returns early, leaving the operation to resume, only
 // when ctx is done.
-func (e *Engine) runEnableOp(ctx context.Context, seq uint64) {
+func (p *policyManager) runEnableOp(ctx context.Context, seq uint64) {
 	for {
-		group, field, running := e.pol.opFields(seq)
+		group, field, running := p.opFields(seq)
 		if !running {
 			return // superseded by a later change
 		}
-		todo := e.unindexed(group, field)
+		todo := p.unindexed(group, field)
 		if len(todo) == 0 {
 			break
 		}
 		for _, c := range todo {
-			err := e.buildPolicyIndex(ctx, c, group, field, seq)
+			err := p.buildPolicyIndex(ctx, c, group, field, seq)
 			if ctx.Err() != nil {
 				return
 			}
 			if err != nil {
-				e.endOp(seq, PolicyNeedsRepair, err.Error())
+				p.endOp(seq, PolicyNeedsRepair, err.Error())
 				return
 			}
 		}
 	}
-	e.endOp(seq, PolicyActive, "")
+	p.endOp(seq, PolicyActive, "")
 }
 
 // unindexed returns the collections of group without a complete hidden
 // index on field.
-func (e *Engine) unindexed(group, field string) []*catalog.Collection {
+func (p *policyManager) unindexed(group, field string) []*catalog.Collection {
 	var out []*catalog.Collection
-	for _, c := range e.groupCollections(group) {
-		ix := e.pol.indexOf(c.Meta.ID)
+	for _, c := range p.groupCollections(group) {
+		ix := p.indexOf(c.Meta.ID)
 		if ix == nil || ix.group != group || ix.field != field || !ix.complete {
 			out = append(out, c)
 		}
@@ -133,8 +131,7 @@ func (e *Engine) unindexed(group, field string) []*catalog.Collection {
 
 // endOp finishes operation seq in state st (ACTIVE or NEEDS_REPAIR) with
 // the policy it builds, unless a later change superseded it.
-func (e *Engine) endOp(seq uint64, st PolicyState, msg string) {
-	p := &e.pol
+func (p *policyManager) endOp(seq uint64, st PolicyState, msg string) {
 	p.update.Lock()
 	defer p.update.Unlock()
 	p.mu.Lock()
@@ -143,8 +140,8 @@ func (e *Engine) endOp(seq uint64, st PolicyState, msg string) {
 	if !ok || op.Done {
 		return
 	}
-	now := e.opts.Now()
-	b := e.store.NewBatch()
+	now := p.now()
+	b := p.store.NewBatch()
 	defer b.Close()
 	oc := *op
 	oc.finish(st, msg, now)
@@ -154,7 +151,7 @@ func (e *Engine) endOp(seq uint64, st PolicyState, msg string) {
 		cp.State, cp.Updated = string(st), now.UnixMilli()
 		pc = &cp
 		if err := putPolicy(b, pc); err != nil {
-			e.opts.Logger.Error("docdb: finish TTL policy operation", "op", opID(seq), "err", err)
+			p.logger.Error("docdb: finish TTL policy operation", "op", opID(seq), "err", err)
 			return
 		}
 	}
@@ -163,14 +160,13 @@ func (e *Engine) endOp(seq uint64, st PolicyState, msg string) {
 		err = p.commitLocked(b, pc, &oc)
 	}
 	if err != nil && ignoreClosed(err) != nil {
-		e.opts.Logger.Error("docdb: finish TTL policy operation", "op", opID(seq), "err", err)
+		p.logger.Error("docdb: finish TTL policy operation", "op", opID(seq), "err", err)
 	}
 }
 
 // reconcilePolicies builds the hidden indexes active policies lack:
 // collections renamed into a group.
-func (e *Engine) reconcilePolicies(ctx context.Context) {
-	p := &e.pol
+func (p *policyManager) reconcilePolicies(ctx context.Context) {
 	p.mu.Lock()
 	var active []*policyRecord
 	for _, r := range p.policies {
@@ -182,10 +178,10 @@ func (e *Engine) reconcilePolicies(ctx context.Context) {
 	p.mu.Unlock()
 	sort.Slice(active, func(i, j int) bool { return active[i].Group < active[j].Group })
 	for _, r := range active {
-		for _, c := range e.unindexed(r.Group, r.Field) {
-			if err := e.buildPolicyIndex(ctx, c, r.Group, r.Field, 0); err != nil {
+		for _, c := range p.unindexed(r.Group, r.Field) {
+			if err := p.buildPolicyIndex(ctx, c, r.Group, r.Field, 0); err != nil {
 				if ctx.Err() == nil && ignoreClosed(err) != nil {
-					e.opts.Logger.Error("docdb: build hidden TTL policy index", "collection", c.Meta.DB+"."+c.Meta.Name, "err", err)
+					p.logger.Error("docdb: build hidden TTL policy index", "collection", c.Meta.DB+"."+c.Meta.Name, "err", err)
 				}
 				return
 			}
@@ -195,8 +191,7 @@ func (e *Engine) reconcilePolicies(ctx context.Context) {
 
 // policyDeleted counts deletions by group's policy into its running
 // operation.
-func (e *Engine) policyDeleted(group string, n int64) {
-	p := &e.pol
+func (p *policyManager) policyDeleted(group string, n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pol := p.policies[group]

@@ -19,8 +19,7 @@ import (
 
 // ListPolicies returns every policy, disabled ones included, sorted by
 // collection group.
-func (e *Engine) ListPolicies(ctx context.Context) ([]Policy, error) {
-	p := &e.pol
+func (p *policyManager) ListPolicies(ctx context.Context) ([]Policy, error) {
 	p.mu.Lock()
 	recs := make([]policyRecord, 0, len(p.policies))
 	for _, r := range p.policies {
@@ -30,29 +29,29 @@ func (e *Engine) ListPolicies(ctx context.Context) ([]Policy, error) {
 	sort.Slice(recs, func(i, j int) bool { return recs[i].Group < recs[j].Group })
 	out := make([]Policy, 0, len(recs))
 	for i := range recs {
-		out = append(out, e.describePolicy(&recs[i]))
+		out = append(out, p.describePolicy(&recs[i]))
 	}
 	return out, nil
 }
 
 // GetPolicy returns the policy of a collection group, or an error wrapping
 // ErrPolicyNotFound.
-func (e *Engine) GetPolicy(ctx context.Context, group string) (Policy, error) {
-	r := e.pol.policyCopy(group)
+func (p *policyManager) GetPolicy(ctx context.Context, group string) (Policy, error) {
+	r := p.policyCopy(group)
 	if r == nil {
 		return Policy{}, fmt.Errorf("%w: collection group %q has no TTL policy", ErrPolicyNotFound, group)
 	}
-	return e.describePolicy(r), nil
+	return p.describePolicy(r), nil
 }
 
 // describePolicy returns r's API form with the group's collection counts.
-func (e *Engine) describePolicy(r *policyRecord) Policy {
+func (p *policyManager) describePolicy(r *policyRecord) Policy {
 	pol := r.policy()
-	colls := e.groupCollections(r.Group)
+	colls := p.groupCollections(r.Group)
 	pol.Collections = len(colls)
 	if r.state().enabled() {
 		for _, c := range colls {
-			if ix := e.pol.indexOf(c.Meta.ID); ix != nil && ix.complete && ix.group == r.Group && ix.field == r.Field {
+			if ix := p.indexOf(c.Meta.ID); ix != nil && ix.complete && ix.group == r.Group && ix.field == r.Field {
 				pol.Indexed++
 			}
 		}
@@ -76,26 +75,24 @@ func (e *Engine) describePolicy(r *policyRecord) Policy {
 // Disabling stops deletion at once, drops the hidden indexes and ends a
 // running build (its operation ends DISABLED, superseded); it must name the
 // policy's field (ErrPolicyNotFound otherwise).
-func (e *Engine) UpdatePolicy(ctx context.Context, u PolicyUpdate) (Operation, error) {
+func (p *policyManager) UpdatePolicy(ctx context.Context, u PolicyUpdate) (Operation, error) {
 	if err := validatePolicyUpdate(u); err != nil {
 		return Operation{}, err
 	}
-	p := &e.pol
 	p.update.Lock()
 	defer p.update.Unlock()
 	if p.isClosed() {
 		return Operation{}, ErrClosed
 	}
 	if u.Enable {
-		return e.enablePolicy(u)
+		return p.enablePolicy(u)
 	}
-	return e.disablePolicy(u)
+	return p.disablePolicy(u)
 }
 
 // checkEnable returns the group's current policy (nil when none) after
 // checking that enabling u is allowed.
-func (e *Engine) checkEnable(u PolicyUpdate) (*policyRecord, error) {
-	p := &e.pol
+func (p *policyManager) checkEnable(u PolicyUpdate) (*policyRecord, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cur, ok := p.policies[u.Group]
@@ -125,17 +122,16 @@ func (e *Engine) checkEnable(u PolicyUpdate) (*policyRecord, error) {
 }
 
 // enablePolicy is UpdatePolicy's enable; p.update is held.
-func (e *Engine) enablePolicy(u PolicyUpdate) (Operation, error) {
-	cur, err := e.checkEnable(u)
+func (p *policyManager) enablePolicy(u PolicyUpdate) (Operation, error) {
+	cur, err := p.checkEnable(u)
 	if err != nil {
 		return Operation{}, err
 	}
-	p := &e.pol
-	now := e.opts.Now()
+	now := p.now()
 	offMs := u.Offset.Milliseconds()
 	rule := newPolicyRule(u.Group, u.Field, offMs)
-	estimate := e.groupDocCount(u.Group)
-	b := e.store.NewBatch()
+	estimate := p.groupDocCount(u.Group)
+	b := p.store.NewBatch()
 	defer b.Close()
 	p.mu.Lock()
 	if cur != nil && cur.state().enabled() {
@@ -159,7 +155,7 @@ func (e *Engine) enablePolicy(u PolicyUpdate) (Operation, error) {
 			}
 			p.setRuleLocked(u.Group, rule)
 			p.mu.Unlock()
-			e.wakeNow()
+			p.wakeNow()
 			return oc.operation(), nil
 		case cur.state() == PolicyActive:
 			op, err := p.newOpLocked(b, OpUpdateTTLOffset, u.Group, u.Field, offMs, now)
@@ -170,13 +166,13 @@ func (e *Engine) enablePolicy(u PolicyUpdate) (Operation, error) {
 			op.finish(PolicyActive, "", now)
 			pc := *cur
 			pc.OffsetMs, pc.Op, pc.Updated = offMs, op.Seq, now.UnixMilli()
-			if err := e.commitPolicyOp(b, &pc, op); err != nil {
+			if err := p.commitPolicyOp(b, &pc, op); err != nil {
 				p.mu.Unlock()
 				return Operation{}, err
 			}
 			p.setRuleLocked(u.Group, rule)
 			p.mu.Unlock()
-			e.wakeNow()
+			p.wakeNow()
 			return op.operation(), nil
 		}
 	}
@@ -188,23 +184,22 @@ func (e *Engine) enablePolicy(u PolicyUpdate) (Operation, error) {
 	}
 	op.State, op.Estimate = string(PolicyCreating), estimate
 	pc := &policyRecord{Group: u.Group, Field: u.Field, OffsetMs: offMs, State: string(PolicyCreating), Op: op.Seq, Updated: now.UnixMilli()}
-	if err := e.commitPolicyOp(b, pc, op); err != nil {
+	if err := p.commitPolicyOp(b, pc, op); err != nil {
 		p.mu.Unlock()
 		return Operation{}, err
 	}
 	p.setRuleLocked(u.Group, rule)
 	p.mu.Unlock()
-	e.registerPolicySource(u.Group, u.Field)
-	e.wakeNow()
-	e.kickPolicies()
+	p.registerPolicySource(u.Group, u.Field)
+	p.wakeNow()
+	p.kickPolicies()
 	return op.operation(), nil
 }
 
 // commitPolicyOp writes pol and the new operation op (and the running
 // operation a change supersedes, if any) into b and commits it; p.mu is
 // held.
-func (e *Engine) commitPolicyOp(b *storage.Batch, pol *policyRecord, op *opRecord, more ...*opRecord) error {
-	p := &e.pol
+func (p *policyManager) commitPolicyOp(b *storage.Batch, pol *policyRecord, op *opRecord, more ...*opRecord) error {
 	err := putPolicy(b, pol)
 	for _, r := range append([]*opRecord{op}, more...) {
 		if err == nil && r != nil {
@@ -222,8 +217,7 @@ func (e *Engine) commitPolicyOp(b *storage.Batch, pol *policyRecord, op *opRecor
 }
 
 // disablePolicy is UpdatePolicy's disable; p.update is held.
-func (e *Engine) disablePolicy(u PolicyUpdate) (Operation, error) {
-	p := &e.pol
+func (p *policyManager) disablePolicy(u PolicyUpdate) (Operation, error) {
 	cur := p.policyCopy(u.Group)
 	switch {
 	case cur == nil:
@@ -232,8 +226,8 @@ func (e *Engine) disablePolicy(u PolicyUpdate) (Operation, error) {
 		return Operation{}, fmt.Errorf("%w: the TTL policy of collection group %q is on field %q, not %q",
 			ErrPolicyNotFound, u.Group, cur.Field, u.Field)
 	}
-	now := e.opts.Now()
-	b := e.store.NewBatch()
+	now := p.now()
+	b := p.store.NewBatch()
 	defer b.Close()
 	p.mu.Lock()
 	op, err := p.newOpLocked(b, OpDisableTTL, u.Group, u.Field, cur.OffsetMs, now)
@@ -253,17 +247,17 @@ func (e *Engine) disablePolicy(u PolicyUpdate) (Operation, error) {
 		pc.State, pc.Updated = string(PolicyDisabled), now.UnixMilli()
 	}
 	pc.Op = op.Seq
-	if err := e.commitPolicyOp(b, &pc, op, superseded); err != nil {
+	if err := p.commitPolicyOp(b, &pc, op, superseded); err != nil {
 		p.mu.Unlock()
 		return Operation{}, err
 	}
 	p.setRuleLocked(u.Group, nil)
 	p.mu.Unlock()
-	e.unregisterPolicySource(u.Group)
-	if err := e.dropGroupIndexes(u.Group); err != nil {
+	p.unregisterPolicySource(u.Group)
+	if err := p.dropGroupIndexes(u.Group); err != nil {
 		// Deletion has stopped; the leftover entries are dropped at the next
 		// Open.
-		e.opts.Logger.Error("docdb: drop hidden TTL policy indexes", "group", u.Group, "err", err)
+		p.logger.Error("docdb: drop hidden TTL policy indexes", "group", u.Group, "err", err)
 	}
 	return op.operation(), nil
 }
@@ -272,14 +266,14 @@ func (e *Engine) disablePolicy(u PolicyUpdate) (Operation, error) {
 // unpublished: for each collection that has one, under its write lock, so
 // that no build or creation adds one behind its back (both check the rule
 // under the same locks).
-func (e *Engine) dropGroupIndexes(group string) error {
+func (p *policyManager) dropGroupIndexes(group string) error {
 	// A creation that saw the rule holds Engine.mu until its index is
 	// published: taking it once is the barrier.
 	ids := map[uint64]bool{}
-	for _, c := range e.groupCollections(group) {
+	for _, c := range p.groupCollections(group) {
 		ids[c.Meta.ID] = true
 	}
-	if m := e.pol.indexes.Load(); m != nil {
+	if m := p.indexes.Load(); m != nil {
 		for id, ix := range *m {
 			if ix.group == group {
 				ids[id] = true
@@ -288,13 +282,13 @@ func (e *Engine) dropGroupIndexes(group string) error {
 	}
 	var errs []error
 	for id := range ids {
-		c := e.lockCollByID(id)
-		ix := e.pol.indexOf(id)
+		c := p.lockCollByID(id)
+		ix := p.indexOf(id)
 		if ix != nil && ix.group == group {
-			e.pol.mu.Lock()
-			e.pol.setIndexLocked(id, nil)
-			e.pol.mu.Unlock()
-			b := e.store.NewBatch()
+			p.mu.Lock()
+			p.setIndexLocked(id, nil)
+			p.mu.Unlock()
+			b := p.store.NewBatch()
 			err := deletePolicyIndex(b, ix)
 			if err == nil {
 				err = b.Commit()
@@ -315,17 +309,17 @@ func (e *Engine) dropGroupIndexes(group string) error {
 }
 
 // wakeNow wakes the sweeper: a policy change may make documents due now.
-func (e *Engine) wakeNow() {
-	if e.opts.Expiry != nil {
-		e.opts.Expiry.Wake(time.Time{})
+func (p *policyManager) wakeNow() {
+	if p.expiry != nil {
+		p.expiry.Wake(time.Time{})
 	}
 }
 
 // groupDocCount returns the number of documents in the group's
 // collections.
-func (e *Engine) groupDocCount(group string) int64 {
+func (p *policyManager) groupDocCount(group string) int64 {
 	var n int64
-	for _, c := range e.groupCollections(group) {
+	for _, c := range p.groupCollections(group) {
 		docs, _, _ := c.Stats.Snapshot()
 		n += docs
 	}
@@ -341,21 +335,21 @@ func (e *Engine) groupDocCount(group string) int64 {
 // (invalid, conflicting field, limit). Collections whose complete hidden
 // index is on the same field read only the entries the change makes due;
 // the others are scanned, on a snapshot, without locks.
-func (e *Engine) DryRunPolicy(ctx context.Context, u PolicyUpdate) (PolicyDryRun, error) {
+func (p *policyManager) DryRunPolicy(ctx context.Context, u PolicyUpdate) (PolicyDryRun, error) {
 	if err := validatePolicyUpdate(u); err != nil {
 		return PolicyDryRun{}, err
 	}
 	if !u.Enable {
 		return PolicyDryRun{}, fmt.Errorf("%w: a dry run previews enabling a policy (disabling deletes nothing)", ErrInvalidPolicy)
 	}
-	if _, err := e.checkEnable(u); err != nil {
+	if _, err := p.checkEnable(u); err != nil {
 		return PolicyDryRun{}, err
 	}
-	now := e.opts.Now()
-	cnt := dueCount{nowMs: now.UnixMilli(), cur: e.policyRuleFor(u.Group), next: newPolicyRule(u.Group, u.Field, u.Offset.Milliseconds())}
-	colls := e.groupCollections(u.Group)
+	now := p.now()
+	cnt := dueCount{nowMs: now.UnixMilli(), cur: p.policyRuleFor(u.Group), next: newPolicyRule(u.Group, u.Field, u.Offset.Milliseconds())}
+	colls := p.groupCollections(u.Group)
 	for _, c := range colls {
-		if err := e.previewPolicy(ctx, c, &cnt); err != nil {
+		if err := p.previewPolicy(ctx, c, &cnt); err != nil {
 			return PolicyDryRun{}, err
 		}
 	}
@@ -364,7 +358,7 @@ func (e *Engine) DryRunPolicy(ctx context.Context, u PolicyUpdate) (PolicyDryRun
 	if cnt.n > 0 {
 		res.OldestDue, res.NewestDue = time.UnixMilli(cnt.oldest).UTC(), time.UnixMilli(cnt.newest).UTC()
 		res.Estimated = false
-		if est, ok := e.opts.Expiry.(DurationEstimator); ok {
+		if est, ok := p.expiry.(DurationEstimator); ok {
 			if d := est.EstimateDuration(cnt.n); d > 0 {
 				res.EstimatedDelete, res.Estimated = d, true
 			}
@@ -403,26 +397,26 @@ func (p *dueCount) add(m *catalog.CollMeta, doc bson.D) {
 
 // previewPolicy adds c's documents to p, on a snapshot taken with c's
 // metadata.
-func (e *Engine) previewPolicy(ctx context.Context, c *catalog.Collection, p *dueCount) error {
-	e.mu.RLock()
+func (p *policyManager) previewPolicy(ctx context.Context, c *catalog.Collection, cnt *dueCount) error {
+	p.catMu.RLock()
 	m := c.Meta
-	snap := e.store.NewSnapshot()
-	e.mu.RUnlock()
+	snap := p.store.NewSnapshot()
+	p.catMu.RUnlock()
 	defer snap.Close()
 	if m == nil || c.Dropped {
 		return nil
 	}
 	var lo, hi []byte
 	indexed := false
-	if ix := e.pol.indexOf(m.ID); ix != nil && ix.complete && p.cur != nil && ix.field == p.next.field && p.cur.field == ix.field {
+	if ix := p.indexOf(m.ID); ix != nil && ix.complete && cnt.cur != nil && ix.field == cnt.next.field && cnt.cur.field == ix.field {
 		// Same field: only entries the new offset makes due and the
 		// current one does not are candidates.
 		indexed = true
-		if p.next.offsetMs >= p.cur.offsetMs {
+		if cnt.next.offsetMs >= cnt.cur.offsetMs {
 			return nil
 		}
-		lo = binary.BigEndian.AppendUint64(catalog.IndexPrefix(ix.ixID), policyDateKey(p.nowMs-p.cur.offsetMs+1))
-		_, hi = policyDueRange(ix.ixID, p.nowMs-p.next.offsetMs)
+		lo = binary.BigEndian.AppendUint64(catalog.IndexPrefix(ix.ixID), policyDateKey(cnt.nowMs-cnt.cur.offsetMs+1))
+		_, hi = policyDueRange(ix.ixID, cnt.nowMs-cnt.next.offsetMs)
 	} else {
 		lo = catalog.DocPrefix(m.ID)
 		hi = storage.PrefixEnd(lo)
@@ -452,7 +446,7 @@ func (e *Engine) previewPolicy(ctx context.Context, c *catalog.Collection, p *du
 		if err != nil {
 			return fmt.Errorf("docdb: stored document %x: %w", it.Key(), err)
 		}
-		p.add(m, sd.Doc)
+		cnt.add(m, sd.Doc)
 	}
 	return it.Error()
 }

@@ -67,21 +67,21 @@ func (p *pacer) wait(ctx context.Context) error {
 // ensurePolicyIndex returns c's hidden index for group.field, creating an
 // empty, incomplete one (and dropping one on another field) when needed.
 // It returns nil when c has left the group or the policy changed.
-func (e *Engine) ensurePolicyIndex(c *catalog.Collection, group, field string) (*policyIndex, error) {
+func (p *policyManager) ensurePolicyIndex(c *catalog.Collection, group, field string) (*policyIndex, error) {
 	c.WriteMu.Lock()
 	defer c.WriteMu.Unlock()
 	if c.Dropped || c.Meta.Name != group {
 		return nil, nil
 	}
-	r := e.policyRuleFor(group)
+	r := p.policyRuleFor(group)
 	if r == nil || r.field != field {
 		return nil, nil
 	}
-	cur := e.pol.indexOf(c.Meta.ID)
+	cur := p.indexOf(c.Meta.ID)
 	if cur != nil && cur.group == group && cur.field == field {
 		return cur, nil
 	}
-	b := e.store.NewBatch()
+	b := p.store.NewBatch()
 	defer b.Close()
 	if cur != nil {
 		if err := deletePolicyIndex(b, cur); err != nil {
@@ -90,23 +90,23 @@ func (e *Engine) ensurePolicyIndex(c *catalog.Collection, group, field string) (
 	}
 	// Ids are allocated and committed under Engine.mu, so the stored
 	// counter never goes backwards.
-	e.mu.Lock()
-	id, err := e.cat.AllocID(b)
+	p.catMu.Lock()
+	id, err := p.cat.AllocID(b)
 	if err != nil {
-		e.mu.Unlock()
+		p.catMu.Unlock()
 		return nil, err
 	}
 	ix := &policyIndex{collID: c.Meta.ID, ixID: id, group: group, field: field, path: r.path}
 	if err = putPolicyIndex(b, ix); err == nil {
 		err = b.Commit()
 	}
-	e.mu.Unlock()
+	p.catMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("docdb: create hidden TTL index of %s.%s: %w", c.Meta.DB, c.Meta.Name, err)
 	}
-	e.pol.mu.Lock()
-	e.pol.setIndexLocked(ix.collID, ix)
-	e.pol.mu.Unlock()
+	p.mu.Lock()
+	p.setIndexLocked(ix.collID, ix)
+	p.mu.Unlock()
 	return ix, nil
 }
 
@@ -114,25 +114,25 @@ func (e *Engine) ensurePolicyIndex(c *catalog.Collection, group, field string) (
 // progress to operation seq (0: none) and resuming where that operation
 // stopped in c. It returns once the index is complete, c has left the
 // group, the policy changed, or ctx is done.
-func (e *Engine) buildPolicyIndex(ctx context.Context, c *catalog.Collection, group, field string, seq uint64) error {
-	ix, err := e.ensurePolicyIndex(c, group, field)
+func (p *policyManager) buildPolicyIndex(ctx context.Context, c *catalog.Collection, group, field string, seq uint64) error {
+	ix, err := p.ensurePolicyIndex(c, group, field)
 	if err != nil || ix == nil || ix.complete {
 		return err
 	}
 	var after []byte
 	if seq != 0 {
-		e.pol.mu.Lock()
-		if op := e.pol.ops[seq]; op != nil && uint64(op.ResumeColl) == ix.collID {
+		p.mu.Lock()
+		if op := p.ops[seq]; op != nil && uint64(op.ResumeColl) == ix.collID {
 			after = append([]byte(nil), op.ResumeAfter...)
 		}
-		e.pol.mu.Unlock()
+		p.mu.Unlock()
 	}
-	pace := pacer{now: e.opts.Now, pause: time.Duration(e.pol.pause.Load())}
+	pace := pacer{now: p.now, pause: time.Duration(p.pause.Load())}
 	for {
 		if err := pace.wait(ctx); err != nil {
 			return err
 		}
-		done, err := e.buildChunk(c, ix, seq, &after)
+		done, err := p.buildChunk(c, ix, seq, &after)
 		if err != nil || done {
 			return err
 		}
@@ -142,35 +142,35 @@ func (e *Engine) buildPolicyIndex(ctx context.Context, c *catalog.Collection, gr
 // buildChunk indexes the next chunk of c's documents after *after, and
 // moves *after on. done reports that the index is complete or that the
 // build has nothing left to do in c.
-func (e *Engine) buildChunk(c *catalog.Collection, ix *policyIndex, seq uint64, after *[]byte) (done bool, err error) {
+func (p *policyManager) buildChunk(c *catalog.Collection, ix *policyIndex, seq uint64, after *[]byte) (done bool, err error) {
 	c.WriteMu.Lock()
 	defer c.WriteMu.Unlock()
 	if c.Dropped || c.Meta.Name != ix.group {
 		return true, nil
 	}
-	if cur := e.pol.indexOf(ix.collID); cur == nil || cur.ixID != ix.ixID {
+	if cur := p.indexOf(ix.collID); cur == nil || cur.ixID != ix.ixID {
 		return true, nil
 	}
-	r := e.policyRuleFor(ix.group)
+	r := p.policyRuleFor(ix.group)
 	if r == nil || r.field != ix.field {
 		return true, nil
 	}
-	nowMs := e.opts.Now().UnixMilli()
-	b := e.store.NewBatch()
+	nowMs := p.now().UnixMilli()
+	b := p.store.NewBatch()
 	defer b.Close()
-	p := catalog.DocPrefix(ix.collID)
-	lower := p
+	prefix := catalog.DocPrefix(ix.collID)
+	lower := prefix
 	if *after != nil {
 		lower = append(catalog.DocKey(ix.collID, *after), 0)
 	}
-	it, err := e.store.NewIter(lower, storage.PrefixEnd(p))
+	it, err := p.store.NewIter(lower, storage.PrefixEnd(prefix))
 	if err != nil {
 		return false, err
 	}
 	var n, expired int64
 	earliest := int64(math.MaxInt64)
 	more := false
-	chunk := max(e.pol.chunk.Load(), 1)
+	chunk := max(p.chunk.Load(), 1)
 	for ok := it.First(); ok; ok = it.Next() {
 		if n == chunk {
 			more = true
@@ -209,10 +209,9 @@ func (e *Engine) buildChunk(c *catalog.Collection, ix *policyIndex, seq uint64, 
 			return false, err
 		}
 	}
-	pm := &e.pol
-	pm.mu.Lock()
+	p.mu.Lock()
 	var rec *opRecord
-	if op := pm.ops[seq]; seq != 0 && op != nil && !op.Done {
+	if op := p.ops[seq]; seq != 0 && op != nil && !op.Done {
 		cp := *op
 		cp.Scanned += n
 		cp.Expired += expired
@@ -221,21 +220,21 @@ func (e *Engine) buildChunk(c *catalog.Collection, ix *policyIndex, seq uint64, 
 			cp.ResumeColl, cp.ResumeAfter = 0, nil
 		}
 		if err := putOp(b, &cp); err != nil {
-			pm.mu.Unlock()
+			p.mu.Unlock()
 			return false, err
 		}
 		rec = &cp
 	}
-	err = pm.commitLocked(b, nil, rec)
+	err = p.commitLocked(b, nil, rec)
 	if err == nil && completed != nil {
-		pm.setIndexLocked(ix.collID, completed)
+		p.setIndexLocked(ix.collID, completed)
 	}
-	pm.mu.Unlock()
+	p.mu.Unlock()
 	if err != nil {
 		return false, fmt.Errorf("docdb: index %s.%s for its TTL policy: %w", c.Meta.DB, c.Meta.Name, err)
 	}
-	if earliest != math.MaxInt64 && e.opts.Expiry != nil {
-		e.opts.Expiry.Wake(time.UnixMilli(earliest))
+	if earliest != math.MaxInt64 && p.expiry != nil {
+		p.expiry.Wake(time.UnixMilli(earliest))
 	}
 	return !more, nil
 }

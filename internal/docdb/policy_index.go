@@ -94,14 +94,12 @@ func policyDueRange(ixID uint64, cutoff int64) (lo, hi []byte) {
 	return lo, hi
 }
 
-// policyIndexHook keeps the hidden index of a collection of an enabled
-// TTL policy's group in step with its documents (a change.Hook), and asks for
-// an expiry wake-up when a document written is due under the policy.
-type policyIndexHook struct{ e *Engine }
-
-// DocumentChanged implements change.Hook.
-func (h policyIndexHook) DocumentChanged(wb *change.Batch, m *catalog.CollMeta, prev, next *stored.Doc) error {
-	ix := h.e.pol.indexOf(m.ID)
+// DocumentChanged implements change.Hook: it keeps the hidden index of a
+// collection of an enabled policy's group in step with its documents, and
+// asks for an expiry wake-up when a document written is due under the
+// policy.
+func (p *policyManager) DocumentChanged(wb *change.Batch, m *catalog.CollMeta, prev, next *stored.Doc) error {
+	ix := p.indexOf(m.ID)
 	if ix == nil {
 		return nil
 	}
@@ -131,8 +129,8 @@ func (h policyIndexHook) DocumentChanged(wb *change.Batch, m *catalog.CollMeta, 
 	if err := wb.Set(newKey, nil); err != nil {
 		return err
 	}
-	if h.e.opts.Expiry != nil {
-		if r := h.e.policyRuleFor(ix.group); r != nil && r.field == ix.field {
+	if p.expiry != nil {
+		if r := p.policyRuleFor(ix.group); r != nil && r.field == ix.field {
 			wb.WakeAt(addMillis(date, r.offsetMs))
 		}
 	}
@@ -140,10 +138,10 @@ func (h policyIndexHook) DocumentChanged(wb *change.Batch, m *catalog.CollMeta, 
 }
 
 // collByID returns the live collection with that id, or nil.
-func (e *Engine) collByID(id uint64) *catalog.Collection {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	for _, c := range e.cat.Colls {
+func (p *policyManager) collByID(id uint64) *catalog.Collection {
+	p.catMu.RLock()
+	defer p.catMu.RUnlock()
+	for _, c := range p.cat.Colls {
 		if c.Meta.ID == id {
 			return c
 		}
@@ -153,8 +151,8 @@ func (e *Engine) collByID(id uint64) *catalog.Collection {
 
 // lockCollByID returns the live collection with that id with its write
 // lock held, or nil.
-func (e *Engine) lockCollByID(id uint64) *catalog.Collection {
-	c := e.collByID(id)
+func (p *policyManager) lockCollByID(id uint64) *catalog.Collection {
+	c := p.collByID(id)
 	if c == nil {
 		return nil
 	}
@@ -168,11 +166,11 @@ func (e *Engine) lockCollByID(id uint64) *catalog.Collection {
 
 // groupCollections returns the collections named group in every database,
 // sorted by database.
-func (e *Engine) groupCollections(group string) []*catalog.Collection {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
+func (p *policyManager) groupCollections(group string) []*catalog.Collection {
+	p.catMu.RLock()
+	defer p.catMu.RUnlock()
 	var out []*catalog.Collection
-	for k, c := range e.cat.Colls {
+	for k, c := range p.cat.Colls {
 		if k.Coll == group {
 			out = append(out, c)
 		}
@@ -200,22 +198,21 @@ func nsLess(a, b *catalog.CollMeta) bool {
 // loadPolicyIndexes reads the hidden index records at Open, keeping those
 // of live collections in a group whose enabled policy is on the same field
 // and deleting the others with their entries.
-func (e *Engine) loadPolicyIndexes() error {
+func (p *policyManager) loadPolicyIndexes() error {
 	lower := []byte{storage.PrefixCatalog, catPolicyIndex}
-	it, err := e.store.NewIter(lower, storage.PrefixEnd(lower))
+	it, err := p.store.NewIter(lower, storage.PrefixEnd(lower))
 	if err != nil {
 		return err
 	}
 	defer it.Close()
 	names := map[uint64]string{}
-	e.mu.RLock()
-	for k, c := range e.cat.Colls {
+	p.catMu.RLock()
+	for k, c := range p.cat.Colls {
 		names[c.Meta.ID] = k.Coll
 	}
-	e.mu.RUnlock()
-	b := e.store.NewBatch()
+	p.catMu.RUnlock()
+	b := p.store.NewBatch()
 	defer b.Close()
-	p := &e.pol
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for ok := it.First(); ok; ok = it.Next() {
@@ -253,12 +250,12 @@ func (e *Engine) loadPolicyIndexes() error {
 // writing until it has called publish after b committed, so a policy
 // disabled meanwhile (which waits for Engine.mu, see disablePolicy) still
 // finds the index to drop.
-func (e *Engine) policyIndexForNew(b *storage.Batch, m *catalog.CollMeta) (publish func(), err error) {
-	r := e.policyRuleFor(m.Name)
+func (p *policyManager) policyIndexForNew(b *storage.Batch, m *catalog.CollMeta) (publish func(), err error) {
+	r := p.policyRuleFor(m.Name)
 	if r == nil {
 		return func() {}, nil
 	}
-	id, err := e.cat.AllocID(b)
+	id, err := p.cat.AllocID(b)
 	if err != nil {
 		return nil, err
 	}
@@ -267,23 +264,23 @@ func (e *Engine) policyIndexForNew(b *storage.Batch, m *catalog.CollMeta) (publi
 		return nil, err
 	}
 	return func() {
-		e.pol.mu.Lock()
-		e.pol.setIndexLocked(m.ID, ix)
-		e.pol.mu.Unlock()
+		p.mu.Lock()
+		p.setIndexLocked(m.ID, ix)
+		p.mu.Unlock()
 	}, nil
 }
 
 // policyCollectionGone drops the hidden index of a dropped collection. The
 // caller holds the collection's write lock.
-func (e *Engine) policyCollectionGone(m *catalog.CollMeta) {
-	ix := e.pol.indexOf(m.ID)
+func (p *policyManager) policyCollectionGone(m *catalog.CollMeta) {
+	ix := p.indexOf(m.ID)
 	if ix == nil {
 		return
 	}
-	e.pol.mu.Lock()
-	e.pol.setIndexLocked(m.ID, nil)
-	e.pol.mu.Unlock()
-	b := e.store.NewBatch()
+	p.mu.Lock()
+	p.setIndexLocked(m.ID, nil)
+	p.mu.Unlock()
+	b := p.store.NewBatch()
 	defer b.Close()
 	err := deletePolicyIndex(b, ix)
 	if err == nil {
@@ -291,7 +288,7 @@ func (e *Engine) policyCollectionGone(m *catalog.CollMeta) {
 	}
 	if err != nil {
 		// The record is found and dropped at the next Open.
-		e.opts.Logger.Error("docdb: drop hidden TTL policy index", "collection", m.DB+"."+m.Name, "err", err)
+		p.logger.Error("docdb: drop hidden TTL policy index", "collection", m.DB+"."+m.Name, "err", err)
 	}
 }
 
@@ -299,28 +296,28 @@ func (e *Engine) policyCollectionGone(m *catalog.CollMeta) {
 // group loses its hidden index; one that joined a group with an enabled
 // policy gets one from the worker. The caller holds the collection's write
 // lock.
-func (e *Engine) policyCollectionRenamed(old, renamed *catalog.CollMeta) {
-	if ix := e.pol.indexOf(renamed.ID); ix != nil && ix.group != renamed.Name {
-		e.policyCollectionGone(old)
+func (p *policyManager) policyCollectionRenamed(old, renamed *catalog.CollMeta) {
+	if ix := p.indexOf(renamed.ID); ix != nil && ix.group != renamed.Name {
+		p.policyCollectionGone(old)
 	}
-	if e.policyRuleFor(renamed.Name) != nil {
-		e.kickPolicies()
+	if p.policyRuleFor(renamed.Name) != nil {
+		p.kickPolicies()
 	}
 }
 
 // checkPolicyIndexes verifies, on one snapshot, that every hidden index
 // holds exactly one entry per document of its collection whose field
 // yields a Date, at the earliest Date, and nothing else.
-func (e *Engine) checkPolicyIndexes() error {
-	e.mu.RLock()
-	snap := e.store.NewSnapshot()
+func (p *policyManager) checkPolicyIndexes() error {
+	p.catMu.RLock()
+	snap := p.store.NewSnapshot()
 	var ixs []*policyIndex
-	if m := e.pol.indexes.Load(); m != nil {
+	if m := p.indexes.Load(); m != nil {
 		for _, ix := range *m {
 			ixs = append(ixs, ix)
 		}
 	}
-	e.mu.RUnlock()
+	p.catMu.RUnlock()
 	defer snap.Close()
 	for _, ix := range ixs {
 		want := map[string]bool{}

@@ -65,8 +65,8 @@ func addMillis(ms, off int64) int64 {
 
 // policyRuleFor returns the enabled policy of the collection group coll, or
 // nil. It takes no lock.
-func (e *Engine) policyRuleFor(coll string) *policyRule {
-	rules := e.pol.rules.Load()
+func (p *policyManager) policyRuleFor(coll string) *policyRule {
+	rules := p.rules.Load()
 	if rules == nil {
 		return nil
 	}

@@ -14,7 +14,7 @@ import (
 // rule and indexes at every call, so an offset change applies at once and
 // a disabled policy yields nothing.
 type policySource struct {
-	e            *Engine
+	p            *policyManager
 	group, field string
 	name         string
 }
@@ -33,7 +33,7 @@ func (s *policySource) Kind() expiry.Kind { return expiry.KindPolicy }
 // rule returns the policy's current rule, or nil when it is disabled or on
 // another field.
 func (s *policySource) rule() *policyRule {
-	r := s.e.policyRuleFor(s.group)
+	r := s.p.policyRuleFor(s.group)
 	if r == nil || r.field != s.field {
 		return nil
 	}
@@ -48,9 +48,9 @@ func (s *policySource) NextDue(ctx context.Context) (time.Time, bool, error) {
 		return time.Time{}, false, nil
 	}
 	best, found := int64(0), false
-	for _, ix := range s.e.pol.groupIndexes(s.group, s.field) {
+	for _, ix := range s.p.groupIndexes(s.group, s.field) {
 		lo, hi := policyDueRange(ix.ixID, math.MaxInt64)
-		it, err := s.e.store.NewIter(lo, hi)
+		it, err := s.p.store.NewIter(lo, hi)
 		if err != nil {
 			return time.Time{}, false, err
 		}
@@ -90,9 +90,9 @@ type dueEntry struct {
 // due entries were left.
 func (s *policySource) dueEntries(r *policyRule, nowMs int64, max int) (out []dueEntry, more bool, err error) {
 	cutoff := nowMs - r.offsetMs
-	for _, ix := range s.e.pol.groupIndexes(s.group, s.field) {
+	for _, ix := range s.p.groupIndexes(s.group, s.field) {
 		lo, hi := policyDueRange(ix.ixID, cutoff)
-		it, err := s.e.store.NewIter(lo, hi)
+		it, err := s.p.store.NewIter(lo, hi)
 		if err != nil {
 			return nil, false, err
 		}
@@ -133,7 +133,7 @@ func (s *policySource) Reap(ctx context.Context, now time.Time, budget expiry.Bu
 	var r expiry.Reaped
 	defer func() {
 		if r.Items > 0 {
-			s.e.policyDeleted(s.group, int64(r.Items))
+			s.p.policyDeleted(s.group, int64(r.Items))
 		}
 	}()
 	batch := budget.BatchSize
@@ -169,7 +169,7 @@ func (s *policySource) Reap(ctx context.Context, now time.Time, budget expiry.Bu
 		if !more {
 			return r, nil
 		}
-		if !budget.Deadline.IsZero() && s.e.opts.Now().After(budget.Deadline) {
+		if !budget.Deadline.IsZero() && s.p.now().After(budget.Deadline) {
 			r.More = true
 			return r, nil
 		}
@@ -210,20 +210,20 @@ func (s *policySource) reapBatch(now time.Time, max int) (n, keys int, dues []in
 // reapColl deletes the documents of due entries of one collection that
 // are still due, and the entries that no longer match their document.
 func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) (n, keys int, dues []int64, err error) {
-	c := s.e.lockCollByID(collID)
+	c := s.p.lockCollByID(collID)
 	if c == nil {
 		return 0, 0, nil, nil // dropped: its hidden index went with it
 	}
 	defer c.WriteMu.Unlock()
-	ix := s.e.pol.indexOf(collID)
+	ix := s.p.indexOf(collID)
 	rule := s.rule()
 	if ix == nil || ix.ixID != entries[0].ix.ixID || rule == nil {
 		return 0, 0, nil, nil // the policy changed meanwhile
 	}
-	w := s.e.newWriter(c)
-	defer w.close()
+	w := s.p.newWriter(c)
+	defer w.Close()
 	for _, de := range entries {
-		sd, err := w.fetch(de.idEnc)
+		sd, err := w.Fetch(de.idEnc)
 		if err != nil {
 			return 0, 0, nil, err
 		}
@@ -234,7 +234,7 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) 
 		if !ok || d != de.date {
 			// A stray entry (the writers keep entries exact, so this only
 			// repairs damage): drop it.
-			if err := w.b.Delete(policyEntryKey(ix.ixID, de.date, de.idEnc)); err != nil {
+			if err := w.Delete(policyEntryKey(ix.ixID, de.date, de.idEnc)); err != nil {
 				return 0, 0, nil, err
 			}
 			continue
@@ -243,11 +243,11 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) 
 		if due > nowMs {
 			continue
 		}
-		entryKeys, err := w.entryKeysOf(sd.Doc)
+		entryKeys, err := w.EntryKeysOf(sd.Doc)
 		if err != nil {
 			return 0, 0, nil, err
 		}
-		if err := w.remove(sd); err != nil {
+		if err := w.Remove(sd); err != nil {
 			return 0, 0, nil, err
 		}
 		n++
@@ -257,7 +257,7 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) 
 		}
 		dues = append(dues, due)
 	}
-	if err := w.commit(); err != nil {
+	if err := w.Commit(); err != nil {
 		return 0, 0, nil, err
 	}
 	return n, keys, dues, nil
@@ -272,8 +272,8 @@ func (s *policySource) CountDue(ctx context.Context, now time.Time) (int64, time
 	}
 	var n int64
 	oldest, newest := int64(math.MaxInt64), int64(math.MinInt64)
-	for _, ix := range s.e.pol.groupIndexes(s.group, s.field) {
-		cn, lo, hi, err := s.e.countIndexDue(ix, r, now.UnixMilli())
+	for _, ix := range s.p.groupIndexes(s.group, s.field) {
+		cn, lo, hi, err := s.p.countIndexDue(ix, r, now.UnixMilli())
 		if err != nil {
 			return 0, time.Time{}, time.Time{}, err
 		}
@@ -290,9 +290,9 @@ func (s *policySource) CountDue(ctx context.Context, now time.Time) (int64, time
 
 // countIndexDue counts ix's entries due at nowMs under r, with the range of
 // their due times.
-func (e *Engine) countIndexDue(ix *policyIndex, r *policyRule, nowMs int64) (n, oldest, newest int64, err error) {
+func (p *policyManager) countIndexDue(ix *policyIndex, r *policyRule, nowMs int64) (n, oldest, newest int64, err error) {
 	lo, hi := policyDueRange(ix.ixID, nowMs-r.offsetMs)
-	it, err := e.store.NewIter(lo, hi)
+	it, err := p.store.NewIter(lo, hi)
 	if err != nil {
 		return 0, 0, 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
+	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -49,10 +53,48 @@ func policyKey(group string) []byte {
 	return append([]byte{storage.PrefixCatalog, catPolicy}, group...)
 }
 
+// policyConfig is what the policy manager is given by the engine.
+type policyConfig struct {
+	// store holds the policies, operations and hidden indexes.
+	store *storage.Store
+	// cat is the engine's catalog, guarded by catMu (the catalog lock).
+	cat   *catalog.Catalog
+	catMu *sync.RWMutex
+	// now is the engine's clock.
+	now func() time.Time
+	// expiry is the expiry engine; nil when documents are never reaped.
+	expiry policyRegistry
+	logger *slog.Logger
+	// newWriter returns the engine's writer on c, whose write lock the
+	// caller holds, to delete due documents with all of their index
+	// entries.
+	newWriter func(c *catalog.Collection) policyWriter
+}
+
+// policyWriter is the engine's writer as a policy source deletes documents
+// through it (see policyConfig.newWriter).
+type policyWriter interface {
+	// Fetch returns the stored document with encoded _id idEnc, or nil.
+	Fetch(idEnc []byte) (*stored.Doc, error)
+	// EntryKeysOf returns the entries doc has in each secondary index.
+	EntryKeysOf(doc bson.D) ([][]catalog.IndexKey, error)
+	// Remove deletes a document with all of its index entries (and tells
+	// the write hooks).
+	Remove(sd *stored.Doc) error
+	// Delete adds the deletion of one key to the writer's batch.
+	Delete(key []byte) error
+	// Commit applies the writer's batch; Close discards what is left.
+	Commit() error
+	Close()
+}
+
 // policyManager is the Engine's policy state. Lock order: update, then
-// collection write locks, then Engine.mu, then mu; mu is a leaf lock.
-// Writers and readers never lock: they load rules and indexes atomically.
+// collection write locks, then the catalog lock, then mu; mu is a leaf
+// lock. Writers and readers never lock: they load rules and indexes
+// atomically.
 type policyManager struct {
+	policyConfig
+
 	// update serializes policy changes and operation completions.
 	update sync.Mutex
 
@@ -186,20 +228,19 @@ func putPolicy(b *storage.Batch, r *policyRecord) error {
 // drops hidden indexes that no longer belong to an enabled policy,
 // publishes the rules, registers the sources and resumes unfinished
 // operations.
-func (e *Engine) openPolicies() error {
-	p := &e.pol
+func (p *policyManager) openPolicies() error {
 	p.policies = map[string]*policyRecord{}
 	p.ops = map[uint64]*opRecord{}
 	p.sources = map[string]string{}
 	p.chunk.Store(policyBuildChunk)
 	p.pause.Store(int64(policyBuildPause))
-	if err := e.loadPolicyRecords(); err != nil {
+	if err := p.loadPolicyRecords(); err != nil {
 		return err
 	}
-	if err := e.loadOperations(); err != nil {
+	if err := p.loadOperations(); err != nil {
 		return err
 	}
-	if err := e.loadPolicyIndexes(); err != nil {
+	if err := p.loadPolicyIndexes(); err != nil {
 		return err
 	}
 	p.mu.Lock()
@@ -213,21 +254,21 @@ func (e *Engine) openPolicies() error {
 	p.mu.Unlock()
 	sort.Slice(enabled, func(i, j int) bool { return enabled[i].Group < enabled[j].Group })
 	for _, r := range enabled {
-		e.registerPolicySource(r.Group, r.Field)
+		p.registerPolicySource(r.Group, r.Field)
 	}
 	// The worker starts only for work: an unfinished operation, or an
 	// enabled policy whose group may lack an index (a collection renamed
 	// into it just before a crash).
 	if len(enabled) > 0 || p.nextPendingOp() != 0 {
-		e.kickPolicies()
+		p.kickPolicies()
 	}
 	return nil
 }
 
 // loadPolicyRecords reads every policy record.
-func (e *Engine) loadPolicyRecords() error {
+func (p *policyManager) loadPolicyRecords() error {
 	lower := []byte{storage.PrefixCatalog, catPolicy}
-	it, err := e.store.NewIter(lower, storage.PrefixEnd(lower))
+	it, err := p.store.NewIter(lower, storage.PrefixEnd(lower))
 	if err != nil {
 		return err
 	}
@@ -237,15 +278,14 @@ func (e *Engine) loadPolicyRecords() error {
 		if err := bson.Unmarshal(it.Value(), &r); err != nil {
 			return fmt.Errorf("docdb: decode policy %q: %w", it.Key()[2:], err)
 		}
-		e.pol.policies[r.Group] = &r
+		p.policies[r.Group] = &r
 	}
 	return it.Error()
 }
 
 // closePolicies stops the worker and unregisters the policy sources; Close
 // calls it. An unfinished operation resumes at the next Open.
-func (e *Engine) closePolicies() {
-	p := &e.pol
+func (p *policyManager) closePolicies() {
 	p.mu.Lock()
 	if p.closed || p.policies == nil {
 		p.closed = true
@@ -263,18 +303,17 @@ func (e *Engine) closePolicies() {
 	p.sources = map[string]string{}
 	p.mu.Unlock()
 	p.wg.Wait()
-	if e.opts.Expiry != nil {
+	if p.expiry != nil {
 		for _, n := range names {
-			e.opts.Expiry.Unregister(n)
+			p.expiry.Unregister(n)
 		}
 	}
 }
 
 // registerPolicySource registers the expiry source of the policy on
 // group.field, unless it is registered already.
-func (e *Engine) registerPolicySource(group, field string) {
+func (p *policyManager) registerPolicySource(group, field string) {
 	name := policySourceName(group, field)
-	p := &e.pol
 	p.mu.Lock()
 	if p.sources[group] == name || p.closed {
 		p.mu.Unlock()
@@ -283,26 +322,25 @@ func (e *Engine) registerPolicySource(group, field string) {
 	old := p.sources[group]
 	p.sources[group] = name
 	p.mu.Unlock()
-	if e.opts.Expiry == nil {
+	if p.expiry == nil {
 		return
 	}
 	if old != "" {
-		e.opts.Expiry.Unregister(old)
+		p.expiry.Unregister(old)
 	}
-	if err := e.opts.Expiry.Register(&policySource{e: e, group: group, field: field, name: name}); err != nil {
-		e.opts.Logger.Error("docdb: register TTL policy source", "source", name, "err", err)
+	if err := p.expiry.Register(&policySource{p: p, group: group, field: field, name: name}); err != nil {
+		p.logger.Error("docdb: register TTL policy source", "source", name, "err", err)
 	}
 }
 
 // unregisterPolicySource removes the expiry source of group's policy.
-func (e *Engine) unregisterPolicySource(group string) {
-	p := &e.pol
+func (p *policyManager) unregisterPolicySource(group string) {
 	p.mu.Lock()
 	name, ok := p.sources[group]
 	delete(p.sources, group)
 	p.mu.Unlock()
-	if ok && e.opts.Expiry != nil {
-		e.opts.Expiry.Unregister(name)
+	if ok && p.expiry != nil {
+		p.expiry.Unregister(name)
 	}
 }
 
@@ -320,4 +358,15 @@ func ignoreClosed(err error) error {
 		return nil
 	}
 	return err
+}
+
+// policyRegistry is the expiry engine as policies use it: it registers
+// each enabled policy's source and is woken when documents may be due.
+type policyRegistry interface {
+	// Register adds a source; its name is unique among registered sources.
+	Register(src expiry.Source) error
+	// Unregister removes the source with that name, if registered.
+	Unregister(name string) bool
+	// Wake tells the sweeper that an item may be due at due.
+	Wake(due time.Time)
 }

@@ -641,14 +641,14 @@ func (e *Engine) unregisterAllSources() {
 
 // collectionGone unregisters a dropped collection's sources.
 func (e *Engine) collectionGone(m *catalog.CollMeta) {
-	e.policyCollectionGone(m)
+	e.pol.policyCollectionGone(m)
 	e.unregisterTTL(m.Indexes)
 	e.unregisterClustered(m)
 }
 
 // collectionRenamed moves a renamed collection's sources to their new names.
 func (e *Engine) collectionRenamed(old, renamed *catalog.CollMeta) {
-	e.policyCollectionRenamed(old, renamed)
+	e.pol.policyCollectionRenamed(old, renamed)
 	e.unregisterTTL(old.Indexes)
 	e.registerTTL(renamed, renamed.Indexes)
 	e.registerClustered(renamed)

@@ -30,7 +30,7 @@ type visibility struct {
 // Cursors re-evaluate now on every Next (see cursor.go), so a getMore never
 // returns what expired since the find.
 func (e *Engine) newVisibility(meta *catalog.CollMeta) visibility {
-	policy := e.policyRuleFor(meta.Name)
+	policy := e.pol.policyRuleFor(meta.Name)
 	return visibility{
 		meta:   meta,
 		nowMs:  e.opts.Now().UnixMilli(),
