@@ -202,3 +202,10 @@ func (p *policyManager) policyDeleted(group string, n int64) {
 		op.Deleted += n
 	}
 }
+
+// workerRunning reports whether the worker goroutine is running.
+func (p *policyManager) workerRunning() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.running
+}

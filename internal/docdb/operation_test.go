@@ -476,11 +476,7 @@ func TestOperationsListAndRetention(t *testing.T) {
 func TestPolicyWorkerRunsOnlyForWork(t *testing.T) {
 	inBubble(t, func(t *testing.T) {
 		te := newBubbleEngine(t, 1000)
-		running := func() bool {
-			te.pol.mu.Lock()
-			defer te.pol.mu.Unlock()
-			return te.pol.running
-		}
+		running := te.pol.workerRunning
 		if running() {
 			t.Fatal("a worker runs without policies")
 		}
