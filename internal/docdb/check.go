@@ -38,7 +38,7 @@ func (e *Engine) check(ctx context.Context) error {
 	if err := checkOwners(ctx, snap, building); err != nil {
 		return fmt.Errorf("docdb: check: %w", err)
 	}
-	if err := e.pol.checkPolicyIndexes(); err != nil {
+	if err := e.pol.Check(); err != nil {
 		return fmt.Errorf("docdb: check policies: %w", err)
 	}
 	return nil

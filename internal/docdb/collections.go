@@ -97,7 +97,7 @@ func (e *Engine) createLocked(db, coll string, options bson.D) (*catalog.Collect
 	if err := catalog.PutRecord(b, meta); err != nil {
 		return nil, err
 	}
-	publishPolicy, err := e.pol.policyIndexForNew(b, meta)
+	publishPolicy, err := e.pol.IndexForNew(b, meta)
 	if err != nil {
 		return nil, err
 	}

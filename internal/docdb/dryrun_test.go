@@ -9,6 +9,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 )
 
 // estimatingRegistry is a fakeRegistry that also estimates deletion times
@@ -249,7 +250,7 @@ func TestCreateIndexesDryRun(t *testing.T) {
 		if res != (CreateIndexesResult{NumIndexesBefore: 1, NumIndexesAfter: 3}) {
 			t.Fatalf("result %+v", res)
 		}
-		want := DryRun{At: now, WouldExpire: 30, OldestDue: now.Add(-29 * time.Minute), NewestDue: now,
+		want := policy.DryRun{At: now, WouldExpire: 30, OldestDue: now.Add(-29 * time.Minute), NewestDue: now,
 			EstimatedDelete: 60 * time.Millisecond, Estimated: true}
 		if dr != want {
 			t.Fatalf("dry run\n  %+v\nwant\n  %+v", dr, want)

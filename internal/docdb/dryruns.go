@@ -10,6 +10,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -51,24 +52,24 @@ func collModCandidates(cur, next *catalog.CollMeta, changed []*catalog.IndexMeta
 // collModDryRun previews a validated collMod on snap, a snapshot taken
 // with cur: it reads the Date entries of each candidate rule up to its new
 // cut-off and applies the exact rule to each document once.
-func (e *Engine) collModDryRun(ctx context.Context, snap *storage.Snapshot, cur, next *catalog.CollMeta, candidates []*catalog.IndexMeta, now time.Time) (DryRun, error) {
-	p := newPreview(cur, next, now)
+func (e *Engine) collModDryRun(ctx context.Context, snap *storage.Snapshot, cur, next *catalog.CollMeta, candidates []*catalog.IndexMeta, now time.Time) (policy.DryRun, error) {
+	p := policy.NewPreview(cur, next, now)
 	seen := map[string]struct{}{}
 	for _, ix := range candidates {
-		cutoff := p.nowMs - ix.ExpireAfter*1000
+		cutoff := p.NowMs - ix.ExpireAfter*1000
 		lo, hi, err := dateRange(ix, cutoff, false)
 		if err != nil {
-			return DryRun{}, err
+			return policy.DryRun{}, err
 		}
 		if err := e.previewRange(ctx, snap, cur, ix, lo, hi, seen, p); err != nil {
-			return DryRun{}, err
+			return policy.DryRun{}, err
 		}
 	}
-	return p.result(e.opts.Expiry), nil
+	return p.Result(e.opts.Expiry), nil
 }
 
 // previewRange adds the documents of the entries of ix in [lo, hi) to p.
-func (e *Engine) previewRange(ctx context.Context, snap *storage.Snapshot, cur *catalog.CollMeta, ix *catalog.IndexMeta, lo, hi []byte, seen map[string]struct{}, p *preview) error {
+func (e *Engine) previewRange(ctx context.Context, snap *storage.Snapshot, cur *catalog.CollMeta, ix *catalog.IndexMeta, lo, hi []byte, seen map[string]struct{}, p *policy.Preview) error {
 	it, err := snap.NewIter(lo, hi)
 	if err != nil {
 		return err
@@ -98,7 +99,7 @@ func (e *Engine) previewRange(ctx context.Context, snap *storage.Snapshot, cur *
 		if err != nil {
 			return fmt.Errorf("docdb: stored document: %w", err)
 		}
-		p.add(sd.Doc)
+		p.Add(sd.Doc)
 	}
 	return it.Error()
 }
@@ -110,26 +111,26 @@ func (e *Engine) previewRange(ctx context.Context, snap *storage.Snapshot, cur *
 // collection is not created; the result says it would be). CollMod takes
 // dryRun as a field of its command document and returns the preview's
 // Fields before its own.
-func (e *Engine) CreateIndexesDryRun(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, DryRun, error) {
+func (e *Engine) CreateIndexesDryRun(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, policy.DryRun, error) {
 	return e.createIndexesDryRun(ctx, db, coll, specs)
 }
 
 // createIndexesDryRun validates specs exactly as createIndexes does,
 // simulates the build over a snapshot of the collection (reporting the
 // build's failures) and previews the new TTL indexes, writing nothing.
-func (e *Engine) createIndexesDryRun(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, DryRun, error) {
+func (e *Engine) createIndexesDryRun(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, policy.DryRun, error) {
 	var res CreateIndexesResult
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
-		return res, DryRun{}, err
+		return res, policy.DryRun{}, err
 	}
 	if len(specs) == 0 {
-		return res, DryRun{}, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
+		return res, policy.DryRun{}, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
 	}
 	reqs := make([]*indexRequest, len(specs))
 	for i, s := range specs {
 		r, err := parseIndexSpec(s)
 		if err != nil {
-			return res, DryRun{}, err
+			return res, policy.DryRun{}, err
 		}
 		reqs[i] = r
 	}
@@ -141,7 +142,7 @@ func (e *Engine) createIndexesDryRun(ctx context.Context, db, coll string, specs
 		// The real command would create the collection with its _id_ index.
 		id, err := catalog.IndexFromSpec(0, catalog.IDIndexSpec())
 		if err != nil {
-			return res, DryRun{}, err
+			return res, policy.DryRun{}, err
 		}
 		meta = &catalog.CollMeta{DB: db, Name: coll, Options: bson.D{}, Indexes: []*catalog.IndexMeta{id}}
 		res.CreatedCollectionAutomatically = true
@@ -149,38 +150,38 @@ func (e *Engine) createIndexesDryRun(ctx context.Context, db, coll string, specs
 	res.NumIndexesBefore = len(meta.Indexes)
 	build, err := indexesToBuild(meta, reqs)
 	if err != nil {
-		return res, DryRun{}, err
+		return res, policy.DryRun{}, err
 	}
 	res.NumIndexesAfter = res.NumIndexesBefore + len(build)
 	if len(build) == 0 {
 		res.Note = "all indexes already exist"
-		return res, newPreview(meta, meta, now).result(e.opts.Expiry), nil
+		return res, policy.NewPreview(meta, meta, now).Result(e.opts.Expiry), nil
 	}
 	newIdx := make([]*catalog.IndexMeta, len(build))
 	for i, r := range build {
 		ix, err := catalog.IndexFromSpec(0, r.spec)
 		if err != nil {
-			return res, DryRun{}, err
+			return res, policy.DryRun{}, err
 		}
 		newIdx[i] = ix
 	}
 	next := meta.WithIndexes(append(append([]*catalog.IndexMeta(nil), meta.Indexes...), newIdx...))
-	p := newPreview(meta, next, now)
+	p := policy.NewPreview(meta, next, now)
 	if view.meta != nil {
 		if err := e.simulateBuild(ctx, view.snap, meta, newIdx, p); err != nil {
-			return res, DryRun{}, err
+			return res, policy.DryRun{}, err
 		}
 	}
-	return res, p.result(e.opts.Expiry), nil
+	return res, p.Result(e.opts.Expiry), nil
 }
 
 // simulateBuild reads every document of meta in snap as buildIndexes
 // would, failing where the build would fail (keys that cannot be indexed,
 // a duplicate in a new unique index between two documents visible at the
 // start, as buildUniqueCheck decides), and adds each document to p.
-func (e *Engine) simulateBuild(ctx context.Context, snap *storage.Snapshot, meta *catalog.CollMeta, newIdx []*catalog.IndexMeta, p *preview) error {
+func (e *Engine) simulateBuild(ctx context.Context, snap *storage.Snapshot, meta *catalog.CollMeta, newIdx []*catalog.IndexMeta, p *policy.Preview) error {
 	vis := e.newVisibility(meta)
-	vis.nowMs = p.nowMs
+	vis.nowMs = p.NowMs
 	held := make([]map[string]struct{}, len(newIdx))
 	for i, ix := range newIdx {
 		if ix.Unique {
@@ -217,7 +218,7 @@ func (e *Engine) simulateBuild(ctx context.Context, snap *storage.Snapshot, meta
 				held[i][string(k.Enc)] = struct{}{}
 			}
 		}
-		p.add(sd.Doc)
+		p.Add(sd.Doc)
 	}
 	return it.Error()
 }

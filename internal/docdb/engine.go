@@ -7,6 +7,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/change"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -29,8 +30,8 @@ type Engine struct {
 	// index id.
 	srcMu   sync.Mutex
 	sources map[uint64]string
-	// pol holds the TTL policies (policy.go).
-	pol policyManager
+	// pol manages the TTL policies of collection groups.
+	pol *policy.Manager
 	// lastTS is the last timestamp handed out for Timestamp(0, 0) fields
 	// (seconds << 32 | increment).
 	lastTS atomic.Uint64
@@ -69,13 +70,13 @@ func Open(opts Options) (*Engine, error) {
 		opts.Logger.Warn("docdb: removed the entries of index builds interrupted by a crash", "builds", n)
 	}
 	e.registerAllTTL()
-	e.pol.policyConfig = policyConfig{
-		store: e.store, cat: e.cat, catMu: &e.mu,
-		now: opts.Now, expiry: opts.Expiry, logger: opts.Logger,
-		newWriter: func(c *catalog.Collection) policyWriter { return reapWriter{e.newWriter(c)} },
-	}
-	e.hooks = []change.Hook{ttlWakeHook{e}, &e.pol}
-	if err := e.pol.openPolicies(); err != nil {
+	e.pol = policy.New(policy.Config{
+		Store: e.store, Catalog: e.cat, CatalogMu: &e.mu,
+		Now: opts.Now, Expiry: opts.Expiry, Logger: opts.Logger,
+		NewWriter: func(c *catalog.Collection) policy.Writer { return reapWriter{e.newWriter(c)} },
+	})
+	e.hooks = []change.Hook{ttlWakeHook{e}, e.pol}
+	if err := e.pol.Open(); err != nil {
 		e.unregisterAllSources()
 		return nil, fmt.Errorf("docdb: load TTL policies: %w", err)
 	}
@@ -87,7 +88,7 @@ func Open(opts Options) (*Engine, error) {
 // store, which the caller owns.
 func (e *Engine) Close() error {
 	e.close.Do(func() {
-		e.pol.closePolicies()
+		e.pol.Close()
 		e.unregisterAllSources()
 	})
 	return nil

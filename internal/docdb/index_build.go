@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -171,13 +172,13 @@ func readCatalogOwners(snap *storage.Snapshot) (*catalogOwners, error) {
 		}
 		ids.builds[r.indexID] = r.collID
 	}
-	lo = []byte{storage.PrefixCatalog, catPolicyIndex}
+	lo = []byte{storage.PrefixCatalog, policy.KeyIndex}
 	it, err = snap.NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
 		return nil, err
 	}
 	for ok := it.First(); ok; ok = it.Next() {
-		var r policyIndexRecord
+		var r policy.IndexRecord
 		if err := bson.Unmarshal(it.Value(), &r); err != nil {
 			it.Close()
 			return nil, fmt.Errorf("policy index record %x: %w", it.Key(), err)

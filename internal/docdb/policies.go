@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
 
@@ -14,33 +15,35 @@ import (
 
 // ListPolicies returns every policy, disabled ones included, sorted by
 // collection group.
-func (e *Engine) ListPolicies(ctx context.Context) ([]Policy, error) { return e.pol.ListPolicies(ctx) }
+func (e *Engine) ListPolicies(ctx context.Context) ([]policy.Policy, error) {
+	return e.pol.ListPolicies(ctx)
+}
 
 // GetPolicy returns the policy of a collection group, or an error wrapping
 // ErrPolicyNotFound.
-func (e *Engine) GetPolicy(ctx context.Context, group string) (Policy, error) {
+func (e *Engine) GetPolicy(ctx context.Context, group string) (policy.Policy, error) {
 	return e.pol.GetPolicy(ctx, group)
 }
 
 // UpdatePolicy enables, re-offsets or disables the TTL policy of a
 // collection group and returns the operation that does it.
-func (e *Engine) UpdatePolicy(ctx context.Context, u PolicyUpdate) (Operation, error) {
+func (e *Engine) UpdatePolicy(ctx context.Context, u policy.Update) (policy.Operation, error) {
 	return e.pol.UpdatePolicy(ctx, u)
 }
 
 // DryRunPolicy previews enabling u, changing nothing.
-func (e *Engine) DryRunPolicy(ctx context.Context, u PolicyUpdate) (PolicyDryRun, error) {
+func (e *Engine) DryRunPolicy(ctx context.Context, u policy.Update) (policy.EnableDryRun, error) {
 	return e.pol.DryRunPolicy(ctx, u)
 }
 
 // ListOperations returns the operations, most recent first.
-func (e *Engine) ListOperations(ctx context.Context) ([]Operation, error) {
+func (e *Engine) ListOperations(ctx context.Context) ([]policy.Operation, error) {
 	return e.pol.ListOperations(ctx)
 }
 
 // GetOperation returns one operation, or an error wrapping
 // ErrOperationNotFound.
-func (e *Engine) GetOperation(ctx context.Context, id string) (Operation, error) {
+func (e *Engine) GetOperation(ctx context.Context, id string) (policy.Operation, error) {
 	return e.pol.GetOperation(ctx, id)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -22,25 +23,25 @@ import (
 // ErrInvalidPolicy before anything changes.
 func TestValidatePolicyUpdate(t *testing.T) {
 	cases := map[string]struct {
-		u    PolicyUpdate
+		u    policy.Update
 		want string
 	}{
-		"empty group":      {PolicyUpdate{Field: "at", Enable: true}, "empty collection group"},
-		"dollar group":     {PolicyUpdate{Group: "a$b", Field: "at", Enable: true}, "contains '$'"},
-		"dot group":        {PolicyUpdate{Group: ".a", Field: "at", Enable: true}, "starts with '.'"},
-		"system group":     {PolicyUpdate{Group: "system.users", Field: "at", Enable: true}, "system collection"},
-		"empty field":      {PolicyUpdate{Group: "s", Enable: true}, "empty field path"},
-		"empty component":  {PolicyUpdate{Group: "s", Field: "a..b", Enable: true}, "empty component"},
-		"dollar component": {PolicyUpdate{Group: "s", Field: "a.$b", Enable: true}, "starting with '$'"},
-		"negative offset":  {PolicyUpdate{Group: "s", Field: "at", Enable: true, Offset: -time.Second}, "negative"},
-		"sub-millisecond":  {PolicyUpdate{Group: "s", Field: "at", Enable: true, Offset: time.Microsecond}, "finer than a millisecond"},
-		"huge offset":      {PolicyUpdate{Group: "s", Field: "at", Enable: true, Offset: math.MaxInt64}, "longer than 100 years"},
+		"empty group":      {policy.Update{Field: "at", Enable: true}, "empty collection group"},
+		"dollar group":     {policy.Update{Group: "a$b", Field: "at", Enable: true}, "contains '$'"},
+		"dot group":        {policy.Update{Group: ".a", Field: "at", Enable: true}, "starts with '.'"},
+		"system group":     {policy.Update{Group: "system.users", Field: "at", Enable: true}, "system collection"},
+		"empty field":      {policy.Update{Group: "s", Enable: true}, "empty field path"},
+		"empty component":  {policy.Update{Group: "s", Field: "a..b", Enable: true}, "empty component"},
+		"dollar component": {policy.Update{Group: "s", Field: "a.$b", Enable: true}, "starting with '$'"},
+		"negative offset":  {policy.Update{Group: "s", Field: "at", Enable: true, Offset: -time.Second}, "negative"},
+		"sub-millisecond":  {policy.Update{Group: "s", Field: "at", Enable: true, Offset: time.Microsecond}, "finer than a millisecond"},
+		"huge offset":      {policy.Update{Group: "s", Field: "at", Enable: true, Offset: math.MaxInt64}, "longer than 100 years"},
 	}
 	te := newTestEngine(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, err := te.UpdatePolicy(t.Context(), c.u)
-			if !errors.Is(err, ErrInvalidPolicy) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, policy.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("UpdatePolicy(%+v) = %v, want ErrInvalidPolicy containing %q", c.u, err, c.want)
 			}
 		})
@@ -82,9 +83,9 @@ func idsOf(te *testEngine, db, coll string) string {
 }
 
 // enable enables a policy and fails the test on error.
-func (te *testEngine) enable(group, field string, offset time.Duration) Operation {
+func (te *testEngine) enable(group, field string, offset time.Duration) policy.Operation {
 	te.t.Helper()
-	op, err := te.UpdatePolicy(te.t.Context(), PolicyUpdate{Group: group, Field: field, Enable: true, Offset: offset})
+	op, err := te.UpdatePolicy(te.t.Context(), policy.Update{Group: group, Field: field, Enable: true, Offset: offset})
 	if err != nil {
 		te.t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func (te *testEngine) enable(group, field string, offset time.Duration) Operatio
 // waitOp waits for the worker to finish operation id, advancing the
 // bubble's time (the build is paced on the clock); it must run inside a
 // synctest bubble.
-func (te *testEngine) waitOp(id string) Operation {
+func (te *testEngine) waitOp(id string) policy.Operation {
 	te.t.Helper()
 	for range 10000 {
 		syncWait()
@@ -105,10 +106,10 @@ func (te *testEngine) waitOp(id string) Operation {
 		if op.Done {
 			return op
 		}
-		time.Sleep(time.Duration(te.pol.pause.Load()) + time.Millisecond)
+		time.Sleep(time.Duration(te.pol.Pause.Load()) + time.Millisecond)
 	}
 	te.t.Fatalf("operation %s did not finish", id)
-	return Operation{}
+	return policy.Operation{}
 }
 
 // Ensure that strict visibility applies a policy to every collection of
@@ -132,7 +133,7 @@ func TestPolicyVisibility(t *testing.T) {
 			t.Fatalf("before the policy: %s", got)
 		}
 		op := te.enable("sessions", "expireAt", 0)
-		if op.State != PolicyCreating || op.Type != OpEnableTTL || op.Done {
+		if op.State != policy.Creating || op.Type != policy.OpEnableTTL || op.Done {
 			t.Fatalf("enable returned %+v", op)
 		}
 		for _, db := range []string{"app", "other"} {
@@ -201,11 +202,11 @@ func (te *testEngine) policyEntries(db, coll string) int {
 	if c == nil {
 		return 0
 	}
-	ix := te.pol.indexOf(c.Meta.ID)
+	ix := te.pol.IndexOf(c.Meta.ID)
 	if ix == nil {
 		return 0
 	}
-	lo, hi := policyDueRange(ix.ixID, math.MaxInt64)
+	lo, hi := policy.DueRange(ix.ID, math.MaxInt64)
 	it, err := te.store.NewIter(lo, hi)
 	if err != nil {
 		te.t.Fatal(err)
@@ -236,8 +237,8 @@ func TestCheckFindsStrayPolicyEntry(t *testing.T) {
 		te.mustInsert("a", "sessions", d("_id", 1, "expireAt", date(now.Add(time.Hour))))
 		te.waitOp(te.enable("sessions", "expireAt", time.Minute).ID)
 		te.mustCheckPolicies()
-		ix := te.pol.indexOf(te.lookupColl("a", "sessions").Meta.ID)
-		stray := policyEntryKey(ix.ixID, now.UnixMilli(), []byte("stray"))
+		ix := te.pol.IndexOf(te.lookupColl("a", "sessions").Meta.ID)
+		stray := policy.EntryKey(ix.ID, now.UnixMilli(), []byte("stray"))
 		write := func(f func(b *storage.Batch) error) {
 			b := te.store.NewBatch()
 			if err := f(b); err != nil {
@@ -277,12 +278,12 @@ func TestPolicyEnableBuildsAndReaps(t *testing.T) {
 			t.Errorf("estimate %d, want 6", op.Progress.DocumentsEstimate)
 		}
 		done := te.waitOp(op.ID)
-		want := OperationProgress{DocumentsScanned: 6, DocumentsEstimate: 6, ExpiredFound: 2}
-		if done.State != PolicyActive || done.Progress != want || done.End.IsZero() || done.Error != "" {
+		want := policy.OperationProgress{DocumentsScanned: 6, DocumentsEstimate: 6, ExpiredFound: 2}
+		if done.State != policy.Active || done.Progress != want || done.End.IsZero() || done.Error != "" {
 			t.Fatalf("finished operation %+v, want ACTIVE with %+v", done, want)
 		}
 		pol, err := te.GetPolicy(t.Context(), "sessions")
-		if err != nil || pol.State != PolicyActive || pol.Indexed != 2 || pol.Collections != 2 || pol.Operation != op.ID || pol.Offset != 10*time.Minute {
+		if err != nil || pol.State != policy.Active || pol.Indexed != 2 || pol.Collections != 2 || pol.Operation != op.ID || pol.Offset != 10*time.Minute {
 			t.Fatalf("policy %+v, %v", pol, err)
 		}
 		if names := strings.Join(reg.names(), ","); names != "policy:sessions.expireAt" {
@@ -334,7 +335,7 @@ func TestPolicyEnableBuildsAndReaps(t *testing.T) {
 		// A collection created later in the group gets a complete index at once.
 		te.mustInsert("c", "sessions", d("_id", 1, "expireAt", date(now.Add(-time.Hour))))
 		c := te.lookupColl("c", "sessions")
-		if ix := te.pol.indexOf(c.Meta.ID); ix == nil || !ix.complete || te.policyEntries("c", "sessions") != 1 {
+		if ix := te.pol.IndexOf(c.Meta.ID); ix == nil || !ix.Complete || te.policyEntries("c", "sessions") != 1 {
 			t.Fatalf("new collection's index %+v", ix)
 		}
 		te.clock.Advance(time.Hour)
@@ -357,30 +358,30 @@ func TestPolicyLimits(t *testing.T) {
 		te := newTestEngine(t)
 		ctx := t.Context()
 		te.waitOp(te.enable("sessions", "expireAt", 0).ID)
-		_, err := te.UpdatePolicy(ctx, PolicyUpdate{Group: "sessions", Field: "other", Enable: true})
-		if !errors.Is(err, ErrPolicyConflict) || !strings.Contains(err.Error(), `already has a TTL policy on field "expireAt"`) {
+		_, err := te.UpdatePolicy(ctx, policy.Update{Group: "sessions", Field: "other", Enable: true})
+		if !errors.Is(err, policy.ErrConflict) || !strings.Contains(err.Error(), `already has a TTL policy on field "expireAt"`) {
 			t.Fatalf("second field: %v", err)
 		}
-		for _, u := range []PolicyUpdate{{Group: "nope", Field: "expireAt"}, {Group: "sessions", Field: "other"}} {
-			if _, err := te.UpdatePolicy(ctx, u); !errors.Is(err, ErrPolicyNotFound) {
+		for _, u := range []policy.Update{{Group: "nope", Field: "expireAt"}, {Group: "sessions", Field: "other"}} {
+			if _, err := te.UpdatePolicy(ctx, u); !errors.Is(err, policy.ErrNotFound) {
 				t.Fatalf("disable %+v: %v", u, err)
 			}
 		}
-		for i := 1; i < MaxPolicies; i++ {
+		for i := 1; i < policy.MaxPolicies; i++ {
 			te.enable("g"+strconv.Itoa(i), "at", 0)
 		}
-		_, err = te.UpdatePolicy(ctx, PolicyUpdate{Group: "one-too-many", Field: "at", Enable: true})
-		if !errors.Is(err, ErrTooManyPolicies) || !strings.Contains(err.Error(), "the limit is 1000 TTL field configurations") {
+		_, err = te.UpdatePolicy(ctx, policy.Update{Group: "one-too-many", Field: "at", Enable: true})
+		if !errors.Is(err, policy.ErrTooMany) || !strings.Contains(err.Error(), "the limit is 1000 TTL field configurations") {
 			t.Fatalf("policy 1001: %v", err)
 		}
 		// Changing an enabled policy's offset is not a new configuration.
-		if _, err := te.UpdatePolicy(ctx, PolicyUpdate{Group: "sessions", Field: "expireAt", Enable: true, Offset: time.Hour}); err != nil {
+		if _, err := te.UpdatePolicy(ctx, policy.Update{Group: "sessions", Field: "expireAt", Enable: true, Offset: time.Hour}); err != nil {
 			t.Fatalf("offset change at the limit: %v", err)
 		}
-		if _, err := te.UpdatePolicy(ctx, PolicyUpdate{Group: "sessions", Field: "expireAt"}); err != nil {
+		if _, err := te.UpdatePolicy(ctx, policy.Update{Group: "sessions", Field: "expireAt"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := te.UpdatePolicy(ctx, PolicyUpdate{Group: "one-too-many", Field: "at", Enable: true}); err != nil {
+		if _, err := te.UpdatePolicy(ctx, policy.Update{Group: "one-too-many", Field: "at", Enable: true}); err != nil {
 			t.Fatalf("after disabling one: %v", err)
 		}
 		syncWait()

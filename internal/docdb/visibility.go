@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 )
 
 // Strict visibility: a document is expired, and so invisible to every read
@@ -23,14 +24,14 @@ type visibility struct {
 	nowMs  int64
 	strict bool
 	// policy is the TTL policy of the collection's group; nil when none.
-	policy *policyRule
+	policy *policy.Rule
 }
 
 // newVisibility returns the check for an operation on meta starting now.
 // Cursors re-evaluate now on every Next (see cursor.go), so a getMore never
 // returns what expired since the find.
 func (e *Engine) newVisibility(meta *catalog.CollMeta) visibility {
-	policy := e.pol.policyRuleFor(meta.Name)
+	policy := e.pol.RuleFor(meta.Name)
 	return visibility{
 		meta:   meta,
 		nowMs:  e.opts.Now().UnixMilli(),
@@ -41,7 +42,7 @@ func (e *Engine) newVisibility(meta *catalog.CollMeta) visibility {
 
 // Hides reports whether doc must be hidden (planVisibility).
 func (v visibility) Hides(doc bson.D) bool {
-	return v.strict && (v.meta.Expired(doc, v.nowMs) || v.policy.expired(doc, v.nowMs))
+	return v.strict && (v.meta.Expired(doc, v.nowMs) || v.policy.Expired(doc, v.nowMs))
 }
 
 // refresh moves the check's instant to now.

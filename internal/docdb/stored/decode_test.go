@@ -149,7 +149,7 @@ func sameDecoded(a, b any) bool {
 func BenchmarkDecodeDoc(b *testing.B) {
 	raw, _ := bson.Marshal(d("_id", int32(7), "at", bson.DateTime(1e12), "user", int32(3), "pad", bson.Binary{Data: make([]byte, 100)},
 		"tags", bson.A{"a", "b"}, "sub", d("x", 1.5, "y", "z")))
-	b.Run("DecodeDoc", func(b *testing.B) {
+	b.Run("decodeDoc", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			DecodeDoc(raw)

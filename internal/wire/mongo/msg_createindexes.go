@@ -7,6 +7,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 )
 
 // msgCreateIndexes answers createIndexes: {createdCollectionAutomatically,
@@ -50,7 +51,7 @@ func msgCreateIndexes(ctx context.Context, c *conn, req *request) (bson.D, error
 	var res docdb.CreateIndexesResult
 	var preview bson.D
 	if dryRun {
-		var dr docdb.DryRun
+		var dr policy.DryRun
 		res, dr, err = c.s.db.CreateIndexesDryRun(ctx, req.db, coll, specs)
 		preview = dr.Fields()
 	} else {

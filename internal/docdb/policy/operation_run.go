@@ -1,4 +1,4 @@
-package docdb
+package policy
 
 import (
 	"context"
@@ -9,13 +9,13 @@ import (
 
 // The policy worker: one goroutine, started when there is work (an
 // unfinished operation, a collection that joined a group with an enabled
-// policy) and gone when there is none, so an Engine without policies runs
+// policy) and gone when there is none, so an engine without policies runs
 // no goroutine. It runs enable operations one at a time, oldest first, then
 // builds the hidden indexes that active policies lack. Close cancels it;
 // an operation cut short resumes at the next Open.
 
 // kickPolicies asks the worker to look for work, starting it if needed.
-func (p *policyManager) kickPolicies() {
+func (p *Manager) kickPolicies() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || p.policies == nil {
@@ -32,7 +32,7 @@ func (p *policyManager) kickPolicies() {
 	go p.policyWorker(ctx, cancel)
 }
 
-func (p *policyManager) policyWorker(ctx context.Context, cancel context.CancelFunc) {
+func (p *Manager) policyWorker(ctx context.Context, cancel context.CancelFunc) {
 	defer p.wg.Done()
 	defer cancel()
 	for {
@@ -50,7 +50,7 @@ func (p *policyManager) policyWorker(ctx context.Context, cancel context.CancelF
 
 // policyWork runs the pending operations, then builds what active policies
 // lack.
-func (p *policyManager) policyWork(ctx context.Context) {
+func (p *Manager) policyWork(ctx context.Context) {
 	for ctx.Err() == nil {
 		seq := p.nextPendingOp()
 		if seq == 0 {
@@ -64,7 +64,7 @@ func (p *policyManager) policyWork(ctx context.Context) {
 }
 
 // nextPendingOp returns the oldest unfinished enable operation, or 0.
-func (p *policyManager) nextPendingOp() uint64 {
+func (p *Manager) nextPendingOp() uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var best uint64
@@ -78,7 +78,7 @@ func (p *policyManager) nextPendingOp() uint64 {
 
 // opFields returns the group and field of operation seq, and whether it is
 // still running.
-func (p *policyManager) opFields(seq uint64) (group, field string, running bool) {
+func (p *Manager) opFields(seq uint64) (group, field string, running bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.ops[seq]
@@ -92,7 +92,7 @@ func (p *policyManager) opFields(seq uint64) (group, field string, running bool)
 // operation's group, then marks it ACTIVE; on failure it marks it
 // NEEDS_REPAIR. It returns early, leaving the operation to resume, only
 // when ctx is done.
-func (p *policyManager) runEnableOp(ctx context.Context, seq uint64) {
+func (p *Manager) runEnableOp(ctx context.Context, seq uint64) {
 	for {
 		group, field, running := p.opFields(seq)
 		if !running {
@@ -108,21 +108,21 @@ func (p *policyManager) runEnableOp(ctx context.Context, seq uint64) {
 				return
 			}
 			if err != nil {
-				p.endOp(seq, PolicyNeedsRepair, err.Error())
+				p.endOp(seq, NeedsRepair, err.Error())
 				return
 			}
 		}
 	}
-	p.endOp(seq, PolicyActive, "")
+	p.endOp(seq, Active, "")
 }
 
 // unindexed returns the collections of group without a complete hidden
 // index on field.
-func (p *policyManager) unindexed(group, field string) []*catalog.Collection {
+func (p *Manager) unindexed(group, field string) []*catalog.Collection {
 	var out []*catalog.Collection
 	for _, c := range p.groupCollections(group) {
-		ix := p.indexOf(c.Meta.ID)
-		if ix == nil || ix.group != group || ix.field != field || !ix.complete {
+		ix := p.IndexOf(c.Meta.ID)
+		if ix == nil || ix.Group != group || ix.Field != field || !ix.Complete {
 			out = append(out, c)
 		}
 	}
@@ -131,7 +131,7 @@ func (p *policyManager) unindexed(group, field string) []*catalog.Collection {
 
 // endOp finishes operation seq in state st (ACTIVE or NEEDS_REPAIR) with
 // the policy it builds, unless a later change superseded it.
-func (p *policyManager) endOp(seq uint64, st PolicyState, msg string) {
+func (p *Manager) endOp(seq uint64, st State, msg string) {
 	p.update.Lock()
 	defer p.update.Unlock()
 	p.mu.Lock()
@@ -140,8 +140,8 @@ func (p *policyManager) endOp(seq uint64, st PolicyState, msg string) {
 	if !ok || op.Done {
 		return
 	}
-	now := p.now()
-	b := p.store.NewBatch()
+	now := p.Now()
+	b := p.Store.NewBatch()
 	defer b.Close()
 	oc := *op
 	oc.finish(st, msg, now)
@@ -151,7 +151,7 @@ func (p *policyManager) endOp(seq uint64, st PolicyState, msg string) {
 		cp.State, cp.Updated = string(st), now.UnixMilli()
 		pc = &cp
 		if err := putPolicy(b, pc); err != nil {
-			p.logger.Error("docdb: finish TTL policy operation", "op", opID(seq), "err", err)
+			p.Logger.Error("docdb: finish TTL policy operation", "op", opID(seq), "err", err)
 			return
 		}
 	}
@@ -160,17 +160,17 @@ func (p *policyManager) endOp(seq uint64, st PolicyState, msg string) {
 		err = p.commitLocked(b, pc, &oc)
 	}
 	if err != nil && ignoreClosed(err) != nil {
-		p.logger.Error("docdb: finish TTL policy operation", "op", opID(seq), "err", err)
+		p.Logger.Error("docdb: finish TTL policy operation", "op", opID(seq), "err", err)
 	}
 }
 
 // reconcilePolicies builds the hidden indexes active policies lack:
 // collections renamed into a group.
-func (p *policyManager) reconcilePolicies(ctx context.Context) {
+func (p *Manager) reconcilePolicies(ctx context.Context) {
 	p.mu.Lock()
 	var active []*policyRecord
 	for _, r := range p.policies {
-		if r.state() == PolicyActive {
+		if r.state() == Active {
 			c := *r
 			active = append(active, &c)
 		}
@@ -181,7 +181,7 @@ func (p *policyManager) reconcilePolicies(ctx context.Context) {
 		for _, c := range p.unindexed(r.Group, r.Field) {
 			if err := p.buildPolicyIndex(ctx, c, r.Group, r.Field, 0); err != nil {
 				if ctx.Err() == nil && ignoreClosed(err) != nil {
-					p.logger.Error("docdb: build hidden TTL policy index", "collection", c.Meta.DB+"."+c.Meta.Name, "err", err)
+					p.Logger.Error("docdb: build hidden TTL policy index", "collection", c.Meta.DB+"."+c.Meta.Name, "err", err)
 				}
 				return
 			}
@@ -191,7 +191,7 @@ func (p *policyManager) reconcilePolicies(ctx context.Context) {
 
 // policyDeleted counts deletions by group's policy into its running
 // operation.
-func (p *policyManager) policyDeleted(group string, n int64) {
+func (p *Manager) policyDeleted(group string, n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pol := p.policies[group]
@@ -203,8 +203,8 @@ func (p *policyManager) policyDeleted(group string, n int64) {
 	}
 }
 
-// workerRunning reports whether the worker goroutine is running.
-func (p *policyManager) workerRunning() bool {
+// WorkerRunning reports whether the worker goroutine is running.
+func (p *Manager) WorkerRunning() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.running

@@ -1,4 +1,4 @@
-package docdb
+package policy
 
 import (
 	"errors"
@@ -38,7 +38,7 @@ func TestParseOffset(t *testing.T) {
 		t.Run(c.in, func(t *testing.T) {
 			got, err := ParseOffset(c.in)
 			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !errors.Is(err, ErrInvalidPolicy) {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !errors.Is(err, ErrInvalid) {
 					t.Fatalf("ParseOffset(%q) = %v, %v; want error containing %q", c.in, got, err, c.wantErr)
 				}
 				return
@@ -88,18 +88,29 @@ func TestPolicyRuleDueTime(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := newPolicyRule("g", c.field, hour)
-			due, ok := r.dueTime(c.doc)
+			r := NewRule("g", c.field, hour)
+			due, ok := r.DueTime(c.doc)
 			if ok != c.ok || due != c.due {
 				t.Fatalf("dueTime = %d, %v; want %d, %v", due, ok, c.due, c.ok)
 			}
-			if got := r.expired(c.doc, ms+hour); got != (c.ok && c.due <= ms+hour) {
+			if got := r.Expired(c.doc, ms+hour); got != (c.ok && c.due <= ms+hour) {
 				t.Fatalf("expired at due time = %v", got)
 			}
 		})
 	}
-	var nilRule *policyRule
-	if nilRule.expired(d("at", date(base)), math.MaxInt64) {
+	var nilRule *Rule
+	if nilRule.Expired(d("at", date(base)), math.MaxInt64) {
 		t.Fatal("a nil rule expired a document")
 	}
 }
+
+// d builds a bson.D from alternating keys and values.
+func d(kv ...any) bson.D {
+	out := bson.D{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, bson.E{Key: kv[i].(string), Value: kv[i+1]})
+	}
+	return out
+}
+
+func date(t time.Time) bson.DateTime { return bson.NewDateTimeFromTime(t) }

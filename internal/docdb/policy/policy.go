@@ -1,4 +1,4 @@
-package docdb
+package policy
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 )
 
-// TTL policies (issue 6), in the manner of Firestore: a policy names one
+// TTL policies, in the manner of Firestore: a policy names one
 // timestamp field for a collection group, that is every collection with
 // that name in every database, now and created later.
 //
@@ -27,9 +27,9 @@ import (
 // collection of an enabled group has a hidden index of the field: one
 // entry per document, [PrefixIndex][index id][earliest Date][_id]. It is
 // invisible to listIndexes, the planner and collStats, and is kept up to
-// date by a write hook (policyIndexHook) in the same storage batch as
+// date by the Manager, a change.Hook, in the same storage batch as
 // the document. It is built when the policy is enabled (the long-running
-// operation, policy_build.go); a collection created later in the group gets
+// operation); a collection created later in the group gets
 // an empty, complete one in the batch that creates it. The offset belongs
 // to the policy, not to the entries, so changing it is metadata only.
 //
@@ -46,7 +46,7 @@ import (
 //	'P' group             -> policy record
 //	'Q' collection id u64 -> the collection's hidden index: id, group, field, complete
 //
-// and operations under storage.PrefixOperation (operation.go).
+// and operations under storage.PrefixOperation.
 
 // MaxPolicies is the most TTL field configurations (policies that are not
 // disabled) the catalog holds, as Firestore allows 1,000 field
@@ -59,47 +59,47 @@ const maxPolicyOffset = 100 * 365 * 24 * time.Hour
 // Sentinel errors of the policy API. The admin API maps them to its error
 // codes; callers compare with errors.Is.
 var (
-	// ErrInvalidPolicy is wrapped by errors about a malformed request: an
+	// ErrInvalid is wrapped by errors about a malformed request: an
 	// invalid collection group, field path or offset.
-	ErrInvalidPolicy = errors.New("docdb: invalid TTL policy")
-	// ErrPolicyNotFound is returned for a group without a policy (or a
+	ErrInvalid = errors.New("docdb: invalid TTL policy")
+	// ErrNotFound is returned for a group without a policy (or a
 	// disable naming another field than the policy's).
-	ErrPolicyNotFound = errors.New("docdb: TTL policy not found")
-	// ErrPolicyConflict is returned when a group already has a TTL policy on
+	ErrNotFound = errors.New("docdb: TTL policy not found")
+	// ErrConflict is returned when a group already has a TTL policy on
 	// another field: a group has at most one TTL field.
-	ErrPolicyConflict = errors.New("docdb: TTL policy conflict")
-	// ErrTooManyPolicies is returned when enabling a policy would exceed
+	ErrConflict = errors.New("docdb: TTL policy conflict")
+	// ErrTooMany is returned when enabling a policy would exceed
 	// MaxPolicies.
-	ErrTooManyPolicies = errors.New("docdb: too many TTL policies")
+	ErrTooMany = errors.New("docdb: too many TTL policies")
 	// ErrOperationNotFound is returned by GetOperation for an unknown id.
 	ErrOperationNotFound = errors.New("docdb: operation not found")
 	// ErrClosed is returned by policy changes after Close.
 	ErrClosed = errors.New("docdb: engine closed")
 )
 
-// PolicyState is the state of a TTL policy, and of the operation that
+// State is the state of a TTL policy, and of the operation that
 // changed it last, as Firestore names them.
-type PolicyState string
+type State string
 
 // The policy states.
 const (
-	// PolicyCreating: the policy is enabled and its hidden indexes are being
+	// Creating: the policy is enabled and its hidden indexes are being
 	// built. Its documents are already hidden once expired, and documents
 	// already indexed are already deleted.
-	PolicyCreating PolicyState = "CREATING"
-	// PolicyActive: every collection of the group has a complete hidden
+	Creating State = "CREATING"
+	// Active: every collection of the group has a complete hidden
 	// index; expired documents are deleted.
-	PolicyActive PolicyState = "ACTIVE"
-	// PolicyNeedsRepair: the build failed (the operation says why). The
+	Active State = "ACTIVE"
+	// NeedsRepair: the build failed (the operation says why). The
 	// policy still hides and deletes what was indexed; enabling it again
 	// retries the build.
-	PolicyNeedsRepair PolicyState = "NEEDS_REPAIR"
-	// PolicyDisabled: nothing expires under the policy any more.
-	PolicyDisabled PolicyState = "DISABLED"
+	NeedsRepair State = "NEEDS_REPAIR"
+	// Disabled: nothing expires under the policy any more.
+	Disabled State = "DISABLED"
 )
 
 // enabled reports whether a policy in state s expires documents.
-func (s PolicyState) enabled() bool { return s != PolicyDisabled && s != "" }
+func (s State) enabled() bool { return s != Disabled && s != "" }
 
 // Policy is a TTL policy as the API reports it.
 type Policy struct {
@@ -111,7 +111,7 @@ type Policy struct {
 	// Offset is added to the field's time to give the expiry time.
 	Offset time.Duration
 	// State is the policy's state.
-	State PolicyState
+	State State
 	// Operation is the id of the last operation that changed the policy.
 	Operation string
 	// UpdateTime is when the policy last changed state or offset.
@@ -125,8 +125,8 @@ type Policy struct {
 	Collections, Indexed int
 }
 
-// PolicyUpdate is a change to the TTL policy of a collection group.
-type PolicyUpdate struct {
+// Update is a change to the TTL policy of a collection group.
+type Update struct {
 	// Group is the collection group.
 	Group string
 	// Field is the TTL field. Enabling names the field to use; disabling
@@ -139,8 +139,8 @@ type PolicyUpdate struct {
 	Offset time.Duration
 }
 
-// PolicyDryRun is the preview of enabling a policy (DryRunPolicy).
-type PolicyDryRun struct {
+// EnableDryRun is the preview of enabling a policy (DryRunPolicy).
+type EnableDryRun struct {
 	// Group, Field and Offset are the policy as it would be.
 	Group, Field string
 	Offset       time.Duration
@@ -160,7 +160,7 @@ func policySourceName(group, field string) string {
 }
 
 // validatePolicyUpdate checks the group, field and offset of u.
-func validatePolicyUpdate(u PolicyUpdate) error {
+func validatePolicyUpdate(u Update) error {
 	if err := validGroup(u.Group); err != nil {
 		return err
 	}
@@ -171,13 +171,13 @@ func validatePolicyUpdate(u PolicyUpdate) error {
 		return nil
 	}
 	if u.Offset < 0 {
-		return fmt.Errorf("%w: expiration offset %s is negative", ErrInvalidPolicy, FormatOffset(u.Offset))
+		return fmt.Errorf("%w: expiration offset %s is negative", ErrInvalid, FormatOffset(u.Offset))
 	}
 	if u.Offset > maxPolicyOffset {
-		return fmt.Errorf("%w: expiration offset %s is longer than 100 years", ErrInvalidPolicy, FormatOffset(u.Offset))
+		return fmt.Errorf("%w: expiration offset %s is longer than 100 years", ErrInvalid, FormatOffset(u.Offset))
 	}
 	if u.Offset%time.Millisecond != 0 {
-		return fmt.Errorf("%w: expiration offset %s is finer than a millisecond", ErrInvalidPolicy, u.Offset)
+		return fmt.Errorf("%w: expiration offset %s is finer than a millisecond", ErrInvalid, u.Offset)
 	}
 	return nil
 }
@@ -187,17 +187,17 @@ func validatePolicyUpdate(u PolicyUpdate) error {
 func validGroup(g string) error {
 	switch {
 	case g == "":
-		return fmt.Errorf("%w: empty collection group", ErrInvalidPolicy)
+		return fmt.Errorf("%w: empty collection group", ErrInvalid)
 	case !utf8.ValidString(g):
-		return fmt.Errorf("%w: collection group %q is not valid UTF-8", ErrInvalidPolicy, g)
+		return fmt.Errorf("%w: collection group %q is not valid UTF-8", ErrInvalid, g)
 	case strings.ContainsAny(g, "$\x00"):
-		return fmt.Errorf("%w: collection group %q contains '$' or a NUL character", ErrInvalidPolicy, g)
+		return fmt.Errorf("%w: collection group %q contains '$' or a NUL character", ErrInvalid, g)
 	case g[0] == '.':
-		return fmt.Errorf("%w: collection group %q starts with '.'", ErrInvalidPolicy, g)
+		return fmt.Errorf("%w: collection group %q starts with '.'", ErrInvalid, g)
 	case strings.HasPrefix(g, "system."):
-		return fmt.Errorf("%w: collection group %q is a system collection", ErrInvalidPolicy, g)
+		return fmt.Errorf("%w: collection group %q is a system collection", ErrInvalid, g)
 	case len(g) > catalog.MaxNamespaceLen:
-		return fmt.Errorf("%w: collection group %q is longer than %d bytes", ErrInvalidPolicy, g, catalog.MaxNamespaceLen)
+		return fmt.Errorf("%w: collection group %q is longer than %d bytes", ErrInvalid, g, catalog.MaxNamespaceLen)
 	}
 	return nil
 }
@@ -206,17 +206,17 @@ func validGroup(g string) error {
 // starting with '$'.
 func validFieldPath(f string) error {
 	if f == "" {
-		return fmt.Errorf("%w: empty field path", ErrInvalidPolicy)
+		return fmt.Errorf("%w: empty field path", ErrInvalid)
 	}
 	if !utf8.ValidString(f) || strings.IndexByte(f, 0) >= 0 {
-		return fmt.Errorf("%w: field path %q is not valid UTF-8 text", ErrInvalidPolicy, f)
+		return fmt.Errorf("%w: field path %q is not valid UTF-8 text", ErrInvalid, f)
 	}
 	for _, part := range strings.Split(f, ".") {
 		if part == "" {
-			return fmt.Errorf("%w: field path %q has an empty component", ErrInvalidPolicy, f)
+			return fmt.Errorf("%w: field path %q has an empty component", ErrInvalid, f)
 		}
 		if part[0] == '$' {
-			return fmt.Errorf("%w: field path %q has a component starting with '$'", ErrInvalidPolicy, f)
+			return fmt.Errorf("%w: field path %q has a component starting with '$'", ErrInvalid, f)
 		}
 	}
 	return nil
@@ -232,7 +232,7 @@ var offsetUnits = map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time
 func ParseOffset(s string) (time.Duration, error) {
 	in := strings.TrimSpace(s)
 	if in == "" {
-		return 0, fmt.Errorf("%w: empty expiration offset", ErrInvalidPolicy)
+		return 0, fmt.Errorf("%w: empty expiration offset", ErrInvalid)
 	}
 	if in == "0" {
 		return 0, nil
@@ -255,7 +255,7 @@ func ParseOffset(s string) (time.Duration, error) {
 		}
 		n, err := strconv.ParseInt(rest[:i], 10, 64)
 		if err != nil || n > int64(maxPolicyOffset/unit) {
-			return 0, fmt.Errorf("%w: expiration offset %q is longer than 100 years", ErrInvalidPolicy, s)
+			return 0, fmt.Errorf("%w: expiration offset %q is longer than 100 years", ErrInvalid, s)
 		}
 		total += time.Duration(n) * unit
 		rest = rest[i+1:]
@@ -263,15 +263,15 @@ func ParseOffset(s string) (time.Duration, error) {
 	if rest != "" {
 		d, err := time.ParseDuration(rest)
 		if err != nil {
-			return 0, fmt.Errorf("%w: expiration offset %q: want a duration such as 90s, 1h30m or 7d", ErrInvalidPolicy, s)
+			return 0, fmt.Errorf("%w: expiration offset %q: want a duration such as 90s, 1h30m or 7d", ErrInvalid, s)
 		}
 		if d < 0 {
-			return 0, fmt.Errorf("%w: expiration offset %q is negative", ErrInvalidPolicy, s)
+			return 0, fmt.Errorf("%w: expiration offset %q is negative", ErrInvalid, s)
 		}
 		total += d
 	}
 	if total > maxPolicyOffset {
-		return 0, fmt.Errorf("%w: expiration offset %q is longer than 100 years", ErrInvalidPolicy, s)
+		return 0, fmt.Errorf("%w: expiration offset %q is longer than 100 years", ErrInvalid, s)
 	}
 	return total, nil
 }

@@ -1,4 +1,4 @@
-package docdb
+package policy
 
 import (
 	"context"
@@ -28,8 +28,8 @@ import (
 // and are done at once. The most recent maxDoneOperations finished
 // operations are kept.
 
-// maxDoneOperations is how many finished operations are kept.
-const maxDoneOperations = 1000
+// MaxDoneOperations is how many finished operations are kept.
+const MaxDoneOperations = 1000
 
 // Operation keys.
 const (
@@ -76,7 +76,7 @@ type Operation struct {
 	// State is CREATING while an enable runs, then ACTIVE; NEEDS_REPAIR when
 	// it failed; DISABLED for a disable, or for an enable a later change
 	// superseded.
-	State PolicyState
+	State State
 	// Done is true once the operation has ended.
 	Done bool
 	// Error says why it failed or was superseded.
@@ -119,7 +119,7 @@ func (r *opRecord) operation() Operation {
 		Group:  r.Group,
 		Field:  r.Field,
 		Offset: time.Duration(r.OffsetMs) * time.Millisecond,
-		State:  PolicyState(r.State),
+		State:  State(r.State),
 		Done:   r.Done,
 		Error:  r.Error,
 		Start:  time.UnixMilli(r.Start).UTC(),
@@ -171,9 +171,9 @@ func putOp(b *storage.Batch, r *opRecord) error {
 
 // loadOperations reads every stored operation and the next sequence
 // number.
-func (p *policyManager) loadOperations() error {
+func (p *Manager) loadOperations() error {
 	p.nextOp = 1
-	v, err := p.store.Get(opNext())
+	v, err := p.Store.Get(opNext())
 	switch {
 	case err == nil && len(v) == 8:
 		p.nextOp = binary.BigEndian.Uint64(v)
@@ -183,7 +183,7 @@ func (p *policyManager) loadOperations() error {
 		return err
 	}
 	lower := []byte{storage.PrefixOperation, opRecordKey}
-	it, err := p.store.NewIter(lower, storage.PrefixEnd(lower))
+	it, err := p.Store.NewIter(lower, storage.PrefixEnd(lower))
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func (p *policyManager) loadOperations() error {
 // newOpLocked allocates a new operation record, writing the sequence
 // counter into b and pruning the oldest finished operations beyond
 // maxDoneOperations; mu is held and b must commit under it.
-func (p *policyManager) newOpLocked(b *storage.Batch, typ OperationType, group, field string, offsetMs int64, now time.Time) (*opRecord, error) {
+func (p *Manager) newOpLocked(b *storage.Batch, typ OperationType, group, field string, offsetMs int64, now time.Time) (*opRecord, error) {
 	seq := p.nextOp
 	if err := b.Set(opNext(), binary.BigEndian.AppendUint64(nil, seq+1)); err != nil {
 		return nil, err
@@ -213,7 +213,7 @@ func (p *policyManager) newOpLocked(b *storage.Batch, typ OperationType, group, 
 			done = append(done, s)
 		}
 	}
-	if extra := len(done) + 1 - maxDoneOperations; extra > 0 {
+	if extra := len(done) + 1 - MaxDoneOperations; extra > 0 {
 		sort.Slice(done, func(i, j int) bool { return done[i] < done[j] })
 		for _, s := range done[:extra] {
 			if err := b.Delete(opKey(s)); err != nil {
@@ -235,7 +235,7 @@ func (p *policyManager) newOpLocked(b *storage.Batch, typ OperationType, group, 
 
 // opCommittedLocked follows the commit of a batch made with newOpLocked:
 // it advances the sequence and forgets the pruned operations.
-func (p *policyManager) opCommittedLocked(r *opRecord) {
+func (p *Manager) opCommittedLocked(r *opRecord) {
 	p.nextOp = uint64(r.Seq) + 1
 	for _, s := range p.prune {
 		delete(p.ops, s)
@@ -244,14 +244,14 @@ func (p *policyManager) opCommittedLocked(r *opRecord) {
 }
 
 // finish marks r done in state st at now.
-func (r *opRecord) finish(st PolicyState, msg string, now time.Time) {
+func (r *opRecord) finish(st State, msg string, now time.Time) {
 	r.State, r.Done, r.Error, r.End = string(st), true, msg, now.UnixMilli()
 	r.ResumeColl, r.ResumeAfter = 0, nil
 }
 
 // ListOperations returns the operations, newest first: those running and
 // the most recent finished ones.
-func (p *policyManager) ListOperations(ctx context.Context) ([]Operation, error) {
+func (p *Manager) ListOperations(ctx context.Context) ([]Operation, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make([]Operation, 0, len(p.ops))
@@ -268,7 +268,7 @@ func (p *policyManager) ListOperations(ctx context.Context) ([]Operation, error)
 
 // GetOperation returns the operation with that id, or an error wrapping
 // ErrOperationNotFound.
-func (p *policyManager) GetOperation(ctx context.Context, id string) (Operation, error) {
+func (p *Manager) GetOperation(ctx context.Context, id string) (Operation, error) {
 	seq, ok := parseOpID(id)
 	if !ok {
 		return Operation{}, fmt.Errorf("%w: %q is not an operation id (op-N)", ErrOperationNotFound, id)

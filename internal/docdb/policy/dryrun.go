@@ -1,4 +1,4 @@
-package docdb
+package policy
 
 import (
 	"time"
@@ -8,7 +8,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 )
 
-// Dry runs (DESIGN.md promise 5, a mayfly extension): collMod and
+// Dry runs (a mayfly extension): collMod and
 // createIndexes given dryRun: true validate the change exactly as the real
 // command does, so a dry run of an invalid change fails with the same error,
 // and then, instead of applying it, report what it would do to expiry:
@@ -86,26 +86,26 @@ func (d DryRun) Fields() bson.D {
 	}
 }
 
-// preview accumulates a dry run: documents visible under cur and expired
+// Preview accumulates a dry run: documents visible under cur and expired
 // under next at nowMs.
-type preview struct {
+type Preview struct {
 	cur, next      *catalog.CollMeta
-	nowMs          int64
+	NowMs          int64
 	n              int64
 	oldest, newest int64
 }
 
-func newPreview(cur, next *catalog.CollMeta, now time.Time) *preview {
-	return &preview{cur: cur, next: next, nowMs: now.UnixMilli()}
+func NewPreview(cur, next *catalog.CollMeta, now time.Time) *Preview {
+	return &Preview{cur: cur, next: next, NowMs: now.UnixMilli()}
 }
 
-// add counts doc if the change expires it.
-func (p *preview) add(doc bson.D) {
-	if p.cur.Expired(doc, p.nowMs) {
+// Add counts doc if the change expires it.
+func (p *Preview) Add(doc bson.D) {
+	if p.cur.Expired(doc, p.NowMs) {
 		return
 	}
 	due, ok := earliestDue(p.next, doc)
-	if !ok || due > p.nowMs {
+	if !ok || due > p.NowMs {
 		return
 	}
 	if p.n == 0 || due < p.oldest {
@@ -130,10 +130,10 @@ func earliestDue(m *catalog.CollMeta, doc bson.D) (due int64, ok bool) {
 	return due, ok
 }
 
-// result turns the count into a DryRun with the expiry engine's estimate
+// Result turns the count into a DryRun with the expiry engine's estimate
 // (reg may be nil).
-func (p *preview) result(reg policyRegistry) DryRun {
-	d := DryRun{At: time.UnixMilli(p.nowMs).UTC(), WouldExpire: p.n}
+func (p *Preview) Result(reg Registry) DryRun {
+	d := DryRun{At: time.UnixMilli(p.NowMs).UTC(), WouldExpire: p.n}
 	if p.n == 0 {
 		d.Estimated = true
 		return d

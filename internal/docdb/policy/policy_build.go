@@ -1,4 +1,4 @@
-package docdb
+package policy
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // no writer changes a document between its read and its entry) and commits
 // its entries in one storage batch together with the operation's progress
 // and resume point. Between chunks the lock is released, and the build
-// keeps to at most one chunk per policyBuildPause of the Engine's clock
+// keeps to at most one chunk per BuildPause of the engine's clock
 // (with at most policyBuildBurst of catching up after a stall), so it
 // never monopolises a collection and, under a manual test clock, advances
 // only as the clock does.
@@ -26,11 +26,11 @@ import (
 // Build pacing defaults.
 const (
 	policyBuildChunk = 1000
-	policyBuildPause = 10 * time.Millisecond
+	BuildPause       = 10 * time.Millisecond
 	policyBuildBurst = time.Second
 )
 
-// pacer spaces the chunks of one build on the Engine's clock.
+// pacer spaces the chunks of one build on the engine's clock.
 type pacer struct {
 	now   func() time.Time
 	pause time.Duration
@@ -67,45 +67,45 @@ func (p *pacer) wait(ctx context.Context) error {
 // ensurePolicyIndex returns c's hidden index for group.field, creating an
 // empty, incomplete one (and dropping one on another field) when needed.
 // It returns nil when c has left the group or the policy changed.
-func (p *policyManager) ensurePolicyIndex(c *catalog.Collection, group, field string) (*policyIndex, error) {
+func (p *Manager) ensurePolicyIndex(c *catalog.Collection, group, field string) (*Index, error) {
 	c.WriteMu.Lock()
 	defer c.WriteMu.Unlock()
 	if c.Dropped || c.Meta.Name != group {
 		return nil, nil
 	}
-	r := p.policyRuleFor(group)
+	r := p.RuleFor(group)
 	if r == nil || r.field != field {
 		return nil, nil
 	}
-	cur := p.indexOf(c.Meta.ID)
-	if cur != nil && cur.group == group && cur.field == field {
+	cur := p.IndexOf(c.Meta.ID)
+	if cur != nil && cur.Group == group && cur.Field == field {
 		return cur, nil
 	}
-	b := p.store.NewBatch()
+	b := p.Store.NewBatch()
 	defer b.Close()
 	if cur != nil {
 		if err := deletePolicyIndex(b, cur); err != nil {
 			return nil, err
 		}
 	}
-	// Ids are allocated and committed under Engine.mu, so the stored
+	// Ids are allocated and committed under the catalog lock, so the stored
 	// counter never goes backwards.
-	p.catMu.Lock()
-	id, err := p.cat.AllocID(b)
+	p.CatalogMu.Lock()
+	id, err := p.Catalog.AllocID(b)
 	if err != nil {
-		p.catMu.Unlock()
+		p.CatalogMu.Unlock()
 		return nil, err
 	}
-	ix := &policyIndex{collID: c.Meta.ID, ixID: id, group: group, field: field, path: r.path}
-	if err = putPolicyIndex(b, ix); err == nil {
+	ix := &Index{CollID: c.Meta.ID, ID: id, Group: group, Field: field, Path: r.path}
+	if err = PutIndex(b, ix); err == nil {
 		err = b.Commit()
 	}
-	p.catMu.Unlock()
+	p.CatalogMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("docdb: create hidden TTL index of %s.%s: %w", c.Meta.DB, c.Meta.Name, err)
 	}
 	p.mu.Lock()
-	p.setIndexLocked(ix.collID, ix)
+	p.setIndexLocked(ix.CollID, ix)
 	p.mu.Unlock()
 	return ix, nil
 }
@@ -114,20 +114,20 @@ func (p *policyManager) ensurePolicyIndex(c *catalog.Collection, group, field st
 // progress to operation seq (0: none) and resuming where that operation
 // stopped in c. It returns once the index is complete, c has left the
 // group, the policy changed, or ctx is done.
-func (p *policyManager) buildPolicyIndex(ctx context.Context, c *catalog.Collection, group, field string, seq uint64) error {
+func (p *Manager) buildPolicyIndex(ctx context.Context, c *catalog.Collection, group, field string, seq uint64) error {
 	ix, err := p.ensurePolicyIndex(c, group, field)
-	if err != nil || ix == nil || ix.complete {
+	if err != nil || ix == nil || ix.Complete {
 		return err
 	}
 	var after []byte
 	if seq != 0 {
 		p.mu.Lock()
-		if op := p.ops[seq]; op != nil && uint64(op.ResumeColl) == ix.collID {
+		if op := p.ops[seq]; op != nil && uint64(op.ResumeColl) == ix.CollID {
 			after = append([]byte(nil), op.ResumeAfter...)
 		}
 		p.mu.Unlock()
 	}
-	pace := pacer{now: p.now, pause: time.Duration(p.pause.Load())}
+	pace := pacer{now: p.Now, pause: time.Duration(p.Pause.Load())}
 	for {
 		if err := pace.wait(ctx); err != nil {
 			return err
@@ -142,35 +142,35 @@ func (p *policyManager) buildPolicyIndex(ctx context.Context, c *catalog.Collect
 // buildChunk indexes the next chunk of c's documents after *after, and
 // moves *after on. done reports that the index is complete or that the
 // build has nothing left to do in c.
-func (p *policyManager) buildChunk(c *catalog.Collection, ix *policyIndex, seq uint64, after *[]byte) (done bool, err error) {
+func (p *Manager) buildChunk(c *catalog.Collection, ix *Index, seq uint64, after *[]byte) (done bool, err error) {
 	c.WriteMu.Lock()
 	defer c.WriteMu.Unlock()
-	if c.Dropped || c.Meta.Name != ix.group {
+	if c.Dropped || c.Meta.Name != ix.Group {
 		return true, nil
 	}
-	if cur := p.indexOf(ix.collID); cur == nil || cur.ixID != ix.ixID {
+	if cur := p.IndexOf(ix.CollID); cur == nil || cur.ID != ix.ID {
 		return true, nil
 	}
-	r := p.policyRuleFor(ix.group)
-	if r == nil || r.field != ix.field {
+	r := p.RuleFor(ix.Group)
+	if r == nil || r.field != ix.Field {
 		return true, nil
 	}
-	nowMs := p.now().UnixMilli()
-	b := p.store.NewBatch()
+	nowMs := p.Now().UnixMilli()
+	b := p.Store.NewBatch()
 	defer b.Close()
-	prefix := catalog.DocPrefix(ix.collID)
+	prefix := catalog.DocPrefix(ix.CollID)
 	lower := prefix
 	if *after != nil {
-		lower = append(catalog.DocKey(ix.collID, *after), 0)
+		lower = append(catalog.DocKey(ix.CollID, *after), 0)
 	}
-	it, err := p.store.NewIter(lower, storage.PrefixEnd(prefix))
+	it, err := p.Store.NewIter(lower, storage.PrefixEnd(prefix))
 	if err != nil {
 		return false, err
 	}
 	var n, expired int64
 	earliest := int64(math.MaxInt64)
 	more := false
-	chunk := max(p.chunk.Load(), 1)
+	chunk := max(p.Chunk.Load(), 1)
 	for ok := it.First(); ok; ok = it.Next() {
 		if n == chunk {
 			more = true
@@ -181,8 +181,8 @@ func (p *policyManager) buildChunk(c *catalog.Collection, ix *policyIndex, seq u
 			it.Close()
 			return false, fmt.Errorf("docdb: index %s.%s for its TTL policy: document %x: %w", c.Meta.DB, c.Meta.Name, it.Key(), err)
 		}
-		if d, ok := earliestDate(sd.Doc, ix.path); ok {
-			if err := b.Set(policyEntryKey(ix.ixID, d, sd.IDEnc), nil); err != nil {
+		if d, ok := earliestDate(sd.Doc, ix.Path); ok {
+			if err := b.Set(EntryKey(ix.ID, d, sd.IDEnc), nil); err != nil {
 				it.Close()
 				return false, err
 			}
@@ -200,12 +200,12 @@ func (p *policyManager) buildChunk(c *catalog.Collection, ix *policyIndex, seq u
 	if err != nil {
 		return false, err
 	}
-	var completed *policyIndex
+	var completed *Index
 	if !more {
 		cp := *ix
-		cp.complete = true
+		cp.Complete = true
 		completed = &cp
-		if err := putPolicyIndex(b, completed); err != nil {
+		if err := PutIndex(b, completed); err != nil {
 			return false, err
 		}
 	}
@@ -215,7 +215,7 @@ func (p *policyManager) buildChunk(c *catalog.Collection, ix *policyIndex, seq u
 		cp := *op
 		cp.Scanned += n
 		cp.Expired += expired
-		cp.ResumeColl, cp.ResumeAfter = int64(ix.collID), *after
+		cp.ResumeColl, cp.ResumeAfter = int64(ix.CollID), *after
 		if !more {
 			cp.ResumeColl, cp.ResumeAfter = 0, nil
 		}
@@ -227,14 +227,14 @@ func (p *policyManager) buildChunk(c *catalog.Collection, ix *policyIndex, seq u
 	}
 	err = p.commitLocked(b, nil, rec)
 	if err == nil && completed != nil {
-		p.setIndexLocked(ix.collID, completed)
+		p.setIndexLocked(ix.CollID, completed)
 	}
 	p.mu.Unlock()
 	if err != nil {
 		return false, fmt.Errorf("docdb: index %s.%s for its TTL policy: %w", c.Meta.DB, c.Meta.Name, err)
 	}
-	if earliest != math.MaxInt64 && p.expiry != nil {
-		p.expiry.Wake(time.UnixMilli(earliest))
+	if earliest != math.MaxInt64 && p.Expiry != nil {
+		p.Expiry.Wake(time.UnixMilli(earliest))
 	}
 	return !more, nil
 }

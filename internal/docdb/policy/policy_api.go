@@ -1,4 +1,4 @@
-package docdb
+package policy
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 
 // ListPolicies returns every policy, disabled ones included, sorted by
 // collection group.
-func (p *policyManager) ListPolicies(ctx context.Context) ([]Policy, error) {
+func (p *Manager) ListPolicies(ctx context.Context) ([]Policy, error) {
 	p.mu.Lock()
 	recs := make([]policyRecord, 0, len(p.policies))
 	for _, r := range p.policies {
@@ -36,22 +36,22 @@ func (p *policyManager) ListPolicies(ctx context.Context) ([]Policy, error) {
 
 // GetPolicy returns the policy of a collection group, or an error wrapping
 // ErrPolicyNotFound.
-func (p *policyManager) GetPolicy(ctx context.Context, group string) (Policy, error) {
+func (p *Manager) GetPolicy(ctx context.Context, group string) (Policy, error) {
 	r := p.policyCopy(group)
 	if r == nil {
-		return Policy{}, fmt.Errorf("%w: collection group %q has no TTL policy", ErrPolicyNotFound, group)
+		return Policy{}, fmt.Errorf("%w: collection group %q has no TTL policy", ErrNotFound, group)
 	}
 	return p.describePolicy(r), nil
 }
 
 // describePolicy returns r's API form with the group's collection counts.
-func (p *policyManager) describePolicy(r *policyRecord) Policy {
+func (p *Manager) describePolicy(r *policyRecord) Policy {
 	pol := r.policy()
 	colls := p.groupCollections(r.Group)
 	pol.Collections = len(colls)
 	if r.state().enabled() {
 		for _, c := range colls {
-			if ix := p.indexOf(c.Meta.ID); ix != nil && ix.complete && ix.group == r.Group && ix.field == r.Field {
+			if ix := p.IndexOf(c.Meta.ID); ix != nil && ix.Complete && ix.Group == r.Group && ix.Field == r.Field {
 				pol.Indexed++
 			}
 		}
@@ -75,7 +75,7 @@ func (p *policyManager) describePolicy(r *policyRecord) Policy {
 // Disabling stops deletion at once, drops the hidden indexes and ends a
 // running build (its operation ends DISABLED, superseded); it must name the
 // policy's field (ErrPolicyNotFound otherwise).
-func (p *policyManager) UpdatePolicy(ctx context.Context, u PolicyUpdate) (Operation, error) {
+func (p *Manager) UpdatePolicy(ctx context.Context, u Update) (Operation, error) {
 	if err := validatePolicyUpdate(u); err != nil {
 		return Operation{}, err
 	}
@@ -92,14 +92,14 @@ func (p *policyManager) UpdatePolicy(ctx context.Context, u PolicyUpdate) (Opera
 
 // checkEnable returns the group's current policy (nil when none) after
 // checking that enabling u is allowed.
-func (p *policyManager) checkEnable(u PolicyUpdate) (*policyRecord, error) {
+func (p *Manager) checkEnable(u Update) (*policyRecord, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cur, ok := p.policies[u.Group]
 	if ok && cur.state().enabled() {
 		if cur.Field != u.Field {
 			return nil, fmt.Errorf("%w: collection group %q already has a TTL policy on field %q; a collection group has at most one TTL field, so disable that policy first",
-				ErrPolicyConflict, u.Group, cur.Field)
+				ErrConflict, u.Group, cur.Field)
 		}
 		c := *cur
 		return &c, nil
@@ -112,7 +112,7 @@ func (p *policyManager) checkEnable(u PolicyUpdate) (*policyRecord, error) {
 	}
 	if n >= MaxPolicies {
 		return nil, fmt.Errorf("%w: the limit is %d TTL field configurations and %d are enabled; disable one before enabling another",
-			ErrTooManyPolicies, MaxPolicies, n)
+			ErrTooMany, MaxPolicies, n)
 	}
 	if !ok {
 		return nil, nil
@@ -122,22 +122,22 @@ func (p *policyManager) checkEnable(u PolicyUpdate) (*policyRecord, error) {
 }
 
 // enablePolicy is UpdatePolicy's enable; p.update is held.
-func (p *policyManager) enablePolicy(u PolicyUpdate) (Operation, error) {
+func (p *Manager) enablePolicy(u Update) (Operation, error) {
 	cur, err := p.checkEnable(u)
 	if err != nil {
 		return Operation{}, err
 	}
-	now := p.now()
+	now := p.Now()
 	offMs := u.Offset.Milliseconds()
-	rule := newPolicyRule(u.Group, u.Field, offMs)
+	rule := NewRule(u.Group, u.Field, offMs)
 	estimate := p.groupDocCount(u.Group)
-	b := p.store.NewBatch()
+	b := p.Store.NewBatch()
 	defer b.Close()
 	p.mu.Lock()
 	if cur != nil && cur.state().enabled() {
 		running := p.ops[uint64(cur.Op)]
 		switch {
-		case cur.state() == PolicyCreating && running != nil && !running.Done:
+		case cur.state() == Creating && running != nil && !running.Done:
 			// The build goes on; only the offset changes.
 			pc, oc := *cur, *running
 			pc.OffsetMs, pc.Updated = offMs, now.UnixMilli()
@@ -157,13 +157,13 @@ func (p *policyManager) enablePolicy(u PolicyUpdate) (Operation, error) {
 			p.mu.Unlock()
 			p.wakeNow()
 			return oc.operation(), nil
-		case cur.state() == PolicyActive:
+		case cur.state() == Active:
 			op, err := p.newOpLocked(b, OpUpdateTTLOffset, u.Group, u.Field, offMs, now)
 			if err != nil {
 				p.mu.Unlock()
 				return Operation{}, err
 			}
-			op.finish(PolicyActive, "", now)
+			op.finish(Active, "", now)
 			pc := *cur
 			pc.OffsetMs, pc.Op, pc.Updated = offMs, op.Seq, now.UnixMilli()
 			if err := p.commitPolicyOp(b, &pc, op); err != nil {
@@ -182,8 +182,8 @@ func (p *policyManager) enablePolicy(u PolicyUpdate) (Operation, error) {
 		p.mu.Unlock()
 		return Operation{}, err
 	}
-	op.State, op.Estimate = string(PolicyCreating), estimate
-	pc := &policyRecord{Group: u.Group, Field: u.Field, OffsetMs: offMs, State: string(PolicyCreating), Op: op.Seq, Updated: now.UnixMilli()}
+	op.State, op.Estimate = string(Creating), estimate
+	pc := &policyRecord{Group: u.Group, Field: u.Field, OffsetMs: offMs, State: string(Creating), Op: op.Seq, Updated: now.UnixMilli()}
 	if err := p.commitPolicyOp(b, pc, op); err != nil {
 		p.mu.Unlock()
 		return Operation{}, err
@@ -199,7 +199,7 @@ func (p *policyManager) enablePolicy(u PolicyUpdate) (Operation, error) {
 // commitPolicyOp writes pol and the new operation op (and the running
 // operation a change supersedes, if any) into b and commits it; p.mu is
 // held.
-func (p *policyManager) commitPolicyOp(b *storage.Batch, pol *policyRecord, op *opRecord, more ...*opRecord) error {
+func (p *Manager) commitPolicyOp(b *storage.Batch, pol *policyRecord, op *opRecord, more ...*opRecord) error {
 	err := putPolicy(b, pol)
 	for _, r := range append([]*opRecord{op}, more...) {
 		if err == nil && r != nil {
@@ -217,17 +217,17 @@ func (p *policyManager) commitPolicyOp(b *storage.Batch, pol *policyRecord, op *
 }
 
 // disablePolicy is UpdatePolicy's disable; p.update is held.
-func (p *policyManager) disablePolicy(u PolicyUpdate) (Operation, error) {
+func (p *Manager) disablePolicy(u Update) (Operation, error) {
 	cur := p.policyCopy(u.Group)
 	switch {
 	case cur == nil:
-		return Operation{}, fmt.Errorf("%w: collection group %q has no TTL policy", ErrPolicyNotFound, u.Group)
+		return Operation{}, fmt.Errorf("%w: collection group %q has no TTL policy", ErrNotFound, u.Group)
 	case cur.Field != u.Field:
 		return Operation{}, fmt.Errorf("%w: the TTL policy of collection group %q is on field %q, not %q",
-			ErrPolicyNotFound, u.Group, cur.Field, u.Field)
+			ErrNotFound, u.Group, cur.Field, u.Field)
 	}
-	now := p.now()
-	b := p.store.NewBatch()
+	now := p.Now()
+	b := p.Store.NewBatch()
 	defer b.Close()
 	p.mu.Lock()
 	op, err := p.newOpLocked(b, OpDisableTTL, u.Group, u.Field, cur.OffsetMs, now)
@@ -235,16 +235,16 @@ func (p *policyManager) disablePolicy(u PolicyUpdate) (Operation, error) {
 		p.mu.Unlock()
 		return Operation{}, err
 	}
-	op.finish(PolicyDisabled, "", now)
+	op.finish(Disabled, "", now)
 	var superseded *opRecord
 	if running := p.ops[uint64(cur.Op)]; running != nil && !running.Done {
 		s := *running
-		s.finish(PolicyDisabled, "superseded by "+opID(uint64(op.Seq)), now)
+		s.finish(Disabled, "superseded by "+opID(uint64(op.Seq)), now)
 		superseded = &s
 	}
 	pc := *cur
 	if cur.state().enabled() {
-		pc.State, pc.Updated = string(PolicyDisabled), now.UnixMilli()
+		pc.State, pc.Updated = string(Disabled), now.UnixMilli()
 	}
 	pc.Op = op.Seq
 	if err := p.commitPolicyOp(b, &pc, op, superseded); err != nil {
@@ -257,7 +257,7 @@ func (p *policyManager) disablePolicy(u PolicyUpdate) (Operation, error) {
 	if err := p.dropGroupIndexes(u.Group); err != nil {
 		// Deletion has stopped; the leftover entries are dropped at the next
 		// Open.
-		p.logger.Error("docdb: drop hidden TTL policy indexes", "group", u.Group, "err", err)
+		p.Logger.Error("docdb: drop hidden TTL policy indexes", "group", u.Group, "err", err)
 	}
 	return op.operation(), nil
 }
@@ -266,8 +266,8 @@ func (p *policyManager) disablePolicy(u PolicyUpdate) (Operation, error) {
 // unpublished: for each collection that has one, under its write lock, so
 // that no build or creation adds one behind its back (both check the rule
 // under the same locks).
-func (p *policyManager) dropGroupIndexes(group string) error {
-	// A creation that saw the rule holds Engine.mu until its index is
+func (p *Manager) dropGroupIndexes(group string) error {
+	// A creation that saw the rule holds the catalog lock until its index is
 	// published: taking it once is the barrier.
 	ids := map[uint64]bool{}
 	for _, c := range p.groupCollections(group) {
@@ -275,7 +275,7 @@ func (p *policyManager) dropGroupIndexes(group string) error {
 	}
 	if m := p.indexes.Load(); m != nil {
 		for id, ix := range *m {
-			if ix.group == group {
+			if ix.Group == group {
 				ids[id] = true
 			}
 		}
@@ -283,12 +283,12 @@ func (p *policyManager) dropGroupIndexes(group string) error {
 	var errs []error
 	for id := range ids {
 		c := p.lockCollByID(id)
-		ix := p.indexOf(id)
-		if ix != nil && ix.group == group {
+		ix := p.IndexOf(id)
+		if ix != nil && ix.Group == group {
 			p.mu.Lock()
 			p.setIndexLocked(id, nil)
 			p.mu.Unlock()
-			b := p.store.NewBatch()
+			b := p.Store.NewBatch()
 			err := deletePolicyIndex(b, ix)
 			if err == nil {
 				err = b.Commit()
@@ -309,15 +309,15 @@ func (p *policyManager) dropGroupIndexes(group string) error {
 }
 
 // wakeNow wakes the sweeper: a policy change may make documents due now.
-func (p *policyManager) wakeNow() {
-	if p.expiry != nil {
-		p.expiry.Wake(time.Time{})
+func (p *Manager) wakeNow() {
+	if p.Expiry != nil {
+		p.Expiry.Wake(time.Time{})
 	}
 }
 
 // groupDocCount returns the number of documents in the group's
 // collections.
-func (p *policyManager) groupDocCount(group string) int64 {
+func (p *Manager) groupDocCount(group string) int64 {
 	var n int64
 	for _, c := range p.groupCollections(group) {
 		docs, _, _ := c.Stats.Snapshot()
@@ -327,7 +327,7 @@ func (p *policyManager) groupDocCount(group string) int64 {
 }
 
 // DryRunPolicy previews enabling u, changing nothing, as collMod's dry run
-// previews a TTL change (dryrun.go): WouldExpire counts the documents of
+// previews a TTL change (DryRun): WouldExpire counts the documents of
 // the group that no rule expires now (TTL indexes, a clustered
 // collection's TTL, the group's current policy) and the changed policy
 // would, with the range of their expiry times and the expiry engine's
@@ -335,30 +335,30 @@ func (p *policyManager) groupDocCount(group string) int64 {
 // (invalid, conflicting field, limit). Collections whose complete hidden
 // index is on the same field read only the entries the change makes due;
 // the others are scanned, on a snapshot, without locks.
-func (p *policyManager) DryRunPolicy(ctx context.Context, u PolicyUpdate) (PolicyDryRun, error) {
+func (p *Manager) DryRunPolicy(ctx context.Context, u Update) (EnableDryRun, error) {
 	if err := validatePolicyUpdate(u); err != nil {
-		return PolicyDryRun{}, err
+		return EnableDryRun{}, err
 	}
 	if !u.Enable {
-		return PolicyDryRun{}, fmt.Errorf("%w: a dry run previews enabling a policy (disabling deletes nothing)", ErrInvalidPolicy)
+		return EnableDryRun{}, fmt.Errorf("%w: a dry run previews enabling a policy (disabling deletes nothing)", ErrInvalid)
 	}
 	if _, err := p.checkEnable(u); err != nil {
-		return PolicyDryRun{}, err
+		return EnableDryRun{}, err
 	}
-	now := p.now()
-	cnt := dueCount{nowMs: now.UnixMilli(), cur: p.policyRuleFor(u.Group), next: newPolicyRule(u.Group, u.Field, u.Offset.Milliseconds())}
+	now := p.Now()
+	cnt := dueCount{nowMs: now.UnixMilli(), cur: p.RuleFor(u.Group), next: NewRule(u.Group, u.Field, u.Offset.Milliseconds())}
 	colls := p.groupCollections(u.Group)
 	for _, c := range colls {
 		if err := p.previewPolicy(ctx, c, &cnt); err != nil {
-			return PolicyDryRun{}, err
+			return EnableDryRun{}, err
 		}
 	}
-	res := PolicyDryRun{Group: u.Group, Field: u.Field, Offset: u.Offset, Collections: len(colls), Scanned: cnt.scanned,
+	res := EnableDryRun{Group: u.Group, Field: u.Field, Offset: u.Offset, Collections: len(colls), Scanned: cnt.scanned,
 		DryRun: DryRun{At: now.UTC(), WouldExpire: cnt.n, Estimated: true}}
 	if cnt.n > 0 {
 		res.OldestDue, res.NewestDue = time.UnixMilli(cnt.oldest).UTC(), time.UnixMilli(cnt.newest).UTC()
 		res.Estimated = false
-		if est, ok := p.expiry.(DurationEstimator); ok {
+		if est, ok := p.Expiry.(DurationEstimator); ok {
 			if d := est.EstimateDuration(cnt.n); d > 0 {
 				res.EstimatedDelete, res.Estimated = d, true
 			}
@@ -371,7 +371,7 @@ func (p *policyManager) DryRunPolicy(ctx context.Context, u PolicyUpdate) (Polic
 // collection's rules and the current policy cur, expired under next.
 type dueCount struct {
 	nowMs          int64
-	cur, next      *policyRule
+	cur, next      *Rule
 	scanned, n     int64
 	oldest, newest int64
 }
@@ -379,10 +379,10 @@ type dueCount struct {
 // add counts doc of a collection with metadata m if the change expires it.
 func (p *dueCount) add(m *catalog.CollMeta, doc bson.D) {
 	p.scanned++
-	if m.Expired(doc, p.nowMs) || p.cur.expired(doc, p.nowMs) {
+	if m.Expired(doc, p.nowMs) || p.cur.Expired(doc, p.nowMs) {
 		return
 	}
-	due, ok := p.next.dueTime(doc)
+	due, ok := p.next.DueTime(doc)
 	if !ok || due > p.nowMs {
 		return
 	}
@@ -397,26 +397,26 @@ func (p *dueCount) add(m *catalog.CollMeta, doc bson.D) {
 
 // previewPolicy adds c's documents to p, on a snapshot taken with c's
 // metadata.
-func (p *policyManager) previewPolicy(ctx context.Context, c *catalog.Collection, cnt *dueCount) error {
-	p.catMu.RLock()
+func (p *Manager) previewPolicy(ctx context.Context, c *catalog.Collection, cnt *dueCount) error {
+	p.CatalogMu.RLock()
 	m := c.Meta
-	snap := p.store.NewSnapshot()
-	p.catMu.RUnlock()
+	snap := p.Store.NewSnapshot()
+	p.CatalogMu.RUnlock()
 	defer snap.Close()
 	if m == nil || c.Dropped {
 		return nil
 	}
 	var lo, hi []byte
 	indexed := false
-	if ix := p.indexOf(m.ID); ix != nil && ix.complete && cnt.cur != nil && ix.field == cnt.next.field && cnt.cur.field == ix.field {
+	if ix := p.IndexOf(m.ID); ix != nil && ix.Complete && cnt.cur != nil && ix.Field == cnt.next.field && cnt.cur.field == ix.Field {
 		// Same field: only entries the new offset makes due and the
 		// current one does not are candidates.
 		indexed = true
 		if cnt.next.offsetMs >= cnt.cur.offsetMs {
 			return nil
 		}
-		lo = binary.BigEndian.AppendUint64(catalog.IndexPrefix(ix.ixID), policyDateKey(cnt.nowMs-cnt.cur.offsetMs+1))
-		_, hi = policyDueRange(ix.ixID, cnt.nowMs-cnt.next.offsetMs)
+		lo = binary.BigEndian.AppendUint64(catalog.IndexPrefix(ix.ID), policyDateKey(cnt.nowMs-cnt.cur.offsetMs+1))
+		_, hi = DueRange(ix.ID, cnt.nowMs-cnt.next.offsetMs)
 	} else {
 		lo = catalog.DocPrefix(m.ID)
 		hi = storage.PrefixEnd(lo)

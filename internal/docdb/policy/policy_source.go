@@ -1,4 +1,4 @@
-package docdb
+package policy
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // rule and indexes at every call, so an offset change applies at once and
 // a disabled policy yields nothing.
 type policySource struct {
-	p            *policyManager
+	p            *Manager
 	group, field string
 	name         string
 }
@@ -32,8 +32,8 @@ func (s *policySource) Kind() expiry.Kind { return expiry.KindPolicy }
 
 // rule returns the policy's current rule, or nil when it is disabled or on
 // another field.
-func (s *policySource) rule() *policyRule {
-	r := s.p.policyRuleFor(s.group)
+func (s *policySource) rule() *Rule {
+	r := s.p.RuleFor(s.group)
 	if r == nil || r.field != s.field {
 		return nil
 	}
@@ -49,8 +49,8 @@ func (s *policySource) NextDue(ctx context.Context) (time.Time, bool, error) {
 	}
 	best, found := int64(0), false
 	for _, ix := range s.p.groupIndexes(s.group, s.field) {
-		lo, hi := policyDueRange(ix.ixID, math.MaxInt64)
-		it, err := s.p.store.NewIter(lo, hi)
+		lo, hi := DueRange(ix.ID, math.MaxInt64)
+		it, err := s.p.Store.NewIter(lo, hi)
 		if err != nil {
 			return time.Time{}, false, err
 		}
@@ -80,7 +80,7 @@ func (s *policySource) NextDue(ctx context.Context) (time.Time, bool, error) {
 
 // dueEntry is one due entry of a hidden index.
 type dueEntry struct {
-	ix    *policyIndex
+	ix    *Index
 	date  int64
 	idEnc []byte
 }
@@ -88,11 +88,11 @@ type dueEntry struct {
 // dueEntries returns up to max (0: all) entries of the group's hidden
 // indexes that are due at nowMs under r, earliest first; more reports that
 // due entries were left.
-func (s *policySource) dueEntries(r *policyRule, nowMs int64, max int) (out []dueEntry, more bool, err error) {
+func (s *policySource) dueEntries(r *Rule, nowMs int64, max int) (out []dueEntry, more bool, err error) {
 	cutoff := nowMs - r.offsetMs
 	for _, ix := range s.p.groupIndexes(s.group, s.field) {
-		lo, hi := policyDueRange(ix.ixID, cutoff)
-		it, err := s.p.store.NewIter(lo, hi)
+		lo, hi := DueRange(ix.ID, cutoff)
+		it, err := s.p.Store.NewIter(lo, hi)
 		if err != nil {
 			return nil, false, err
 		}
@@ -169,7 +169,7 @@ func (s *policySource) Reap(ctx context.Context, now time.Time, budget expiry.Bu
 		if !more {
 			return r, nil
 		}
-		if !budget.Deadline.IsZero() && s.p.now().After(budget.Deadline) {
+		if !budget.Deadline.IsZero() && s.p.Now().After(budget.Deadline) {
 			r.More = true
 			return r, nil
 		}
@@ -190,10 +190,10 @@ func (s *policySource) reapBatch(now time.Time, max int) (n, keys int, dues []in
 	byColl := map[uint64][]dueEntry{}
 	var order []uint64
 	for _, de := range entries {
-		if _, ok := byColl[de.ix.collID]; !ok {
-			order = append(order, de.ix.collID)
+		if _, ok := byColl[de.ix.CollID]; !ok {
+			order = append(order, de.ix.CollID)
 		}
-		byColl[de.ix.collID] = append(byColl[de.ix.collID], de)
+		byColl[de.ix.CollID] = append(byColl[de.ix.CollID], de)
 	}
 	for _, id := range order {
 		cn, ck, cd, err := s.reapColl(id, byColl[id], nowMs)
@@ -215,12 +215,12 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) 
 		return 0, 0, nil, nil // dropped: its hidden index went with it
 	}
 	defer c.WriteMu.Unlock()
-	ix := s.p.indexOf(collID)
+	ix := s.p.IndexOf(collID)
 	rule := s.rule()
-	if ix == nil || ix.ixID != entries[0].ix.ixID || rule == nil {
+	if ix == nil || ix.ID != entries[0].ix.ID || rule == nil {
 		return 0, 0, nil, nil // the policy changed meanwhile
 	}
-	w := s.p.newWriter(c)
+	w := s.p.NewWriter(c)
 	defer w.Close()
 	for _, de := range entries {
 		sd, err := w.Fetch(de.idEnc)
@@ -229,12 +229,12 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) 
 		}
 		d, ok := int64(0), false
 		if sd != nil {
-			d, ok = earliestDate(sd.Doc, ix.path)
+			d, ok = earliestDate(sd.Doc, ix.Path)
 		}
 		if !ok || d != de.date {
 			// A stray entry (the writers keep entries exact, so this only
 			// repairs damage): drop it.
-			if err := w.Delete(policyEntryKey(ix.ixID, de.date, de.idEnc)); err != nil {
+			if err := w.Delete(EntryKey(ix.ID, de.date, de.idEnc)); err != nil {
 				return 0, 0, nil, err
 			}
 			continue
@@ -290,9 +290,9 @@ func (s *policySource) CountDue(ctx context.Context, now time.Time) (int64, time
 
 // countIndexDue counts ix's entries due at nowMs under r, with the range of
 // their due times.
-func (p *policyManager) countIndexDue(ix *policyIndex, r *policyRule, nowMs int64) (n, oldest, newest int64, err error) {
-	lo, hi := policyDueRange(ix.ixID, nowMs-r.offsetMs)
-	it, err := p.store.NewIter(lo, hi)
+func (p *Manager) countIndexDue(ix *Index, r *Rule, nowMs int64) (n, oldest, newest int64, err error) {
+	lo, hi := DueRange(ix.ID, nowMs-r.offsetMs)
+	it, err := p.Store.NewIter(lo, hi)
 	if err != nil {
 		return 0, 0, 0, err
 	}

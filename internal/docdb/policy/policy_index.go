@@ -1,4 +1,4 @@
-package docdb
+package policy
 
 import (
 	"bytes"
@@ -22,52 +22,52 @@ import (
 // and the due ones are a key range. The index id comes from the catalog's
 // id counter, so it never collides with a collection or a secondary index.
 
-// policyIndex is the hidden index of one collection. It is immutable; a
+// Index is the hidden index of one collection. It is immutable; a
 // change publishes a new one.
-type policyIndex struct {
-	collID, ixID uint64
-	group, field string
-	path         []string
+type Index struct {
+	CollID, ID   uint64
+	Group, Field string
+	Path         []string
 	// complete is set once the build has indexed every document; until
 	// then the writers keep the entries of the documents they write.
-	complete bool
+	Complete bool
 }
 
-// policyIndexRecord is a hidden index as the catalog stores it.
-type policyIndexRecord struct {
+// IndexRecord is a hidden index as the catalog stores it.
+type IndexRecord struct {
 	Index    int64  `bson:"index"`
 	Group    string `bson:"group"`
 	Field    string `bson:"field"`
 	Complete bool   `bson:"complete"`
 }
 
-func policyIndexKey(collID uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{storage.PrefixCatalog, catPolicyIndex}, collID)
+func IndexKey(collID uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{storage.PrefixCatalog, KeyIndex}, collID)
 }
 
-// putPolicyIndex writes ix's record into b.
-func putPolicyIndex(b *storage.Batch, ix *policyIndex) error {
-	raw, err := bson.Marshal(policyIndexRecord{Index: int64(ix.ixID), Group: ix.group, Field: ix.field, Complete: ix.complete})
+// PutIndex writes ix's record into b.
+func PutIndex(b *storage.Batch, ix *Index) error {
+	raw, err := bson.Marshal(IndexRecord{Index: int64(ix.ID), Group: ix.Group, Field: ix.Field, Complete: ix.Complete})
 	if err != nil {
 		return fmt.Errorf("docdb: encode policy index: %w", err)
 	}
-	return b.Set(policyIndexKey(ix.collID), raw)
+	return b.Set(IndexKey(ix.CollID), raw)
 }
 
 // deletePolicyIndex writes into b the deletion of ix's entries and record.
-func deletePolicyIndex(b *storage.Batch, ix *policyIndex) error {
-	p := catalog.IndexPrefix(ix.ixID)
+func deletePolicyIndex(b *storage.Batch, ix *Index) error {
+	p := catalog.IndexPrefix(ix.ID)
 	if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
 		return err
 	}
-	return b.Delete(policyIndexKey(ix.collID))
+	return b.Delete(IndexKey(ix.CollID))
 }
 
 // policyDateKey encodes a date so that byte order is date order.
 func policyDateKey(ms int64) uint64 { return uint64(ms) ^ (1 << 63) }
 
-// policyEntryKey returns the key of a hidden index entry.
-func policyEntryKey(ixID uint64, date int64, idEnc []byte) []byte {
+// EntryKey returns the key of a hidden index entry.
+func EntryKey(ixID uint64, date int64, idEnc []byte) []byte {
 	k := make([]byte, 0, 17+len(idEnc))
 	k = append(k, storage.PrefixIndex)
 	k = binary.BigEndian.AppendUint64(k, ixID)
@@ -83,9 +83,9 @@ func policyEntry(key []byte) (date int64, idEnc []byte, err error) {
 	return int64(binary.BigEndian.Uint64(key[9:17]) ^ (1 << 63)), key[17:], nil
 }
 
-// policyDueRange returns the key range of ix's entries with dates at or
+// DueRange returns the key range of ix's entries with dates at or
 // before cutoff.
-func policyDueRange(ixID uint64, cutoff int64) (lo, hi []byte) {
+func DueRange(ixID uint64, cutoff int64) (lo, hi []byte) {
 	lo = catalog.IndexPrefix(ixID)
 	if cutoff == math.MaxInt64 {
 		return lo, storage.PrefixEnd(lo)
@@ -98,21 +98,21 @@ func policyDueRange(ixID uint64, cutoff int64) (lo, hi []byte) {
 // collection of an enabled policy's group in step with its documents, and
 // asks for an expiry wake-up when a document written is due under the
 // policy.
-func (p *policyManager) DocumentChanged(wb *change.Batch, m *catalog.CollMeta, prev, next *stored.Doc) error {
-	ix := p.indexOf(m.ID)
+func (p *Manager) DocumentChanged(wb *change.Batch, m *catalog.CollMeta, prev, next *stored.Doc) error {
+	ix := p.IndexOf(m.ID)
 	if ix == nil {
 		return nil
 	}
 	var oldKey, newKey []byte
 	if prev != nil {
-		if d, ok := earliestDate(prev.Doc, ix.path); ok {
-			oldKey = policyEntryKey(ix.ixID, d, prev.IDEnc)
+		if d, ok := earliestDate(prev.Doc, ix.Path); ok {
+			oldKey = EntryKey(ix.ID, d, prev.IDEnc)
 		}
 	}
 	var date int64
 	if next != nil {
-		if d, ok := earliestDate(next.Doc, ix.path); ok {
-			newKey, date = policyEntryKey(ix.ixID, d, next.IDEnc), d
+		if d, ok := earliestDate(next.Doc, ix.Path); ok {
+			newKey, date = EntryKey(ix.ID, d, next.IDEnc), d
 		}
 	}
 	if bytes.Equal(oldKey, newKey) {
@@ -129,8 +129,8 @@ func (p *policyManager) DocumentChanged(wb *change.Batch, m *catalog.CollMeta, p
 	if err := wb.Set(newKey, nil); err != nil {
 		return err
 	}
-	if p.expiry != nil {
-		if r := p.policyRuleFor(ix.group); r != nil && r.field == ix.field {
+	if p.Expiry != nil {
+		if r := p.RuleFor(ix.Group); r != nil && r.field == ix.Field {
 			wb.WakeAt(addMillis(date, r.offsetMs))
 		}
 	}
@@ -138,10 +138,10 @@ func (p *policyManager) DocumentChanged(wb *change.Batch, m *catalog.CollMeta, p
 }
 
 // collByID returns the live collection with that id, or nil.
-func (p *policyManager) collByID(id uint64) *catalog.Collection {
-	p.catMu.RLock()
-	defer p.catMu.RUnlock()
-	for _, c := range p.cat.Colls {
+func (p *Manager) collByID(id uint64) *catalog.Collection {
+	p.CatalogMu.RLock()
+	defer p.CatalogMu.RUnlock()
+	for _, c := range p.Catalog.Colls {
 		if c.Meta.ID == id {
 			return c
 		}
@@ -151,7 +151,7 @@ func (p *policyManager) collByID(id uint64) *catalog.Collection {
 
 // lockCollByID returns the live collection with that id with its write
 // lock held, or nil.
-func (p *policyManager) lockCollByID(id uint64) *catalog.Collection {
+func (p *Manager) lockCollByID(id uint64) *catalog.Collection {
 	c := p.collByID(id)
 	if c == nil {
 		return nil
@@ -166,11 +166,11 @@ func (p *policyManager) lockCollByID(id uint64) *catalog.Collection {
 
 // groupCollections returns the collections named group in every database,
 // sorted by database.
-func (p *policyManager) groupCollections(group string) []*catalog.Collection {
-	p.catMu.RLock()
-	defer p.catMu.RUnlock()
+func (p *Manager) groupCollections(group string) []*catalog.Collection {
+	p.CatalogMu.RLock()
+	defer p.CatalogMu.RUnlock()
 	var out []*catalog.Collection
-	for k, c := range p.cat.Colls {
+	for k, c := range p.Catalog.Colls {
 		if k.Coll == group {
 			out = append(out, c)
 		}
@@ -198,20 +198,20 @@ func nsLess(a, b *catalog.CollMeta) bool {
 // loadPolicyIndexes reads the hidden index records at Open, keeping those
 // of live collections in a group whose enabled policy is on the same field
 // and deleting the others with their entries.
-func (p *policyManager) loadPolicyIndexes() error {
-	lower := []byte{storage.PrefixCatalog, catPolicyIndex}
-	it, err := p.store.NewIter(lower, storage.PrefixEnd(lower))
+func (p *Manager) loadPolicyIndexes() error {
+	lower := []byte{storage.PrefixCatalog, KeyIndex}
+	it, err := p.Store.NewIter(lower, storage.PrefixEnd(lower))
 	if err != nil {
 		return err
 	}
 	defer it.Close()
 	names := map[uint64]string{}
-	p.catMu.RLock()
-	for k, c := range p.cat.Colls {
+	p.CatalogMu.RLock()
+	for k, c := range p.Catalog.Colls {
 		names[c.Meta.ID] = k.Coll
 	}
-	p.catMu.RUnlock()
-	b := p.store.NewBatch()
+	p.CatalogMu.RUnlock()
+	b := p.Store.NewBatch()
 	defer b.Close()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -219,22 +219,22 @@ func (p *policyManager) loadPolicyIndexes() error {
 		if len(it.Key()) != 10 {
 			return fmt.Errorf("docdb: corrupt policy index key %x", it.Key())
 		}
-		var r policyIndexRecord
+		var r IndexRecord
 		if err := bson.Unmarshal(it.Value(), &r); err != nil {
 			return fmt.Errorf("docdb: decode policy index %x: %w", it.Key(), err)
 		}
-		ix := &policyIndex{
-			collID: binary.BigEndian.Uint64(it.Key()[2:]), ixID: uint64(r.Index),
-			group: r.Group, field: r.Field, path: catalog.SplitPath(r.Field), complete: r.Complete,
+		ix := &Index{
+			CollID: binary.BigEndian.Uint64(it.Key()[2:]), ID: uint64(r.Index),
+			Group: r.Group, Field: r.Field, Path: catalog.SplitPath(r.Field), Complete: r.Complete,
 		}
 		pol := p.policies[r.Group]
-		if name, live := names[ix.collID]; !live || name != r.Group || pol == nil || !pol.state().enabled() || pol.Field != r.Field {
+		if name, live := names[ix.CollID]; !live || name != r.Group || pol == nil || !pol.state().enabled() || pol.Field != r.Field {
 			if err := deletePolicyIndex(b, ix); err != nil {
 				return err
 			}
 			continue
 		}
-		p.setIndexLocked(ix.collID, ix)
+		p.setIndexLocked(ix.CollID, ix)
 	}
 	if err := it.Error(); err != nil {
 		return err
@@ -244,23 +244,23 @@ func (p *policyManager) loadPolicyIndexes() error {
 
 // Catalog hooks: the catalog code calls these as collections come and go.
 
-// policyIndexForNew gives a collection being created in a group with an
+// IndexForNew gives a collection being created in a group with an
 // enabled policy its hidden index, empty and so complete, written into the
-// batch b that creates the collection. The caller holds Engine.mu for
+// batch b that creates the collection. The caller holds the catalog lock for
 // writing until it has called publish after b committed, so a policy
-// disabled meanwhile (which waits for Engine.mu, see disablePolicy) still
+// disabled meanwhile (which waits for the catalog lock, see disablePolicy) still
 // finds the index to drop.
-func (p *policyManager) policyIndexForNew(b *storage.Batch, m *catalog.CollMeta) (publish func(), err error) {
-	r := p.policyRuleFor(m.Name)
+func (p *Manager) IndexForNew(b *storage.Batch, m *catalog.CollMeta) (publish func(), err error) {
+	r := p.RuleFor(m.Name)
 	if r == nil {
 		return func() {}, nil
 	}
-	id, err := p.cat.AllocID(b)
+	id, err := p.Catalog.AllocID(b)
 	if err != nil {
 		return nil, err
 	}
-	ix := &policyIndex{collID: m.ID, ixID: id, group: m.Name, field: r.field, path: r.path, complete: true}
-	if err := putPolicyIndex(b, ix); err != nil {
+	ix := &Index{CollID: m.ID, ID: id, Group: m.Name, Field: r.field, Path: r.path, Complete: true}
+	if err := PutIndex(b, ix); err != nil {
 		return nil, err
 	}
 	return func() {
@@ -270,17 +270,17 @@ func (p *policyManager) policyIndexForNew(b *storage.Batch, m *catalog.CollMeta)
 	}, nil
 }
 
-// policyCollectionGone drops the hidden index of a dropped collection. The
+// CollectionGone drops the hidden index of a dropped collection. The
 // caller holds the collection's write lock.
-func (p *policyManager) policyCollectionGone(m *catalog.CollMeta) {
-	ix := p.indexOf(m.ID)
+func (p *Manager) CollectionGone(m *catalog.CollMeta) {
+	ix := p.IndexOf(m.ID)
 	if ix == nil {
 		return
 	}
 	p.mu.Lock()
 	p.setIndexLocked(m.ID, nil)
 	p.mu.Unlock()
-	b := p.store.NewBatch()
+	b := p.Store.NewBatch()
 	defer b.Close()
 	err := deletePolicyIndex(b, ix)
 	if err == nil {
@@ -288,40 +288,40 @@ func (p *policyManager) policyCollectionGone(m *catalog.CollMeta) {
 	}
 	if err != nil {
 		// The record is found and dropped at the next Open.
-		p.logger.Error("docdb: drop hidden TTL policy index", "collection", m.DB+"."+m.Name, "err", err)
+		p.Logger.Error("docdb: drop hidden TTL policy index", "collection", m.DB+"."+m.Name, "err", err)
 	}
 }
 
-// policyCollectionRenamed follows a rename: a collection that left its
+// CollectionRenamed follows a rename: a collection that left its
 // group loses its hidden index; one that joined a group with an enabled
 // policy gets one from the worker. The caller holds the collection's write
 // lock.
-func (p *policyManager) policyCollectionRenamed(old, renamed *catalog.CollMeta) {
-	if ix := p.indexOf(renamed.ID); ix != nil && ix.group != renamed.Name {
-		p.policyCollectionGone(old)
+func (p *Manager) CollectionRenamed(old, renamed *catalog.CollMeta) {
+	if ix := p.IndexOf(renamed.ID); ix != nil && ix.Group != renamed.Name {
+		p.CollectionGone(old)
 	}
-	if p.policyRuleFor(renamed.Name) != nil {
+	if p.RuleFor(renamed.Name) != nil {
 		p.kickPolicies()
 	}
 }
 
-// checkPolicyIndexes verifies, on one snapshot, that every hidden index
+// Check verifies, on one snapshot, that every hidden index
 // holds exactly one entry per document of its collection whose field
 // yields a Date, at the earliest Date, and nothing else.
-func (p *policyManager) checkPolicyIndexes() error {
-	p.catMu.RLock()
-	snap := p.store.NewSnapshot()
-	var ixs []*policyIndex
+func (p *Manager) Check() error {
+	p.CatalogMu.RLock()
+	snap := p.Store.NewSnapshot()
+	var ixs []*Index
 	if m := p.indexes.Load(); m != nil {
 		for _, ix := range *m {
 			ixs = append(ixs, ix)
 		}
 	}
-	p.catMu.RUnlock()
+	p.CatalogMu.RUnlock()
 	defer snap.Close()
 	for _, ix := range ixs {
 		want := map[string]bool{}
-		p := catalog.DocPrefix(ix.collID)
+		p := catalog.DocPrefix(ix.CollID)
 		it, err := snap.NewIter(p, storage.PrefixEnd(p))
 		if err != nil {
 			return err
@@ -332,12 +332,12 @@ func (p *policyManager) checkPolicyIndexes() error {
 				it.Close()
 				return err
 			}
-			if d, ok := earliestDate(sd.Doc, ix.path); ok {
-				want[string(policyEntryKey(ix.ixID, d, sd.IDEnc))] = true
+			if d, ok := earliestDate(sd.Doc, ix.Path); ok {
+				want[string(EntryKey(ix.ID, d, sd.IDEnc))] = true
 			}
 		}
 		it.Close()
-		lo, hi := policyDueRange(ix.ixID, math.MaxInt64)
+		lo, hi := DueRange(ix.ID, math.MaxInt64)
 		it, err = snap.NewIter(lo, hi)
 		if err != nil {
 			return err
@@ -347,12 +347,12 @@ func (p *policyManager) checkPolicyIndexes() error {
 			n++
 			if !want[string(it.Key())] {
 				it.Close()
-				return fmt.Errorf("docdb: hidden index of %s in collection %d has a stray entry %x", ix.field, ix.collID, it.Key())
+				return fmt.Errorf("docdb: hidden index of %s in collection %d has a stray entry %x", ix.Field, ix.CollID, it.Key())
 			}
 		}
 		it.Close()
-		if ix.complete && n != len(want) {
-			return fmt.Errorf("docdb: hidden index of %s in collection %d has %d entries, want %d", ix.field, ix.collID, n, len(want))
+		if ix.Complete && n != len(want) {
+			return fmt.Errorf("docdb: hidden index of %s in collection %d has %d entries, want %d", ix.Field, ix.CollID, n, len(want))
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package docdb
+package policy
 
 import (
 	"math"
@@ -8,17 +8,17 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 )
 
-// policyRule is an enabled policy as the read and write paths use it: the
+// Rule is an enabled policy as the read and write paths use it: the
 // field to read and the offset to add. Rules are immutable; a change
 // publishes a new one.
-type policyRule struct {
+type Rule struct {
 	group, field string
 	path         []string
 	offsetMs     int64
 }
 
-func newPolicyRule(group, field string, offsetMs int64) *policyRule {
-	return &policyRule{group: group, field: field, path: catalog.SplitPath(field), offsetMs: offsetMs}
+func NewRule(group, field string, offsetMs int64) *Rule {
+	return &Rule{group: group, field: field, path: catalog.SplitPath(field), offsetMs: offsetMs}
 }
 
 // earliestDate returns the earliest BSON Date that path yields in doc, read
@@ -35,9 +35,9 @@ func earliestDate(doc bson.D, path []string) (ms int64, ok bool) {
 	return ms, ok
 }
 
-// dueTime returns when doc expires under the rule (Unix ms); ok is false
+// DueTime returns when doc expires under the rule (Unix ms); ok is false
 // when it never does.
-func (r *policyRule) dueTime(doc bson.D) (int64, bool) {
+func (r *Rule) DueTime(doc bson.D) (int64, bool) {
 	d, ok := earliestDate(doc, r.path)
 	if !ok {
 		return 0, false
@@ -45,13 +45,13 @@ func (r *policyRule) dueTime(doc bson.D) (int64, bool) {
 	return addMillis(d, r.offsetMs), true
 }
 
-// expired reports whether doc has expired at nowMs; a nil rule expires
+// Expired reports whether doc has expired at nowMs; a nil rule expires
 // nothing.
-func (r *policyRule) expired(doc bson.D, nowMs int64) bool {
+func (r *Rule) Expired(doc bson.D, nowMs int64) bool {
 	if r == nil {
 		return false
 	}
-	due, ok := r.dueTime(doc)
+	due, ok := r.DueTime(doc)
 	return ok && due <= nowMs
 }
 
@@ -63,9 +63,9 @@ func addMillis(ms, off int64) int64 {
 	return ms + off
 }
 
-// policyRuleFor returns the enabled policy of the collection group coll, or
+// RuleFor returns the enabled policy of the collection group coll, or
 // nil. It takes no lock.
-func (p *policyManager) policyRuleFor(coll string) *policyRule {
+func (p *Manager) RuleFor(coll string) *Rule {
 	rules := p.rules.Load()
 	if rules == nil {
 		return nil

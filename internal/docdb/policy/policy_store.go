@@ -1,4 +1,4 @@
-package docdb
+package policy
 
 import (
 	"context"
@@ -20,8 +20,8 @@ import (
 
 // Catalog keys of policies, under storage.PrefixCatalog.
 const (
-	catPolicy      byte = 'P' // 'P' group -> policyRecord
-	catPolicyIndex byte = 'Q' // 'Q' collection id u64 -> policyIndexRecord
+	KeyPolicy byte = 'P' // 'P' group -> policyRecord
+	KeyIndex  byte = 'Q' // 'Q' collection id u64 -> policyIndexRecord
 )
 
 // policyRecord is a policy as the catalog stores it.
@@ -34,7 +34,7 @@ type policyRecord struct {
 	Updated  int64  `bson:"updated"` // Unix ms
 }
 
-func (r *policyRecord) state() PolicyState { return PolicyState(r.State) }
+func (r *policyRecord) state() State { return State(r.State) }
 
 // policy returns the API form of r.
 func (r *policyRecord) policy() Policy {
@@ -50,30 +50,30 @@ func (r *policyRecord) policy() Policy {
 }
 
 func policyKey(group string) []byte {
-	return append([]byte{storage.PrefixCatalog, catPolicy}, group...)
+	return append([]byte{storage.PrefixCatalog, KeyPolicy}, group...)
 }
 
-// policyConfig is what the policy manager is given by the engine.
-type policyConfig struct {
+// Config is what the policy manager is given by the engine.
+type Config struct {
 	// store holds the policies, operations and hidden indexes.
-	store *storage.Store
+	Store *storage.Store
 	// cat is the engine's catalog, guarded by catMu (the catalog lock).
-	cat   *catalog.Catalog
-	catMu *sync.RWMutex
+	Catalog   *catalog.Catalog
+	CatalogMu *sync.RWMutex
 	// now is the engine's clock.
-	now func() time.Time
+	Now func() time.Time
 	// expiry is the expiry engine; nil when documents are never reaped.
-	expiry policyRegistry
-	logger *slog.Logger
+	Expiry Registry
+	Logger *slog.Logger
 	// newWriter returns the engine's writer on c, whose write lock the
 	// caller holds, to delete due documents with all of their index
 	// entries.
-	newWriter func(c *catalog.Collection) policyWriter
+	NewWriter func(c *catalog.Collection) Writer
 }
 
-// policyWriter is the engine's writer as a policy source deletes documents
+// Writer is the engine's writer as a policy source deletes documents
 // through it (see policyConfig.newWriter).
-type policyWriter interface {
+type Writer interface {
 	// Fetch returns the stored document with encoded _id idEnc, or nil.
 	Fetch(idEnc []byte) (*stored.Doc, error)
 	// EntryKeysOf returns the entries doc has in each secondary index.
@@ -88,12 +88,12 @@ type policyWriter interface {
 	Close()
 }
 
-// policyManager is the Engine's policy state. Lock order: update, then
+// Manager holds the TTL policies of an engine. Lock order: update, then
 // collection write locks, then the catalog lock, then mu; mu is a leaf
 // lock. Writers and readers never lock: they load rules and indexes
 // atomically.
-type policyManager struct {
-	policyConfig
+type Manager struct {
+	Config
 
 	// update serializes policy changes and operation completions.
 	update sync.Mutex
@@ -107,29 +107,29 @@ type policyManager struct {
 	prune    []uint64          // finished operations the pending batch deletes
 	sources  map[string]string // group -> registered expiry source name
 	closed   bool
-	// The worker (operation_run.go).
+	// The worker.
 	running bool
 	dirty   bool
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
 	// rules are the enabled policies by group, for visibility and expiry.
-	rules atomic.Pointer[map[string]*policyRule]
+	rules atomic.Pointer[map[string]*Rule]
 	// indexes are the hidden indexes by collection id. An entry changes only
 	// with its collection's write lock held, so a writer sees one index for
 	// its whole life.
-	indexes atomic.Pointer[map[uint64]*policyIndex]
+	indexes atomic.Pointer[map[uint64]*Index]
 
 	// Build pacing: chunk documents per chunk, and at most one chunk per
-	// pause (nanoseconds) of the Engine's clock. Tests change them.
-	chunk atomic.Int64
-	pause atomic.Int64
+	// pause (nanoseconds) of the engine's clock. Tests change them.
+	Chunk atomic.Int64
+	Pause atomic.Int64
 }
 
 // setRuleLocked publishes (or, with nil, removes) the rule of group; mu is
 // held.
-func (p *policyManager) setRuleLocked(group string, r *policyRule) {
-	next := map[string]*policyRule{}
+func (p *Manager) setRuleLocked(group string, r *Rule) {
+	next := map[string]*Rule{}
 	if cur := p.rules.Load(); cur != nil {
 		for k, v := range *cur {
 			next[k] = v
@@ -146,8 +146,8 @@ func (p *policyManager) setRuleLocked(group string, r *policyRule) {
 // setIndexLocked publishes (or, with nil, removes) the hidden index of a
 // collection; mu and the collection's write lock are held (or the
 // collection is not reachable yet).
-func (p *policyManager) setIndexLocked(collID uint64, ix *policyIndex) {
-	next := map[uint64]*policyIndex{}
+func (p *Manager) setIndexLocked(collID uint64, ix *Index) {
+	next := map[uint64]*Index{}
 	if cur := p.indexes.Load(); cur != nil {
 		for k, v := range *cur {
 			next[k] = v
@@ -161,8 +161,8 @@ func (p *policyManager) setIndexLocked(collID uint64, ix *policyIndex) {
 	p.indexes.Store(&next)
 }
 
-// indexOf returns the hidden index of a collection, or nil.
-func (p *policyManager) indexOf(collID uint64) *policyIndex {
+// IndexOf returns the hidden index of a collection, or nil.
+func (p *Manager) IndexOf(collID uint64) *Index {
 	m := p.indexes.Load()
 	if m == nil {
 		return nil
@@ -171,23 +171,23 @@ func (p *policyManager) indexOf(collID uint64) *policyIndex {
 }
 
 // groupIndexes returns the hidden indexes of group on field.
-func (p *policyManager) groupIndexes(group, field string) []*policyIndex {
+func (p *Manager) groupIndexes(group, field string) []*Index {
 	m := p.indexes.Load()
 	if m == nil {
 		return nil
 	}
-	var out []*policyIndex
+	var out []*Index
 	for _, ix := range *m {
-		if ix.group == group && ix.field == field {
+		if ix.Group == group && ix.Field == field {
 			out = append(out, ix)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].collID < out[j].collID })
+	sort.Slice(out, func(i, j int) bool { return out[i].CollID < out[j].CollID })
 	return out
 }
 
 // policyCopy returns a copy of group's record, or nil.
-func (p *policyManager) policyCopy(group string) *policyRecord {
+func (p *Manager) policyCopy(group string) *policyRecord {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.policies[group]
@@ -200,7 +200,7 @@ func (p *policyManager) policyCopy(group string) *policyRecord {
 
 // commitLocked commits b and then applies the records to the maps; mu is
 // held. A nil record is skipped.
-func (p *policyManager) commitLocked(b *storage.Batch, pol *policyRecord, ops ...*opRecord) error {
+func (p *Manager) commitLocked(b *storage.Batch, pol *policyRecord, ops ...*opRecord) error {
 	if err := b.Commit(); err != nil {
 		return err
 	}
@@ -224,16 +224,20 @@ func putPolicy(b *storage.Batch, r *policyRecord) error {
 	return b.Set(policyKey(r.Group), raw)
 }
 
-// openPolicies loads policies, hidden indexes and operations at Open,
+// New returns the manager of the policies stored in cfg.Store. It does
+// nothing until Open.
+func New(cfg Config) *Manager { return &Manager{Config: cfg} }
+
+// Open loads policies, hidden indexes and operations at Open,
 // drops hidden indexes that no longer belong to an enabled policy,
 // publishes the rules, registers the sources and resumes unfinished
 // operations.
-func (p *policyManager) openPolicies() error {
+func (p *Manager) Open() error {
 	p.policies = map[string]*policyRecord{}
 	p.ops = map[uint64]*opRecord{}
 	p.sources = map[string]string{}
-	p.chunk.Store(policyBuildChunk)
-	p.pause.Store(int64(policyBuildPause))
+	p.Chunk.Store(policyBuildChunk)
+	p.Pause.Store(int64(BuildPause))
 	if err := p.loadPolicyRecords(); err != nil {
 		return err
 	}
@@ -247,7 +251,7 @@ func (p *policyManager) openPolicies() error {
 	var enabled []*policyRecord
 	for _, r := range p.policies {
 		if r.state().enabled() {
-			p.setRuleLocked(r.Group, newPolicyRule(r.Group, r.Field, r.OffsetMs))
+			p.setRuleLocked(r.Group, NewRule(r.Group, r.Field, r.OffsetMs))
 			enabled = append(enabled, r)
 		}
 	}
@@ -266,9 +270,9 @@ func (p *policyManager) openPolicies() error {
 }
 
 // loadPolicyRecords reads every policy record.
-func (p *policyManager) loadPolicyRecords() error {
-	lower := []byte{storage.PrefixCatalog, catPolicy}
-	it, err := p.store.NewIter(lower, storage.PrefixEnd(lower))
+func (p *Manager) loadPolicyRecords() error {
+	lower := []byte{storage.PrefixCatalog, KeyPolicy}
+	it, err := p.Store.NewIter(lower, storage.PrefixEnd(lower))
 	if err != nil {
 		return err
 	}
@@ -283,9 +287,9 @@ func (p *policyManager) loadPolicyRecords() error {
 	return it.Error()
 }
 
-// closePolicies stops the worker and unregisters the policy sources; Close
+// Close stops the worker and unregisters the policy sources; Close
 // calls it. An unfinished operation resumes at the next Open.
-func (p *policyManager) closePolicies() {
+func (p *Manager) Close() {
 	p.mu.Lock()
 	if p.closed || p.policies == nil {
 		p.closed = true
@@ -303,16 +307,16 @@ func (p *policyManager) closePolicies() {
 	p.sources = map[string]string{}
 	p.mu.Unlock()
 	p.wg.Wait()
-	if p.expiry != nil {
+	if p.Expiry != nil {
 		for _, n := range names {
-			p.expiry.Unregister(n)
+			p.Expiry.Unregister(n)
 		}
 	}
 }
 
 // registerPolicySource registers the expiry source of the policy on
 // group.field, unless it is registered already.
-func (p *policyManager) registerPolicySource(group, field string) {
+func (p *Manager) registerPolicySource(group, field string) {
 	name := policySourceName(group, field)
 	p.mu.Lock()
 	if p.sources[group] == name || p.closed {
@@ -322,30 +326,30 @@ func (p *policyManager) registerPolicySource(group, field string) {
 	old := p.sources[group]
 	p.sources[group] = name
 	p.mu.Unlock()
-	if p.expiry == nil {
+	if p.Expiry == nil {
 		return
 	}
 	if old != "" {
-		p.expiry.Unregister(old)
+		p.Expiry.Unregister(old)
 	}
-	if err := p.expiry.Register(&policySource{p: p, group: group, field: field, name: name}); err != nil {
-		p.logger.Error("docdb: register TTL policy source", "source", name, "err", err)
+	if err := p.Expiry.Register(&policySource{p: p, group: group, field: field, name: name}); err != nil {
+		p.Logger.Error("docdb: register TTL policy source", "source", name, "err", err)
 	}
 }
 
 // unregisterPolicySource removes the expiry source of group's policy.
-func (p *policyManager) unregisterPolicySource(group string) {
+func (p *Manager) unregisterPolicySource(group string) {
 	p.mu.Lock()
 	name, ok := p.sources[group]
 	delete(p.sources, group)
 	p.mu.Unlock()
-	if ok && p.expiry != nil {
-		p.expiry.Unregister(name)
+	if ok && p.Expiry != nil {
+		p.Expiry.Unregister(name)
 	}
 }
 
 // errPolicyClosed reports whether the manager is closed.
-func (p *policyManager) isClosed() bool {
+func (p *Manager) isClosed() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.closed
@@ -360,9 +364,9 @@ func ignoreClosed(err error) error {
 	return err
 }
 
-// policyRegistry is the expiry engine as policies use it: it registers
+// Registry is the expiry engine as policies use it: it registers
 // each enabled policy's source and is woken when documents may be due.
-type policyRegistry interface {
+type Registry interface {
 	// Register adds a source; its name is unique among registered sources.
 	Register(src expiry.Source) error
 	// Unregister removes the source with that name, if registered.
