@@ -17,7 +17,7 @@ import (
 // from the stored dates plus the current offset, so the change applies to
 // old documents at once (visibility and reaping alike) and rewrites
 // nothing. With dryRun: true the command is validated in full and then
-// previewed instead of applied (dryrun.go).
+// previewed instead of applied (dryruns.go).
 
 func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson.D, error) {
 	if err := catalog.CheckReadNS(db, coll); err != nil {
@@ -47,7 +47,7 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 			// Only clustered collections have a collection-level TTL;
 			// checked below once the collection is known.
 		case "dryRun":
-			// mayfly's extension: validate, then preview (dryrun.go).
+			// mayfly's extension: validate, then preview (dryruns.go).
 			var err error
 			if dryRun, err = dryRunFlag("collMod", el.Value); err != nil {
 				return nil, err
