@@ -314,7 +314,7 @@ func (e *Engine) dropDatabase(ctx context.Context, db string) error {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	e.mu.RLock()
-	colls := e.cat.DbCollections(db)
+	colls := e.cat.DBCollections(db)
 	e.mu.RUnlock()
 	for _, c := range colls {
 		name := c.Meta.Name
@@ -349,7 +349,7 @@ func (e *Engine) listDatabases(ctx context.Context) ([]DatabaseInfo, error) {
 	var out []DatabaseInfo
 	for _, db := range e.cat.Databases() {
 		info := DatabaseInfo{Name: db, Empty: true}
-		for _, c := range e.cat.DbCollections(db) {
+		for _, c := range e.cat.DBCollections(db) {
 			docs, bytes, idx := c.Stats.Snapshot()
 			info.SizeOnDisk += bytes + indexBytes(idx) + collectionOverhead
 			if docs > 0 {
@@ -386,7 +386,7 @@ func (e *Engine) listCollections(ctx context.Context, db string, f bson.D, nameO
 		}
 	}
 	e.mu.RLock()
-	colls := e.cat.DbCollections(db)
+	colls := e.cat.DBCollections(db)
 	metas := make([]*catalog.CollMeta, len(colls))
 	for i, c := range colls {
 		metas[i] = c.Meta

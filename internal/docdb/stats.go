@@ -19,7 +19,7 @@ func (e *Engine) dbStats(ctx context.Context, db string) (DBStats, error) {
 		return st, err
 	}
 	e.mu.RLock()
-	colls := e.cat.DbCollections(db)
+	colls := e.cat.DBCollections(db)
 	nIdx := make([]int, len(colls))
 	for i, c := range colls {
 		nIdx[i] = len(c.Meta.Indexes)

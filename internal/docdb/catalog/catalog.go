@@ -15,10 +15,10 @@ import (
 
 // Catalog keys, all under storage.PrefixCatalog.
 const (
-	KeyCollection byte = 'c' // 'c' db 0x00 coll -> collRecord
+	KeyCollection byte = 'c' // 'c' db 0x00 coll -> Record
 	KeyNextID     byte = 'n' // next numeric id, 8 bytes big-endian
 	KeyStats      byte = 's' // 's' collection id -> collection counters
-	KeyBuild      byte = 'b' // 'b' index id -> collection id: an index build in progress (index_build.go)
+	KeyBuild      byte = 'b' // 'b' index id -> collection id: an index build in progress
 )
 
 // Record is a collection as the catalog stores it.
@@ -79,6 +79,7 @@ func CollKey(db, coll string) []byte {
 
 func nextIDKey() []byte { return []byte{storage.PrefixCatalog, KeyNextID} }
 
+// StatsKey returns the catalog key of the counters of collection id.
 func StatsKey(id uint64) []byte {
 	return binary.BigEndian.AppendUint64([]byte{storage.PrefixCatalog, KeyStats}, id)
 }
@@ -160,9 +161,9 @@ func (c *Catalog) Lookup(db, coll string) *Collection {
 	return c.Colls[Namespace{db, coll}]
 }
 
-// DbCollections returns the collections of db sorted by name. The caller
+// DBCollections returns the collections of db sorted by name. The caller
 // holds the catalog lock.
-func (c *Catalog) DbCollections(db string) []*Collection {
+func (c *Catalog) DBCollections(db string) []*Collection {
 	var out []*Collection
 	for k, cl := range c.Colls {
 		if k.DB == db {

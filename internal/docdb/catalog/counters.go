@@ -46,6 +46,7 @@ func (d *Delta) AddIndex(id uint64, keys, bytes int64) {
 	d.Idx[id] = c
 }
 
+// NewCounters returns the counters of an empty collection.
 func NewCounters() *Counters { return &Counters{idx: map[uint64]*IndexCounter{}} }
 
 // loadCounters reads the stored counters of collection id.

@@ -48,7 +48,7 @@ func SameDoc(a, b bson.D) bool {
 	return true
 }
 
-// SameValue compares two values as sameDoc compares its fields.
+// SameValue compares two values as SameDoc compares its fields.
 func SameValue(a, b any) bool {
 	if da, ok := a.(bson.D); ok {
 		db, ok := b.(bson.D)

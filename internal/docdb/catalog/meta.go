@@ -58,7 +58,7 @@ type IndexMeta struct {
 
 // ClusteredTTLIndex returns the synthetic TTL index of a clustered
 // collection created with expireAfterSeconds: only Date _id values expire
-// (spec 1.6). It is nil for other collections.
+// (as in MongoDB). It is nil for other collections.
 func (m *CollMeta) ClusteredTTLIndex() *IndexMeta {
 	if !m.Clustered() {
 		return nil

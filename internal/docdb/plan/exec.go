@@ -40,6 +40,7 @@ type Scanner struct {
 	seen     map[string]bool
 }
 
+// NewScanner returns a scanner of p over r that counts its work in stats.
 func NewScanner(r storage.Reader, p *Plan, stats *Stats) *Scanner {
 	s := &Scanner{r: r, p: p, stats: stats}
 	if p.dedupe {
