@@ -2,6 +2,12 @@
 // error codes. The model (docdb and its sub-packages) returns *Error values;
 // only the wire edge (internal/wire/mongo) turns them into replies with code,
 // codeName and errmsg.
+//
+// codes.go names every code: it is generated (go generate, ./gen) from
+// error_codes.yml, MongoDB's list of named codes, and location_codes.yml,
+// the assert locations mayfly reports, whose names are Location<code>. Add a
+// new assert location to location_codes.yml and regenerate; never write a
+// code as a number (internal/lint checks it).
 package mongoerr
 
 import (
