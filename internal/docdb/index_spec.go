@@ -102,7 +102,7 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 		}
 	}
 	if len(key) > maxKeyFields {
-		return nil, mongoerr.New(mongoerr.Code(13103), "too many compound keys")
+		return nil, mongoerr.New(mongoerr.Location13103, "too many compound keys")
 	}
 	if v, ok := catalog.FieldOf(raw, "v"); ok {
 		n, ok := catalog.ToInt64(v)
