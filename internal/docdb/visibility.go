@@ -31,16 +31,16 @@ type visibility struct {
 // Cursors re-evaluate now on every Next (see cursor.go), so a getMore never
 // returns what expired since the find.
 func (e *Engine) newVisibility(meta *catalog.CollMeta) visibility {
-	policy := e.pol.RuleFor(meta.Name)
+	rule := e.pol.RuleFor(meta.Name)
 	return visibility{
 		meta:   meta,
 		nowMs:  e.opts.Now().UnixMilli(),
-		strict: e.opts.Visibility == VisibilityStrict && (meta.HasTTL() || policy != nil),
-		policy: policy,
+		strict: e.opts.Visibility == VisibilityStrict && (meta.HasTTL() || rule != nil),
+		policy: rule,
 	}
 }
 
-// Hides reports whether doc must be hidden (planVisibility).
+// Hides reports whether doc must be hidden (plan.Visibility).
 func (v visibility) Hides(doc bson.D) bool {
 	return v.strict && (v.meta.Expired(doc, v.nowMs) || v.policy.Expired(doc, v.nowMs))
 }

@@ -41,6 +41,8 @@ type IndexRecord struct {
 	Complete bool   `bson:"complete"`
 }
 
+// IndexKey returns the catalog key of the hidden index record of a
+// collection.
 func IndexKey(collID uint64) []byte {
 	return binary.BigEndian.AppendUint64([]byte{storage.PrefixCatalog, KeyIndex}, collID)
 }
