@@ -260,8 +260,8 @@ type resumePoint struct {
 // resumeFor returns the key to go on after for a batch of the pass at
 // nowMs, or nil to start from the beginning of the due range.
 //
-// The engine calls Reap once per storage batch with the now of the pass,
-// so every batch of a pass but the first goes on where the previous one
+// The engine calls ReapBatch once per storage batch with the now of the
+// pass, so every batch of a pass but the first goes on where the previous one
 // stopped instead of seeking from the start of the range: the entries
 // before that point were all looked at in this pass, and the ones deleted
 // are Pebble tombstones until a compaction, which a scan from the start
@@ -286,52 +286,16 @@ func (s *ttlSource) setResume(nowMs int64, ix *indexMeta, key []byte) {
 	s.resume = resumePoint{now: nowMs, ixID: ix.id, key: key}
 }
 
-// Reap implements expiry.Source: it deletes due documents in batches of
-// budget.BatchSize, each under the collection's write lock and in one
-// storage batch with all of its index entries. Every document is checked
-// again before deletion (its date may have moved since it was indexed, or
-// a partial filter may no longer match).
-func (s *ttlSource) Reap(ctx context.Context, now time.Time, budget expiry.Budget) (expiry.Reaped, error) {
-	var r expiry.Reaped
-	batch := budget.BatchSize
-	if batch <= 0 {
-		batch = 1000
+// ReapBatch implements expiry.Source: it deletes up to b.Max due
+// documents under the collection's write lock, in one storage batch with
+// all of their index entries. Every document is checked again before
+// deletion (its date may have moved since it was indexed, or a partial
+// filter may no longer match).
+func (s *ttlSource) ReapBatch(ctx context.Context, now time.Time, b expiry.Batch) (expiry.Reaped, error) {
+	if err := ctx.Err(); err != nil {
+		return expiry.Reaped{}, err
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return r, err
-		}
-		want := batch
-		if budget.MaxItems > 0 {
-			left := budget.MaxItems - r.Items
-			if left <= 0 {
-				_, _, ix := s.current()
-				if ix != nil {
-					ids, _, _, _, err := s.dueEntries(ix, now, 1, s.resumeFor(now.UnixMilli(), ix))
-					if err != nil {
-						return r, err
-					}
-					r.More = len(ids) > 0
-				}
-				return r, nil
-			}
-			want = min(want, left)
-		}
-		n, keys, dues, more, err := s.reapBatch(now, want, budget)
-		r.Items += n
-		r.Keys += keys
-		r.Due = append(r.Due, dues...)
-		if err != nil {
-			return r, err
-		}
-		if !more {
-			return r, nil
-		}
-		if !budget.Deadline.IsZero() && s.e.opts.Now().After(budget.Deadline) {
-			r.More = true
-			return r, nil
-		}
-	}
+	return s.reapBatch(now, max(b.Max, 1), b)
 }
 
 // reapBatch deletes up to max due documents in one storage batch.
@@ -349,18 +313,18 @@ func (s *ttlSource) Reap(ctx context.Context, now time.Time, budget expiry.Budge
 // policy index, which must be the same objects too. Anything else (a
 // document changed or gone, an index added, the collection dropped) makes
 // the batch be built again under the lock, as it was before.
-func (s *ttlSource) reapBatch(now time.Time, max int, budget expiry.Budget) (n, keys int, dues []int64, more bool, err error) {
+func (s *ttlSource) reapBatch(now time.Time, max int, b expiry.Batch) (r expiry.Reaped, err error) {
 	c, meta, ix := s.current()
 	if ix == nil {
-		return 0, 0, nil, false, nil
+		return r, nil
 	}
 	nowMs := now.UnixMilli()
 	// Preparing reads the batch and builds its deletions without a lock,
 	// so the engine may run it at low priority (expiry.Config.Idle).
 	var p *reapPrep
-	budget.RunPrepare(func() { p, err = s.prepareBatch(c, meta, ix, now, max, s.resumeFor(nowMs, ix)) })
+	b.RunPrepare(func() { p, err = s.prepareBatch(c, meta, ix, now, max, s.resumeFor(nowMs, ix)) })
 	if err != nil {
-		return 0, 0, nil, false, err
+		return r, err
 	}
 	defer func() { p.close() }()
 	if s.afterPrepare != nil {
@@ -369,33 +333,34 @@ func (s *ttlSource) reapBatch(now time.Time, max int, budget expiry.Budget) (n, 
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.dropped {
-		return 0, 0, nil, false, nil
+		return r, nil
 	}
 	ok, err := p.stillValid(s.e, c)
 	if err != nil {
-		return 0, 0, nil, false, err
+		return r, err
 	}
 	if !ok {
 		// Re-read the index under the lock: collMod may have changed it.
 		if ix = s.indexOf(c.meta); ix == nil {
-			return 0, 0, nil, false, nil
+			return r, nil
 		}
 		p.close()
 		if p, err = s.prepareBatch(c, c.meta, ix, now, max, s.resumeFor(nowMs, ix)); err != nil {
-			return 0, 0, nil, false, err
+			return r, err
 		}
 	}
 	if len(p.dues) == 0 && p.last == nil {
-		return 0, 0, nil, false, nil
+		return r, nil
 	}
+	keys := 0
 	for _, ic := range p.w.d.idx {
 		keys -= int(ic.keys) // the _id index counts one key per document
 	}
 	if err := p.w.commit(); err != nil {
-		return 0, 0, nil, false, err
+		return r, err
 	}
 	s.setResume(nowMs, p.ix, p.last)
-	return len(p.dues), keys, p.dues, p.more, nil
+	return expiry.Reaped{Items: len(p.dues), Keys: keys, Due: p.dues, Skipped: p.entries - len(p.dues), More: p.more}, nil
 }
 
 // reapPrep is a batch of TTL deletions built from what the store held when
@@ -408,9 +373,12 @@ type reapPrep struct {
 	keys [][]byte // document keys deleted, ascending
 	raws [][]byte // their bytes as read
 	dues []int64
-	more bool
-	last []byte
-	w    *writer
+	// entries is the number of due index entries read; those beyond
+	// len(dues) were left alone (the document changed or is gone).
+	entries int
+	more    bool
+	last    []byte
+	w       *writer
 }
 
 func (p *reapPrep) close() {
@@ -434,7 +402,7 @@ func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, n
 	if err != nil || len(ids) == 0 {
 		return p, err
 	}
-	p.more, p.last = more, last
+	p.more, p.last, p.entries = more, last, len(ids)
 	p.keys = make([][]byte, 0, len(ids))
 	p.raws = make([][]byte, 0, len(ids))
 	p.dues = make([]int64, 0, len(ids))

@@ -23,7 +23,7 @@ type Config struct {
 	// of the next, so writes that become due close together are reaped in
 	// one pass. Default 10ms.
 	MinPeriod time.Duration
-	// ErrorRetry is how long a source whose NextDue or Reap failed is left
+	// ErrorRetry is how long a source whose NextDue or ReapBatch failed is left
 	// alone before it is tried again. Default 1s.
 	ErrorRetry time.Duration
 	// BacklogInterval is the least time between two CountDue calls on the
@@ -31,13 +31,13 @@ type Config struct {
 	BacklogInterval time.Duration
 	// Backoff configures the foreground-latency back-off.
 	Backoff BackoffConfig
-	// OnReaped, if set, is called on the sweeper goroutine after every Reap
-	// call that deleted at least one item. It must return quickly and must
+	// OnReaped, if set, is called on the sweeper goroutine after every
+	// ReapBatch call that deleted at least one item. It must return quickly and must
 	// not call Close. It is the hook for expiry events and, later,
 	// replication.
 	OnReaped func(source string, r Reaped)
 	// Idle, if set, runs the part of each batch that sources hand to
-	// Budget.Prepare (reading and deciding, without a lock that foreground
+	// Batch.Prepare (reading and deciding, without a lock that foreground
 	// requests wait for) at the operating system's idle priority, falling
 	// back to the sweeper's own thread while it is starved; doc.go states
 	// the rule.

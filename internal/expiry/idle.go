@@ -30,7 +30,7 @@ const (
 	idleMinSpare     = 0.25
 )
 
-// prepare is Budget.Prepare: it runs f on cfg.Idle unless there is none,
+// prepare is Batch.Prepare: it runs f on cfg.Idle unless there is none,
 // the idle thread was found starved within idleStarvedHold, or the
 // foreground leaves too little CPU.
 func (e *Engine) prepare(f func()) {

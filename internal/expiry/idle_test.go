@@ -11,15 +11,15 @@ import (
 )
 
 // preparingSource is a fake source that hands a preparation step of every
-// batch to Budget.RunPrepare, as the TTL index reaper does.
+// batch to Batch.RunPrepare, as the TTL index reaper does.
 type preparingSource struct {
 	*fakeSource
 	prepared int // preparations run, wherever they ran
 }
 
-func (p *preparingSource) Reap(ctx context.Context, now time.Time, b expiry.Budget) (expiry.Reaped, error) {
+func (p *preparingSource) ReapBatch(ctx context.Context, now time.Time, b expiry.Batch) (expiry.Reaped, error) {
 	b.RunPrepare(func() { p.prepared++ })
-	return p.fakeSource.Reap(ctx, now, b)
+	return p.fakeSource.ReapBatch(ctx, now, b)
 }
 
 // fakeIdle runs f inline and reports the CPU and wall time its next

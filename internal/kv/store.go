@@ -238,7 +238,7 @@ func (s *Store) Close() error {
 func (s *Store) Sources() []expiry.Source {
 	out := make([]expiry.Source, NumDBs)
 	for i := range out {
-		out[i] = &keySource{s: s, db: i}
+		out[i] = newKeySource(s, i)
 	}
 	return out
 }
