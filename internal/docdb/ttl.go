@@ -16,7 +16,7 @@ import (
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
-// TTL index sources (issue 5): every TTL index is an expiry.Source whose
+// TTL index sources: every TTL index is an expiry.Source whose
 // ordered index is the TTL index itself. Its Date-typed entries are in date
 // order, so the next due item is the first Date entry plus
 // expireAfterSeconds, and the due items are the Date entries up to
@@ -52,8 +52,7 @@ var (
 // ttlCatchUpFactor is how many times ttlDeleteBatchSize a TTL index's
 // batch may grow to while the reaper is behind: each batch waits its turn
 // for the collection's write lock behind every inserting connection, whose
-// turns hold whole insertMany requests (16 connections of 500 documents in
-// mayfly bench steady).
+// turns hold whole insertMany requests.
 const ttlCatchUpFactor = 16
 
 // CatchUpFactor implements expiry.CatchUp.
@@ -265,8 +264,8 @@ type resumePoint struct {
 // stopped instead of seeking from the start of the range: the entries
 // before that point were all looked at in this pass, and the ones deleted
 // are Pebble tombstones until a compaction, which a scan from the start
-// would step over again in every batch (quadratic in a storm of a million
-// documents). An entry written behind the point during the pass waits for
+// would step over again in every batch (quadratic in the size of a
+// storm). An entry written behind the point during the pass waits for
 // the next pass, which starts over.
 func (s *ttlSource) resumeFor(nowMs int64, ix *indexMeta) []byte {
 	s.mu.Lock()
@@ -301,12 +300,10 @@ func (s *ttlSource) ReapBatch(ctx context.Context, now time.Time, b expiry.Batch
 // reapBatch deletes up to max due documents in one storage batch.
 //
 // The collection's write lock is what a steady stream of expiring inserts
-// and the reaper compete for: with 16 connections inserting 50,000
-// documents a second the lock was busy all the time, the reaper waited
-// three quarters of its time for it, and everything it did while holding
-// it (reading the index, decoding each document, computing its index
-// entries) was time no insert could run. So the batch is prepared without
-// the lock (prepareBatch) and only checked and committed under it: the
+// and the reaper compete for, and everything the reaper does while
+// holding it (reading the index, decoding each document, computing its
+// index entries) is time no insert can run. So the batch is prepared
+// without the lock (prepareBatch) and only checked and committed under it: the
 // check reads each document again with one iterator and compares its
 // bytes with those the batch was built from, since every key the batch
 // deletes follows from those bytes, the collection's metadata and its TTL
@@ -391,11 +388,10 @@ func (p *reapPrep) close() {
 // before now under index ix of metadata meta, going on after after. It
 // reads the documents in key order with one iterator over the collection,
 // so its seeks only move forward, and writes a plain batch: nothing reads
-// it. (Range deletions for runs of adjacent documents were tried and
-// measured harmful: Pebble fragments a memtable's range tombstones again
-// for every new iterator, foreground reads included, so one per batch made
-// a 200,000-document storm take 350 s instead of 8 s and findOne's p99
-// rise to 24ms.)
+// it. It deletes document by document, not with range deletions: Pebble
+// fragments a memtable's range tombstones again for every new iterator,
+// foreground reads included, so a range deletion per batch slows every
+// read.
 func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, now time.Time, max int, after []byte) (*reapPrep, error) {
 	p := &reapPrep{meta: meta, ix: ix, pol: s.e.pol.indexOf(meta.id)}
 	ids, _, more, last, err := s.dueEntries(ix, now, max, after)

@@ -340,7 +340,7 @@ func TestClusteredCollectionTTL(t *testing.T) {
 	te.mustInsert("app", "events",
 		d("_id", date(now.Add(-2*time.Minute)), "v", int32(1)), // Date _id past its TTL
 		d("_id", date(now), "v", int32(2)),                     // Date _id, live
-		d("_id", old, "v", int32(3)),                           // spec 1.6: ObjectId _ids never expire
+		d("_id", old, "v", int32(3)),                           // ObjectId _ids never expire, as in MongoDB
 	)
 	if got := te.mustFind("app", "events", FindRequest{Projection: d("v", int32(1), "_id", int32(0))}); got != "{ v: 3 } { v: 2 }" { // ObjectId sorts before Date
 		t.Fatalf("got %s", got)

@@ -225,7 +225,7 @@ func (e *Engine) signal() {
 }
 
 // ObserveForeground records the latency of one foreground request, which
-// ends now; the back-off rule (doc.go) compares the latencies of requests
+// ends now; the back-off rule (backoff.go) compares the latencies of requests
 // that ended during or just after the sweeper's batches with those of the
 // others. It is
 // lock-free: a clock read, two atomic loads and one atomic add.

@@ -124,8 +124,8 @@ func (e *Engine) askNextDue(ctx context.Context, st *sourceState, passNow time.T
 		return false
 	}
 	// Items fell due after the pass started: they wait for the next pass,
-	// and the gauge must not say there are none (a steady stream's gauge
-	// read 0 throughout while 300,000 documents were due).
+	// and the gauge must not say there are none, or under a steady stream
+	// it would read 0 throughout however many items are due.
 	fresh := st.c.backlogKnown && now.UnixMilli()-st.lastCount < e.cfg.BacklogInterval.Milliseconds()
 	if st.counter == nil {
 		st.c.backlogKnown = false

@@ -113,6 +113,9 @@ type Reaped struct {
 // storage batch, which the store's purge tracking records like any other
 // deletion. The source must keep its writers out of the span (Lock, if
 // set, is held while the deletion commits) and hold no cache of its keys.
+// A range deletion costs every later iterator over its keys until a
+// compaction drops it, so a span suits a large run of items (a whole
+// bucket), not a batch's worth of scattered ones.
 type Span struct {
 	Store      *storage.Store
 	Start, End []byte
@@ -138,9 +141,11 @@ type Counter interface {
 // collection's write lock). Each writer's turn adds its whole request, so
 // against a steady stream of inserts from many connections such a source
 // falls further behind at every turn with a fixed batch, however fast it
-// deletes. The engine lets its batches grow while it is behind (see
-// Catch-up in the package documentation), up to CatchUpFactor times
-// ttlDeleteBatchSize.
+// deletes. The engine lets its batches grow while it is behind, up to
+// CatchUpFactor times ttlDeleteBatchSize: after a batch that took every
+// item it was allowed and whose earliest item was more than 250ms late the
+// factor doubles, after any other batch it halves, down to 1; the back-off
+// applies on top.
 type CatchUp interface {
 	CatchUpFactor() int
 }

@@ -103,7 +103,7 @@ type PrepareStats struct {
 	// of the CPUs (Idle.Spare).
 	Normal, Busy int64
 	// Starved counts idle preparations that found the idle thread starved
-	// (doc.go), each of which moved preparation to the sweeper's thread for
+	// (idle.go), each of which moved preparation to the sweeper's thread for
 	// a second.
 	Starved int64
 }

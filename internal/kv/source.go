@@ -256,8 +256,7 @@ type foundMeta struct {
 // getMeta would one by one: the Tx's own writes and the cache first, then
 // storage. The records storage must supply are read with one iterator
 // seeking through them in key order, which costs a fraction of a point
-// read each: a storm's keys are mostly not in the cache, and their point
-// reads were 79% of the reaper's CPU.
+// read each: the keys the sweeper reaps are mostly not in the cache.
 func (tx *Tx) readMetas(pdb byte, keys [][]byte, out []foundMeta) ([]foundMeta, error) {
 	var misses []int
 	for i, key := range keys {
