@@ -303,13 +303,13 @@ func (s *ttlSource) ReapBatch(ctx context.Context, now time.Time, b expiry.Batch
 // and the reaper compete for, and everything the reaper does while
 // holding it (reading the index, decoding each document, computing its
 // index entries) is time no insert can run. So the batch is prepared
-// without the lock (prepareBatch) and only checked and committed under it: the
-// check reads each document again with one iterator and compares its
-// bytes with those the batch was built from, since every key the batch
-// deletes follows from those bytes, the collection's metadata and its TTL
-// policy index, which must be the same objects too. Anything else (a
-// document changed or gone, an index added, the collection dropped) makes
-// the batch be built again under the lock, as it was before.
+// without the lock (prepareBatch) and only checked and committed under
+// it: the check reads each document again with one iterator and compares
+// its bytes with those the batch was built from, since every key the
+// batch deletes follows from those bytes, the collection's metadata and
+// its TTL policy index, which must be the same objects too. Anything else
+// (a document changed or gone, an index added, the collection dropped)
+// makes the batch be built again under the lock.
 func (s *ttlSource) reapBatch(now time.Time, max int, b expiry.Batch) (r expiry.Reaped, err error) {
 	c, meta, ix := s.current()
 	if ix == nil {
