@@ -28,7 +28,8 @@
 // or just after a batch (ObserveForeground) with a baseline of the others:
 // a slow window halves the duty at most, a calm one raises it, a batch runs
 // at batch·duty items and owes a proportional pause, and the duty climbs back
-// to full speed as deletions near Backoff.LagBound behind. A CatchUp
+// to full speed as deletions near Backoff.LagBound behind (the backoff type
+// states the full rule). A CatchUp
 // source's batches grow while they are full and late. With Config.Idle, a
 // batch's preparation (Batch.Prepare) runs at the lowest CPU priority unless
 // that thread is starved or the foreground leaves too little CPU; the commit

@@ -13,9 +13,9 @@ import (
 
 const module = "github.com/mayfly/mayfly/"
 
-// allowed is the architecture's import table (docs/ARCHITECTURE.md): for each package (a path below the
-// module; sub-packages inherit their parent's row), the internal packages
-// its non-test files may import. internal/invariants may be imported by all.
+// allowed is the architecture's import table (docs/ARCHITECTURE.md): for
+// each package (a path below the module; sub-packages inherit their
+// parent's row), the internal packages its non-test files may import. internal/invariants may be imported by all.
 var allowed = map[string][]string{
 	"cmd/mayfly":          {"internal/server", "internal/admin", "internal/bench"},
 	"internal/bench":      {},
@@ -63,7 +63,8 @@ func within(pkg string, prefixes []string) bool {
 	return false
 }
 
-// Ensure that every package imports only what the architecture lets it, so a front end can never reach into the other.
+// Ensure that every package imports only what the architecture lets it,
+// so a front end can never reach into the other.
 func TestImportDirection(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
