@@ -12,7 +12,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
-// collMod (spec 1.9): validator options, and per index hidden and
+// collMod, with MongoDB's rules and errors: validator options, and per index hidden and
 // expireAfterSeconds. Changing a TTL is metadata only: expiry is computed
 // from the stored dates plus the current offset, so the change applies to
 // old documents at once (visibility and reaping alike) and rewrites

@@ -205,7 +205,8 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 	return &indexRequest{raw: raw, spec: spec, name: name, key: key}, nil
 }
 
-// indexExpireAfter validates an index's expireAfterSeconds (spec 1.7) and
+// indexExpireAfter validates an index's expireAfterSeconds with MongoDB's
+// codes and messages and
 // returns it as stored: an int32, doubles truncated.
 func indexExpireAfter(v any, text string) (int32, error) {
 	fail := func(why string) error {
@@ -355,7 +356,9 @@ func conflictText(spec bson.D) string {
 }
 
 // indexConflict compares a requested index with an existing one. It returns
-// exists when they are the same index, or the 85/86 error of spec 1.8.
+// exists when they are the same index, or MongoDB's IndexOptionsConflict
+// (85, same key and other options) or IndexKeySpecsConflict (86, same name
+// and another key).
 func indexConflict(req *indexRequest, existing bson.D) (exists bool, err error) {
 	exName, _ := catalog.FieldOf(existing, "name")
 	exKeyV, _ := catalog.FieldOf(existing, "key")

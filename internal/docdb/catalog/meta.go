@@ -57,8 +57,8 @@ type IndexMeta struct {
 }
 
 // ClusteredTTLIndex returns the synthetic TTL index of a clustered
-// collection created with expireAfterSeconds: only Date _id values expire
-// (as in MongoDB). It is nil for other collections.
+// collection created with expireAfterSeconds: only Date _id values expire,
+// as in MongoDB (an ObjectId _id never does). It is nil for other collections.
 func (m *CollMeta) ClusteredTTLIndex() *IndexMeta {
 	if !m.Clustered() {
 		return nil
