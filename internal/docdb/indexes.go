@@ -14,21 +14,14 @@ import (
 // Index commands: createIndexes (with the build over existing documents),
 // listIndexes and dropIndexes.
 
-func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, error) {
+func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
 	if err := checkWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	if len(specs) == 0 {
-		return res, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
-	}
 	reqs := make([]*indexRequest, len(specs))
 	for i, s := range specs {
-		r, err := parseIndexSpec(s)
-		if err != nil {
-			return res, err
-		}
-		reqs[i] = r
+		reqs[i] = s.request()
 	}
 	c, created, err := e.lockOrCreateColl(db, coll)
 	if err != nil {

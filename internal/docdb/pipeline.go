@@ -227,7 +227,7 @@ func (w pipelineWriter) ReplaceCollection(ctx context.Context, db, coll string, 
 		return err
 	}
 	var options bson.D
-	var specs []bson.D
+	var specs []IndexSpec
 	if c := e.lookupColl(db, coll); c != nil {
 		e.mu.RLock()
 		m := c.meta
@@ -235,7 +235,7 @@ func (w pipelineWriter) ReplaceCollection(ctx context.Context, db, coll string, 
 		options = m.options
 		for _, ix := range m.indexes {
 			if !ix.isID {
-				specs = append(specs, ix.spec)
+				specs = append(specs, storedIndexSpec(ix.spec))
 			}
 		}
 	}

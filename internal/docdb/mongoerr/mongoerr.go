@@ -61,6 +61,7 @@ const (
 	Location40353                   Code = 40353
 	EmptyFieldName                  Code = 56
 	ConversionFailure               Code = 241
+	Location13103                   Code = 13103
 )
 
 var names = map[Code]string{
