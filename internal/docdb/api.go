@@ -293,9 +293,13 @@ type CollModRequest struct {
 
 // CollectionExpiry is collMod's expireAfterSeconds for a clustered
 // collection: Off removes the TTL, otherwise Seconds (>= 0) replaces it.
+// Invalid is the wire layer's error for a value that is neither; MongoDB
+// reports it only once the collection is known to be clustered (for any
+// other collection the option itself is refused).
 type CollectionExpiry struct {
 	Off     bool
 	Seconds int64
+	Invalid error
 }
 
 // CollModIndex is collMod's index argument: the index, by Name or by

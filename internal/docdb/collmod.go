@@ -70,6 +70,9 @@ func collModNext(meta *collMeta, req CollModRequest) (*collMeta, []*indexMeta, b
 			return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions,
 				"collMod: expireAfterSeconds is only supported on clustered and time-series collections")
 		}
+		if err := req.ExpireAfterSeconds.Invalid; err != nil {
+			return nil, nil, nil, err
+		}
 		opts := withoutField(next.options, "expireAfterSeconds")
 		if !req.ExpireAfterSeconds.Off {
 			opts = append(opts, bson.E{Key: "expireAfterSeconds", Value: req.ExpireAfterSeconds.Seconds})

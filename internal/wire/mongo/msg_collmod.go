@@ -55,7 +55,7 @@ func parseCollMod(cmd bson.D) (docdb.CollModRequest, error) {
 			}
 			cr.Index, err = parseCollModIndex(d)
 		case "expireAfterSeconds":
-			cr.ExpireAfterSeconds, err = collModCollectionExpiry(el.Value)
+			cr.ExpireAfterSeconds = collModCollectionExpiry(el.Value)
 		case "dryRun":
 			// mayfly's extension: validate, then preview.
 			cr.DryRun, err = dryRunArg("collMod", el.Value)
@@ -70,16 +70,14 @@ func parseCollMod(cmd bson.D) (docdb.CollModRequest, error) {
 }
 
 // collModCollectionExpiry parses collMod's expireAfterSeconds: "off" or a
-// number of seconds.
-func collModCollectionExpiry(v any) (*docdb.CollectionExpiry, error) {
+// number of seconds. The error of any other value is the request's, for
+// the document model to report once it knows the collection is clustered.
+func collModCollectionExpiry(v any) *docdb.CollectionExpiry {
 	if s, ok := v.(string); ok && s == "off" {
-		return &docdb.CollectionExpiry{Off: true}, nil
+		return &docdb.CollectionExpiry{Off: true}
 	}
 	n, err := collectionExpireAfter(v)
-	if err != nil {
-		return nil, err
-	}
-	return &docdb.CollectionExpiry{Seconds: n}, nil
+	return &docdb.CollectionExpiry{Seconds: n, Invalid: err}
 }
 
 // parseCollModIndex parses collMod's index argument.
