@@ -327,6 +327,15 @@ type IndexSpec struct {
 	Options bson.D
 }
 
+// DropIndexesRequest names the indexes a dropIndexes command drops: All
+// (index: "*", every index but _id_), the one index on KeyPattern, or the
+// indexes called Names (index: a name or a list of names).
+type DropIndexesRequest struct {
+	All        bool
+	KeyPattern bson.D
+	Names      []string
+}
+
 // CreateIndexesResult is the outcome of a createIndexes command.
 type CreateIndexesResult struct {
 	// NumIndexesBefore and NumIndexesAfter count the collection's indexes,
@@ -460,12 +469,10 @@ func (e *Engine) ListIndexes(ctx context.Context, db, coll string) ([]bson.D, er
 	return e.listIndexes(ctx, db, coll)
 }
 
-// DropIndexes drops indexes (dropIndexes). index is what the client sent:
-// "*" (all but _id_), an index name (string), a key pattern (bson.D) or a
-// list of names (bson.A of strings or []string). It returns the number of
-// indexes before the drop (nIndexesWas).
-func (e *Engine) DropIndexes(ctx context.Context, db, coll string, index any) (nIndexesWas int, err error) {
-	return e.dropIndexes(ctx, db, coll, index)
+// DropIndexes drops the indexes req names (dropIndexes). It returns the
+// number of indexes before the drop (nIndexesWas).
+func (e *Engine) DropIndexes(ctx context.Context, db, coll string, req DropIndexesRequest) (nIndexesWas int, err error) {
+	return e.dropIndexes(ctx, db, coll, req)
 }
 
 // Read commands.

@@ -2,7 +2,6 @@ package docdb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -338,7 +337,7 @@ func (e *Engine) listIndexes(ctx context.Context, db, coll string) ([]bson.D, er
 // errIDIndex is the refusal to drop _id_.
 var errIDIndex = mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
 
-func (e *Engine) dropIndexes(ctx context.Context, db, coll string, index any) (int, error) {
+func (e *Engine) dropIndexes(ctx context.Context, db, coll string, req DropIndexesRequest) (int, error) {
 	if err := checkReadNS(db, coll); err != nil {
 		return 0, err
 	}
@@ -349,7 +348,7 @@ func (e *Engine) dropIndexes(ctx context.Context, db, coll string, index any) (i
 	defer c.wmu.Unlock()
 	meta := c.meta
 	was := len(meta.indexes)
-	drop, err := indexesToDrop(meta, index)
+	drop, err := indexesToDrop(meta, req)
 	if err != nil {
 		return was, err
 	}
@@ -399,8 +398,35 @@ func (e *Engine) dropIndexes(ctx context.Context, db, coll string, index any) (i
 }
 
 // indexesToDrop resolves dropIndexes' index argument.
-func indexesToDrop(meta *collMeta, index any) ([]*indexMeta, error) {
-	byName := func(name string) (*indexMeta, error) {
+func indexesToDrop(meta *collMeta, req DropIndexesRequest) ([]*indexMeta, error) {
+	switch {
+	case req.All:
+		var out []*indexMeta
+		for _, ix := range meta.indexes {
+			if !ix.isID {
+				out = append(out, ix)
+			}
+		}
+		return out, nil
+	case req.KeyPattern != nil:
+		var found []*indexMeta
+		for _, ix := range meta.indexes {
+			if sameDoc(ix.key, req.KeyPattern) {
+				found = append(found, ix)
+			}
+		}
+		switch {
+		case len(found) == 0:
+			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "can't find index with key: %s", fmtDoc(req.KeyPattern))
+		case len(found) > 1:
+			return nil, ambiguousKey(meta, req.KeyPattern, found)
+		case found[0].isID:
+			return nil, errIDIndex
+		}
+		return found, nil
+	}
+	out := make([]*indexMeta, 0, len(req.Names))
+	for _, name := range req.Names {
 		if name == idIndexName {
 			return nil, errIDIndex
 		}
@@ -408,57 +434,9 @@ func indexesToDrop(meta *collMeta, index any) ([]*indexMeta, error) {
 		if ix == nil {
 			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "index not found with name [%s]", name)
 		}
-		return ix, nil
+		out = append(out, ix)
 	}
-	switch x := index.(type) {
-	case string:
-		if x == "*" {
-			var out []*indexMeta
-			for _, ix := range meta.indexes {
-				if !ix.isID {
-					out = append(out, ix)
-				}
-			}
-			return out, nil
-		}
-		ix, err := byName(x)
-		if err != nil {
-			return nil, err
-		}
-		return []*indexMeta{ix}, nil
-	case bson.D:
-		var found []*indexMeta
-		for _, ix := range meta.indexes {
-			if sameDoc(ix.key, x) {
-				found = append(found, ix)
-			}
-		}
-		switch {
-		case len(found) == 0:
-			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "can't find index with key: %s", fmtDoc(x))
-		case len(found) > 1:
-			return nil, ambiguousKey(meta, x, found)
-		case found[0].isID:
-			return nil, errIDIndex
-		}
-		return found, nil
-	case bson.A, []string, []any:
-		names, err := stringList(x)
-		if err != nil {
-			return nil, err
-		}
-		var out []*indexMeta
-		for _, n := range names {
-			ix, err := byName(n)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ix)
-		}
-		return out, nil
-	}
-	return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-		"BSON field 'dropIndexes.index' is the wrong type '%s', expected types '[string, object, array]'", typeName(index))
+	return out, nil
 }
 
 // ambiguousKey is the error for a key pattern that matches several indexes.
@@ -472,26 +450,4 @@ func ambiguousKey(meta *collMeta, key bson.D, found []*indexMeta) error {
 	}
 	return mongoerr.Newf(mongoerr.AmbiguousIndexKeyPattern,
 		"%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s", len(found), fmtDoc(key), specs)
-}
-
-// stringList converts a list of index names.
-func stringList(v any) ([]string, error) {
-	switch x := v.(type) {
-	case []string:
-		return x, nil
-	case bson.A:
-		return stringList([]any(x))
-	case []any:
-		out := make([]string, len(x))
-		for i, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-					"BSON field 'dropIndexes.index.%d' is the wrong type '%s', expected type 'string'", i, typeName(e))
-			}
-			out[i] = s
-		}
-		return out, nil
-	}
-	return nil, errors.New("docdb: not a list")
 }

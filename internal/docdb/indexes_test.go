@@ -208,17 +208,16 @@ func TestDropIndexes(t *testing.T) {
 	setup("c")
 	tests := []struct {
 		name  string
-		index any
+		index DropIndexesRequest
 		code  mongoerr.Code
 		msg   string
 	}{
-		{"_id_ by name", "_id_", mongoerr.InvalidOptions, "cannot drop _id index"},
-		{"_id_ by key", d("_id", int32(1)), mongoerr.InvalidOptions, "cannot drop _id index"},
-		{"_id_ in a list", bson.A{"a_1", "_id_"}, mongoerr.InvalidOptions, "cannot drop _id index"},
-		{"missing name", "nope", mongoerr.IndexNotFound, "index not found with name [nope]"},
-		{"missing in a list", bson.A{"a_1", "nope"}, mongoerr.IndexNotFound, "index not found with name [nope]"},
-		{"missing key", d("z", int32(1)), mongoerr.IndexNotFound, "can't find index with key: { z: 1 }"},
-		{"wrong type", int32(3), mongoerr.TypeMismatch, ""},
+		{"_id_ by name", DropIndexesRequest{Names: []string{"_id_"}}, mongoerr.InvalidOptions, "cannot drop _id index"},
+		{"_id_ by key", DropIndexesRequest{KeyPattern: d("_id", int32(1))}, mongoerr.InvalidOptions, "cannot drop _id index"},
+		{"_id_ in a list", DropIndexesRequest{Names: []string{"a_1", "_id_"}}, mongoerr.InvalidOptions, "cannot drop _id index"},
+		{"missing name", DropIndexesRequest{Names: []string{"nope"}}, mongoerr.IndexNotFound, "index not found with name [nope]"},
+		{"missing in a list", DropIndexesRequest{Names: []string{"a_1", "nope"}}, mongoerr.IndexNotFound, "index not found with name [nope]"},
+		{"missing key", DropIndexesRequest{KeyPattern: d("z", int32(1))}, mongoerr.IndexNotFound, "can't find index with key: { z: 1 }"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -226,18 +225,18 @@ func TestDropIndexes(t *testing.T) {
 			wantCode(t, err, tc.code, tc.msg)
 		})
 	}
-	if n, err := te.DropIndexes(ctx, "db", "c", d("b", int32(1))); err != nil || n != 4 {
+	if n, err := te.DropIndexes(ctx, "db", "c", DropIndexesRequest{KeyPattern: d("b", int32(1))}); err != nil || n != 4 {
 		t.Fatalf("by key: %d %v", n, err)
 	}
-	if n, err := te.DropIndexes(ctx, "db", "c", bson.A{"a_1"}); err != nil || n != 3 {
+	if n, err := te.DropIndexes(ctx, "db", "c", DropIndexesRequest{Names: []string{"a_1"}}); err != nil || n != 3 {
 		t.Fatalf("by list: %d %v", n, err)
 	}
-	if n, err := te.DropIndexes(ctx, "db", "c", "*"); err != nil || n != 2 {
+	if n, err := te.DropIndexes(ctx, "db", "c", DropIndexesRequest{All: true}); err != nil || n != 2 {
 		t.Fatalf("all: %d %v", n, err)
 	}
 	if got := te.indexList("db", "c"); got != `{ v: 2, key: { _id: 1 }, name: "_id_" }` {
 		t.Fatalf("left %s", got)
 	}
-	_, err := te.DropIndexes(ctx, "db", "missing", "*")
+	_, err := te.DropIndexes(ctx, "db", "missing", DropIndexesRequest{All: true})
 	wantCode(t, err, mongoerr.NamespaceNotFound, "ns not found db.missing")
 }

@@ -318,7 +318,7 @@ func TestTTLSources(t *testing.T) {
 		if got := reg.names(); len(got) != 1 {
 			t.Fatalf("sources after reopen %v", got)
 		}
-		if _, err := te.DropIndexes(ctx, "app", "s2", "at_-1"); err != nil {
+		if _, err := te.DropIndexes(ctx, "app", "s2", DropIndexesRequest{Names: []string{"at_-1"}}); err != nil {
 			t.Fatal(err)
 		}
 		if got := reg.names(); len(got) != 0 {

@@ -179,3 +179,23 @@ func TestIndexSpecStored(t *testing.T) {
 		}
 	}
 }
+
+func TestDropIndexesParseErrors(t *testing.T) {
+	t.Parallel()
+	d := fieldsOf
+	db := startServer(t).client(t).Database("db")
+	mustRun(t, db, d("createIndexes", "c", "indexes", bson.A{d("key", d("a", 1), "name", "a_1")}))
+	for _, tc := range []parseCase{
+		{d("index", 3), 14, "TypeMismatch", "BSON field 'dropIndexes.index' is the wrong type 'int', expected types '[string, object, array]'"},
+		{d("index", bson.A{"a_1", 3}), 14, "TypeMismatch", "BSON field 'dropIndexes.index.1' is the wrong type 'int', expected type 'string'"},
+		{d("index", "a_1", "bogus", 1), 40415, "IDLUnknownField", "BSON field 'dropIndexes.bogus' is an unknown field."},
+		{d("index", bson.A{"a_1", "_id_"}), 72, "InvalidOptions", "cannot drop _id index"},
+		{d("index", d("z", 1)), 27, "IndexNotFound", "can't find index with key: { z: 1 }"},
+	} {
+		cmdError(t, db, append(d("dropIndexes", "c"), tc.fields...), tc.code, tc.name, tc.msg)
+	}
+	r := mustRun(t, db, d("dropIndexes", "c", "index", bson.A{"a_1"}))
+	if n := lookup(t, r, "nIndexesWas").Int32(); n != 2 {
+		t.Fatalf("nIndexesWas %d", n)
+	}
+}
