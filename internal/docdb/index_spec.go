@@ -10,15 +10,14 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
-// Index specs: validation of createIndexes specs with mongod's messages, and
-// the equivalence rules that decide between "already exists", 85 and 86.
+// Index specs: the equivalence rules that decide between "already exists",
+// 85 and 86 for createIndexes specs the wire layer validated.
 
 // maxIndexes is the most indexes a collection may have, _id_ included.
 const maxIndexes = 64
 
-// indexRequest is one validated createIndexes spec.
+// indexRequest is one createIndexes spec, as compared and stored.
 type indexRequest struct {
-	raw  bson.D // as sent, for messages
 	spec bson.D // as stored and listed: {v, key, name, options...}
 	name string
 	key  bson.D

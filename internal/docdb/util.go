@@ -50,13 +50,3 @@ func isNumber(v any) bool {
 	}
 	return false
 }
-
-// genericFields are command fields every command may carry; catalog
-// commands ignore them.
-var genericFields = map[string]bool{
-	"writeConcern": true, "comment": true, "lsid": true, "$db": true, "txnNumber": true,
-	"$clusterTime": true, "$readPreference": true, "apiVersion": true, "apiStrict": true,
-	"apiDeprecationErrors": true, "maxTimeMS": true, "readConcern": true, "autocommit": true,
-	"startTransaction": true, "$audit": true, "$client": true, "$configServerState": true,
-	"mayBypassWriteBlocking": true, "$readPreferenceMode": true,
-}

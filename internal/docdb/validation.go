@@ -23,46 +23,26 @@ type validation struct {
 }
 
 // parseValidationOptions reads validator, validationLevel and
-// validationAction from collection options. It returns nil when the
+// validationAction from collection options (checked by the wire layer when
+// the command gave them) and parses the validator. It returns nil when the
 // collection has no validator.
 func parseValidationOptions(opts bson.D) (*validation, error) {
 	v := &validation{level: levelStrict, action: actionError}
-	has := false
 	for _, e := range opts {
 		switch e.Key {
 		case "validator":
-			d, ok := e.Value.(bson.D)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-					"BSON field 'validator' is the wrong type '%s', expected type 'object'", typeName(e.Value))
-			}
-			v.validator = d
-			has = len(d) > 0
+			v.validator, _ = e.Value.(bson.D)
 		case "validationLevel":
-			s, ok := e.Value.(string)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-					"BSON field 'validationLevel' is the wrong type '%s', expected type 'string'", typeName(e.Value))
+			if s, ok := e.Value.(string); ok {
+				v.level = s
 			}
-			if s != levelStrict && s != levelModerate && s != levelOff {
-				return nil, mongoerr.Newf(mongoerr.BadValue,
-					"Enumeration value '%s' for field 'validationLevel' is not a valid value.", s)
-			}
-			v.level = s
 		case "validationAction":
-			s, ok := e.Value.(string)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-					"BSON field 'validationAction' is the wrong type '%s', expected type 'string'", typeName(e.Value))
+			if s, ok := e.Value.(string); ok {
+				v.action = s
 			}
-			if s != actionError && s != actionWarn {
-				return nil, mongoerr.Newf(mongoerr.BadValue,
-					"Enumeration value '%s' for field 'validationAction' is not a valid value.", s)
-			}
-			v.action = s
 		}
 	}
-	if !has {
+	if len(v.validator) == 0 {
 		return nil, nil
 	}
 	if err := checkValidator(v.validator); err != nil {
