@@ -105,9 +105,6 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	if err := checkWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	if err := checkBatchSize(len(req.Statements)); err != nil {
-		return res, err
-	}
 	anyUpsert := false
 	for _, st := range req.Statements {
 		anyUpsert = anyUpsert || st.Upsert
@@ -280,9 +277,6 @@ func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update
 func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest) (DeleteResult, error) {
 	var res DeleteResult
 	if err := checkWriteNS(db, coll); err != nil {
-		return res, err
-	}
-	if err := checkBatchSize(len(req.Statements)); err != nil {
 		return res, err
 	}
 	env := exprEnv{now: e.opts.Now(), let: req.Let}
