@@ -357,38 +357,10 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err := checkWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	hasUpdate := req.Update != nil || req.Pipeline != nil
-	switch {
-	case req.Remove && hasUpdate:
-		return res, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both an update and remove=true")
-	case req.Remove && req.Upsert:
-		return res, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both upsert=true and remove=true ")
-	case req.Remove && req.New:
-		return res, mongoerr.New(mongoerr.FailedToParse,
-			"Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
-	case !req.Remove && !hasUpdate:
-		return res, mongoerr.New(mongoerr.FailedToParse, "Either an update or remove=true must be specified")
-	}
 	env := exprEnv{now: e.opts.Now(), let: req.Let}
-	f, err := parseQuery(req.Query, env)
+	fm, err := compileFindAndModify(req, env)
 	if err != nil {
 		return res, err
-	}
-	srt, natural, err := parseSort(req.Sort)
-	if err != nil {
-		return res, err
-	}
-	var proj *query.Projection
-	if len(req.Fields) > 0 {
-		if proj, err = parseProjection(req.Fields, env.now); err != nil {
-			return res, err
-		}
-	}
-	var u *update.Update
-	if hasUpdate {
-		if u, err = parseUpdate(req.Update, req.Pipeline, false, req.ArrayFilters, env); err != nil {
-			return res, err
-		}
 	}
 	c, err := e.lockForWrite(db, coll, req.Upsert)
 	if err != nil || c == nil {
@@ -401,7 +373,7 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err != nil {
 		return res, err
 	}
-	p, err := choosePlan(w.meta, planRequest{filter: f, sort: srt, hint: req.Hint, natural: natural})
+	p, err := choosePlan(w.meta, planRequest{filter: fm.filter, sort: fm.sort, hint: req.Hint, natural: fm.natural})
 	if err != nil {
 		return res, err
 	}
@@ -409,71 +381,124 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err != nil {
 		return res, err
 	}
-	project := func(doc bson.D, m query.MatchResult) (bson.Raw, error) {
-		if proj != nil {
-			out, err := proj.Apply(doc, m)
-			if err != nil {
-				return nil, err
-			}
-			doc = out
-		}
-		return marshalDoc(doc)
-	}
 	switch {
 	case d == nil && req.Upsert:
-		sd, err := w.upsert(ctx, req.Query, u, val, env)
-		if err != nil {
-			return res, err
-		}
-		res.N = 1
-		res.Upserted = sd.id
-		if req.New {
-			if res.Value, err = project(sd.doc, query.MatchResult{ArrayIndex: -1}); err != nil {
-				return res, err
-			}
-		}
+		res, err = fm.upsert(ctx, w, val)
 	case d == nil:
-		if !req.Remove {
-			res.UpdatedExisting = false
-		}
 	case req.Remove:
-		if err := w.remove(d.sd); err != nil {
-			return res, err
-		}
-		res.N = 1
-		if res.Value, err = project(d.sd.doc, d.m); err != nil {
-			return res, err
-		}
+		res, err = fm.remove(w, d)
 	default:
-		res.N = 1
-		res.UpdatedExisting = true
-		out, changed, err := u.Apply(d.sd.doc, applyContext(env, d.m, false, ctx))
-		if err != nil {
-			return res, err
-		}
-		after := d.sd
-		if changed {
-			next, err := e.updatedDoc(out)
-			if err != nil {
-				return res, err
-			}
-			if err := val.check(next, d.sd); err != nil {
-				return res, err
-			}
-			if err := w.replace(d.sd, next); err != nil {
-				return res, err
-			}
-			after = next
-		}
-		shown := d.sd.doc
-		if req.New {
-			shown = after.doc
-		}
-		if res.Value, err = project(shown, d.m); err != nil {
-			return res, err
-		}
+		res, err = fm.update(ctx, w, val, d)
+	}
+	if err != nil {
+		return res, err
 	}
 	return res, w.commit()
+}
+
+// findAndModify is a findAndModify command with its query, sort,
+// projection and update compiled.
+type findAndModify struct {
+	req     FindAndModifyRequest
+	env     exprEnv
+	filter  *filter
+	sort    *query.Sort
+	natural int
+	proj    *query.Projection
+	upd     *update.Update // nil for remove
+}
+
+// compileFindAndModify compiles req's query, sort, fields and update.
+func compileFindAndModify(req FindAndModifyRequest, env exprEnv) (*findAndModify, error) {
+	fm := &findAndModify{req: req, env: env}
+	var err error
+	if fm.filter, err = parseQuery(req.Query, env); err != nil {
+		return nil, err
+	}
+	if fm.sort, fm.natural, err = parseSort(req.Sort); err != nil {
+		return nil, err
+	}
+	if len(req.Fields) > 0 {
+		if fm.proj, err = parseProjection(req.Fields, env.now); err != nil {
+			return nil, err
+		}
+	}
+	if req.Update != nil || req.Pipeline != nil {
+		if fm.upd, err = parseUpdate(req.Update, req.Pipeline, false, req.ArrayFilters, env); err != nil {
+			return nil, err
+		}
+	}
+	return fm, nil
+}
+
+// project returns doc as the reply's value: projected by fields, if given.
+func (fm *findAndModify) project(doc bson.D, m query.MatchResult) (bson.Raw, error) {
+	if fm.proj != nil {
+		out, err := fm.proj.Apply(doc, m)
+		if err != nil {
+			return nil, err
+		}
+		doc = out
+	}
+	return marshalDoc(doc)
+}
+
+// upsert inserts the document built from the query and the update, when
+// nothing matched.
+func (fm *findAndModify) upsert(ctx context.Context, w *writer, val *validator) (FindAndModifyResult, error) {
+	var res FindAndModifyResult
+	sd, err := w.upsert(ctx, fm.req.Query, fm.upd, val, fm.env)
+	if err != nil {
+		return res, err
+	}
+	res.N = 1
+	res.Upserted = sd.id
+	if fm.req.New {
+		res.Value, err = fm.project(sd.doc, query.MatchResult{ArrayIndex: -1})
+	}
+	return res, err
+}
+
+// remove deletes the matched document d and returns it.
+func (fm *findAndModify) remove(w *writer, d *matched) (FindAndModifyResult, error) {
+	var res FindAndModifyResult
+	if err := w.remove(d.sd); err != nil {
+		return res, err
+	}
+	res.N = 1
+	var err error
+	res.Value, err = fm.project(d.sd.doc, d.m)
+	return res, err
+}
+
+// update applies the update to the matched document d and returns it as
+// it was before, or after with New.
+func (fm *findAndModify) update(ctx context.Context, w *writer, val *validator, d *matched) (FindAndModifyResult, error) {
+	res := FindAndModifyResult{N: 1, UpdatedExisting: true}
+	out, changed, err := fm.upd.Apply(d.sd.doc, applyContext(fm.env, d.m, false, ctx))
+	if err != nil {
+		return res, err
+	}
+	after := d.sd
+	if changed {
+		next, err := w.e.updatedDoc(out)
+		if err != nil {
+			return res, err
+		}
+		if err := val.check(next, d.sd); err != nil {
+			return res, err
+		}
+		if err := w.replace(d.sd, next); err != nil {
+			return res, err
+		}
+		after = next
+	}
+	shown := d.sd.doc
+	if fm.req.New {
+		shown = after.doc
+	}
+	res.Value, err = fm.project(shown, d.m)
+	return res, err
 }
 
 // firstMatch returns the first document of plan p in its sort order, or
