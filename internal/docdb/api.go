@@ -16,10 +16,14 @@ import (
 //   - Client-visible failures are *mongoerr.Error values (code, message and,
 //     for some, Info with extra reply fields such as keyPattern/keyValue or
 //     errInfo). Any other error is an internal failure.
-//   - Filters, projections, sorts, update documents and index specs are
-//     decoded documents (bson.D, nested documents as bson.D and arrays as
-//     bson.A, as bson.Unmarshal into a bson.D produces them). Documents to
-//     store and documents returned are raw BSON, byte-exact.
+//   - Requests are typed values the wire layer parsed and checked from the
+//     command document (field names, types, option combinations, batch
+//     sizes, with MongoDB's IDL errors); the Engine never sees a command
+//     document. What the data model itself defines is checked here:
+//     filters, projections, sorts, update documents, pipelines and
+//     validators, as decoded documents (bson.D, nested documents as bson.D
+//     and arrays as bson.A, as bson.Unmarshal into a bson.D produces them).
+//     Documents to store and documents returned are raw BSON, byte-exact.
 //   - A missing database or collection reads as empty; writes create them.
 
 // ErrCursorClosed is returned by Cursor.Next after Close.
