@@ -62,7 +62,7 @@ func parseCollMod(cmd bson.D) (docdb.CollModRequest, error) {
 		case "viewOn", "pipeline", "timeseries", "cappedSize", "cappedMax", "changeStreamPreAndPostImages":
 			err = errorf(mongoerr.NotImplemented, "collMod %s is not supported", el.Key)
 		default:
-			err = errorf(codeIDLUnknownField, "BSON field 'collMod.%s' is an unknown field.", el.Key)
+			err = errorf(mongoerr.IDLUnknownField, "BSON field 'collMod.%s' is an unknown field.", el.Key)
 		}
 		return err
 	})
@@ -145,7 +145,7 @@ func collModIndexFields(spec bson.D) error {
 		case "expireAfterSeconds", "hidden":
 			change = true
 		default:
-			return errorf(codeIDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", e.Key)
+			return errorf(mongoerr.IDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", e.Key)
 		}
 	}
 	if !change {

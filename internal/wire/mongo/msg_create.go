@@ -90,7 +90,7 @@ func createOtherField(el bson.E) error {
 	case "encryptedFields":
 		return errorf(mongoerr.NotImplemented, "queryable encryption is not supported")
 	default:
-		return errorf(codeIDLUnknownField, "BSON field 'create.%s' is an unknown field.", el.Key)
+		return errorf(mongoerr.IDLUnknownField, "BSON field 'create.%s' is an unknown field.", el.Key)
 	}
 	return nil
 }
@@ -132,7 +132,7 @@ func clusteredIndexSpec(spec bson.D) (string, error) {
 			name = s
 		case "v":
 		default:
-			return "", errorf(codeIDLUnknownField, "BSON field 'clusteredIndex.%s' is an unknown field.", e.Key)
+			return "", errorf(mongoerr.IDLUnknownField, "BSON field 'clusteredIndex.%s' is an unknown field.", e.Key)
 		}
 	}
 	if len(key) != 1 || key[0].Key != "_id" || keyDirection(key[0].Value) != 1 {

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // msgDropIndexes answers dropIndexes: {nIndexesWas}. index is "*", a name,
@@ -59,7 +60,7 @@ func dropIndexesArg(v bson.RawValue) (docdb.DropIndexesRequest, error) {
 	case bson.TypeArray:
 		vals, err := v.Array().Values()
 		if err != nil {
-			return dr, errorf(codeInvalidBSON, "invalid index list: %v", err)
+			return dr, errorf(mongoerr.InvalidBSON, "invalid index list: %v", err)
 		}
 		dr.Names = make([]string, len(vals))
 		for i, x := range vals {

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // parseUpdate parses an update command document (also the inner command
@@ -41,7 +42,7 @@ func parseUpdateStatement(s bson.Raw) (docdb.UpdateStatement, error) {
 	haveQ, haveU := false, false
 	elems, err := s.Elements()
 	if err != nil {
-		return st, errorf(codeInvalidBSON, "invalid update statement: %v", err)
+		return st, errorf(mongoerr.InvalidBSON, "invalid update statement: %v", err)
 	}
 	for _, el := range elems {
 		switch k := el.Key(); k {
