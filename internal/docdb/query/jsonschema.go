@@ -435,85 +435,128 @@ func (s *schema) parseArrayKeywords(get func(string) (any, bool)) error {
 	return nil
 }
 
+// parseObjectKeywords parses the keywords that apply to objects.
 func (s *schema) parseObjectKeywords(get func(string) (any, bool)) error {
-	if v, ok := get("required"); ok {
-		arr, isArr := AsArray(v)
-		if !isArr {
-			return typeMismatch("$jsonSchema keyword 'required' must be an array, but found an element of type %s", TypeName(v))
+	for _, parse := range []func(func(string) (any, bool)) error{
+		s.parseRequired, s.parseProperties, s.parsePatternProperties,
+		s.parseAdditionalProperties, s.parsePropertyCounts, s.parseDependencies,
+	} {
+		if err := parse(get); err != nil {
+			return err
 		}
-		for _, e := range arr {
-			str, isStr := e.(string)
-			if !isStr {
-				return typeMismatch("$jsonSchema keyword 'required' must be an array of strings, but found an element of type: %s", TypeName(e))
-			}
-			if slices.Contains(s.required, str) {
-				return failedToParse("$jsonSchema keyword 'required' array cannot contain duplicate values")
-			}
-			s.required = append(s.required, str)
-		}
-		if len(s.required) == 0 {
-			return failedToParse("$jsonSchema keyword 'required' cannot be an empty array")
-		}
-		slices.Sort(s.required)
-		s.requiredArg = v
 	}
-	if v, ok := get("properties"); ok {
+	return nil
+}
+
+// parseRequired parses the required keyword: distinct field names, sorted.
+func (s *schema) parseRequired(get func(string) (any, bool)) error {
+	v, ok := get("required")
+	if !ok {
+		return nil
+	}
+	arr, isArr := AsArray(v)
+	if !isArr {
+		return typeMismatch("$jsonSchema keyword 'required' must be an array, but found an element of type %s", TypeName(v))
+	}
+	for _, e := range arr {
+		str, isStr := e.(string)
+		if !isStr {
+			return typeMismatch("$jsonSchema keyword 'required' must be an array of strings, but found an element of type: %s", TypeName(e))
+		}
+		if slices.Contains(s.required, str) {
+			return failedToParse("$jsonSchema keyword 'required' array cannot contain duplicate values")
+		}
+		s.required = append(s.required, str)
+	}
+	if len(s.required) == 0 {
+		return failedToParse("$jsonSchema keyword 'required' cannot be an empty array")
+	}
+	slices.Sort(s.required)
+	s.requiredArg = v
+	return nil
+}
+
+// parseProperties parses the properties keyword: a schema per field.
+func (s *schema) parseProperties(get func(string) (any, bool)) error {
+	v, ok := get("properties")
+	if !ok {
+		return nil
+	}
+	d, isDoc := AsDocument(v)
+	if !isDoc {
+		return typeMismatch("$jsonSchema keyword 'properties' must be an object")
+	}
+	for _, e := range d {
+		pd, isDoc := AsDocument(e.Value)
+		if !isDoc {
+			return typeMismatch("Nested schema for $jsonSchema property '%s' must be an object", e.Key)
+		}
+		sub, err := parseSchema(pd)
+		if err != nil {
+			return err
+		}
+		s.properties = append(s.properties, property{name: e.Key, schema: sub})
+	}
+	return nil
+}
+
+// parsePatternProperties parses the patternProperties keyword: a schema
+// per field name pattern.
+func (s *schema) parsePatternProperties(get func(string) (any, bool)) error {
+	v, ok := get("patternProperties")
+	if !ok {
+		return nil
+	}
+	s.hasAllowedProps = true
+	d, isDoc := AsDocument(v)
+	if !isDoc {
+		return typeMismatch("$jsonSchema keyword 'patternProperties' must be an object")
+	}
+	for _, e := range d {
+		pd, isDoc := AsDocument(e.Value)
+		if !isDoc {
+			return typeMismatch("$jsonSchema keyword 'patternProperties' has property '%s' which is not an object", e.Key)
+		}
+		re, err := CompileRegex(e.Key, "")
+		if err != nil {
+			return err
+		}
+		sub, err := parseSchema(pd)
+		if err != nil {
+			return err
+		}
+		s.patternProperties = append(s.patternProperties, patternProperty{pattern: e.Key, re: re, schema: sub})
+	}
+	return nil
+}
+
+// parseAdditionalProperties parses additionalProperties: a bool or a schema.
+func (s *schema) parseAdditionalProperties(get func(string) (any, bool)) error {
+	v, ok := get("additionalProperties")
+	if !ok {
+		return nil
+	}
+	s.hasAllowedProps = true
+	s.additionalArg = v
+	switch x := v.(type) {
+	case bool:
+		s.additionalPropsOK = &x
+	default:
 		d, isDoc := AsDocument(v)
 		if !isDoc {
-			return typeMismatch("$jsonSchema keyword 'properties' must be an object")
+			return typeMismatch("$jsonSchema keyword 'additionalProperties' must be an object or a boolean")
 		}
-		for _, e := range d {
-			pd, isDoc := AsDocument(e.Value)
-			if !isDoc {
-				return typeMismatch("Nested schema for $jsonSchema property '%s' must be an object", e.Key)
-			}
-			sub, err := parseSchema(pd)
-			if err != nil {
-				return err
-			}
-			s.properties = append(s.properties, property{name: e.Key, schema: sub})
+		sub, err := parseSchema(d)
+		if err != nil {
+			return err
 		}
+		s.additionalProps = sub
 	}
-	if v, ok := get("patternProperties"); ok {
-		s.hasAllowedProps = true
-		d, isDoc := AsDocument(v)
-		if !isDoc {
-			return typeMismatch("$jsonSchema keyword 'patternProperties' must be an object")
-		}
-		for _, e := range d {
-			pd, isDoc := AsDocument(e.Value)
-			if !isDoc {
-				return typeMismatch("$jsonSchema keyword 'patternProperties' has property '%s' which is not an object", e.Key)
-			}
-			re, err := CompileRegex(e.Key, "")
-			if err != nil {
-				return err
-			}
-			sub, err := parseSchema(pd)
-			if err != nil {
-				return err
-			}
-			s.patternProperties = append(s.patternProperties, patternProperty{pattern: e.Key, re: re, schema: sub})
-		}
-	}
-	if v, ok := get("additionalProperties"); ok {
-		s.hasAllowedProps = true
-		s.additionalArg = v
-		switch x := v.(type) {
-		case bool:
-			s.additionalPropsOK = &x
-		default:
-			d, isDoc := AsDocument(v)
-			if !isDoc {
-				return typeMismatch("$jsonSchema keyword 'additionalProperties' must be an object or a boolean")
-			}
-			sub, err := parseSchema(d)
-			if err != nil {
-				return err
-			}
-			s.additionalProps = sub
-		}
-	}
+	return nil
+}
+
+// parsePropertyCounts parses minProperties and maxProperties.
+func (s *schema) parsePropertyCounts(get func(string) (any, bool)) error {
 	for _, k := range []string{"minProperties", "maxProperties"} {
 		if v, ok := get(k); ok {
 			l, err := parseNonNegativeLong(k, v)
@@ -527,43 +570,51 @@ func (s *schema) parseObjectKeywords(get func(string) (any, bool)) error {
 			}
 		}
 	}
-	if v, ok := get("dependencies"); ok {
-		d, isDoc := AsDocument(v)
-		if !isDoc {
-			return typeMismatch("$jsonSchema keyword 'dependencies' must be an object")
+	return nil
+}
+
+// parseDependencies parses the dependencies keyword: per field, a schema or
+// the fields it requires.
+func (s *schema) parseDependencies(get func(string) (any, bool)) error {
+	v, ok := get("dependencies")
+	if !ok {
+		return nil
+	}
+	d, isDoc := AsDocument(v)
+	if !isDoc {
+		return typeMismatch("$jsonSchema keyword 'dependencies' must be an object")
+	}
+	for _, e := range d {
+		if sd, isDoc := AsDocument(e.Value); isDoc {
+			sub, err := parseSchema(sd)
+			if err != nil {
+				return err
+			}
+			s.dependencies = append(s.dependencies, dependency{name: e.Key, schema: sub, arg: e.Value})
+			continue
 		}
-		for _, e := range d {
-			if sd, isDoc := AsDocument(e.Value); isDoc {
-				sub, err := parseSchema(sd)
-				if err != nil {
-					return err
-				}
-				s.dependencies = append(s.dependencies, dependency{name: e.Key, schema: sub, arg: e.Value})
+		arr, isArr := AsArray(e.Value)
+		if !isArr {
+			if _, isStr := e.Value.(string); isStr && (e.Key == "title" || e.Key == "description") {
 				continue
 			}
-			arr, isArr := AsArray(e.Value)
-			if !isArr {
-				if _, isStr := e.Value.(string); isStr && (e.Key == "title" || e.Key == "description") {
-					continue
-				}
-				return typeMismatch("property '%s' in $jsonSchema keyword 'dependencies' must be either an object or an array", e.Key)
-			}
-			if len(arr) == 0 {
-				return failedToParse("property '%s' in $jsonSchema keyword 'dependencies' cannot be an empty array", e.Key)
-			}
-			dep := dependency{name: e.Key, arg: e.Value, properties: []string{}}
-			for _, p := range arr {
-				str, isStr := p.(string)
-				if !isStr {
-					return typeMismatch("array '%s' in $jsonSchema keyword 'dependencies' can only contain strings, but found element of type: %s", e.Key, TypeName(p))
-				}
-				if slices.Contains(dep.properties, str) {
-					return failedToParse("array '%s' in $jsonSchema keyword 'dependencies' contains duplicate element: %s", e.Key, str)
-				}
-				dep.properties = append(dep.properties, str)
-			}
-			s.dependencies = append(s.dependencies, dep)
+			return typeMismatch("property '%s' in $jsonSchema keyword 'dependencies' must be either an object or an array", e.Key)
 		}
+		if len(arr) == 0 {
+			return failedToParse("property '%s' in $jsonSchema keyword 'dependencies' cannot be an empty array", e.Key)
+		}
+		dep := dependency{name: e.Key, arg: e.Value, properties: []string{}}
+		for _, p := range arr {
+			str, isStr := p.(string)
+			if !isStr {
+				return typeMismatch("array '%s' in $jsonSchema keyword 'dependencies' can only contain strings, but found element of type: %s", e.Key, TypeName(p))
+			}
+			if slices.Contains(dep.properties, str) {
+				return failedToParse("array '%s' in $jsonSchema keyword 'dependencies' contains duplicate element: %s", e.Key, str)
+			}
+			dep.properties = append(dep.properties, str)
+		}
+		s.dependencies = append(s.dependencies, dep)
 	}
 	return nil
 }
