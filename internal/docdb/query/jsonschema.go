@@ -1031,52 +1031,18 @@ func toA(ds []bson.D) bson.A {
 	return a
 }
 
+// checkObject checks the object keywords.
 func (s *schema) checkObject(d bson.D, c *collector) bool {
-	if len(s.properties) > 0 {
-		var failed bson.A
-		for _, p := range s.properties {
-			v, present := Field(d, p.name)
-			if !present {
-				continue // "required" reports missing properties
-			}
-			var sub []bson.D
-			if !p.schema.check(v, false, c.sink(&sub)) {
-				if !c.detailed() {
-					return c.fail(nil)
-				}
-				entry := bson.D{{Key: "propertyName", Value: p.name}}
-				entry = p.schema.appendAnnotations(entry)
-				entry = append(entry, bson.E{Key: "details", Value: toA(sub)})
-				failed = append(failed, entry)
-			}
-		}
-		if failed != nil {
-			if c.fail(bson.D{{Key: "operatorName", Value: "properties"}, {Key: "propertiesNotSatisfied", Value: failed}}) {
-				return true
-			}
-		}
+	if s.checkProperties(d, c) {
+		return true
 	}
 	if s.hasAllowedProps {
 		if s.checkAllowedProperties(d, c) {
 			return true
 		}
 	}
-	if len(s.required) > 0 {
-		var missing bson.A
-		for _, name := range s.required {
-			if _, ok := Field(d, name); !ok {
-				missing = append(missing, name)
-			}
-		}
-		if missing != nil {
-			if c.fail(bson.D{
-				{Key: "operatorName", Value: "required"},
-				{Key: "specifiedAs", Value: bson.D{{Key: "required", Value: s.requiredArg}}},
-				{Key: "missingProperties", Value: missing},
-			}) {
-				return true
-			}
-		}
+	if s.checkRequired(d, c) {
+		return true
 	}
 	for _, kw := range []struct {
 		name string
@@ -1097,39 +1063,92 @@ func (s *schema) checkObject(d bson.D, c *collector) bool {
 			}
 		}
 	}
-	if len(s.dependencies) > 0 {
-		var failing bson.A
-		for _, dep := range s.dependencies {
-			if _, ok := Field(d, dep.name); !ok {
-				continue
+	return s.checkDependencies(d, c)
+}
+
+// checkProperties checks each present property against its schema; true
+// stops the check.
+func (s *schema) checkProperties(d bson.D, c *collector) bool {
+	var failed bson.A
+	for _, p := range s.properties {
+		v, present := Field(d, p.name)
+		if !present {
+			continue // "required" reports missing properties
+		}
+		var sub []bson.D
+		if !p.schema.check(v, false, c.sink(&sub)) {
+			if !c.detailed() {
+				return c.fail(nil)
 			}
-			if dep.schema != nil {
-				var sub []bson.D
-				if !dep.schema.check(d, true, c.sink(&sub)) {
-					if !c.detailed() {
-						return c.fail(nil)
-					}
-					failing = append(failing, bson.D{{Key: "conditionalProperty", Value: dep.name}, {Key: "details", Value: toA(sub)}})
-				}
-				continue
-			}
-			var missing bson.A
-			for _, p := range dep.properties {
-				if _, ok := Field(d, p); !ok {
-					missing = append(missing, p)
-				}
-			}
-			if missing != nil {
+			entry := bson.D{{Key: "propertyName", Value: p.name}}
+			entry = p.schema.appendAnnotations(entry)
+			entry = append(entry, bson.E{Key: "details", Value: toA(sub)})
+			failed = append(failed, entry)
+		}
+	}
+	if failed != nil {
+		if c.fail(bson.D{{Key: "operatorName", Value: "properties"}, {Key: "propertiesNotSatisfied", Value: failed}}) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRequired reports the required properties d lacks; true stops the
+// check.
+func (s *schema) checkRequired(d bson.D, c *collector) bool {
+	var missing bson.A
+	for _, name := range s.required {
+		if _, ok := Field(d, name); !ok {
+			missing = append(missing, name)
+		}
+	}
+	if missing != nil {
+		if c.fail(bson.D{
+			{Key: "operatorName", Value: "required"},
+			{Key: "specifiedAs", Value: bson.D{{Key: "required", Value: s.requiredArg}}},
+			{Key: "missingProperties", Value: missing},
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDependencies checks the dependencies of the properties d has; true
+// stops the check.
+func (s *schema) checkDependencies(d bson.D, c *collector) bool {
+	var failing bson.A
+	for _, dep := range s.dependencies {
+		if _, ok := Field(d, dep.name); !ok {
+			continue
+		}
+		if dep.schema != nil {
+			var sub []bson.D
+			if !dep.schema.check(d, true, c.sink(&sub)) {
 				if !c.detailed() {
 					return c.fail(nil)
 				}
-				failing = append(failing, bson.D{{Key: "conditionalProperty", Value: dep.name}, {Key: "missingProperties", Value: missing}})
+				failing = append(failing, bson.D{{Key: "conditionalProperty", Value: dep.name}, {Key: "details", Value: toA(sub)}})
+			}
+			continue
+		}
+		var missing bson.A
+		for _, p := range dep.properties {
+			if _, ok := Field(d, p); !ok {
+				missing = append(missing, p)
 			}
 		}
-		if failing != nil {
-			if c.fail(bson.D{{Key: "operatorName", Value: "dependencies"}, {Key: "failingDependencies", Value: failing}}) {
-				return true
+		if missing != nil {
+			if !c.detailed() {
+				return c.fail(nil)
 			}
+			failing = append(failing, bson.D{{Key: "conditionalProperty", Value: dep.name}, {Key: "missingProperties", Value: missing}})
+		}
+	}
+	if failing != nil {
+		if c.fail(bson.D{{Key: "operatorName", Value: "dependencies"}, {Key: "failingDependencies", Value: failing}}) {
+			return true
 		}
 	}
 	return false
