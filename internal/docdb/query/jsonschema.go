@@ -906,25 +906,46 @@ func (s *schema) checkArray(v any, c *collector) bool {
 			}
 		}
 	}
-	if s.uniqueItems {
-		for i := range arr {
-			dup := -1
-			for j := 0; j < i; j++ {
-				if equalUnordered(arr[i], arr[j]) {
-					dup = j
-					break
-				}
-			}
-			if dup >= 0 {
-				d := keywordDetail("uniqueItems", s.uniqueItemsArg, "found a duplicate item", v)
-				d = append(d, bson.E{Key: "duplicatedValue", Value: arr[i]})
-				if c.fail(d) {
-					return true
-				}
+	if s.checkUniqueItems(arr, v, c) {
+		return true
+	}
+	stop, additionalFrom := s.checkItems(arr, c)
+	if stop {
+		return true
+	}
+	return s.checkAdditionalItems(arr, additionalFrom, c)
+}
+
+// checkUniqueItems reports the first duplicate item of arr; true stops the
+// check.
+func (s *schema) checkUniqueItems(arr bson.A, v any, c *collector) bool {
+	if !s.uniqueItems {
+		return false
+	}
+	for i := range arr {
+		dup := -1
+		for j := 0; j < i; j++ {
+			if equalUnordered(arr[i], arr[j]) {
+				dup = j
 				break
 			}
 		}
+		if dup >= 0 {
+			d := keywordDetail("uniqueItems", s.uniqueItemsArg, "found a duplicate item", v)
+			d = append(d, bson.E{Key: "duplicatedValue", Value: arr[i]})
+			if c.fail(d) {
+				return true
+			}
+			break
+		}
 	}
+	return false
+}
+
+// checkItems checks items (one schema for every item, or one per position)
+// and returns where additionalItems start (-1: no additionalItems rule
+// applies); true stops the check.
+func (s *schema) checkItems(arr bson.A, c *collector) (bool, int) {
 	additionalFrom := -1
 	if s.items != nil {
 		for i, e := range arr {
@@ -936,7 +957,7 @@ func (s *schema) checkArray(v any, c *collector) bool {
 					{Key: "itemIndex", Value: int32(i)},
 					{Key: "details", Value: toA(sub)},
 				}) {
-					return true
+					return true, -1
 				}
 				break
 			}
@@ -950,43 +971,50 @@ func (s *schema) checkArray(v any, c *collector) bool {
 			var sub []bson.D
 			if !sch.check(arr[i], false, c.sink(&sub)) {
 				if items == nil && !c.detailed() {
-					return c.fail(nil)
+					return c.fail(nil), -1
 				}
 				items = append(items, bson.D{{Key: "itemIndex", Value: int32(i)}, {Key: "details", Value: toA(sub)}})
 			}
 		}
 		if items != nil {
 			if c.fail(bson.D{{Key: "operatorName", Value: "items"}, {Key: "details", Value: items}}) {
-				return true
+				return true, -1
 			}
 		}
 		additionalFrom = len(s.itemsList)
 	}
-	if additionalFrom >= 0 && additionalFrom < len(arr) {
-		switch {
-		case s.additionalItemsOK != nil && !*s.additionalItemsOK:
-			if c.fail(bson.D{
-				{Key: "operatorName", Value: "additionalItems"},
-				{Key: "specifiedAs", Value: bson.D{{Key: "additionalItems", Value: false}}},
-				{Key: "reason", Value: "found additional items"},
-				{Key: "additionalItems", Value: bson.A(arr[additionalFrom:])},
-			}) {
-				return true
-			}
-		case s.additionalItems != nil:
-			for i := additionalFrom; i < len(arr); i++ {
-				var sub []bson.D
-				if !s.additionalItems.check(arr[i], false, c.sink(&sub)) {
-					if c.fail(bson.D{
-						{Key: "operatorName", Value: "additionalItems"},
-						{Key: "reason", Value: "At least one additional item did not match the sub-schema"},
-						{Key: "itemIndex", Value: int32(i)},
-						{Key: "details", Value: toA(sub)},
-					}) {
-						return true
-					}
-					break
+	return false, additionalFrom
+}
+
+// checkAdditionalItems checks the items of arr from additionalFrom on
+// against additionalItems; true stops the check.
+func (s *schema) checkAdditionalItems(arr bson.A, additionalFrom int, c *collector) bool {
+	if additionalFrom < 0 || additionalFrom >= len(arr) {
+		return false
+	}
+	switch {
+	case s.additionalItemsOK != nil && !*s.additionalItemsOK:
+		if c.fail(bson.D{
+			{Key: "operatorName", Value: "additionalItems"},
+			{Key: "specifiedAs", Value: bson.D{{Key: "additionalItems", Value: false}}},
+			{Key: "reason", Value: "found additional items"},
+			{Key: "additionalItems", Value: bson.A(arr[additionalFrom:])},
+		}) {
+			return true
+		}
+	case s.additionalItems != nil:
+		for i := additionalFrom; i < len(arr); i++ {
+			var sub []bson.D
+			if !s.additionalItems.check(arr[i], false, c.sink(&sub)) {
+				if c.fail(bson.D{
+					{Key: "operatorName", Value: "additionalItems"},
+					{Key: "reason", Value: "At least one additional item did not match the sub-schema"},
+					{Key: "itemIndex", Value: int32(i)},
+					{Key: "details", Value: toA(sub)},
+				}) {
+					return true
 				}
+				break
 			}
 		}
 	}
