@@ -11,7 +11,7 @@ import (
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
-// Dry runs (DESIGN.md promise 5, a mayfly extension): collMod and
+// Dry runs (a mayfly extension: every TTL change can be previewed): collMod and
 // createIndexes given dryRun: true validate the change exactly as the real
 // command does, so a dry run of an invalid change fails with the same error,
 // and then, instead of applying it, report what it would do to expiry:

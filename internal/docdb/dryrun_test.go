@@ -123,7 +123,8 @@ func TestCollModDryRunRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// ages 5..9 minutes; no engine, so no estimate; only _new (spec 1.9).
+		// ages 5..9 minutes; no engine, so no estimate; only _new, as collMod
+		// reports a change of expireAfterSeconds.
 		if got := fmtDoc(reply); !strings.HasPrefix(got, "{ dryRun: true, wouldExpire: 5, ") ||
 			!strings.HasSuffix(got, "estimatedDeleteMillis: null, expireAfterSeconds_new: 300 }") {
 			t.Fatalf("reply %s", got)

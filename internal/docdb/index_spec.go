@@ -206,7 +206,9 @@ func conflictText(spec bson.D) string {
 }
 
 // indexConflict compares a requested index with an existing one. It returns
-// exists when they are the same index, or the 85/86 error of spec 1.8.
+// exists when they are the same index, or MongoDB's IndexOptionsConflict
+// (85, same key and other options) or IndexKeySpecsConflict (86, same name
+// and another key).
 func indexConflict(req *indexRequest, existing bson.D) (exists bool, err error) {
 	exName, _ := fieldOf(existing, "name")
 	exKeyV, _ := fieldOf(existing, "key")

@@ -91,7 +91,7 @@ func TestCreateIndexesConflicts(t *testing.T) {
 		code mongoerr.Code
 		msg  string
 	}{
-		{"same name and key, TTL added (spec 1.8)", d("key", d("x", int32(1)), "name", "x_1", "expireAfterSeconds", int32(10)), mongoerr.IndexOptionsConflict,
+		{"same name and key, TTL added", d("key", d("x", int32(1)), "name", "x_1", "expireAfterSeconds", int32(10)), mongoerr.IndexOptionsConflict,
 			`An equivalent index already exists with the same name but different options. Requested index: { v: 2, expireAfterSeconds: 10, key: { x: 1 }, name: "x_1" }, existing index: { v: 2, key: { x: 1 }, name: "x_1" }`},
 		{"same name and key, TTL changed", d("key", d("t", int32(1)), "name", "t_1", "expireAfterSeconds", int32(120)), mongoerr.IndexOptionsConflict,
 			`An equivalent index already exists with the same name but different options. Requested index: { v: 2, expireAfterSeconds: 120, key: { t: 1 }, name: "t_1" }, existing index: { v: 2, expireAfterSeconds: 60, key: { t: 1 }, name: "t_1" }`},

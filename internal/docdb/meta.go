@@ -55,8 +55,8 @@ type indexMeta struct {
 }
 
 // clusteredTTLIndex returns the synthetic TTL index of a clustered
-// collection created with expireAfterSeconds: only Date _id values expire
-// (spec 1.6). It is nil for other collections.
+// collection created with expireAfterSeconds: only Date _id values expire,
+// as in MongoDB (an ObjectId _id never does). It is nil for other collections.
 func (m *collMeta) clusteredTTLIndex() *indexMeta {
 	if !m.clustered() {
 		return nil

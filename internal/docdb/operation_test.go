@@ -414,9 +414,9 @@ func TestPolicyDryRun(t *testing.T) {
 			t.Fatalf("a dry run hid documents: %s", got)
 		}
 		te.waitOp(te.enable(u.Group, u.Field, u.Offset).ID)
-		r, err := reg.get("policy:sessions.expireAt").Reap(t.Context(), time.Now(), expiry.Budget{BatchSize: 2})
+		r, err := expiry.Drain(t.Context(), reg.get("policy:sessions.expireAt"), time.Now(), 0, 2)
 		if err != nil || int64(r.Items) != dry.WouldExpire+1 {
-			t.Fatalf("Reap deleted %d (%v), the dry run said %d plus the TTL index's backlog", r.Items, err, dry.WouldExpire)
+			t.Fatalf("Drain deleted %d (%v), the dry run said %d plus the TTL index's backlog", r.Items, err, dry.WouldExpire)
 		}
 		// With the index: only entries a shorter offset makes due are read.
 		te.mustInsert("a", "sessions", d("_id", "recent", "expireAt", date(now.Add(-10*time.Minute))))

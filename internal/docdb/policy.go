@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// TTL policies (issue 6), in the manner of Firestore: a policy names one
+// TTL policies, in the manner of Firestore: a policy names one
 // timestamp field for a collection group, that is every collection with
 // that name in every database, now and created later.
 //

@@ -123,69 +123,29 @@ func (s *policySource) dueEntries(r *policyRule, nowMs int64, max int) (out []du
 	return out, more, nil
 }
 
-// Reap implements expiry.Source: it deletes due documents in batches of
-// budget.BatchSize, earliest first across the group's collections; each
-// collection's share of a batch is deleted under its write lock in one
+// ReapBatch implements expiry.Source: it deletes up to b.Max due
+// documents, earliest first across the group's collections; each
+// collection's share of the batch is deleted under its write lock in one
 // storage batch with all of its index entries. Every document is checked
 // again before deletion: its field may have moved since it was indexed, or
 // the offset changed.
-func (s *policySource) Reap(ctx context.Context, now time.Time, budget expiry.Budget) (expiry.Reaped, error) {
-	var r expiry.Reaped
+func (s *policySource) ReapBatch(ctx context.Context, now time.Time, b expiry.Batch) (r expiry.Reaped, err error) {
+	if err := ctx.Err(); err != nil {
+		return r, err
+	}
 	defer func() {
 		if r.Items > 0 {
 			s.e.policyDeleted(s.group, int64(r.Items))
 		}
 	}()
-	batch := budget.BatchSize
-	if batch <= 0 {
-		batch = 1000
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return r, err
-		}
-		want := batch
-		if budget.MaxItems > 0 {
-			left := budget.MaxItems - r.Items
-			if left <= 0 {
-				if rule := s.rule(); rule != nil {
-					due, _, err := s.dueEntries(rule, now.UnixMilli(), 1)
-					if err != nil {
-						return r, err
-					}
-					r.More = len(due) > 0
-				}
-				return r, nil
-			}
-			want = min(want, left)
-		}
-		n, keys, dues, more, err := s.reapBatch(now, want)
-		r.Items += n
-		r.Keys += keys
-		r.Due = append(r.Due, dues...)
-		if err != nil {
-			return r, err
-		}
-		if !more {
-			return r, nil
-		}
-		if !budget.Deadline.IsZero() && s.e.opts.Now().After(budget.Deadline) {
-			r.More = true
-			return r, nil
-		}
-	}
-}
-
-// reapBatch deletes up to max due documents.
-func (s *policySource) reapBatch(now time.Time, max int) (n, keys int, dues []int64, more bool, err error) {
 	rule := s.rule()
 	if rule == nil {
-		return 0, 0, nil, false, nil
+		return r, nil
 	}
 	nowMs := now.UnixMilli()
-	entries, more, err := s.dueEntries(rule, nowMs, max)
+	entries, more, err := s.dueEntries(rule, nowMs, max(b.Max, 1))
 	if err != nil {
-		return 0, 0, nil, false, err
+		return r, err
 	}
 	byColl := map[uint64][]dueEntry{}
 	var order []uint64
@@ -196,36 +156,36 @@ func (s *policySource) reapBatch(now time.Time, max int) (n, keys int, dues []in
 		byColl[de.ix.collID] = append(byColl[de.ix.collID], de)
 	}
 	for _, id := range order {
-		cn, ck, cd, err := s.reapColl(id, byColl[id], nowMs)
-		n += cn
-		keys += ck
-		dues = append(dues, cd...)
-		if err != nil {
-			return n, keys, dues, false, err
+		if err := s.reapColl(id, byColl[id], nowMs, &r); err != nil {
+			return r, err
 		}
 	}
-	return n, keys, dues, more, nil
+	r.More = more
+	return r, nil
 }
 
 // reapColl deletes the documents of due entries of one collection that
-// are still due, and the entries that no longer match their document.
-func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) (n, keys int, dues []int64, err error) {
+// are still due, and the entries that no longer match their document
+// (Reaped.Skipped), and adds them to r once committed.
+func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64, r *expiry.Reaped) error {
 	c := s.e.lockCollByID(collID)
 	if c == nil {
-		return 0, 0, nil, nil // dropped: its hidden index went with it
+		return nil // dropped: its hidden index went with it
 	}
 	defer c.wmu.Unlock()
 	ix := s.e.pol.indexOf(collID)
 	rule := s.rule()
 	if ix == nil || ix.ixID != entries[0].ix.ixID || rule == nil {
-		return 0, 0, nil, nil // the policy changed meanwhile
+		return nil // the policy changed meanwhile
 	}
 	w := s.e.newWriter(c)
 	defer w.close()
+	var n, keys, skipped int
+	var dues []int64
 	for _, de := range entries {
 		sd, err := w.fetch(de.idEnc)
 		if err != nil {
-			return 0, 0, nil, err
+			return err
 		}
 		d, ok := int64(0), false
 		if sd != nil {
@@ -235,8 +195,9 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) 
 			// A stray entry (the writers keep entries exact, so this only
 			// repairs damage): drop it.
 			if err := w.b.Delete(policyEntryKey(ix.ixID, de.date, de.idEnc)); err != nil {
-				return 0, 0, nil, err
+				return err
 			}
+			skipped++
 			continue
 		}
 		due := addMillis(d, rule.offsetMs)
@@ -245,10 +206,10 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) 
 		}
 		entryKeys, err := w.entryKeysOf(sd.doc)
 		if err != nil {
-			return 0, 0, nil, err
+			return err
 		}
 		if err := w.remove(sd); err != nil {
-			return 0, 0, nil, err
+			return err
 		}
 		n++
 		keys += 2 // the _id index and the hidden index
@@ -258,9 +219,13 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64) 
 		dues = append(dues, due)
 	}
 	if err := w.commit(); err != nil {
-		return 0, 0, nil, err
+		return err
 	}
-	return n, keys, dues, nil
+	r.Items += n
+	r.Keys += keys
+	r.Due = append(r.Due, dues...)
+	r.Skipped += skipped
+	return nil
 }
 
 // CountDue implements expiry.Counter: the documents due at or before now

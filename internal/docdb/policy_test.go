@@ -277,9 +277,9 @@ func TestPolicyLazyVisibility(t *testing.T) {
 		te.mustUpdate("app", "sessions", UpdateStatement{
 			Filter: d("_id", "moved"), Update: d("$set", d("expireAt", date(now.Add(time.Hour)))),
 		})
-		r, err := reg.get("policy:sessions.expireAt").Reap(t.Context(), te.clock.Now(), expiry.Budget{BatchSize: 10})
+		r, err := expiry.Drain(t.Context(), reg.get("policy:sessions.expireAt"), te.clock.Now(), 0, 10)
 		if err != nil || r.Items != 1 {
-			t.Fatalf("Reap = %+v, %v", r, err)
+			t.Fatalf("Drain = %+v, %v", r, err)
 		}
 		if got := idsOf(te, "app", "sessions"); got != "moved" {
 			t.Fatalf("after reaping: %q", got)
@@ -396,9 +396,9 @@ func TestPolicyEnableBuildsAndReaps(t *testing.T) {
 		if err != nil || n != 2 || !oldest.Equal(now.Add(-110*time.Minute)) || !newest.Equal(now.Add(-50*time.Minute)) {
 			t.Fatalf("CountDue = %d %v %v %v", n, oldest, newest, err)
 		}
-		r, err := src.Reap(t.Context(), te.clock.Now(), expiry.Budget{BatchSize: 1})
+		r, err := expiry.Drain(t.Context(), src, te.clock.Now(), 0, 1)
 		if err != nil || r.Items != 2 || r.More || len(r.Due) != 2 || r.Keys != 4 {
-			t.Fatalf("Reap = %+v, %v", r, err)
+			t.Fatalf("Drain = %+v, %v", r, err)
 		}
 		if got := idsOf(te, "a", "sessions") + "/" + idsOf(te, "b", "sessions"); got != "2,3/2,3" {
 			t.Fatalf("after reaping: %s", got)
@@ -432,13 +432,13 @@ func TestPolicyEnableBuildsAndReaps(t *testing.T) {
 			t.Fatalf("new collection's index %+v", ix)
 		}
 		te.clock.Advance(time.Hour)
-		r, err = src.Reap(t.Context(), te.clock.Now(), expiry.Budget{BatchSize: 100})
+		r, err = expiry.Drain(t.Context(), src, te.clock.Now(), 0, 100)
 		if err != nil || r.Items != 5 {
-			t.Fatalf("second Reap = %+v, %v; want 5 deleted", r, err)
+			t.Fatalf("second Drain = %+v, %v; want 5 deleted", r, err)
 		}
 		te.mustCheckPolicies()
 		if got := idsOf(te, "a", "sessions") + "/" + idsOf(te, "b", "sessions") + "/" + idsOf(te, "c", "sessions"); got != "/2/" {
-			t.Fatalf("after the second Reap: %s", got)
+			t.Fatalf("after the second Drain: %s", got)
 		}
 	})
 }

@@ -8,9 +8,8 @@ import (
 )
 
 // The TTL reaper decodes every document it deletes (to find its index
-// entries), a million of them in a storm. bson.Unmarshal into a bson.D goes
-// through the driver's reflection-based codecs and was the largest part of
-// a deletion's cost; decodeDoc builds the same bson.D directly for the
+// entries). bson.Unmarshal into a bson.D goes through the driver's
+// reflection-based codecs, too slow for that; decodeDoc builds the same bson.D directly for the
 // common BSON types and leaves documents holding a rare one (old binary,
 // undefined, DBPointer, JavaScript, symbol, code with scope, min and max
 // keys) to bson.Unmarshal. reapdecode_test.go checks that both give

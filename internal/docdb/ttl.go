@@ -16,7 +16,7 @@ import (
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
-// TTL index sources (issue 5): every TTL index is an expiry.Source whose
+// TTL index sources: every TTL index is an expiry.Source whose
 // ordered index is the TTL index itself. Its Date-typed entries are in date
 // order, so the next due item is the first Date entry plus
 // expireAfterSeconds, and the due items are the Date entries up to
@@ -52,8 +52,7 @@ var (
 // ttlCatchUpFactor is how many times ttlDeleteBatchSize a TTL index's
 // batch may grow to while the reaper is behind: each batch waits its turn
 // for the collection's write lock behind every inserting connection, whose
-// turns hold whole insertMany requests (16 connections of 500 documents in
-// mayfly bench steady).
+// turns hold whole insertMany requests.
 const ttlCatchUpFactor = 16
 
 // CatchUpFactor implements expiry.CatchUp.
@@ -260,13 +259,13 @@ type resumePoint struct {
 // resumeFor returns the key to go on after for a batch of the pass at
 // nowMs, or nil to start from the beginning of the due range.
 //
-// The engine calls Reap once per storage batch with the now of the pass,
-// so every batch of a pass but the first goes on where the previous one
+// The engine calls ReapBatch once per storage batch with the now of the
+// pass, so every batch of a pass but the first goes on where the previous one
 // stopped instead of seeking from the start of the range: the entries
 // before that point were all looked at in this pass, and the ones deleted
 // are Pebble tombstones until a compaction, which a scan from the start
-// would step over again in every batch (quadratic in a storm of a million
-// documents). An entry written behind the point during the pass waits for
+// would step over again in every batch (quadratic in the size of a
+// storm). An entry written behind the point during the pass waits for
 // the next pass, which starts over.
 func (s *ttlSource) resumeFor(nowMs int64, ix *indexMeta) []byte {
 	s.mu.Lock()
@@ -286,81 +285,43 @@ func (s *ttlSource) setResume(nowMs int64, ix *indexMeta, key []byte) {
 	s.resume = resumePoint{now: nowMs, ixID: ix.id, key: key}
 }
 
-// Reap implements expiry.Source: it deletes due documents in batches of
-// budget.BatchSize, each under the collection's write lock and in one
-// storage batch with all of its index entries. Every document is checked
-// again before deletion (its date may have moved since it was indexed, or
-// a partial filter may no longer match).
-func (s *ttlSource) Reap(ctx context.Context, now time.Time, budget expiry.Budget) (expiry.Reaped, error) {
-	var r expiry.Reaped
-	batch := budget.BatchSize
-	if batch <= 0 {
-		batch = 1000
+// ReapBatch implements expiry.Source: it deletes up to b.Max due
+// documents under the collection's write lock, in one storage batch with
+// all of their index entries. Every document is checked again before
+// deletion (its date may have moved since it was indexed, or a partial
+// filter may no longer match).
+func (s *ttlSource) ReapBatch(ctx context.Context, now time.Time, b expiry.Batch) (expiry.Reaped, error) {
+	if err := ctx.Err(); err != nil {
+		return expiry.Reaped{}, err
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return r, err
-		}
-		want := batch
-		if budget.MaxItems > 0 {
-			left := budget.MaxItems - r.Items
-			if left <= 0 {
-				_, _, ix := s.current()
-				if ix != nil {
-					ids, _, _, _, err := s.dueEntries(ix, now, 1, s.resumeFor(now.UnixMilli(), ix))
-					if err != nil {
-						return r, err
-					}
-					r.More = len(ids) > 0
-				}
-				return r, nil
-			}
-			want = min(want, left)
-		}
-		n, keys, dues, more, err := s.reapBatch(now, want, budget)
-		r.Items += n
-		r.Keys += keys
-		r.Due = append(r.Due, dues...)
-		if err != nil {
-			return r, err
-		}
-		if !more {
-			return r, nil
-		}
-		if !budget.Deadline.IsZero() && s.e.opts.Now().After(budget.Deadline) {
-			r.More = true
-			return r, nil
-		}
-	}
+	return s.reapBatch(now, max(b.Max, 1), b)
 }
 
 // reapBatch deletes up to max due documents in one storage batch.
 //
 // The collection's write lock is what a steady stream of expiring inserts
-// and the reaper compete for: with 16 connections inserting 50,000
-// documents a second the lock was busy all the time, the reaper waited
-// three quarters of its time for it, and everything it did while holding
-// it (reading the index, decoding each document, computing its index
-// entries) was time no insert could run. So the batch is prepared without
-// the lock (prepareBatch) and only checked and committed under it: the
-// check reads each document again with one iterator and compares its
-// bytes with those the batch was built from, since every key the batch
-// deletes follows from those bytes, the collection's metadata and its TTL
-// policy index, which must be the same objects too. Anything else (a
-// document changed or gone, an index added, the collection dropped) makes
-// the batch be built again under the lock, as it was before.
-func (s *ttlSource) reapBatch(now time.Time, max int, budget expiry.Budget) (n, keys int, dues []int64, more bool, err error) {
+// and the reaper compete for, and everything the reaper does while
+// holding it (reading the index, decoding each document, computing its
+// index entries) is time no insert can run. So the batch is prepared
+// without the lock (prepareBatch) and only checked and committed under
+// it: the check reads each document again with one iterator and compares
+// its bytes with those the batch was built from, since every key the
+// batch deletes follows from those bytes, the collection's metadata and
+// its TTL policy index, which must be the same objects too. Anything else
+// (a document changed or gone, an index added, the collection dropped)
+// makes the batch be built again under the lock.
+func (s *ttlSource) reapBatch(now time.Time, max int, b expiry.Batch) (r expiry.Reaped, err error) {
 	c, meta, ix := s.current()
 	if ix == nil {
-		return 0, 0, nil, false, nil
+		return r, nil
 	}
 	nowMs := now.UnixMilli()
 	// Preparing reads the batch and builds its deletions without a lock,
 	// so the engine may run it at low priority (expiry.Config.Idle).
 	var p *reapPrep
-	budget.RunPrepare(func() { p, err = s.prepareBatch(c, meta, ix, now, max, s.resumeFor(nowMs, ix)) })
+	b.RunPrepare(func() { p, err = s.prepareBatch(c, meta, ix, now, max, s.resumeFor(nowMs, ix)) })
 	if err != nil {
-		return 0, 0, nil, false, err
+		return r, err
 	}
 	defer func() { p.close() }()
 	if s.afterPrepare != nil {
@@ -369,33 +330,34 @@ func (s *ttlSource) reapBatch(now time.Time, max int, budget expiry.Budget) (n, 
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.dropped {
-		return 0, 0, nil, false, nil
+		return r, nil
 	}
 	ok, err := p.stillValid(s.e, c)
 	if err != nil {
-		return 0, 0, nil, false, err
+		return r, err
 	}
 	if !ok {
 		// Re-read the index under the lock: collMod may have changed it.
 		if ix = s.indexOf(c.meta); ix == nil {
-			return 0, 0, nil, false, nil
+			return r, nil
 		}
 		p.close()
 		if p, err = s.prepareBatch(c, c.meta, ix, now, max, s.resumeFor(nowMs, ix)); err != nil {
-			return 0, 0, nil, false, err
+			return r, err
 		}
 	}
 	if len(p.dues) == 0 && p.last == nil {
-		return 0, 0, nil, false, nil
+		return r, nil
 	}
+	keys := 0
 	for _, ic := range p.w.d.idx {
 		keys -= int(ic.keys) // the _id index counts one key per document
 	}
 	if err := p.w.commit(); err != nil {
-		return 0, 0, nil, false, err
+		return r, err
 	}
 	s.setResume(nowMs, p.ix, p.last)
-	return len(p.dues), keys, p.dues, p.more, nil
+	return expiry.Reaped{Items: len(p.dues), Keys: keys, Due: p.dues, Skipped: p.entries - len(p.dues), More: p.more}, nil
 }
 
 // reapPrep is a batch of TTL deletions built from what the store held when
@@ -408,9 +370,12 @@ type reapPrep struct {
 	keys [][]byte // document keys deleted, ascending
 	raws [][]byte // their bytes as read
 	dues []int64
-	more bool
-	last []byte
-	w    *writer
+	// entries is the number of due index entries read; those beyond
+	// len(dues) were left alone (the document changed or is gone).
+	entries int
+	more    bool
+	last    []byte
+	w       *writer
 }
 
 func (p *reapPrep) close() {
@@ -423,18 +388,17 @@ func (p *reapPrep) close() {
 // before now under index ix of metadata meta, going on after after. It
 // reads the documents in key order with one iterator over the collection,
 // so its seeks only move forward, and writes a plain batch: nothing reads
-// it. (Range deletions for runs of adjacent documents were tried and
-// measured harmful: Pebble fragments a memtable's range tombstones again
-// for every new iterator, foreground reads included, so one per batch made
-// a 200,000-document storm take 350 s instead of 8 s and findOne's p99
-// rise to 24ms.)
+// it. It deletes document by document, not with range deletions: Pebble
+// fragments a memtable's range tombstones again for every new iterator,
+// foreground reads included, so a range deletion per batch slows every
+// read.
 func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, now time.Time, max int, after []byte) (*reapPrep, error) {
 	p := &reapPrep{meta: meta, ix: ix, pol: s.e.pol.indexOf(meta.id)}
 	ids, _, more, last, err := s.dueEntries(ix, now, max, after)
 	if err != nil || len(ids) == 0 {
 		return p, err
 	}
-	p.more, p.last = more, last
+	p.more, p.last, p.entries = more, last, len(ids)
 	p.keys = make([][]byte, 0, len(ids))
 	p.raws = make([][]byte, 0, len(ids))
 	p.dues = make([]int64, 0, len(ids))

@@ -21,7 +21,8 @@ import (
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
-// The TTL delete storm (DESIGN.md promise 3, issue 5): documents of a TTL
+// The TTL delete storm (many documents due at once are deleted in bounded,
+// paced batches without stalling the foreground): documents of a TTL
 // index fall due together or steadily, the real expiry engine deletes them
 // on a real clock from a store on disk, and a foreground reader measures
 // findOne latency before and during the deletion. Run it alone, once:

@@ -283,12 +283,12 @@ func TestTTLSources(t *testing.T) {
 	if err != nil || n != 4 || !oldest.Equal(due) || !newest.Equal(now.Add(3*time.Minute)) {
 		t.Fatalf("countDue %d %v %v %v", n, oldest, newest, err)
 	}
-	r, err := src.Reap(ctx, at, expiry.Budget{MaxItems: 3, BatchSize: 2})
+	r, err := expiry.Drain(ctx, src, at, 3, 2)
 	// doc 101 has two Date entries and a null k entry: 4 keys; docs 0 and 1 have 3.
 	if err != nil || r.Items != 3 || !r.More || r.Keys != 10 || len(r.Due) != 3 {
 		t.Fatalf("reap %+v %v", r, err)
 	}
-	r, err = src.Reap(ctx, at, expiry.Budget{BatchSize: 10})
+	r, err = expiry.Drain(ctx, src, at, 0, 10)
 	if err != nil || r.Items != 1 || r.More {
 		t.Fatalf("second reap %+v %v", r, err)
 	}
@@ -297,7 +297,7 @@ func TestTTLSources(t *testing.T) {
 	}
 	t.Run("a document whose date moved is left alone", func(t *testing.T) {
 		te.mustUpdate("app", "s", UpdateStatement{Filter: d("_id", int32(3)), Update: d("$set", d("at", date(now.Add(time.Hour))))})
-		r, err := src.Reap(ctx, now.Add(5*time.Minute), expiry.Budget{BatchSize: 10})
+		r, err := expiry.Drain(ctx, src, now.Add(5*time.Minute), 0, 10)
 		if err != nil || r.Items != 1 { // doc 4 only
 			t.Fatalf("reap %+v %v", r, err)
 		}
@@ -310,7 +310,7 @@ func TestTTLSources(t *testing.T) {
 			t.Fatalf("sources %v", got)
 		}
 		src := reg.get("ttl_index:app.s2.at_-1")
-		r, err := src.Reap(ctx, now.Add(6*time.Minute), expiry.Budget{})
+		r, err := expiry.Drain(ctx, src, now.Add(6*time.Minute), 0, 0)
 		if err != nil || r.Items != 1 {
 			t.Fatalf("reap after rename %+v %v", r, err)
 		}
@@ -339,7 +339,7 @@ func TestClusteredCollectionTTL(t *testing.T) {
 	te.mustInsert("app", "events",
 		d("_id", date(now.Add(-2*time.Minute)), "v", int32(1)), // Date _id past its TTL
 		d("_id", date(now), "v", int32(2)),                     // Date _id, live
-		d("_id", old, "v", int32(3)),                           // spec 1.6: ObjectId _ids never expire
+		d("_id", old, "v", int32(3)),                           // ObjectId _ids never expire, as in MongoDB
 	)
 	if got := te.mustFind("app", "events", FindRequest{Projection: d("v", int32(1), "_id", int32(0))}); got != "{ v: 3 } { v: 2 }" { // ObjectId sorts before Date
 		t.Fatalf("got %s", got)
@@ -355,7 +355,7 @@ func TestClusteredCollectionTTL(t *testing.T) {
 	if err != nil || !ok || !due.Equal(now.Add(-time.Minute)) {
 		t.Fatalf("next due %v %v %v", due, ok, err)
 	}
-	r, err := src.Reap(ctx, now, expiry.Budget{BatchSize: 10})
+	r, err := expiry.Drain(ctx, src, now, 0, 10)
 	if err != nil || r.Items != 1 {
 		t.Fatalf("reap %+v %v", r, err)
 	}

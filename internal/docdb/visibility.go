@@ -6,7 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Strict visibility (DESIGN.md promise 1): a document is expired, and so
+// Strict visibility: a document is expired, and so
 // invisible to every read path, as soon as one TTL index of its collection
 // (or the TTL policy of its collection group, policy.go) says so, whether or not the sweeper has deleted it yet. The rule is
 // MongoDB's TTL rule evaluated at read time:

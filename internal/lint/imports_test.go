@@ -13,9 +13,9 @@ import (
 
 const module = "github.com/mayfly/mayfly/"
 
-// allowed is DESIGN.md's import table: for each package (a path below the
-// module; sub-packages inherit their parent's row), the internal packages
-// its non-test files may import. internal/invariants may be imported by all.
+// allowed is the architecture's import table (docs/ARCHITECTURE.md): for
+// each package (a path below the module; sub-packages inherit their
+// parent's row), the internal packages its non-test files may import. internal/invariants may be imported by all.
 var allowed = map[string][]string{
 	"cmd/mayfly":          {"internal/server", "internal/admin", "internal/bench"},
 	"internal/bench":      {},
@@ -63,8 +63,8 @@ func within(pkg string, prefixes []string) bool {
 	return false
 }
 
-// Ensure that every package imports only what DESIGN.md's architecture lets
-// it, so a front end can never reach into the other.
+// Ensure that every package imports only what the architecture lets it,
+// so a front end can never reach into the other.
 func TestImportDirection(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -100,11 +100,11 @@ func TestImportDirection(t *testing.T) {
 				}
 				key, ok := row(allowed, pkg)
 				if !ok {
-					t.Errorf("%s: package %s has no row in the import table; add one (DESIGN.md)", path, pkg)
+					t.Errorf("%s: package %s has no row in the import table; add one (docs/ARCHITECTURE.md)", path, pkg)
 					continue
 				}
 				if !within(target, allowed[key]) {
-					t.Errorf("%s: %s may not import %s (DESIGN.md import table)", path, pkg, target)
+					t.Errorf("%s: %s may not import %s (docs/ARCHITECTURE.md import table)", path, pkg, target)
 				}
 				continue
 			}
