@@ -3,7 +3,6 @@ package docdb
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -110,14 +109,11 @@ func (e *Engine) createLocked(db, coll string, options bson.D) (*catalog.Collect
 	return c, nil
 }
 
-func (e *Engine) createCollection(ctx context.Context, db, coll string, opts bson.D) error {
+func (e *Engine) createCollection(ctx context.Context, db, coll string, req CreateCollectionRequest) error {
 	if err := catalog.CheckCreateNS(db, coll); err != nil {
 		return err
 	}
-	options, err := parseCreateOptions(opts)
-	if err != nil {
-		return err
-	}
+	options := req.options()
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	if e.lookupColl(db, coll) != nil {
@@ -131,127 +127,29 @@ func (e *Engine) createCollection(ctx context.Context, db, coll string, opts bso
 	return nil
 }
 
-// parseCreateOptions validates the create command's fields and returns the
-// options to store (and report in listCollections).
-func parseCreateOptions(opts bson.D) (bson.D, error) {
-	out := bson.D{}
-	var clustered, expire bool
-	for i, el := range opts {
-		if i == 0 && el.Key == "create" {
-			continue
-		}
-		if genericFields[el.Key] {
-			continue
-		}
-		switch el.Key {
-		case "validator", "validationLevel", "validationAction", "collation":
-			out = append(out, el)
-		case "capped":
-			if catalog.Truthy(el.Value) {
-				return nil, mongoerr.New(mongoerr.NotImplemented, "capped collections are not supported")
-			}
-		case "size", "max", "autoIndexId", "idIndex", "storageEngine", "indexOptionDefaults", "flags",
-			"recordPreImages", "changeStreamPreAndPostImages", "temp":
-			// Accepted and ignored: they only tune storage.
-		case "timeseries":
-			return nil, mongoerr.New(mongoerr.NotImplemented, "time-series collections are not supported")
-		case "viewOn", "pipeline":
-			return nil, mongoerr.New(mongoerr.NotImplemented, "views are not supported")
-		case "encryptedFields":
-			return nil, mongoerr.New(mongoerr.NotImplemented, "queryable encryption is not supported")
-		case "clusteredIndex":
-			ci, err := parseClusteredIndex(el.Value)
-			if err != nil {
-				return nil, err
-			}
-			clustered = true
-			out = append(out, bson.E{Key: "clusteredIndex", Value: ci})
-		case "expireAfterSeconds":
-			n, err := collectionExpireAfter(el.Value)
-			if err != nil {
-				return nil, err
-			}
-			expire = true
-			out = append(out, bson.E{Key: "expireAfterSeconds", Value: n})
-		default:
-			return nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field 'create.%s' is an unknown field.", el.Key)
-		}
+// options returns the collection options to store (and report in
+// listCollections).
+func (r CreateCollectionRequest) options() bson.D {
+	out := r.Validation.appendTo(bson.D{})
+	if r.Collation != nil {
+		out = append(out, bson.E{Key: "collation", Value: r.Collation})
 	}
-	if expire && !clustered {
-		return nil, mongoerr.New(mongoerr.InvalidOptions,
-			"'expireAfterSeconds' is only supported on clustered and time-series collections")
-	}
-	if _, err := catalog.ParseValidationOptions(out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// parseClusteredIndex validates the clusteredIndex create option and
-// returns it as listCollections reports it.
-func parseClusteredIndex(v any) (bson.D, error) {
-	name := catalog.IDIndexName
-	switch x := v.(type) {
-	case bool:
-		if !x {
-			return nil, mongoerr.New(mongoerr.BadValue, "clusteredIndex: false is not supported")
+	if r.Clustered {
+		name := r.ClusteredIndexName
+		if name == "" {
+			name = catalog.IDIndexName
 		}
-	case bson.D:
-		var key bson.D
-		unique := false
-		for _, e := range x {
-			switch e.Key {
-			case "key":
-				key, _ = e.Value.(bson.D)
-			case "unique":
-				unique = catalog.Truthy(e.Value)
-			case "name":
-				s, ok := e.Value.(string)
-				if !ok {
-					return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-						"BSON field 'clusteredIndex.name' is the wrong type '%s', expected type 'string'", typeName(e.Value))
-				}
-				name = s
-			case "v":
-			default:
-				return nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field 'clusteredIndex.%s' is an unknown field.", e.Key)
-			}
-		}
-		if len(key) != 1 || key[0].Key != "_id" || catalog.KeyDirection(key[0].Value) != 1 {
-			return nil, mongoerr.New(mongoerr.InvalidIndexSpecificationOption,
-				"The clusteredIndex option is only supported for key: {_id: 1}")
-		}
-		if !unique {
-			return nil, mongoerr.New(mongoerr.InvalidIndexSpecificationOption,
-				"The clusteredIndex option requires unique: true")
-		}
-	default:
-		return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-			"BSON field 'clusteredIndex' is the wrong type '%s', expected types '[bool, object]'", typeName(v))
+		out = append(out, bson.E{Key: "clusteredIndex", Value: bson.D{
+			{Key: "v", Value: int32(2)},
+			{Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}},
+			{Key: "name", Value: name},
+			{Key: "unique", Value: true},
+		}})
 	}
-	return bson.D{
-		{Key: "v", Value: int32(2)},
-		{Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}},
-		{Key: "name", Value: name},
-		{Key: "unique", Value: true},
-	}, nil
-}
-
-// collectionExpireAfter validates a collection-level expireAfterSeconds.
-func collectionExpireAfter(v any) (int64, error) {
-	if !catalog.IsNumber(v) {
-		return 0, mongoerr.Newf(mongoerr.TypeMismatch,
-			"BSON field 'expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(v))
+	if r.ExpireAfterSeconds != nil {
+		out = append(out, bson.E{Key: "expireAfterSeconds", Value: *r.ExpireAfterSeconds})
 	}
-	f, _ := catalog.ToFloat(v)
-	if math.IsNaN(f) || f < 0 {
-		return 0, mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
-	}
-	if f > math.MaxInt64/1000 {
-		return 0, mongoerr.Newf(mongoerr.InvalidOptions,
-			"TTL index 'expireAfterSeconds' option cannot overflow int64_t when cast as milliseconds, found %v", v)
-	}
-	return int64(f), nil
+	return out
 }
 
 func (e *Engine) dropCollection(ctx context.Context, db, coll string) (bool, error) {

@@ -13,11 +13,11 @@ import (
 func TestCreateCollection(t *testing.T) {
 	te := newTestEngine(t)
 	ctx := t.Context()
-	if err := te.CreateCollection(ctx, "app", "sessions", bson.D{{Key: "create", Value: "sessions"}}); err != nil {
+	if err := te.CreateCollection(ctx, "app", "sessions", CreateCollectionRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	// MongoDB rule: create on an existing collection is NamespaceExists.
-	err := te.CreateCollection(ctx, "app", "sessions", nil)
+	err := te.CreateCollection(ctx, "app", "sessions", CreateCollectionRequest{})
 	wantCode(t, err, mongoerr.NamespaceExists, "Collection app.sessions already exists.")
 
 	colls, err := te.ListCollections(ctx, "app", nil, false)
@@ -61,7 +61,7 @@ func TestNamespaceValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			wantCode(t, te.CreateCollection(ctx, tc.db, tc.coll, nil), tc.code, tc.msg)
+			wantCode(t, te.CreateCollection(ctx, tc.db, tc.coll, CreateCollectionRequest{}), tc.code, tc.msg)
 		})
 	}
 	t.Run("insert into system.views is refused", func(t *testing.T) {
@@ -73,30 +73,18 @@ func TestNamespaceValidation(t *testing.T) {
 func TestCreateOptions(t *testing.T) {
 	te := newTestEngine(t)
 	ctx := t.Context()
-	tests := []struct {
-		name string
-		opts bson.D
-		code mongoerr.Code
-	}{
-		{"capped is not supported", bson.D{{Key: "capped", Value: true}, {Key: "size", Value: 100}}, mongoerr.NotImplemented},
-		{"unknown field", bson.D{{Key: "bogus", Value: 1}}, mongoerr.Code(40415)},
-		{"bad validationLevel", bson.D{{Key: "validator", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "validationLevel", Value: "loose"}}, mongoerr.BadValue},
-		{"expireAfterSeconds needs clusteredIndex", bson.D{{Key: "expireAfterSeconds", Value: 10}}, mongoerr.InvalidOptions},
-		{"clusteredIndex on another key", bson.D{{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "unique", Value: true}}}}, mongoerr.InvalidIndexSpecificationOption},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			wantCode(t, te.CreateCollection(ctx, "app", "c", tc.opts), tc.code, "")
-		})
-	}
-	t.Run("options are stored and listed as given", func(t *testing.T) {
-		opts := bson.D{
-			{Key: "validator", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}}},
-			{Key: "validationAction", Value: "warn"},
-			{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}},
-			{Key: "expireAfterSeconds", Value: int32(60)},
+	t.Run("a validator that does not parse", func(t *testing.T) {
+		req := CreateCollectionRequest{Validation: ValidationOptions{Validator: d("a", d("$bogus", int32(1)))}}
+		wantCode(t, te.CreateCollection(ctx, "app", "c", req), mongoerr.BadValue, "unknown operator: $bogus")
+	})
+	t.Run("options are stored and listed in MongoDB's order", func(t *testing.T) {
+		ttl := int64(60)
+		req := CreateCollectionRequest{
+			Validation:         ValidationOptions{Validator: d("a", d("$exists", true)), Action: "warn"},
+			Clustered:          true,
+			ExpireAfterSeconds: &ttl,
 		}
-		if err := te.CreateCollection(ctx, "app", "clustered", opts); err != nil {
+		if err := te.CreateCollection(ctx, "app", "clustered", req); err != nil {
 			t.Fatal(err)
 		}
 		te.reopen()
@@ -160,7 +148,7 @@ func TestListCollectionsFilter(t *testing.T) {
 	te := newTestEngine(t)
 	ctx := t.Context()
 	for _, n := range []string{"c", "a", "b"} {
-		if err := te.CreateCollection(ctx, "db", n, nil); err != nil {
+		if err := te.CreateCollection(ctx, "db", n, CreateCollectionRequest{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
-	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -18,19 +17,6 @@ import (
 // The dry runs of collMod and createIndexes: they validate the change as
 // the real command does, then preview its effect on expiry (a DryRun)
 // instead of applying it.
-
-// dryRunFlag parses a command's dryRun field: a bool, or a number as
-// MongoDB's IDL safeBool accepts.
-func dryRunFlag(cmd string, v any) (bool, error) {
-	if b, ok := v.(bool); ok {
-		return b, nil
-	}
-	if catalog.IsNumber(v) {
-		return catalog.Truthy(v), nil
-	}
-	return false, mongoerr.Newf(mongoerr.TypeMismatch,
-		"BSON field '%s.dryRun' is the wrong type '%s', expected type 'bool'", cmd, typeName(v))
-}
 
 // collModCandidates returns the TTL rules of next whose due times differ
 // from cur's: the changed indexes that are (still) usable TTL indexes, and
@@ -105,34 +91,26 @@ func (e *Engine) previewRange(ctx context.Context, snap *storage.Snapshot, cur *
 }
 
 // CreateIndexesDryRun is createIndexes with dryRun: true: it fails exactly
-// as CreateIndexes would (67, 85, 86, 197, and 11000 or 171 for a build
-// that would fail), and otherwise returns what CreateIndexes would reply
-// and the preview of the new TTL indexes, changing nothing (a missing
-// collection is not created; the result says it would be). CollMod takes
-// dryRun as a field of its command document and returns the preview's
-// Fields before its own.
-func (e *Engine) CreateIndexesDryRun(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, policy.DryRun, error) {
+// as CreateIndexes would (67, 85, 86, and 11000 or 171 for a build that
+// would fail), and otherwise returns what CreateIndexes would reply and the
+// preview of the new TTL indexes, changing nothing (a missing collection is
+// not created; the result says it would be). CollMod takes
+// CollModRequest.DryRun and returns the preview's Fields before its own.
+func (e *Engine) CreateIndexesDryRun(ctx context.Context, db, coll string, specs []IndexSpec) (CreateIndexesResult, policy.DryRun, error) {
 	return e.createIndexesDryRun(ctx, db, coll, specs)
 }
 
-// createIndexesDryRun validates specs exactly as createIndexes does,
+// createIndexesDryRun checks specs exactly as createIndexes does,
 // simulates the build over a snapshot of the collection (reporting the
 // build's failures) and previews the new TTL indexes, writing nothing.
-func (e *Engine) createIndexesDryRun(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, policy.DryRun, error) {
+func (e *Engine) createIndexesDryRun(ctx context.Context, db, coll string, specs []IndexSpec) (CreateIndexesResult, policy.DryRun, error) {
 	var res CreateIndexesResult
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, policy.DryRun{}, err
 	}
-	if len(specs) == 0 {
-		return res, policy.DryRun{}, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
-	}
 	reqs := make([]*indexRequest, len(specs))
 	for i, s := range specs {
-		r, err := parseIndexSpec(s)
-		if err != nil {
-			return res, policy.DryRun{}, err
-		}
-		reqs[i] = r
+		reqs[i] = s.request()
 	}
 	view := e.openRead(db, coll)
 	defer view.close()

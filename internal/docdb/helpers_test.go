@@ -153,3 +153,20 @@ func (te *testEngine) storedDocs(db, coll string) []bson.Raw {
 }
 
 func nan() float64 { return math.NaN() }
+
+func ptr[T any](v T) *T { return &v }
+
+// modTTL is a collMod that sets the TTL of the index named name.
+func modTTL(name string, n int64, dryRun bool) CollModRequest {
+	return CollModRequest{Index: &CollModIndex{Name: name, ExpireAfterSeconds: &n}, DryRun: dryRun}
+}
+
+// modHidden is a collMod that hides or shows the index named name.
+func modHidden(name string, hidden, dryRun bool) CollModRequest {
+	return CollModRequest{Index: &CollModIndex{Name: name, Hidden: &hidden}, DryRun: dryRun}
+}
+
+// clusteredTTL is a create of a clustered collection with a TTL.
+func clusteredTTL(n int64) CreateCollectionRequest {
+	return CreateCollectionRequest{Clustered: true, ExpireAfterSeconds: &n}
+}

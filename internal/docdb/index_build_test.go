@@ -146,7 +146,7 @@ func TestIndexBuildCrashLeavesNoEntries(t *testing.T) {
 		}
 	}
 	spec := bson.D{{Key: "key", Value: bson.D{{Key: "b", Value: int32(1)}, {Key: "a", Value: int32(1)}}}, {Key: "name", Value: "b_1_a_1"}}
-	if _, err := d.CreateIndexes(ctx, "db", "c", []bson.D{spec}); err != nil {
+	if _, err := d.CreateIndexes(ctx, "db", "c", indexSpecs(spec)); err != nil {
 		t.Fatal(err)
 	}
 	d.buildBatchHook = nil
@@ -168,7 +168,7 @@ func TestIndexBuildCrashLeavesNoEntries(t *testing.T) {
 		if err := r.Check(ctx); err != nil {
 			t.Fatalf("crash image %d: %v", i, err)
 		}
-		if _, err := r.CreateIndexes(ctx, "db", "c", []bson.D{spec}); err != nil {
+		if _, err := r.CreateIndexes(ctx, "db", "c", indexSpecs(spec)); err != nil {
 			t.Fatalf("crash image %d: build again: %v", i, err)
 		}
 		if err := r.Check(ctx); err != nil {
@@ -211,7 +211,7 @@ func TestCheckFindsEntriesOfAnInterruptedBuild(t *testing.T) {
 	}
 	var img string
 	d.buildBatchHook = func(int) { img = copyDir(t, dir) }
-	if _, err := d.CreateIndexes(ctx, "db", "c", []bson.D{{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}}}); err != nil {
+	if _, err := d.CreateIndexes(ctx, "db", "c", indexSpecs(bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}})); err != nil {
 		t.Fatal(err)
 	}
 	d.close(t)
@@ -248,7 +248,7 @@ func TestFailedBuildRemovesItsEntries(t *testing.T) {
 	te.mustInsert("db", "c", docs...)
 	batches := 0
 	te.buildBatchHook = func(int) { batches++ }
-	_, err := te.CreateIndexes(te.t.Context(), "db", "c", []bson.D{{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}, {Key: "unique", Value: true}}})
+	_, err := te.CreateIndexes(te.t.Context(), "db", "c", indexSpecs(bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}, {Key: "unique", Value: true}}))
 	wantCode(t, err, mongoerr.DuplicateKey, "")
 	if batches != 1 {
 		t.Fatalf("the build committed %d batches before failing, want 1", batches)
@@ -287,7 +287,7 @@ func TestCheckFindsUnownedKeys(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			te := newTestEngine(t)
 			te.mustInsert("db", "c", bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(1)}})
-			if _, err := te.CreateIndexes(t.Context(), "db", "c", []bson.D{{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}}}); err != nil {
+			if _, err := te.CreateIndexes(t.Context(), "db", "c", indexSpecs(bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}})); err != nil {
 				t.Fatal(err)
 			}
 			if err := te.Check(t.Context()); err != nil {

@@ -2,7 +2,6 @@ package docdb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -16,21 +15,14 @@ import (
 // Index commands: createIndexes (with the build over existing documents),
 // listIndexes and dropIndexes.
 
-func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, error) {
+func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	if len(specs) == 0 {
-		return res, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
-	}
 	reqs := make([]*indexRequest, len(specs))
 	for i, s := range specs {
-		r, err := parseIndexSpec(s)
-		if err != nil {
-			return res, err
-		}
-		reqs[i] = r
+		reqs[i] = s.request()
 	}
 	c, created, err := e.lockOrCreateColl(db, coll)
 	if err != nil {
@@ -347,7 +339,7 @@ func (e *Engine) listIndexes(ctx context.Context, db, coll string) ([]bson.D, er
 // errIDIndex is the refusal to drop _id_.
 var errIDIndex = mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
 
-func (e *Engine) dropIndexes(ctx context.Context, db, coll string, index any) (int, error) {
+func (e *Engine) dropIndexes(ctx context.Context, db, coll string, req DropIndexesRequest) (int, error) {
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return 0, err
 	}
@@ -358,7 +350,7 @@ func (e *Engine) dropIndexes(ctx context.Context, db, coll string, index any) (i
 	defer c.WriteMu.Unlock()
 	meta := c.Meta
 	was := len(meta.Indexes)
-	drop, err := indexesToDrop(meta, index)
+	drop, err := indexesToDrop(meta, req)
 	if err != nil {
 		return was, err
 	}
@@ -408,8 +400,35 @@ func (e *Engine) dropIndexes(ctx context.Context, db, coll string, index any) (i
 }
 
 // indexesToDrop resolves dropIndexes' index argument.
-func indexesToDrop(meta *catalog.CollMeta, index any) ([]*catalog.IndexMeta, error) {
-	byName := func(name string) (*catalog.IndexMeta, error) {
+func indexesToDrop(meta *catalog.CollMeta, req DropIndexesRequest) ([]*catalog.IndexMeta, error) {
+	switch {
+	case req.All:
+		var out []*catalog.IndexMeta
+		for _, ix := range meta.Indexes {
+			if !ix.IsID {
+				out = append(out, ix)
+			}
+		}
+		return out, nil
+	case req.KeyPattern != nil:
+		var found []*catalog.IndexMeta
+		for _, ix := range meta.Indexes {
+			if catalog.SameDoc(ix.Key, req.KeyPattern) {
+				found = append(found, ix)
+			}
+		}
+		switch {
+		case len(found) == 0:
+			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "can't find index with key: %s", fmtDoc(req.KeyPattern))
+		case len(found) > 1:
+			return nil, ambiguousKey(meta, req.KeyPattern, found)
+		case found[0].IsID:
+			return nil, errIDIndex
+		}
+		return found, nil
+	}
+	out := make([]*catalog.IndexMeta, 0, len(req.Names))
+	for _, name := range req.Names {
 		if name == catalog.IDIndexName {
 			return nil, errIDIndex
 		}
@@ -417,57 +436,9 @@ func indexesToDrop(meta *catalog.CollMeta, index any) ([]*catalog.IndexMeta, err
 		if ix == nil {
 			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "index not found with name [%s]", name)
 		}
-		return ix, nil
+		out = append(out, ix)
 	}
-	switch x := index.(type) {
-	case string:
-		if x == "*" {
-			var out []*catalog.IndexMeta
-			for _, ix := range meta.Indexes {
-				if !ix.IsID {
-					out = append(out, ix)
-				}
-			}
-			return out, nil
-		}
-		ix, err := byName(x)
-		if err != nil {
-			return nil, err
-		}
-		return []*catalog.IndexMeta{ix}, nil
-	case bson.D:
-		var found []*catalog.IndexMeta
-		for _, ix := range meta.Indexes {
-			if catalog.SameDoc(ix.Key, x) {
-				found = append(found, ix)
-			}
-		}
-		switch {
-		case len(found) == 0:
-			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "can't find index with key: %s", fmtDoc(x))
-		case len(found) > 1:
-			return nil, ambiguousKey(meta, x, found)
-		case found[0].IsID:
-			return nil, errIDIndex
-		}
-		return found, nil
-	case bson.A, []string, []any:
-		names, err := stringList(x)
-		if err != nil {
-			return nil, err
-		}
-		var out []*catalog.IndexMeta
-		for _, n := range names {
-			ix, err := byName(n)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ix)
-		}
-		return out, nil
-	}
-	return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-		"BSON field 'dropIndexes.index' is the wrong type '%s', expected types '[string, object, array]'", typeName(index))
+	return out, nil
 }
 
 // ambiguousKey is the error for a key pattern that matches several indexes.
@@ -481,26 +452,4 @@ func ambiguousKey(meta *catalog.CollMeta, key bson.D, found []*catalog.IndexMeta
 	}
 	return mongoerr.Newf(mongoerr.AmbiguousIndexKeyPattern,
 		"%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s", len(found), fmtDoc(key), specs)
-}
-
-// stringList converts a list of index names.
-func stringList(v any) ([]string, error) {
-	switch x := v.(type) {
-	case []string:
-		return x, nil
-	case bson.A:
-		return stringList([]any(x))
-	case []any:
-		out := make([]string, len(x))
-		for i, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-					"BSON field 'dropIndexes.index.%d' is the wrong type '%s', expected type 'string'", i, typeName(e))
-			}
-			out[i] = s
-		}
-		return out, nil
-	}
-	return nil, errors.New("docdb: not a list")
 }

@@ -8,29 +8,13 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
 
-// maxWriteBatch is the most statements one write command may carry
-// (mongod's maxWriteBatchSize).
-const maxWriteBatch = 100000
-
 // prepareAhead is how many documents of an insert are prepared before the
 // collection's write lock is taken.
 const prepareAhead = 128
 
-// checkBatchSize enforces mongod's bounds on the statements of a write.
-func checkBatchSize(n int) error {
-	if n < 1 || n > maxWriteBatch {
-		return mongoerr.Newf(mongoerr.InvalidLength,
-			"Write batch sizes must be between 1 and %d. Got %d operations.", maxWriteBatch, n)
-	}
-	return nil
-}
-
 func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest) (InsertResult, error) {
 	var res InsertResult
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
-		return res, err
-	}
-	if err := checkBatchSize(len(req.Documents)); err != nil {
 		return res, err
 	}
 	// Preparing a document (validating it, decoding it, placing its _id)

@@ -230,7 +230,7 @@ func (w pipelineWriter) ReplaceCollection(ctx context.Context, db, coll string, 
 		return err
 	}
 	var options bson.D
-	var specs []bson.D
+	var specs []IndexSpec
 	if c := e.lookupColl(db, coll); c != nil {
 		e.mu.RLock()
 		m := c.Meta
@@ -238,7 +238,7 @@ func (w pipelineWriter) ReplaceCollection(ctx context.Context, db, coll string, 
 		options = m.Options
 		for _, ix := range m.Indexes {
 			if !ix.IsID {
-				specs = append(specs, ix.Spec)
+				specs = append(specs, storedIndexSpec(ix.Spec))
 			}
 		}
 	}

@@ -101,7 +101,7 @@ func runTTLStorm(b *testing.B, n int, spread time.Duration) {
 	defer e.Close()
 
 	due := time.Now().Add(24 * time.Hour).Truncate(time.Second)
-	if _, err := e.CreateIndexes(ctx, "bench", "storm", []bson.D{d("key", d("at", int32(1)), "name", "at_1", "expireAfterSeconds", int32(0))}); err != nil {
+	if _, err := e.CreateIndexes(ctx, "bench", "storm", indexSpecs(d("key", d("at", int32(1)), "name", "at_1", "expireAfterSeconds", int32(0)))); err != nil {
 		b.Fatal(err)
 	}
 	pad := bson.Binary{Data: make([]byte, 100)}

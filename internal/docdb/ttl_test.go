@@ -218,7 +218,7 @@ func TestVisibilityRules(t *testing.T) {
 		if got := ids(te, "app", "m", FindRequest{}); got != "{ _id: 1 }" {
 			t.Fatalf("got %s", got)
 		}
-		reply, err := te.CollMod(ctx, "app", "m", d("collMod", "m", "index", d("name", "at_1", "expireAfterSeconds", int32(60))))
+		reply, err := te.CollMod(ctx, "app", "m", modTTL("at_1", 60, false))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestVisibilityRules(t *testing.T) {
 	t.Run("converting a normal index to TTL", func(t *testing.T) {
 		te.mustCreateIndexes("app", "c", d("key", d("at", int32(1)), "name", "at_1"))
 		te.mustInsert("app", "c", d("_id", int32(1), "at", date(now.Add(-time.Hour))))
-		reply, err := te.CollMod(ctx, "app", "c", d("collMod", "c", "index", d("keyPattern", d("at", int32(1)), "expireAfterSeconds", int32(10))))
+		reply, err := te.CollMod(ctx, "app", "c", CollModRequest{Index: &CollModIndex{KeyPattern: d("at", int32(1)), ExpireAfterSeconds: ptr(int64(10))}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +318,7 @@ func TestTTLSources(t *testing.T) {
 		if got := reg.names(); len(got) != 1 {
 			t.Fatalf("sources after reopen %v", got)
 		}
-		if _, err := te.DropIndexes(ctx, "app", "s2", "at_-1"); err != nil {
+		if _, err := te.DropIndexes(ctx, "app", "s2", DropIndexesRequest{Names: []string{"at_-1"}}); err != nil {
 			t.Fatal(err)
 		}
 		if got := reg.names(); len(got) != 0 {
@@ -332,8 +332,7 @@ func TestClusteredCollectionTTL(t *testing.T) {
 	te := newTestEngine(t, func(o *Options) { o.Expiry = reg })
 	ctx := t.Context()
 	now := te.clock.Now()
-	opts := d("clusteredIndex", d("key", d("_id", int32(1)), "unique", true), "expireAfterSeconds", int32(60))
-	if err := te.CreateCollection(ctx, "app", "events", opts); err != nil {
+	if err := te.CreateCollection(ctx, "app", "events", clusteredTTL(60)); err != nil {
 		t.Fatal(err)
 	}
 	old := bson.NewObjectIDFromTimestamp(now.Add(-24 * time.Hour))
@@ -361,7 +360,7 @@ func TestClusteredCollectionTTL(t *testing.T) {
 		t.Fatalf("reap %+v %v", r, err)
 	}
 	// collMod "off" removes the collection TTL and its source.
-	if _, err := te.CollMod(ctx, "app", "events", d("collMod", "events", "expireAfterSeconds", "off")); err != nil {
+	if _, err := te.CollMod(ctx, "app", "events", CollModRequest{ExpireAfterSeconds: &CollectionExpiry{Off: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if len(reg.names()) != 0 {

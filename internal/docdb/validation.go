@@ -67,3 +67,37 @@ func (val *validator) check(next *stored.Doc, prev *stored.Doc) error {
 		Info:    map[string]any{"errInfo": info},
 	}
 }
+
+// appendTo appends the options v gives to opts, as collection options.
+func (v ValidationOptions) appendTo(opts bson.D) bson.D {
+	if v.Validator != nil {
+		opts = append(opts, bson.E{Key: "validator", Value: v.Validator})
+	}
+	if v.Level != "" {
+		opts = append(opts, bson.E{Key: "validationLevel", Value: v.Level})
+	}
+	if v.Action != "" {
+		opts = append(opts, bson.E{Key: "validationAction", Value: v.Action})
+	}
+	return opts
+}
+
+// replaceIn returns opts with the options v gives replaced: each one given
+// is removed from opts and appended.
+func (v ValidationOptions) replaceIn(opts bson.D) bson.D {
+	if v.Validator != nil {
+		opts = withoutField(opts, "validator")
+	}
+	if v.Level != "" {
+		opts = withoutField(opts, "validationLevel")
+	}
+	if v.Action != "" {
+		opts = withoutField(opts, "validationAction")
+	}
+	return v.appendTo(opts)
+}
+
+// given reports whether v gives any option.
+func (v ValidationOptions) given() bool {
+	return v.Validator != nil || v.Level != "" || v.Action != ""
+}

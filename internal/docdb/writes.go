@@ -109,9 +109,6 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	if err := checkBatchSize(len(req.Statements)); err != nil {
-		return res, err
-	}
 	anyUpsert := false
 	for _, st := range req.Statements {
 		anyUpsert = anyUpsert || st.Upsert
@@ -286,9 +283,6 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	if err := checkBatchSize(len(req.Statements)); err != nil {
-		return res, err
-	}
 	env := match.Env{Now: e.opts.Now(), Let: req.Let}
 	c := e.lockColl(db, coll)
 	var w *writer
@@ -367,38 +361,10 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	hasUpdate := req.Update != nil || req.Pipeline != nil
-	switch {
-	case req.Remove && hasUpdate:
-		return res, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both an update and remove=true")
-	case req.Remove && req.Upsert:
-		return res, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both upsert=true and remove=true ")
-	case req.Remove && req.New:
-		return res, mongoerr.New(mongoerr.FailedToParse,
-			"Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
-	case !req.Remove && !hasUpdate:
-		return res, mongoerr.New(mongoerr.FailedToParse, "Either an update or remove=true must be specified")
-	}
 	env := match.Env{Now: e.opts.Now(), Let: req.Let}
-	f, err := match.ParseQuery(req.Query, env)
+	fm, err := compileFindAndModify(req, env)
 	if err != nil {
 		return res, err
-	}
-	srt, natural, err := parseSort(req.Sort)
-	if err != nil {
-		return res, err
-	}
-	var proj *query.Projection
-	if len(req.Fields) > 0 {
-		if proj, err = parseProjection(req.Fields, env.Now); err != nil {
-			return res, err
-		}
-	}
-	var u *update.Update
-	if hasUpdate {
-		if u, err = parseUpdate(req.Update, req.Pipeline, false, req.ArrayFilters, env); err != nil {
-			return res, err
-		}
 	}
 	c, err := e.lockForWrite(db, coll, req.Upsert)
 	if err != nil || c == nil {
@@ -411,7 +377,7 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err != nil {
 		return res, err
 	}
-	p, err := plan.Choose(w.meta, plan.Request{Filter: f, Sort: srt, Hint: req.Hint, Natural: natural})
+	p, err := plan.Choose(w.meta, plan.Request{Filter: fm.filter, Sort: fm.sort, Hint: req.Hint, Natural: fm.natural})
 	if err != nil {
 		return res, err
 	}
@@ -419,71 +385,124 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err != nil {
 		return res, err
 	}
-	project := func(doc bson.D, m query.MatchResult) (bson.Raw, error) {
-		if proj != nil {
-			out, err := proj.Apply(doc, m)
-			if err != nil {
-				return nil, err
-			}
-			doc = out
-		}
-		return marshalDoc(doc)
-	}
 	switch {
 	case d == nil && req.Upsert:
-		sd, err := w.upsert(ctx, req.Query, u, val, env)
-		if err != nil {
-			return res, err
-		}
-		res.N = 1
-		res.Upserted = sd.ID
-		if req.New {
-			if res.Value, err = project(sd.Doc, query.MatchResult{ArrayIndex: -1}); err != nil {
-				return res, err
-			}
-		}
+		res, err = fm.upsert(ctx, w, val)
 	case d == nil:
-		if !req.Remove {
-			res.UpdatedExisting = false
-		}
 	case req.Remove:
-		if err := w.remove(d.Stored); err != nil {
-			return res, err
-		}
-		res.N = 1
-		if res.Value, err = project(d.Stored.Doc, d.Result); err != nil {
-			return res, err
-		}
+		res, err = fm.remove(w, d)
 	default:
-		res.N = 1
-		res.UpdatedExisting = true
-		out, changed, err := u.Apply(d.Stored.Doc, applyContext(env, d.Result, false, ctx))
-		if err != nil {
-			return res, err
-		}
-		after := d.Stored
-		if changed {
-			next, err := e.updatedDoc(out)
-			if err != nil {
-				return res, err
-			}
-			if err := val.check(next, d.Stored); err != nil {
-				return res, err
-			}
-			if err := w.replace(d.Stored, next); err != nil {
-				return res, err
-			}
-			after = next
-		}
-		shown := d.Stored.Doc
-		if req.New {
-			shown = after.Doc
-		}
-		if res.Value, err = project(shown, d.Result); err != nil {
-			return res, err
-		}
+		res, err = fm.update(ctx, w, val, d)
+	}
+	if err != nil {
+		return res, err
 	}
 	return res, w.commit()
+}
+
+// findAndModify is a findAndModify command with its query, sort,
+// projection and update compiled.
+type findAndModify struct {
+	req     FindAndModifyRequest
+	env     match.Env
+	filter  *match.Filter
+	sort    *query.Sort
+	natural int
+	proj    *query.Projection
+	upd     *update.Update // nil for remove
+}
+
+// compileFindAndModify compiles req's query, sort, fields and update.
+func compileFindAndModify(req FindAndModifyRequest, env match.Env) (*findAndModify, error) {
+	fm := &findAndModify{req: req, env: env}
+	var err error
+	if fm.filter, err = match.ParseQuery(req.Query, env); err != nil {
+		return nil, err
+	}
+	if fm.sort, fm.natural, err = parseSort(req.Sort); err != nil {
+		return nil, err
+	}
+	if len(req.Fields) > 0 {
+		if fm.proj, err = parseProjection(req.Fields, env.Now); err != nil {
+			return nil, err
+		}
+	}
+	if req.Update != nil || req.Pipeline != nil {
+		if fm.upd, err = parseUpdate(req.Update, req.Pipeline, false, req.ArrayFilters, env); err != nil {
+			return nil, err
+		}
+	}
+	return fm, nil
+}
+
+// project returns doc as the reply's value: projected by fields, if given.
+func (fm *findAndModify) project(doc bson.D, m query.MatchResult) (bson.Raw, error) {
+	if fm.proj != nil {
+		out, err := fm.proj.Apply(doc, m)
+		if err != nil {
+			return nil, err
+		}
+		doc = out
+	}
+	return marshalDoc(doc)
+}
+
+// upsert inserts the document built from the query and the update, when
+// nothing matched.
+func (fm *findAndModify) upsert(ctx context.Context, w *writer, val *validator) (FindAndModifyResult, error) {
+	var res FindAndModifyResult
+	sd, err := w.upsert(ctx, fm.req.Query, fm.upd, val, fm.env)
+	if err != nil {
+		return res, err
+	}
+	res.N = 1
+	res.Upserted = sd.ID
+	if fm.req.New {
+		res.Value, err = fm.project(sd.Doc, query.MatchResult{ArrayIndex: -1})
+	}
+	return res, err
+}
+
+// remove deletes the matched document d and returns it.
+func (fm *findAndModify) remove(w *writer, d *plan.Matched) (FindAndModifyResult, error) {
+	var res FindAndModifyResult
+	if err := w.remove(d.Stored); err != nil {
+		return res, err
+	}
+	res.N = 1
+	var err error
+	res.Value, err = fm.project(d.Stored.Doc, d.Result)
+	return res, err
+}
+
+// update applies the update to the matched document d and returns it as
+// it was before, or after with New.
+func (fm *findAndModify) update(ctx context.Context, w *writer, val *validator, d *plan.Matched) (FindAndModifyResult, error) {
+	res := FindAndModifyResult{N: 1, UpdatedExisting: true}
+	out, changed, err := fm.upd.Apply(d.Stored.Doc, applyContext(fm.env, d.Result, false, ctx))
+	if err != nil {
+		return res, err
+	}
+	after := d.Stored
+	if changed {
+		next, err := w.e.updatedDoc(out)
+		if err != nil {
+			return res, err
+		}
+		if err := val.check(next, d.Stored); err != nil {
+			return res, err
+		}
+		if err := w.replace(d.Stored, next); err != nil {
+			return res, err
+		}
+		after = next
+	}
+	shown := d.Stored.Doc
+	if fm.req.New {
+		shown = after.Doc
+	}
+	res.Value, err = fm.project(shown, d.Result)
+	return res, err
 }
 
 // firstMatch returns the first document of plan p in its sort order, or
