@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/plan"
 )
 
 // findCursor streams the results of a find from a storage snapshot. It
@@ -19,25 +21,25 @@ import (
 type findCursor struct {
 	e     *Engine
 	view  readView
-	p     *plan
+	p     *plan.Plan
 	q     *findQuery
 	vis   visibility
-	sc    *scanner
-	m     *matcher
-	stats *execStats
+	sc    *plan.Scanner
+	m     *plan.Matcher
+	stats *plan.Stats
 	// sorted holds the matches of a blocking sort, in order; pos is the
 	// next one to return.
-	sorted   []*matched
+	sorted   []*plan.Matched
 	sortDone bool
 	pos      int
 	closed   bool
 }
 
 // newFindCursor returns the cursor of plan p over view; it owns view.
-func (e *Engine) newFindCursor(view readView, p *plan, q *findQuery) *findCursor {
-	c := &findCursor{e: e, view: view, p: p, q: q, vis: e.newVisibility(view.meta), stats: &execStats{}}
-	c.sc = newScanner(view.snap, p, c.stats)
-	c.m = &matcher{sc: c.sc, vis: &c.vis, stats: c.stats}
+func (e *Engine) newFindCursor(view readView, p *plan.Plan, q *findQuery) *findCursor {
+	c := &findCursor{e: e, view: view, p: p, q: q, vis: e.newVisibility(view.meta), stats: &plan.Stats{}}
+	c.sc = plan.NewScanner(view.snap, p, c.stats)
+	c.m = &plan.Matcher{Scanner: c.sc, Vis: &c.vis, Stats: c.stats}
 	return c
 }
 
@@ -57,8 +59,8 @@ func (c *findCursor) Next(ctx context.Context) (bson.Raw, error) {
 }
 
 // nextMatch returns the next document after skip and within limit, or nil.
-func (c *findCursor) nextMatch(ctx context.Context) (*matched, error) {
-	if c.q.limit > 0 && c.stats.returned >= c.q.limit {
+func (c *findCursor) nextMatch(ctx context.Context) (*plan.Matched, error) {
+	if c.q.limit > 0 && c.stats.Returned >= c.q.limit {
 		return nil, nil
 	}
 	c.vis.refresh(c.e.opts.Now())
@@ -67,19 +69,19 @@ func (c *findCursor) nextMatch(ctx context.Context) (*matched, error) {
 		if err != nil || d == nil {
 			return nil, err
 		}
-		if c.stats.skipped < c.q.skip {
-			c.stats.skipped++
+		if c.stats.Skipped < c.q.skip {
+			c.stats.Skipped++
 			continue
 		}
-		c.stats.returned++
+		c.stats.Returned++
 		return d, nil
 	}
 }
 
 // nextOrdered returns the next match in the requested order.
-func (c *findCursor) nextOrdered(ctx context.Context) (*matched, error) {
-	if c.p.sort == nil || c.p.sort.Empty() || c.p.sortProvided {
-		return c.m.next(ctx)
+func (c *findCursor) nextOrdered(ctx context.Context) (*plan.Matched, error) {
+	if c.p.Sort == nil || c.p.Sort.Empty() || c.p.SortProvided {
+		return c.m.Next(ctx)
 	}
 	if !c.sortDone {
 		if err := c.blockingSort(ctx); err != nil {
@@ -91,7 +93,7 @@ func (c *findCursor) nextOrdered(ctx context.Context) (*matched, error) {
 		c.sorted[c.pos] = nil
 		c.pos++
 		// Re-check: the document may have expired since the sort.
-		if c.vis.hides(d.sd.doc) {
+		if c.vis.Hides(d.Stored.Doc) {
 			continue
 		}
 		return d, nil
@@ -104,41 +106,41 @@ func (c *findCursor) nextOrdered(ctx context.Context) (*matched, error) {
 func (c *findCursor) blockingSort(ctx context.Context) error {
 	c.sortDone = true
 	type keyed struct {
-		d   *matched
+		d   *plan.Matched
 		key []any
 	}
 	var all []keyed
 	for {
-		d, err := c.m.next(ctx)
+		d, err := c.m.Next(ctx)
 		if err != nil {
 			return err
 		}
 		if d == nil {
 			break
 		}
-		all = append(all, keyed{d: d, key: c.p.sort.KeyOf(d.sd.doc)})
+		all = append(all, keyed{d: d, key: c.p.Sort.KeyOf(d.Stored.Doc)})
 	}
-	sort.SliceStable(all, func(i, j int) bool { return c.p.sort.CompareKeys(all[i].key, all[j].key) < 0 })
+	sort.SliceStable(all, func(i, j int) bool { return c.p.Sort.CompareKeys(all[i].key, all[j].key) < 0 })
 	n := len(all)
 	if c.q.limit > 0 && c.q.skip+c.q.limit < int64(n) {
 		n = int(c.q.skip + c.q.limit)
 	}
-	c.sorted = make([]*matched, n)
+	c.sorted = make([]*plan.Matched, n)
 	for i := 0; i < n; i++ {
 		c.sorted[i] = all[i].d
 	}
-	c.stats.sorted = int64(len(all))
-	c.sc.close()
+	c.stats.Sorted = int64(len(all))
+	c.sc.Close()
 	return nil
 }
 
 // output projects a document and encodes it; an unprojected document is
 // returned byte for byte as stored.
-func (c *findCursor) output(d *matched) (bson.Raw, error) {
+func (c *findCursor) output(d *plan.Matched) (bson.Raw, error) {
 	if c.q.proj == nil {
-		return d.sd.raw, nil
+		return d.Stored.Raw, nil
 	}
-	out, err := c.q.proj.Apply(d.sd.doc, d.m)
+	out, err := c.q.proj.Apply(d.Stored.Doc, d.Result)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +153,7 @@ func (c *findCursor) Close() {
 		return
 	}
 	c.closed = true
-	c.sc.close()
+	c.sc.Close()
 	c.view.close()
 	c.sorted = nil
 }

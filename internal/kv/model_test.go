@@ -260,7 +260,7 @@ func (mc *modelCheck) advance(rt *rapid.T) {
 // reap runs the first database's reaper with a small batch.
 func (mc *modelCheck) reap(rt *rapid.T) {
 	for _, src := range mc.s.Sources()[:1] {
-		if _, err := src.Reap(mc.t.Context(), mc.c.Now(), expiry.Budget{BatchSize: 2}); err != nil {
+		if _, err := expiry.Drain(mc.t.Context(), src, mc.c.Now(), 0, 2); err != nil {
 			rt.Fatal(err)
 		}
 	}

@@ -22,7 +22,7 @@ type mongoSide struct {
 }
 
 // documentKinds are the expiry kinds MongoDB's metrics.ttl counts.
-var documentKinds = []expiry.Kind{expiry.KindTTLIndex, expiry.KindPolicy, expiry.KindTimeSeries}
+var documentKinds = []expiry.Kind{expiry.KindTTLIndex, expiry.KindPolicy}
 
 // openMongo opens the document model on the server's storage (its TTL
 // indexes register themselves with the engine) and builds the MongoDB wire
@@ -166,8 +166,8 @@ func (s *Server) cmdLineOpts() *mongo.CmdLineOpts {
 }
 
 // batchedDeletes is serverStatus's batchedDeletes section, which TTL
-// deletions feed in MongoDB: every Reap of a document source is one storage
-// batch. Batches of sources dropped since are not counted; docs are.
+// deletions feed in MongoDB: every ReapBatch call of a document source is
+// one storage batch. Batches of sources dropped since are not counted; docs are.
 func (s *Server) batchedDeletes() bson.D {
 	st := s.engine.Stats()
 	var batches, docs int64
