@@ -7,3 +7,7 @@ func (s *Server) ClientsChanged() <-chan struct{} {
 	defer s.mu.Unlock()
 	return s.changed
 }
+
+// StopWalks closes the channel Shutdown closes when its deadline passes,
+// so a test sees long walks give up without shutting the server down.
+func (s *Server) StopWalks() { s.stopOnce.Do(func() { close(s.stop) }) }
