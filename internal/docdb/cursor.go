@@ -31,6 +31,18 @@ type findCursor struct {
 	sortDone bool
 	pos      int
 	closed   bool
+	// last is the document the last Next returned, for StillVisible.
+	last *matched
+}
+
+// Rechecker is implemented by the cursors whose documents can expire after
+// Next returned them. A caller that holds a document back (the wire layer
+// reads one ahead to know whether a batch is the last) asks StillVisible
+// before handing it out: it reports whether the document the last Next
+// returned is still visible now, under strict visibility. A document found
+// expired no longer counts against the cursor's limit.
+type Rechecker interface {
+	StillVisible() bool
 }
 
 // newFindCursor returns the cursor of plan p over view; it owns view.
@@ -72,8 +84,26 @@ func (c *findCursor) nextMatch(ctx context.Context) (*matched, error) {
 			continue
 		}
 		c.stats.returned++
+		c.last = d
 		return d, nil
 	}
+}
+
+// StillVisible implements Rechecker.
+func (c *findCursor) StillVisible() bool {
+	if c.last == nil || !c.expired(c.last.sd.doc) {
+		return true
+	}
+	c.last = nil
+	c.stats.returned--
+	return false
+}
+
+// expired reports whether doc, read earlier, is hidden at the current time.
+func (c *findCursor) expired(doc bson.D) bool {
+	v := c.vis
+	v.refresh(c.e.opts.Now())
+	return v.hides(doc)
 }
 
 // nextOrdered returns the next match in the requested order.
@@ -154,4 +184,5 @@ func (c *findCursor) Close() {
 	c.sc.close()
 	c.view.close()
 	c.sorted = nil
+	c.last = nil
 }

@@ -42,6 +42,7 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 	match, rest := pl.LeadingMatch()
 	env := exprEnv{now: now, let: req.Let}
 	var in aggregate.Iterator
+	var expired func(bson.D) bool
 	if coll == "" {
 		in = aggregate.SliceIterator(nil)
 		rest = pl
@@ -50,17 +51,24 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 		if err != nil {
 			return nil, err
 		}
+		if di, ok := in.(*docIterator); ok && di.c.vis.strict {
+			expired = di.c.expired
+		}
 	}
 	out, err := rest.Run(ctx, in, aggregate.Env{
 		DB:       db,
 		Resolver: resolver{e: e, db: db},
 		Writer:   pipelineWriter{e: e, bypass: req.BypassDocumentValidation},
 		Vars:     env.vars(),
+		Expired:  expired,
 	})
 	if err != nil {
 		return nil, err
 	}
 	cur := &aggCursor{it: out}
+	if rest.KeepsDocuments() {
+		cur.expired = expired
+	}
 	if _, _, ok := pl.Output(); ok {
 		// $out and $merge write everything before the command returns,
 		// whatever batch size the client asked for.
@@ -130,6 +138,16 @@ func (it *docIterator) Close() error {
 type aggCursor struct {
 	it     aggregate.Iterator
 	closed bool
+	// expired re-checks an output document against the clock when the
+	// pipeline outputs the collection's documents unchanged; nil otherwise.
+	expired func(bson.D) bool
+	// last is the document the last Next returned, when expired is set.
+	last bson.D
+}
+
+// StillVisible implements Rechecker.
+func (c *aggCursor) StillVisible() bool {
+	return c.expired == nil || c.last == nil || !c.expired(c.last)
 }
 
 func (c *aggCursor) Next(ctx context.Context) (bson.Raw, error) {
@@ -142,6 +160,9 @@ func (c *aggCursor) Next(ctx context.Context) (bson.Raw, error) {
 	}
 	if !ok {
 		return nil, io.EOF
+	}
+	if c.expired != nil {
+		c.last = d
 	}
 	return marshalDoc(d)
 }

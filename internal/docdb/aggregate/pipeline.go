@@ -60,6 +60,12 @@ type Env struct {
 	// Rand returns a non-negative pseudo-random int64 for $sample; nil
 	// uses a generator seeded from $$NOW.
 	Rand func() int64
+	// Expired reports whether a document of the pipeline's input has
+	// expired since it was read (strict visibility); nil when documents
+	// never expire. A stage that holds input documents back unchanged
+	// ($sort) asks it as it hands each one out, as long as every stage
+	// before it passes its input documents through unchanged.
+	Expired func(doc bson.D) bool
 }
 
 // Options configures Parse.
@@ -214,14 +220,40 @@ func (p *Pipeline) Run(ctx context.Context, in Iterator, env Env) (Iterator, err
 	}
 	it := in
 	for _, s := range p.stages {
-		next, err := s.run(ctx, it, &env)
+		stageEnv := env
+		next, err := s.run(ctx, it, &stageEnv)
 		if err != nil {
 			it.Close()
 			return nil, err
 		}
 		it = next
+		if !keepsDocuments(s) {
+			env.Expired = nil
+		}
 	}
 	return it, nil
+}
+
+// KeepsDocuments reports whether the pipeline outputs input documents
+// unchanged (only $match, $sort, $limit, $skip and $sample), so that an
+// output document can still expire like the document it is.
+func (p *Pipeline) KeepsDocuments() bool {
+	for _, s := range p.stages {
+		if !keepsDocuments(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepsDocuments reports whether s passes input documents through
+// unchanged.
+func keepsDocuments(s stage) bool {
+	switch s.(type) {
+	case *matchStage, *sortStage, *limitStage, *skipStage, *sampleStage:
+		return true
+	}
+	return false
 }
 
 // Collect runs the pipeline over docs and returns all results.

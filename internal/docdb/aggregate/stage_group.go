@@ -429,6 +429,7 @@ func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, e
 	var out []keyed
 	loaded := false
 	i := 0
+	expired := env.Expired
 	return &funcIter{in: in, next: func(ctx context.Context) (bson.D, bool, error) {
 		if !loaded {
 			loaded = true
@@ -453,10 +454,16 @@ func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, e
 			}
 			trim()
 		}
-		if i >= len(out) {
-			return nil, false, nil
+		for i < len(out) {
+			d := out[i].doc
+			out[i].doc = nil
+			i++
+			// Re-check: the document may have expired since the sort.
+			if expired != nil && expired(d) {
+				continue
+			}
+			return d, true, nil
 		}
-		i++
-		return out[i-1].doc, true, nil
+		return nil, false, nil
 	}}, nil
 }

@@ -44,8 +44,9 @@ type cursor struct {
 	lastUsed time.Time
 	inUse    bool
 
-	// pending is a document read ahead that did not fit in the last batch.
-	// Only the request holding the cursor (inUse) touches it.
+	// pending is a document read ahead that did not fit in the last batch,
+	// re-checked for expiry (docdb.Rechecker) before it is handed out. Only
+	// the request holding the cursor (inUse) touches it.
 	pending bson.Raw
 }
 
@@ -234,7 +235,10 @@ func nextBatch(ctx context.Context, c *cursor, n int64) (batch []bson.Raw, exhau
 		if c.pending != nil {
 			d := c.pending
 			c.pending = nil
-			return d, nil
+			// The document read ahead may have expired since.
+			if rc, ok := c.src.(docdb.Rechecker); !ok || rc.StillVisible() {
+				return d, nil
+			}
 		}
 		return c.src.Next(ctx)
 	}
