@@ -117,6 +117,11 @@ func Parse(pipeline bson.A, opts Options) (*Pipeline, error) {
 			return nil, mongoerr.Newf(40323, "A pipeline stage specification object must contain exactly one field.")
 		}
 		name := d[0].Key
+		if name == "$changeStream" {
+			// Change streams read a replica set's oplog; a standalone
+			// server has none.
+			return nil, mongoerr.New(mongoerr.Location40573, "The $changeStream stage is only supported on replica sets")
+		}
 		parse, ok := stageParsers[name]
 		if !ok {
 			return nil, mongoerr.Newf(40324, "Unrecognized pipeline stage name: '%s'", name)

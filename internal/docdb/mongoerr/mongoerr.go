@@ -61,6 +61,11 @@ const (
 	Location40353                   Code = 40353
 	EmptyFieldName                  Code = 56
 	ConversionFailure               Code = 241
+	NoReplicationEnabled            Code = 76
+	Location40573                   Code = 40573
+	QueryExceededMemoryLimit        Code = 292
+	Interrupted                     Code = 11601
+	Overflow                        Code = 15
 )
 
 var names = map[Code]string{
@@ -105,6 +110,10 @@ var names = map[Code]string{
 	AmbiguousIndexKeyPattern:        "AmbiguousIndexKeyPattern",
 	EmptyFieldName:                  "EmptyFieldName",
 	ConversionFailure:               "ConversionFailure",
+	NoReplicationEnabled:            "NoReplicationEnabled",
+	QueryExceededMemoryLimit:        "QueryExceededMemoryLimitNoDiskUseAllowed",
+	Interrupted:                     "Interrupted",
+	Overflow:                        "Overflow",
 }
 
 // Name returns MongoDB's codeName for c. Codes MongoDB reports as plain

@@ -80,6 +80,9 @@ func init() {
 		"update":           {handler: msgUpdate, help: "update documents", opCounted: true, latency: latencyWrites},
 		"whatsmyuri":       {handler: msgWhatsMyURI, help: "{whatsmyuri:1}"},
 	}
+	for name, help := range replSetCommands {
+		commandTable[name] = &command{handler: msgReplSet, help: help, adminOnly: true}
+	}
 	for name := range commandTable {
 		commandNames = append(commandNames, name)
 	}

@@ -15,6 +15,21 @@ type aggregateCommand struct {
 	req       docdb.AggregateRequest
 	batchSize int64
 	explain   bool
+	// collectionless is aggregate: 1, a pipeline on the database.
+	collectionless bool
+}
+
+// collectionlessStage reports whether pipeline starts with a stage that
+// runs without a collection ({aggregate: 1}).
+func collectionlessStage(pipeline []bson.D) bool {
+	if len(pipeline) == 0 || len(pipeline[0]) == 0 {
+		return false
+	}
+	switch pipeline[0][0].Key {
+	case "$changeStream", "$documents", "$currentOp":
+		return true
+	}
+	return false
 }
 
 // parseAggregate parses an aggregate command document (also the inner
@@ -29,7 +44,10 @@ func parseAggregate(db string, cmd bson.Raw) (*aggregateCommand, error) {
 			return nil, errorf(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", db)
 		}
 	case bson.TypeInt32, bson.TypeInt64, bson.TypeDouble:
-		return nil, notSupported("aggregate", "aggregate: 1 (a pipeline on the database rather than a collection)")
+		if n, ok := first.AsFloat64OK(); !ok || n != 1 {
+			return nil, errorf(mongoerr.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+		}
+		a.collectionless = true
 	default:
 		return nil, errorf(mongoerr.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
 	}
@@ -87,6 +105,9 @@ func parseAggregate(db string, cmd bson.Raw) (*aggregateCommand, error) {
 	if !havePipeline {
 		return nil, missingField("aggregate", "pipeline")
 	}
+	if a.collectionless && !collectionlessStage(a.req.Pipeline) {
+		return nil, notSupported("aggregate", "aggregate: 1 (a pipeline on the database rather than a collection)")
+	}
 	if !haveCursor && !a.explain {
 		return nil, errorf(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
@@ -108,6 +129,9 @@ func msgAggregate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		return explainReply(c, plan, req.cmd), nil
 	}
 	ns := namespace(req.db, a.coll)
+	if a.collectionless {
+		ns = namespace(req.db, "$cmd.aggregate")
+	}
 	var src docdb.Cursor
 	if len(a.req.Pipeline) > 0 && len(a.req.Pipeline[0]) > 0 && a.req.Pipeline[0][0].Key == "$collStats" {
 		doc, err := collStatsStage(ctx, c, req.db, a.coll, a.req.Pipeline)
