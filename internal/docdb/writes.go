@@ -70,7 +70,7 @@ func applyContext(env exprEnv, m query.MatchResult, insert bool, ctx context.Con
 }
 
 // updatedDoc encodes the result of an update as the stored document,
-// enforcing the size limit (mongod's message for updates).
+// enforcing the size and nesting limits (mongod's messages for updates).
 func (e *Engine) updatedDoc(d bson.D) (*storedDoc, error) {
 	d = idFirst(d)
 	raw, err := marshalDoc(d)
@@ -80,6 +80,9 @@ func (e *Engine) updatedDoc(d bson.D) (*storedDoc, error) {
 	if len(raw) > e.opts.MaxDocumentSize {
 		return nil, mongoerr.Newf(mongoerr.BSONObjectTooLarge,
 			"Resulting document after update is larger than %d", e.opts.MaxDocumentSize)
+	}
+	if err := checkUpdateDepth(raw); err != nil {
+		return nil, err
 	}
 	return newStoredDoc(raw)
 }
@@ -262,6 +265,9 @@ func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update
 	}
 	raw, err := marshalDoc(idFirst(out))
 	if err != nil {
+		return nil, err
+	}
+	if err := checkUpdateDepth(raw); err != nil {
 		return nil, err
 	}
 	sd, err := w.e.prepareInsert(raw)
