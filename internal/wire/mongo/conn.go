@@ -56,6 +56,18 @@ type conn struct {
 
 	// Set by the first hello: the client's metadata, for logs.
 	clientMeta bson.Raw
+	// sharedMeta points at clientMeta once it is set, for currentOp
+	// (other goroutines).
+	sharedMeta atomic.Pointer[bson.Raw]
+}
+
+// metadata returns the client's metadata from its first hello, or nil; it
+// may be called from any goroutine.
+func (c *conn) metadata() bson.Raw {
+	if p := c.sharedMeta.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // maxRetainedBuffer is the largest reply buffer kept between replies.

@@ -133,6 +133,11 @@ func msgAggregate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		ns = namespace(req.db, "$cmd.aggregate")
 	}
 	var src docdb.Cursor
+	if a.collectionless && a.req.Pipeline[0][0].Key == "$currentOp" {
+		if a.req.Pipeline, err = currentOpStage(c, req.db, a.req.Pipeline); err != nil {
+			return nil, err
+		}
+	}
 	if len(a.req.Pipeline) > 0 && len(a.req.Pipeline[0]) > 0 && a.req.Pipeline[0][0].Key == "$collStats" {
 		doc, err := collStatsStage(ctx, c, req.db, a.coll, a.req.Pipeline)
 		if err != nil {

@@ -1,6 +1,7 @@
 package mongo
 
 import (
+	"bytes"
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -122,9 +123,11 @@ func (c *conn) firstBatch(ctx context.Context, req *request, src docdb.Cursor, n
 		src.Close()
 	} else {
 		cur.lsid = lsidOf(req)
+		cur.created = c.s.now()
+		cur.origin = bytes.Clone(req.cmd)
 		c.s.cursors.add(cur)
 		id = cur.id
-		c.s.cursors.checkin(cur)
+		c.s.cursors.checkin(cur, len(batch))
 	}
 	return cursorReply("firstBatch", batch, id, ns), nil
 }
