@@ -2,10 +2,14 @@ package docdb
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
-	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/docdb/spill"
 )
 
 // findCursor streams the results of a find from a storage snapshot. It
@@ -25,11 +29,10 @@ type findCursor struct {
 	sc    *scanner
 	m     *matcher
 	stats *execStats
-	// sorted holds the matches of a blocking sort, in order; pos is the
-	// next one to return.
-	sorted   []*matched
+	// sorter holds the matches of a blocking sort, returned in order; nil
+	// once exhausted.
+	sorter   *spill.Sorter[sortItem]
 	sortDone bool
-	pos      int
 	closed   bool
 	// last is the document the last Next returned, for StillVisible.
 	last *matched
@@ -116,28 +119,39 @@ func (c *findCursor) nextOrdered(ctx context.Context) (*matched, error) {
 			return nil, err
 		}
 	}
-	for c.pos < len(c.sorted) {
-		d := c.sorted[c.pos]
-		c.sorted[c.pos] = nil
-		c.pos++
+	for c.sorter != nil {
+		it, ok, err := c.sorter.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			// Exhausted: the sort's files go at once.
+			c.sorter.Close()
+			c.sorter = nil
+			break
+		}
+		sd, err := newStoredDoc(it.raw)
+		if err != nil {
+			return nil, err
+		}
 		// Re-check: the document may have expired since the sort.
-		if c.vis.hides(d.sd.doc) {
+		if c.vis.hides(sd.doc) {
 			continue
 		}
-		return d, nil
+		return &matched{sd: sd, m: query.MatchResult{Matched: true, ArrayIndex: it.arrayIndex}}, nil
 	}
 	return nil, nil
 }
 
-// blockingSort reads every match and sorts them, keeping only the first
-// skip+limit when there is a limit.
+// blockingSort reads every match into the sorter (querymem.go), keeping
+// only the first skip+limit when there is a limit.
 func (c *findCursor) blockingSort(ctx context.Context) error {
 	c.sortDone = true
-	type keyed struct {
-		d   *matched
-		key []any
+	var keep int64
+	if c.q.limit > 0 {
+		keep = c.q.skip + c.q.limit
 	}
-	var all []keyed
+	c.sorter = c.e.newDocSorter(c.q, keep)
 	for {
 		d, err := c.m.next(ctx)
 		if err != nil {
@@ -146,20 +160,17 @@ func (c *findCursor) blockingSort(ctx context.Context) error {
 		if d == nil {
 			break
 		}
-		all = append(all, keyed{d: d, key: c.p.sort.KeyOf(d.sd.doc)})
+		err = c.sorter.Add(sortItem{raw: d.sd.raw, key: c.p.sort.KeyOf(d.sd.doc), arrayIndex: d.m.ArrayIndex})
+		if errors.Is(err, spill.ErrMemoryLimit) {
+			return sortMemoryError(c.e.SortMemoryLimit())
+		}
+		if err != nil {
+			return fmt.Errorf("docdb: sort: %w", err)
+		}
+		c.stats.sorted++
 	}
-	sort.SliceStable(all, func(i, j int) bool { return c.p.sort.CompareKeys(all[i].key, all[j].key) < 0 })
-	n := len(all)
-	if c.q.limit > 0 && c.q.skip+c.q.limit < int64(n) {
-		n = int(c.q.skip + c.q.limit)
-	}
-	c.sorted = make([]*matched, n)
-	for i := 0; i < n; i++ {
-		c.sorted[i] = all[i].d
-	}
-	c.stats.sorted = int64(len(all))
 	c.sc.close()
-	return nil
+	return c.sorter.Sort()
 }
 
 // output projects a document and encodes it; an unprojected document is
@@ -183,6 +194,9 @@ func (c *findCursor) Close() {
 	c.closed = true
 	c.sc.close()
 	c.view.close()
-	c.sorted = nil
+	if c.sorter != nil {
+		c.sorter.Close()
+		c.sorter = nil
+	}
 	c.last = nil
 }

@@ -51,12 +51,14 @@ type findQuery struct {
 	limit   int64
 	hint    any
 	now     time.Time
+	// allowDiskUse is the request's; nil means the default.
+	allowDiskUse *bool
 }
 
 // parseFind parses the parts of a find.
 func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 	now := e.opts.Now()
-	q := &findQuery{skip: req.Skip, limit: req.Limit, hint: req.Hint, now: now}
+	q := &findQuery{skip: req.Skip, limit: req.Limit, hint: req.Hint, now: now, allowDiskUse: req.AllowDiskUse}
 	if req.Skip < 0 {
 		return nil, mongoerr.Newf(mongoerr.Code(51024), "BSON field 'skip' value must be >= 0, actual value '%d'", req.Skip)
 	}

@@ -61,6 +61,11 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 		Writer:   pipelineWriter{e: e, bypass: req.BypassDocumentValidation},
 		Vars:     env.vars(),
 		Expired:  expired,
+		SortMemory: aggregate.SortMemory{
+			Limit:     e.SortMemoryLimit(),
+			AllowDisk: e.allowDiskUse(req.AllowDiskUse),
+			Dir:       e.qmem.dir,
+		},
 	})
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -35,6 +36,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		Visibility: s.cfg.Visibility,
 		Expiry:     s.engine,
 		Logger:     s.log,
+		TempDir:    filepath.Join(s.cfg.Dir, "tmp"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open document data: %w", err)
@@ -44,7 +46,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		Logger:      s.log,
 		RAMLog:      s.ramLog,
 		Now:         s.cfg.Now,
-		Parameters:  s.expiryParameters(),
+		Parameters:  append(s.expiryParameters(), queryParameters(db)...),
 		CmdLineOpts: s.cmdLineOpts(),
 		// net.maxIncomingConnections, and the frame timeout.
 		MaxConnections: s.cfg.MongoMaxConnections,

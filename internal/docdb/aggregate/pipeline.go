@@ -66,6 +66,18 @@ type Env struct {
 	// ($sort) asks it as it hands each one out, as long as every stage
 	// before it passes its input documents through unchanged.
 	Expired func(doc bson.D) bool
+	// SortMemory bounds the memory of $sort; the zero value sorts in
+	// memory without a bound.
+	SortMemory SortMemory
+}
+
+// SortMemory bounds a blocking sort's memory: past Limit bytes of
+// documents it spills sorted runs to files in Dir when AllowDisk is set,
+// and fails with QueryExceededMemoryLimitNoDiskUseAllowed otherwise.
+type SortMemory struct {
+	Limit     int64
+	AllowDisk bool
+	Dir       string
 }
 
 // Options configures Parse.

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/big"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/docdb/spill"
 )
 
 func init() {
@@ -422,23 +424,34 @@ func parseSortStage(arg any, _ Options) (stage, error) {
 }
 
 func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, error) {
-	type keyed struct {
-		doc bson.D
-		key []any
+	mem := env.SortMemory
+	limit := mem.Limit
+	if limit <= 0 {
+		limit = math.MaxInt64
 	}
-	var out []keyed
+	var keep int64
+	if s.limit >= 0 {
+		keep = s.limit
+	}
+	srt := s.sort
+	sorter := spill.New(spill.Options[sortedDoc]{
+		Compare: func(a, b sortedDoc) int { return srt.CompareKeys(a.key, b.key) },
+		Size:    func(v sortedDoc) int64 { return docSize(v.doc) },
+		Encode: func(dst []byte, v sortedDoc) ([]byte, error) {
+			raw, err := bson.Marshal(v.doc)
+			return append(dst, raw...), err
+		},
+		Decode:    func(b []byte) (sortedDoc, error) { return decodeSorted(b, srt) },
+		MaxMemory: limit,
+		AllowDisk: mem.AllowDisk,
+		Dir:       mem.Dir,
+		Keep:      keep,
+	})
 	loaded := false
-	i := 0
 	expired := env.Expired
-	return &funcIter{in: in, next: func(ctx context.Context) (bson.D, bool, error) {
+	return &funcIter{in: in, close: func() { sorter.Close() }, next: func(ctx context.Context) (bson.D, bool, error) {
 		if !loaded {
 			loaded = true
-			trim := func() {
-				sort.SliceStable(out, func(a, b int) bool { return s.sort.CompareKeys(out[a].key, out[b].key) < 0 })
-				if s.limit >= 0 && int64(len(out)) > s.limit {
-					out = out[:s.limit]
-				}
-			}
 			for {
 				d, ok, err := in.Next(ctx)
 				if err != nil {
@@ -447,23 +460,66 @@ func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, e
 				if !ok {
 					break
 				}
-				out = append(out, keyed{doc: d, key: s.sort.KeyOf(d)})
-				if s.limit >= 0 && int64(len(out)) > 2*s.limit+64 {
-					trim()
+				err = sorter.Add(sortedDoc{doc: d, key: srt.KeyOf(d)})
+				if errors.Is(err, spill.ErrMemoryLimit) {
+					return nil, false, mongoerr.Newf(mongoerr.QueryExceededMemoryLimit, "PlanExecutor error during aggregation :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", mem.Limit)
+				}
+				if err != nil {
+					return nil, false, err
 				}
 			}
-			trim()
+			if err := sorter.Sort(); err != nil {
+				return nil, false, err
+			}
 		}
-		for i < len(out) {
-			d := out[i].doc
-			out[i].doc = nil
-			i++
+		for {
+			v, ok, err := sorter.Next()
+			if err != nil || !ok {
+				sorter.Close()
+				return nil, false, err
+			}
 			// Re-check: the document may have expired since the sort.
-			if expired != nil && expired(d) {
+			if expired != nil && expired(v.doc) {
 				continue
 			}
-			return d, true, nil
+			return v.doc, true, nil
 		}
-		return nil, false, nil
 	}}, nil
+}
+
+// sortedDoc is a document held by $sort with its sort key.
+type sortedDoc struct {
+	doc bson.D
+	key []any
+}
+
+func decodeSorted(b []byte, srt *query.Sort) (sortedDoc, error) {
+	var d bson.D
+	if err := bson.Unmarshal(b, &d); err != nil {
+		return sortedDoc{}, err
+	}
+	return sortedDoc{doc: d, key: srt.KeyOf(d)}, nil
+}
+
+// docSize estimates the memory a decoded document holds.
+func docSize(v any) int64 {
+	switch x := v.(type) {
+	case bson.D:
+		n := int64(24)
+		for _, e := range x {
+			n += 32 + int64(len(e.Key)) + docSize(e.Value)
+		}
+		return n
+	case bson.A:
+		n := int64(24)
+		for _, e := range x {
+			n += 16 + docSize(e)
+		}
+		return n
+	case string:
+		return 16 + int64(len(x))
+	case bson.Binary:
+		return 32 + int64(len(x.Data))
+	}
+	return 16
 }

@@ -93,7 +93,11 @@ func parseAggregate(db string, cmd bson.Raw) (*aggregateCommand, error) {
 			a.req.BypassDocumentValidation, err = boolArg("aggregate", el)
 		case "collation":
 			err = simpleCollation("aggregate", el)
-		case "allowDiskUse", "fromMongos", "needsMerge", "mirrored", "sampleId", "isMapReduceCommand":
+		case "allowDiskUse":
+			var b bool
+			b, err = boolArg("aggregate", el)
+			a.req.AllowDiskUse = &b
+		case "fromMongos", "needsMerge", "mirrored", "sampleId", "isMapReduceCommand":
 		default:
 			err = unknownField("aggregate", k)
 		}

@@ -63,9 +63,12 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 			f.noTimeout, err = boolArg("find", el)
 		case "collation":
 			err = simpleCollation("find", el)
-		case "allowDiskUse", "allowPartialResults", "oplogReplay", "readOnce", "term":
-			// No effect on a standalone server with no memory limit on
-			// sorts.
+		case "allowDiskUse":
+			var b bool
+			b, err = boolArg("find", el)
+			f.req.AllowDiskUse = &b
+		case "allowPartialResults", "oplogReplay", "readOnce", "term":
+			// No effect on a standalone server.
 		case "let":
 			var let bson.D
 			let, err = optDocArg("find", el)

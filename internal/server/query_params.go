@@ -1,0 +1,60 @@
+package server
+
+import (
+	"math"
+
+	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/wire/mongo"
+)
+
+// queryParameters exposes the document database's query memory parameters
+// to getParameter and setParameter, under MongoDB's names:
+// internalQueryMaxBlockingSortMemoryUsageBytes (a blocking sort's memory
+// limit) and allowDiskUseByDefault (whether a sort past it may spill).
+func queryParameters(db *docdb.Engine) []mongo.Parameter {
+	return []mongo.Parameter{
+		{
+			Name: "internalQueryMaxBlockingSortMemoryUsageBytes",
+			Get:  func() any { return db.SortMemoryLimit() },
+			Set: func(v any) error {
+				n, ok := wholeNumber(v)
+				if !ok || n <= 0 {
+					return mongoerr.Newf(mongoerr.BadValue, "Invalid value for internalQueryMaxBlockingSortMemoryUsageBytes: %v", v)
+				}
+				return db.SetSortMemoryLimit(n)
+			},
+		},
+		{
+			Name: "allowDiskUseByDefault",
+			Get:  func() any { return db.AllowDiskUseByDefault() },
+			Set: func(v any) error {
+				b, ok := v.(bool)
+				if !ok {
+					n, isNum := wholeNumber(v)
+					if !isNum {
+						return mongoerr.Newf(mongoerr.BadValue, "Invalid value for allowDiskUseByDefault: %v", v)
+					}
+					b = n != 0
+				}
+				db.SetAllowDiskUseByDefault(b)
+				return nil
+			},
+		},
+	}
+}
+
+// wholeNumber returns a numeric parameter value as an int64.
+func wholeNumber(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		if n == math.Trunc(n) && n >= math.MinInt64 && n < math.MaxInt64 {
+			return int64(n), true
+		}
+	}
+	return 0, false
+}
