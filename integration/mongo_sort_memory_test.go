@@ -18,7 +18,7 @@ import (
 // that the files go when the cursor is exhausted or killed, and that with
 // allowDiskUse false it fails with MongoDB's error, through the Go driver.
 func TestMongoSortSpillsPastMemoryLimit(t *testing.T) {
-	s := harness.Start(t)
+	s := harness.Start(t, "--set-parameter", "internalQueryMaxBlockingSortMemoryUsageBytes=65536")
 	cl := mongoClient(t, s)
 	ctx := t.Context()
 	c := cl.Database("app").Collection("big")
@@ -30,9 +30,6 @@ func TestMongoSortSpillsPastMemoryLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	admin := cl.Database("admin")
-	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "internalQueryMaxBlockingSortMemoryUsageBytes", Value: int32(64 << 10)}}).Err(); err != nil {
-		t.Fatal(err)
-	}
 	r, err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "internalQueryMaxBlockingSortMemoryUsageBytes", Value: 1}, {Key: "allowDiskUseByDefault", Value: 1}}).Raw()
 	if err != nil || r.Lookup("internalQueryMaxBlockingSortMemoryUsageBytes").Int64() != 64<<10 || !r.Lookup("allowDiskUseByDefault").Boolean() {
 		t.Fatalf("getParameter %v %v", r, err)
@@ -89,11 +86,11 @@ func TestMongoSortSpillsPastMemoryLimit(t *testing.T) {
 	wantCommandError(t, err, 292, "Executor error during find command :: caused by :: Sort exceeded memory limit of 65536 bytes, but did not opt in to external sorting.")
 	_, err = c.Aggregate(ctx, mongo.Pipeline{{{Key: "$sort", Value: bson.D{{Key: "r", Value: 1}}}}}, options.Aggregate().SetAllowDiskUse(false))
 	wantCommandError(t, err, 292, "PlanExecutor error during aggregation :: caused by :: Sort exceeded memory limit of 65536 bytes, but did not opt in to external sorting.")
-	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "allowDiskUseByDefault", Value: false}}).Err(); err != nil {
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "allowDiskUseByDefault", Value: false}, {Key: "internalQueryMaxBlockingSortMemoryUsageBytes", Value: int32(128 << 10)}}).Err(); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "r", Value: 1}}))
-	wantCommandError(t, err, 292, "")
+	wantCommandError(t, err, 292, "Executor error during find command :: caused by :: Sort exceeded memory limit of 131072 bytes, but did not opt in to external sorting.")
 	// A sort with a small limit stays within memory.
 	cur, err = c.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "r", Value: 1}}).SetLimit(3))
 	if err != nil {

@@ -41,6 +41,10 @@ func (s *Server) openMongo() (*mongoSide, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open document data: %w", err)
 	}
+	if err := applyQueryParameters(db, s.cfg.Parameters); err != nil {
+		db.Close()
+		return nil, err
+	}
 	wire := mongo.NewServer(mongo.Options{
 		DB:          db,
 		Logger:      s.log,

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/mayfly/mayfly/internal/docdb"
@@ -42,6 +43,32 @@ func queryParameters(db *docdb.Engine) []mongo.Parameter {
 			},
 		},
 	}
+}
+
+// isQueryParameter reports whether name is one of queryParameters.
+func isQueryParameter(name string) bool {
+	return name == "internalQueryMaxBlockingSortMemoryUsageBytes" || name == "allowDiskUseByDefault"
+}
+
+// applyQueryParameters applies the --set-parameter settings of the query
+// parameters to db at startup.
+func applyQueryParameters(db *docdb.Engine, params []string) error {
+	byName := map[string]mongo.Parameter{}
+	for _, p := range queryParameters(db) {
+		byName[p.Name] = p
+	}
+	for _, p := range params {
+		name, v, err := parseParameter(p)
+		if err != nil {
+			return err
+		}
+		if qp, ok := byName[name]; ok {
+			if err := qp.Set(v); err != nil {
+				return fmt.Errorf("--set-parameter %s: %w", name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // wholeNumber returns a numeric parameter value as an int64.
