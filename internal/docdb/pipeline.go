@@ -61,8 +61,13 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 		Writer:   pipelineWriter{e: e, bypass: req.BypassDocumentValidation},
 		Vars:     env.vars(),
 		Expired:  expired,
-		SortMemory: aggregate.SortMemory{
+		SortMemory: aggregate.MemoryLimit{
 			Limit:     e.SortMemoryLimit(),
+			AllowDisk: e.allowDiskUse(req.AllowDiskUse),
+			Dir:       e.qmem.dir,
+		},
+		GroupMemory: aggregate.MemoryLimit{
+			Limit:     e.GroupMemoryLimit(),
 			AllowDisk: e.allowDiskUse(req.AllowDiskUse),
 			Dir:       e.qmem.dir,
 		},

@@ -13,8 +13,9 @@ import (
 
 // A query's memory is bounded as in MongoDB: each blocking sort (find's
 // sort without an index that provides the order, and $sort) holds at most
-// SortMemoryLimit bytes of documents; past it the sort spills sorted runs
-// to files under Options.TempDir and merges them, when disk use is allowed
+// SortMemoryLimit bytes of documents, and each $group GroupMemoryLimit
+// bytes of groups; past it the stage spills sorted runs to files under
+// Options.TempDir and merges them, when disk use is allowed
 // (the request's allowDiskUse, or AllowDiskUseByDefault), and otherwise
 // fails with QueryExceededMemoryLimitNoDiskUseAllowed. A sort's files are
 // removed when its cursor is exhausted, killed or times out, and the whole
@@ -24,9 +25,14 @@ import (
 // internalQueryMaxBlockingSortMemoryUsageBytes: 100 MiB.
 const DefaultSortMemoryLimit = 100 * 1024 * 1024
 
+// DefaultGroupMemoryLimit is MongoDB's
+// internalDocumentSourceGroupMaxMemoryBytes: 100 MiB.
+const DefaultGroupMemoryLimit = 100 * 1024 * 1024
+
 // queryMemory holds the run-time parameters bounding a query's memory.
 type queryMemory struct {
 	sortLimit     atomic.Int64
+	groupLimit    atomic.Int64
 	noDiskDefault atomic.Bool // allowDiskUseByDefault is false
 	dir           string
 	ownDir        bool // dir was made by Open, under os.TempDir()
@@ -45,6 +51,19 @@ func (e *Engine) SetSortMemoryLimit(n int64) error {
 	return nil
 }
 
+// GroupMemoryLimit returns internalDocumentSourceGroupMaxMemoryBytes.
+func (e *Engine) GroupMemoryLimit() int64 { return e.qmem.groupLimit.Load() }
+
+// SetGroupMemoryLimit sets internalDocumentSourceGroupMaxMemoryBytes; n
+// must be positive.
+func (e *Engine) SetGroupMemoryLimit(n int64) error {
+	if n <= 0 {
+		return fmt.Errorf("internalDocumentSourceGroupMaxMemoryBytes must be greater than 0")
+	}
+	e.qmem.groupLimit.Store(n)
+	return nil
+}
+
 // AllowDiskUseByDefault returns allowDiskUseByDefault.
 func (e *Engine) AllowDiskUseByDefault() bool { return !e.qmem.noDiskDefault.Load() }
 
@@ -55,6 +74,7 @@ func (e *Engine) SetAllowDiskUseByDefault(b bool) { e.qmem.noDiskDefault.Store(!
 // the files a previous run left.
 func (e *Engine) openQueryMemory() error {
 	e.qmem.sortLimit.Store(DefaultSortMemoryLimit)
+	e.qmem.groupLimit.Store(DefaultGroupMemoryLimit)
 	e.qmem.dir = e.opts.TempDir
 	if e.qmem.dir == "" {
 		dir, err := os.MkdirTemp("", "mayfly-sort-")

@@ -12,7 +12,8 @@ import (
 // queryParameters exposes the document database's query memory parameters
 // to getParameter and setParameter, under MongoDB's names:
 // internalQueryMaxBlockingSortMemoryUsageBytes (a blocking sort's memory
-// limit) and allowDiskUseByDefault (whether a sort past it may spill).
+// limit), internalDocumentSourceGroupMaxMemoryBytes ($group's) and
+// allowDiskUseByDefault (whether a stage past its limit may spill).
 func queryParameters(db *docdb.Engine) []mongo.Parameter {
 	return []mongo.Parameter{
 		{
@@ -24,6 +25,17 @@ func queryParameters(db *docdb.Engine) []mongo.Parameter {
 					return mongoerr.Newf(mongoerr.BadValue, "Invalid value for internalQueryMaxBlockingSortMemoryUsageBytes: %v", v)
 				}
 				return db.SetSortMemoryLimit(n)
+			},
+		},
+		{
+			Name: "internalDocumentSourceGroupMaxMemoryBytes",
+			Get:  func() any { return db.GroupMemoryLimit() },
+			Set: func(v any) error {
+				n, ok := wholeNumber(v)
+				if !ok || n <= 0 {
+					return mongoerr.Newf(mongoerr.BadValue, "Invalid value for internalDocumentSourceGroupMaxMemoryBytes: %v", v)
+				}
+				return db.SetGroupMemoryLimit(n)
 			},
 		},
 		{
@@ -47,7 +59,11 @@ func queryParameters(db *docdb.Engine) []mongo.Parameter {
 
 // isQueryParameter reports whether name is one of queryParameters.
 func isQueryParameter(name string) bool {
-	return name == "internalQueryMaxBlockingSortMemoryUsageBytes" || name == "allowDiskUseByDefault"
+	switch name {
+	case "internalQueryMaxBlockingSortMemoryUsageBytes", "internalDocumentSourceGroupMaxMemoryBytes", "allowDiskUseByDefault":
+		return true
+	}
+	return false
 }
 
 // applyQueryParameters applies the --set-parameter settings of the query

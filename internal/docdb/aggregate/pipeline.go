@@ -66,15 +66,16 @@ type Env struct {
 	// ($sort) asks it as it hands each one out, as long as every stage
 	// before it passes its input documents through unchanged.
 	Expired func(doc bson.D) bool
-	// SortMemory bounds the memory of $sort; the zero value sorts in
-	// memory without a bound.
-	SortMemory SortMemory
+	// SortMemory bounds the memory of $sort, GroupMemory that of $group
+	// (and $bucket, $sortByCount); the zero value runs in memory without a
+	// bound.
+	SortMemory, GroupMemory MemoryLimit
 }
 
-// SortMemory bounds a blocking sort's memory: past Limit bytes of
-// documents it spills sorted runs to files in Dir when AllowDisk is set,
-// and fails with QueryExceededMemoryLimitNoDiskUseAllowed otherwise.
-type SortMemory struct {
+// MemoryLimit bounds a blocking stage's memory: past Limit bytes it spills
+// sorted runs to files in Dir when AllowDisk is set, and fails with
+// QueryExceededMemoryLimitNoDiskUseAllowed otherwise.
+type MemoryLimit struct {
 	Limit     int64
 	AllowDisk bool
 	Dir       string

@@ -147,11 +147,28 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 	var out []bson.D
 	loaded := false
 	i := 0
-	return &funcIter{in: in, next: func(ctx context.Context) (bson.D, bool, error) {
+	mem := env.GroupMemory
+	var sp *spill.Sorter[groupRecord]
+	var merged *mergedGroups
+	closeSpill := func() {
+		if sp != nil {
+			sp.Close()
+		}
+	}
+	result := func(g *group) bson.D {
+		doc := bson.D{{Key: "_id", Value: g.id}}
+		for j, a := range s.accs {
+			doc = append(doc, bson.E{Key: a.field, Value: g.accs[j].result()})
+		}
+		return doc
+	}
+	return &funcIter{in: in, close: closeSpill, next: func(ctx context.Context) (bson.D, bool, error) {
 		if !loaded {
 			loaded = true
 			groups := map[string]*group{}
 			var order []*group
+			var keys []string
+			var used int64
 			for {
 				d, ok, err := in.Next(ctx)
 				if err != nil {
@@ -178,23 +195,60 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 					}
 					groups[key] = g
 					order = append(order, g)
+					keys = append(keys, key)
+					used += groupRecordSize(key, id, len(s.accs))
 				}
 				for j, a := range s.accs {
 					x, err := a.expr(v, d)
 					if err != nil {
 						return nil, false, err
 					}
+					if growingAccumulator(a.op) {
+						used += docSize(x)
+					}
 					if err := g.accs[j].add(x); err != nil {
 						return nil, false, err
 					}
 				}
-			}
-			for _, g := range order {
-				doc := bson.D{{Key: "_id", Value: g.id}}
-				for j, a := range s.accs {
-					doc = append(doc, bson.E{Key: a.field, Value: g.accs[j].result()})
+				if mem.Limit > 0 && used > mem.Limit {
+					if !mem.AllowDisk {
+						return nil, false, mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "PlanExecutor error during aggregation :: caused by :: Exceeded memory limit for $group, but didn't allow external sort. Pass allowDiskUse:true to opt in.")
+					}
+					if sp == nil {
+						sp = newGroupSpill(mem)
+					}
+					if err := spillGroups(sp, order, keys); err != nil {
+						return nil, false, err
+					}
+					groups, order, keys, used = map[string]*group{}, nil, nil, 0
 				}
-				out = append(out, doc)
+			}
+			if sp == nil {
+				for _, g := range order {
+					out = append(out, result(g))
+				}
+			} else {
+				if err := addGroups(sp, order, keys); err != nil {
+					return nil, false, err
+				}
+				if err := sp.Sort(); err != nil {
+					return nil, false, err
+				}
+				merged = &mergedGroups{sp: sp, s: s}
+				if s.sortByID || s.sortCountDesc {
+					for {
+						g, ok, err := merged.next()
+						if err != nil {
+							return nil, false, err
+						}
+						if !ok {
+							break
+						}
+						out = append(out, result(g))
+					}
+					merged = nil
+					closeSpill()
+				}
 			}
 			switch {
 			case s.sortByID:
@@ -202,6 +256,14 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 			case s.sortCountDesc:
 				sort.SliceStable(out, func(a, b int) bool { return compare(out[a][1].Value, out[b][1].Value) > 0 })
 			}
+		}
+		if merged != nil {
+			g, ok, err := merged.next()
+			if err != nil || !ok {
+				closeSpill()
+				return nil, false, err
+			}
+			return result(g), true, nil
 		}
 		if i >= len(out) {
 			return nil, false, nil

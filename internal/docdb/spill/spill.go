@@ -101,6 +101,19 @@ func (s *Sorter[T]) Add(v T) error {
 	return s.spill()
 }
 
+// SpillNow writes the buffered items as a run at once, whatever the
+// budget says (a caller that accounts memory itself decides when). An
+// empty buffer writes nothing.
+func (s *Sorter[T]) SpillNow() error {
+	if s.sorted || s.closed {
+		return errors.New("spill: SpillNow after Sort or Close")
+	}
+	if len(s.buf) == 0 {
+		return nil
+	}
+	return s.spill()
+}
+
 // Runs returns the number of runs written to disk so far.
 func (s *Sorter[T]) Runs() int { return len(s.runs) }
 
