@@ -1,6 +1,7 @@
 package integration_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,4 +101,56 @@ func TestMongoSortSpillsPastMemoryLimit(t *testing.T) {
 	if err := cur.All(ctx, &top); err != nil || len(top) != 3 || top[2].Lookup("r").Int32() != 2 {
 		t.Fatalf("top 3 %v %v", top, err)
 	}
+}
+
+// Ensure that a $group past internalDocumentSourceGroupMaxMemoryBytes
+// spills and gives the same groups as in memory, removing its files, and
+// that with allowDiskUse false it fails with MongoDB's error.
+func TestMongoGroupSpillsPastMemoryLimit(t *testing.T) {
+	s := harness.Start(t)
+	cl := mongoClient(t, s)
+	ctx := t.Context()
+	c := cl.Database("app").Collection("events")
+	var docs []any
+	for i := range 4000 {
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "user", Value: int32(i % 500)}, {Key: "n", Value: int32(i % 7)}})
+	}
+	if _, err := c.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := mongo.Pipeline{
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$user"}, {Key: "total", Value: bson.D{{Key: "$sum", Value: "$n"}}}, {Key: "ids", Value: bson.D{{Key: "$push", Value: "$_id"}}}}}},
+		{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+	}
+	collect := func(opts ...options.Lister[options.AggregateOptions]) ([]bson.Raw, error) {
+		cur, err := c.Aggregate(ctx, pipeline, opts...)
+		if err != nil {
+			return nil, err
+		}
+		var out []bson.Raw
+		err = cur.All(ctx, &out)
+		return out, err
+	}
+	want, err := collect()
+	if err != nil || len(want) != 500 {
+		t.Fatalf("in memory: %d groups, %v", len(want), err)
+	}
+	admin := cl.Database("admin")
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "internalDocumentSourceGroupMaxMemoryBytes", Value: int32(16 << 10)}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := collect()
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("spilled: %d groups, %v", len(got), err)
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("group %d spilled %v, in memory %v", i, got[i], want[i])
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(s.Dir, "tmp")); len(ents) != 0 {
+		t.Fatalf("%d run files left", len(ents))
+	}
+	_, err = collect(options.Aggregate().SetAllowDiskUse(false))
+	wantCommandError(t, err, 292, "PlanExecutor error during aggregation :: caused by :: Exceeded memory limit for $group, but didn't allow external sort. Pass allowDiskUse:true to opt in.")
 }
