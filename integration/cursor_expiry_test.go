@@ -97,6 +97,20 @@ func TestCursorGetMoreHidesExpiredReadAhead(t *testing.T) {
 		}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 2}}}})
 		want(t, first, more, []int32{1, 2}, live)
 	})
+	t.Run("aggregate $sample", func(t *testing.T) {
+		reset(t)
+		first, more := ids(t, bson.D{{Key: "aggregate", Value: "events"}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$sample", Value: bson.D{{Key: "size", Value: 10}}}},
+		}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 2}}}})
+		for _, id := range more {
+			if id <= 5 {
+				t.Fatalf("getMore returned %d, expired since the sample: firstBatch %v, getMore %v", id, first, more)
+			}
+		}
+		if len(first)+len(more) < 5 {
+			t.Fatalf("firstBatch %v, getMore %v: live documents missing", first, more)
+		}
+	})
 	t.Run("driver cursor", func(t *testing.T) {
 		reset(t)
 		cur, err := c.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(2))

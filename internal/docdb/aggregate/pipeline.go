@@ -63,8 +63,8 @@ type Env struct {
 	// Expired reports whether a document of the pipeline's input has
 	// expired since it was read (strict visibility); nil when documents
 	// never expire. A stage that holds input documents back unchanged
-	// ($sort) asks it as it hands each one out, as long as every stage
-	// before it passes its input documents through unchanged.
+	// ($sort, $sample) asks it as it hands each one out, as long as every
+	// stage before it passes its input documents through unchanged.
 	Expired func(doc bson.D) bool
 	// SortMemory bounds the memory of $sort, GroupMemory that of $group
 	// (and $bucket, $sortByCount); the zero value runs in memory without a
