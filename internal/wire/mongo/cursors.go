@@ -297,12 +297,15 @@ func nextBatch(ctx context.Context, c *cursor, n int64) (batch []bson.Raw, exhau
 		if err != nil {
 			return nil, false, err
 		}
-		if len(batch) > 0 && size+len(d) > maxBatchBytes {
+		// The batch array's bytes: each document with its element
+		// header (type, decimal index key, NUL), as MongoDB counts them.
+		elem := len(d) + 2 + arrayKeyLen(len(batch))
+		if len(batch) > 0 && size+elem > maxBatchBytes {
 			c.pending = d
 			return batch, false, nil
 		}
 		batch = append(batch, d)
-		size += len(d)
+		size += elem
 	}
 	d, err := next()
 	if errors.Is(err, io.EOF) {
