@@ -1,6 +1,9 @@
 package integration_test
 
 import (
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,5 +86,16 @@ func TestTTLBacklogWhileMonitorDisabled(t *testing.T) {
 	}
 	if n := e.counter("deletedDocuments"); n != 0 {
 		t.Fatalf("the disabled monitor deleted %d documents", n)
+	}
+	// /metrics counts it too.
+	resp, err := http.Get("http://" + e.s.HTTPAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := `mayfly_expiry_source_backlog{kind="ttl_index",source="ttl_index:app.sessions.at_1"} 15`
+	if !strings.Contains(string(body), want) {
+		t.Fatalf("/metrics lacks %s", want)
 	}
 }
