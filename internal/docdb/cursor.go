@@ -8,8 +8,10 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/plan"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/docdb/spill"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
 
 // findCursor streams the results of a find from a storage snapshot. It
@@ -23,19 +25,19 @@ import (
 type findCursor struct {
 	e     *Engine
 	view  readView
-	p     *plan
+	p     *plan.Plan
 	q     *findQuery
 	vis   visibility
-	sc    *scanner
-	m     *matcher
-	stats *execStats
+	sc    *plan.Scanner
+	m     *plan.Matcher
+	stats *plan.Stats
 	// sorter holds the matches of a blocking sort, returned in order; nil
 	// once exhausted.
 	sorter   *spill.Sorter[sortItem]
 	sortDone bool
 	closed   bool
 	// last is the document the last Next returned, for StillVisible.
-	last *matched
+	last *plan.Matched
 }
 
 // Rechecker is implemented by the cursors whose documents can expire after
@@ -49,10 +51,10 @@ type Rechecker interface {
 }
 
 // newFindCursor returns the cursor of plan p over view; it owns view.
-func (e *Engine) newFindCursor(view readView, p *plan, q *findQuery) *findCursor {
-	c := &findCursor{e: e, view: view, p: p, q: q, vis: e.newVisibility(view.meta), stats: &execStats{}}
-	c.sc = newScanner(view.snap, p, c.stats)
-	c.m = &matcher{sc: c.sc, vis: &c.vis, stats: c.stats}
+func (e *Engine) newFindCursor(view readView, p *plan.Plan, q *findQuery) *findCursor {
+	c := &findCursor{e: e, view: view, p: p, q: q, vis: e.newVisibility(view.meta), stats: &plan.Stats{}}
+	c.sc = plan.NewScanner(view.snap, p, c.stats)
+	c.m = &plan.Matcher{Scanner: c.sc, Vis: &c.vis, Stats: c.stats}
 	return c
 }
 
@@ -72,8 +74,8 @@ func (c *findCursor) Next(ctx context.Context) (bson.Raw, error) {
 }
 
 // nextMatch returns the next document after skip and within limit, or nil.
-func (c *findCursor) nextMatch(ctx context.Context) (*matched, error) {
-	if c.q.limit > 0 && c.stats.returned >= c.q.limit {
+func (c *findCursor) nextMatch(ctx context.Context) (*plan.Matched, error) {
+	if c.q.limit > 0 && c.stats.Returned >= c.q.limit {
 		return nil, nil
 	}
 	c.vis.refresh(c.e.opts.Now())
@@ -82,11 +84,11 @@ func (c *findCursor) nextMatch(ctx context.Context) (*matched, error) {
 		if err != nil || d == nil {
 			return nil, err
 		}
-		if c.stats.skipped < c.q.skip {
-			c.stats.skipped++
+		if c.stats.Skipped < c.q.skip {
+			c.stats.Skipped++
 			continue
 		}
-		c.stats.returned++
+		c.stats.Returned++
 		c.last = d
 		return d, nil
 	}
@@ -94,11 +96,11 @@ func (c *findCursor) nextMatch(ctx context.Context) (*matched, error) {
 
 // StillVisible implements Rechecker.
 func (c *findCursor) StillVisible() bool {
-	if c.last == nil || !c.expired(c.last.sd.doc) {
+	if c.last == nil || !c.expired(c.last.Stored.Doc) {
 		return true
 	}
 	c.last = nil
-	c.stats.returned--
+	c.stats.Returned--
 	return false
 }
 
@@ -106,13 +108,13 @@ func (c *findCursor) StillVisible() bool {
 func (c *findCursor) expired(doc bson.D) bool {
 	v := c.vis
 	v.refresh(c.e.opts.Now())
-	return v.hides(doc)
+	return v.Hides(doc)
 }
 
 // nextOrdered returns the next match in the requested order.
-func (c *findCursor) nextOrdered(ctx context.Context) (*matched, error) {
-	if c.p.sort == nil || c.p.sort.Empty() || c.p.sortProvided {
-		return c.m.next(ctx)
+func (c *findCursor) nextOrdered(ctx context.Context) (*plan.Matched, error) {
+	if c.p.Sort == nil || c.p.Sort.Empty() || c.p.SortProvided {
+		return c.m.Next(ctx)
 	}
 	if !c.sortDone {
 		if err := c.blockingSort(ctx); err != nil {
@@ -130,15 +132,15 @@ func (c *findCursor) nextOrdered(ctx context.Context) (*matched, error) {
 			c.sorter = nil
 			break
 		}
-		sd, err := newStoredDoc(it.raw)
+		sd, err := stored.New(it.raw)
 		if err != nil {
 			return nil, err
 		}
 		// Re-check: the document may have expired since the sort.
-		if c.vis.hides(sd.doc) {
+		if c.vis.Hides(sd.Doc) {
 			continue
 		}
-		return &matched{sd: sd, m: query.MatchResult{Matched: true, ArrayIndex: it.arrayIndex}}, nil
+		return &plan.Matched{Stored: sd, Result: query.MatchResult{Matched: true, ArrayIndex: it.arrayIndex}}, nil
 	}
 	return nil, nil
 }
@@ -151,35 +153,35 @@ func (c *findCursor) blockingSort(ctx context.Context) error {
 	if c.q.limit > 0 {
 		keep = c.q.skip + c.q.limit
 	}
-	c.sorter = c.e.newDocSorter(c.q, keep)
+	c.sorter = c.e.newDocSorter(c.q, c.p.Sort, keep)
 	for {
-		d, err := c.m.next(ctx)
+		d, err := c.m.Next(ctx)
 		if err != nil {
 			return err
 		}
 		if d == nil {
 			break
 		}
-		err = c.sorter.Add(sortItem{raw: d.sd.raw, key: c.p.sort.KeyOf(d.sd.doc), arrayIndex: d.m.ArrayIndex})
+		err = c.sorter.Add(sortItem{raw: d.Stored.Raw, key: c.p.Sort.KeyOf(d.Stored.Doc), arrayIndex: d.Result.ArrayIndex})
 		if errors.Is(err, spill.ErrMemoryLimit) {
 			return sortMemoryError(c.e.SortMemoryLimit())
 		}
 		if err != nil {
 			return fmt.Errorf("docdb: sort: %w", err)
 		}
-		c.stats.sorted++
+		c.stats.Sorted++
 	}
-	c.sc.close()
+	c.sc.Close()
 	return c.sorter.Sort()
 }
 
 // output projects a document and encodes it; an unprojected document is
 // returned byte for byte as stored.
-func (c *findCursor) output(d *matched) (bson.Raw, error) {
+func (c *findCursor) output(d *plan.Matched) (bson.Raw, error) {
 	if c.q.proj == nil {
-		return d.sd.raw, nil
+		return d.Stored.Raw, nil
 	}
-	out, err := c.q.proj.Apply(d.sd.doc, d.m)
+	out, err := c.q.proj.Apply(d.Stored.Doc, d.Result)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +194,7 @@ func (c *findCursor) Close() {
 		return
 	}
 	c.closed = true
-	c.sc.close()
+	c.sc.Close()
 	c.view.close()
 	if c.sorter != nil {
 		c.sorter.Close()

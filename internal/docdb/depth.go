@@ -36,10 +36,11 @@ func checkUpdateDepth(raw bson.Raw) error {
 // tooDeep reports whether the document doc, at the given level, holds a
 // non-empty document or array past maxStorageDepth. doc has been validated.
 func tooDeep(doc []byte, level int) bool {
-	body, ok := docBody(doc)
-	if !ok {
+	n, _, ok := bsoncore.ReadLength(doc)
+	if !ok || n < 5 || int(n) > len(doc) {
 		return false
 	}
+	body := doc[4 : n-1]
 	for len(body) > 0 {
 		el, rest, ok := bsoncore.ReadElement(body)
 		if !ok {

@@ -8,7 +8,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/docdb/spill"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
 
 // A query's memory is bounded as in MongoDB: each blocking sort (find's
@@ -122,8 +124,7 @@ func sortMemoryError(limit int64) error {
 }
 
 // newDocSorter returns the sorter of a find's blocking sort.
-func (e *Engine) newDocSorter(q *findQuery, keep int64) *spill.Sorter[sortItem] {
-	srt := q.sort
+func (e *Engine) newDocSorter(q *findQuery, srt *query.Sort, keep int64) *spill.Sorter[sortItem] {
 	return spill.New(spill.Options[sortItem]{
 		Compare:   func(a, b sortItem) int { return srt.CompareKeys(a.key, b.key) },
 		Size:      func(v sortItem) int64 { return int64(len(v.raw)) + keySize(v.key) },
@@ -160,7 +161,7 @@ func decodeSortItem(b []byte, keyOf func(bson.D) []any) (sortItem, error) {
 	}
 	ai := int(uint32(b[0])|uint32(b[1])<<8|uint32(b[2])<<16|uint32(b[3])<<24) - 1
 	raw := bson.Raw(append([]byte(nil), b[4:]...))
-	doc, err := decodeStored(raw)
+	doc, err := stored.Decode(raw)
 	if err != nil {
 		return sortItem{}, err
 	}

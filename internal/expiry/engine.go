@@ -37,6 +37,11 @@ type Engine struct {
 
 	fg foreground
 
+	// batchHook, set only by tests before Run, sees every ReapBatch call
+	// the sweeper is about to make: the source, the time, the visit's
+	// deadline (zero: none) and whether it is the visit's first batch.
+	batchHook func(source string, at, deadline time.Time, first bool)
+
 	// sw is the sweeper's own state, touched only by the goroutine in Run.
 	sw sweeper
 
@@ -96,7 +101,7 @@ type totals struct {
 	reapTime, rateWait, pauseTime                                               time.Duration
 	pauses                                                                      int64
 	lag                                                                         histogram
-	// Budget.Prepare calls run on Config.Idle and on the sweeper's thread,
+	// Batch.Prepare calls run on Config.Idle and on the sweeper's thread,
 	// the idle ones' CPU and wall time, and how often the idle thread was
 	// found starved.
 	idlePrepares, normalPrepares, busyPrepares, idleStarved int64
@@ -171,7 +176,7 @@ func (e *Engine) Register(s Source) error {
 }
 
 // Unregister removes the named source and reports whether it was
-// registered. It does not wait: a Reap of that source already running
+// registered. It does not wait: a ReapBatch call of that source already running
 // finishes its batch, after which the sweeper calls the source no more.
 // Counters per kind keep what the source deleted; its own stats go.
 func (e *Engine) Unregister(name string) bool {
@@ -224,7 +229,7 @@ func (e *Engine) signal() {
 }
 
 // ObserveForeground records the latency of one foreground request, which
-// ends now; the back-off rule (doc.go) compares the latencies of requests
+// ends now; the back-off rule (backoff.go) compares the latencies of requests
 // that ended during or just after the sweeper's batches with those of the
 // others. It is
 // lock-free: a clock read, two atomic loads and one atomic add.

@@ -35,12 +35,12 @@ type Stats struct {
 	// SubPassTargetReached counts sub-passes cut short by
 	// ttlMonitorSubPassTargetSecs.
 	SubPassTargetReached int64
-	// ReapTime is the time spent inside Reap calls, Redis's
+	// ReapTime is the time spent inside ReapBatch calls, Redis's
 	// expire_cycle_cpu_milliseconds.
 	ReapTime time.Duration
-	// Reaps is the number of Reap calls (storage batches).
+	// Reaps is the number of ReapBatch calls (storage batches).
 	Reaps int64
-	// Errors counts failed NextDue, Reap and CountDue calls.
+	// Errors counts failed NextDue, ReapBatch and CountDue calls.
 	Errors int64
 	// Stalls counts sources held back for claiming due items they did not
 	// reap.
@@ -52,7 +52,7 @@ type Stats struct {
 	Rate float64
 	// Backoff is the foreground-latency back-off state.
 	Backoff BackoffStats
-	// Prepare counts where Budget.Prepare ran (Config.Idle).
+	// Prepare counts where Batch.Prepare ran (Config.Idle).
 	Prepare PrepareStats
 	// Lag is the lag histogram over all sources.
 	Lag Histogram
@@ -90,7 +90,7 @@ type BackoffStats struct {
 	PauseTime time.Duration
 }
 
-// PrepareStats count the batch preparations (Budget.Prepare) and where
+// PrepareStats count the batch preparations (Batch.Prepare) and where
 // they ran: on Config.Idle's thread at idle priority, or on the sweeper's
 // own thread (no Idle, or the idle thread found starved).
 type PrepareStats struct {
@@ -103,7 +103,7 @@ type PrepareStats struct {
 	// of the CPUs (Idle.Spare).
 	Normal, Busy int64
 	// Starved counts idle preparations that found the idle thread starved
-	// (doc.go), each of which moved preparation to the sweeper's thread for
+	// (idle.go), each of which moved preparation to the sweeper's thread for
 	// a second.
 	Starved int64
 }
@@ -116,11 +116,11 @@ type SourceStats struct {
 	DeletedItems, DeletedKeys int64
 	// Reaps, Errors and TimeCapReached as in Stats.
 	Reaps, Errors, TimeCapReached int64
-	// BatchedReaps counts the Reap calls made while ttlMonitorBatchDeletes
-	// was on (MongoDB's batched deletes; with it off, deletes are not
-	// batched).
+	// BatchedReaps counts the ReapBatch calls made while
+	// ttlMonitorBatchDeletes was on (MongoDB's batched deletes; with it
+	// off, deletes are not batched).
 	BatchedReaps int64
-	// ReapTime is the time spent in this source's Reap.
+	// ReapTime is the time spent in this source's ReapBatch calls.
 	ReapTime time.Duration
 	// NextDue is the due time of its earliest item as last asked; HasNext
 	// is false when it holds nothing that expires or was not asked yet.

@@ -24,7 +24,7 @@ type mongoSide struct {
 }
 
 // documentKinds are the expiry kinds MongoDB's metrics.ttl counts.
-var documentKinds = []expiry.Kind{expiry.KindTTLIndex, expiry.KindPolicy, expiry.KindTimeSeries}
+var documentKinds = []expiry.Kind{expiry.KindTTLIndex, expiry.KindPolicy}
 
 // openMongo opens the document model on the server's storage (its TTL
 // indexes register themselves with the engine) and builds the MongoDB wire
@@ -182,10 +182,10 @@ func (s *Server) cmdLineOpts() *mongo.CmdLineOpts {
 }
 
 // batchedDeletes is serverStatus's batchedDeletes section, which TTL
-// deletions feed in MongoDB while ttlMonitorBatchDeletes is on: every Reap
-// of a document source is then one batch. Deletions with it off are not
-// batched and not counted. Batches of sources dropped since are not
-// counted; docs are.
+// deletions feed in MongoDB while ttlMonitorBatchDeletes is on: every
+// ReapBatch call of a document source is then one batch. Deletions with it
+// off are not batched and not counted. Batches of sources dropped since
+// are not counted; docs are.
 func (s *Server) batchedDeletes() bson.D {
 	st := s.engine.Stats()
 	var batches, docs int64

@@ -361,93 +361,132 @@ func parseBucket(arg any, opts Options) (stage, error) {
 		return nil, mongoerr.Newf(mongoerr.Location40201, "Argument to $bucket stage must be an object, but found type: %s.", TypeName(arg))
 	}
 	c := newCompiler(opts.Vars)
-	var groupBy evalFn
-	var boundaries bson.A
-	var def any
-	hasDefault := false
-	var output bson.D
-	hasOutput := false
-	for _, e := range d {
-		switch e.Key {
-		case "groupBy":
-			valid := false
-			switch x := e.Value.(type) {
-			case string:
-				valid = strings.HasPrefix(x, "$")
-			case bson.D:
-				valid = len(x) > 0 && strings.HasPrefix(x[0].Key, "$")
-			}
-			if !valid {
-				return nil, mongoerr.Newf(mongoerr.Location40202, "The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: %s.", fmtValue(e.Value))
-			}
-			f, err := c.compile(e.Value)
-			if err != nil {
-				return nil, err
-			}
-			groupBy = f
-		case "boundaries":
-			a, ok := asArray(e.Value)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.Location40200, "The $bucket 'boundaries' field must be an array, but found type: %s.", TypeName(e.Value))
-			}
-			boundaries = a
-		case "default":
-			def, hasDefault = e.Value, true
-		case "output":
-			o, ok := asDoc(e.Value)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.Location40196, "The $bucket 'output' field must be an object, but found type: %s.", TypeName(e.Value))
-			}
-			output, hasOutput = o, true
-		default:
-			return nil, mongoerr.Newf(mongoerr.Location40197, "Unrecognized option to $bucket: %s.", e.Key)
-		}
+	bo, err := parseBucketOptions(d, c)
+	if err != nil {
+		return nil, err
 	}
-	if groupBy == nil || boundaries == nil {
-		return nil, mongoerr.New(mongoerr.Location40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.")
-	}
-	if len(boundaries) < 2 {
-		return nil, mongoerr.Newf(mongoerr.Location40192, "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(boundaries))
-	}
-	for i := 1; i < len(boundaries); i++ {
-		a, b := boundaries[i-1], boundaries[i]
-		if typeRank(a) != typeRank(b) {
-			return nil, mongoerr.Newf(mongoerr.Location40193, "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", TypeName(a), TypeName(b))
-		}
-		if compare(a, b) >= 0 {
-			return nil, mongoerr.Newf(mongoerr.Location40194, "The 'boundaries' option to $bucket must be sorted, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, fmtValue(a), fmtValue(b))
-		}
-	}
-	if hasDefault && typeRank(def) == typeRank(boundaries[0]) && compare(def, boundaries[0]) >= 0 && compare(def, boundaries[len(boundaries)-1]) < 0 {
-		return nil, mongoerr.New(mongoerr.Location40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
+	if err := bo.check(); err != nil {
+		return nil, err
 	}
 	var accs []accSpec
-	if hasOutput {
-		var err error
-		if accs, err = parseAccumulators("$bucket", output, c, false); err != nil {
+	if bo.hasOutput {
+		if accs, err = parseAccumulators("$bucket", bo.output, c, false); err != nil {
 			return nil, err
 		}
 	} else {
 		accs = []accSpec{{field: "count", op: "$sum", expr: constant(int32(1))}}
 	}
-	id := func(v *Vars, doc bson.D) (any, error) {
-		x, err := groupBy(v, doc)
-		if err != nil {
-			return nil, err
+	return &groupStage{stageName: "$bucket", id: bo.id, accs: accs, sortByID: true}, nil
+}
+
+// bucketOptions are $bucket's options.
+type bucketOptions struct {
+	groupBy    evalFn
+	boundaries bson.A
+	def        any
+	hasDefault bool
+	output     bson.D
+	hasOutput  bool
+}
+
+// parseBucketOptions reads $bucket's options, compiling groupBy.
+func parseBucketOptions(d bson.D, c *compiler) (*bucketOptions, error) {
+	bo := &bucketOptions{}
+	for _, e := range d {
+		switch e.Key {
+		case "groupBy":
+			f, err := bucketGroupBy(e.Value, c)
+			if err != nil {
+				return nil, err
+			}
+			bo.groupBy = f
+		case "boundaries":
+			a, ok := asArray(e.Value)
+			if !ok {
+				return nil, mongoerr.Newf(mongoerr.Location40200, "The $bucket 'boundaries' field must be an array, but found type: %s.", TypeName(e.Value))
+			}
+			bo.boundaries = a
+		case "default":
+			bo.def, bo.hasDefault = e.Value, true
+		case "output":
+			o, ok := asDoc(e.Value)
+			if !ok {
+				return nil, mongoerr.Newf(mongoerr.Location40196, "The $bucket 'output' field must be an object, but found type: %s.", TypeName(e.Value))
+			}
+			bo.output, bo.hasOutput = o, true
+		default:
+			return nil, mongoerr.Newf(mongoerr.Location40197, "Unrecognized option to $bucket: %s.", e.Key)
 		}
-		if IsMissing(x) {
-			x = nil
-		}
-		if typeRank(x) == typeRank(boundaries[0]) && compare(x, boundaries[0]) >= 0 && compare(x, boundaries[len(boundaries)-1]) < 0 {
-			i := sort.Search(len(boundaries), func(i int) bool { return compare(boundaries[i], x) > 0 })
-			return boundaries[i-1], nil
-		}
-		if !hasDefault {
-			return nil, mongoerr.New(mongoerr.Location40066, "$switch could not find a matching branch for an input, and no default was specified.")
-		}
-		return def, nil
 	}
-	return &groupStage{stageName: "$bucket", id: id, accs: accs, sortByID: true}, nil
+	return bo, nil
+}
+
+// bucketGroupBy compiles $bucket's groupBy: a $-prefixed path or an
+// expression object.
+func bucketGroupBy(v any, c *compiler) (evalFn, error) {
+	valid := false
+	switch x := v.(type) {
+	case string:
+		valid = strings.HasPrefix(x, "$")
+	case bson.D:
+		valid = len(x) > 0 && strings.HasPrefix(x[0].Key, "$")
+	}
+	if !valid {
+		return nil, mongoerr.Newf(mongoerr.Location40202, "The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: %s.", fmtValue(v))
+	}
+	return c.compile(v)
+}
+
+// check enforces the rules on groupBy, boundaries and default together.
+func (bo *bucketOptions) check() error {
+	if bo.groupBy == nil || bo.boundaries == nil {
+		return mongoerr.New(mongoerr.Location40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.")
+	}
+	bounds := bo.boundaries
+	if len(bounds) < 2 {
+		return mongoerr.Newf(mongoerr.Location40192, "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(bounds))
+	}
+	for i := 1; i < len(bounds); i++ {
+		a, b := bounds[i-1], bounds[i]
+		if typeRank(a) != typeRank(b) {
+			return mongoerr.Newf(mongoerr.Location40193, "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", TypeName(a), TypeName(b))
+		}
+		if compare(a, b) >= 0 {
+			return mongoerr.Newf(mongoerr.Location40194, "The 'boundaries' option to $bucket must be sorted, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, fmtValue(a), fmtValue(b))
+		}
+	}
+	if bo.hasDefault && bo.inRange(bo.def) {
+		return mongoerr.New(mongoerr.Location40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
+	}
+	return nil
+}
+
+// inRange reports whether x falls between the lowest boundary (included)
+// and the highest (excluded).
+func (bo *bucketOptions) inRange(x any) bool {
+	b := bo.boundaries
+	return typeRank(x) == typeRank(b[0]) && compare(x, b[0]) >= 0 && compare(x, b[len(b)-1]) < 0
+}
+
+// id returns the bucket of doc: the boundary at or below its groupBy
+// value, or the default.
+func (bo *bucketOptions) id(v *Vars, doc bson.D) (any, error) {
+	x, err := bo.groupBy(v, doc)
+	if err != nil {
+		return nil, err
+	}
+	if IsMissing(x) {
+		x = nil
+	}
+	if bo.inRange(x) {
+		b := bo.boundaries
+		i := sort.Search(len(b), func(i int) bool { return compare(b[i], x) > 0 })
+		return b[i-1], nil
+	}
+	if !bo.hasDefault {
+		return nil, mongoerr.New(mongoerr.Location40066, "$switch could not find a matching branch for an input, and no default was specified.")
+	}
+	return bo.def, nil
 }
 
 // typeRank groups values by canonical type for $bucket's checks.

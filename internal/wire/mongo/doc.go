@@ -36,9 +36,14 @@
 // or an error. A *mongoerr.Error becomes {ok: 0, errmsg, code, codeName}
 // with its extra fields (keyPattern, keyValue, errInfo); per-statement write
 // failures become writeErrors entries {index, code, keyPattern, keyValue,
-// errmsg}. Field parsing (args.go) reproduces the errors of MongoDB's IDL
-// parser: TypeMismatch, IDLUnknownField, IDLFailedToParse and the numeric
-// validators. Handlers never panic on client input; the dispatcher
+// errmsg}. Every command's own shape is parsed here, into the typed
+// requests the document model takes (docdb.FindRequest,
+// docdb.CreateCollectionRequest, docdb.CollModRequest, docdb.IndexSpec,
+// ...): field parsing (args.go) reproduces the errors of MongoDB's IDL
+// parser (TypeMismatch, IDLUnknownField, IDLFailedToParse and the numeric
+// validators), index specs (index_spec.go) mongod's "Error in
+// specification" errors, and insert, update and delete share one parser
+// of their fields (writes.go). Handlers never panic on client input; the dispatcher
 // recovers once (request.go), logs the command and answers InternalError,
 // so a bug in one command costs one reply, not the connection.
 //
