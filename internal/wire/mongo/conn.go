@@ -59,6 +59,9 @@ type conn struct {
 	// sharedMeta points at clientMeta once it is set, for currentOp
 	// (other goroutines).
 	sharedMeta atomic.Pointer[bson.Raw]
+	// op is the command being processed, as currentOp reports it
+	// (operations.go); the registry's lock guards its fields.
+	op operation
 }
 
 // metadata returns the client's metadata from its first hello, or nil; it

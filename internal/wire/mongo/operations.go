@@ -45,10 +45,13 @@ type opRegistry struct {
 func newOpRegistry() *opRegistry { return &opRegistry{ops: map[int32]*operation{}} }
 
 // begin registers the command req of c, started at now, whose context
-// cancel interrupts.
+// cancel interrupts. A connection runs one command at a time, so its
+// operation is the connection's own, reused from command to command.
 func (r *opRegistry) begin(c *conn, req *request, now time.Time, cancel context.CancelCauseFunc) *operation {
-	op := &operation{c: c, db: req.db, name: req.name, cmd: req.cmd, started: now, cancel: cancel}
+	op := &c.op
 	r.mu.Lock()
+	op.c, op.db, op.name, op.cmd, op.started, op.cancel = c, req.db, req.name, req.cmd, now, cancel
+	op.killed.Store(false)
 	for {
 		r.next++
 		if r.next <= 0 {
@@ -68,6 +71,7 @@ func (r *opRegistry) begin(c *conn, req *request, now time.Time, cancel context.
 func (r *opRegistry) end(op *operation) {
 	r.mu.Lock()
 	delete(r.ops, op.id)
+	op.cmd, op.cancel = nil, nil
 	r.mu.Unlock()
 }
 
@@ -80,8 +84,11 @@ func (r *opRegistry) kill(id int64) bool {
 		return false
 	}
 	op.killed.Store(true)
+	// The operation's own cancel, taken under the lock: once it is
+	// unlocked the connection may reuse op for its next command.
+	cancel := op.cancel
 	r.mu.Unlock()
-	op.cancel(errKilled)
+	cancel(errKilled)
 	return true
 }
 
