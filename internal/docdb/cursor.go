@@ -170,7 +170,9 @@ func (c *findCursor) blockingSort(ctx context.Context) error {
 			return fmt.Errorf("docdb: sort: %w", err)
 		}
 		c.stats.Sorted++
+		c.stats.SortedBytes += int64(len(d.Stored.Raw))
 	}
+	c.stats.Spills = int64(c.sorter.Runs())
 	c.sc.Close()
 	return c.sorter.Sort()
 }

@@ -185,3 +185,26 @@ func TestOpenCleansTempDir(t *testing.T) {
 		t.Fatalf("files left at Open: %v", f)
 	}
 }
+
+// Ensure that explain's SORT stage reports the memory limit and, with
+// executionStats, the bytes sorted and the runs a spilled sort wrote.
+func TestExplainReportsSortSpills(t *testing.T) {
+	te, dir, _ := sortEngine(t)
+	out, err := te.ExplainFind(t.Context(), "app", "big", FindRequest{Sort: bson.D{{Key: "r", Value: 1}}}, ExecutionStats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sortStage := path(t, out, "executionStats.executionStages").(bson.D)
+	if path(t, sortStage, "stage") != "SORT" || path(t, sortStage, "memLimit") != int32(16<<10) || path(t, sortStage, "usedDisk") != true {
+		t.Fatalf("SORT stage %s", fmtDoc(sortStage))
+	}
+	if n, _ := path(t, sortStage, "spills").(int32); n < 10 {
+		t.Fatalf("spills %d", n)
+	}
+	if n, _ := path(t, sortStage, "totalDataSizeSorted").(int32); n < 2000*100 {
+		t.Fatalf("totalDataSizeSorted %d", n)
+	}
+	if f := tempFiles(t, dir); len(f) != 0 {
+		t.Fatalf("explain left files %v", f)
+	}
+}
