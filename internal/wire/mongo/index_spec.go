@@ -9,6 +9,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -38,7 +39,7 @@ type indexSpecText struct {
 
 func newIndexSpecText(raw bson.D) indexSpecText {
 	versioned := raw
-	if _, ok := fieldOf(raw, "v"); !ok {
+	if _, ok := catalog.FieldOf(raw, "v"); !ok {
 		versioned = append(bson.D{{Key: "v", Value: int32(2)}}, raw...)
 	}
 	return indexSpecText{text: fmtDoc(raw), vtext: fmtDoc(versioned)}
@@ -91,7 +92,7 @@ func parseIndexSpec(raw bson.D) (docdb.IndexSpec, error) {
 
 // indexKeyArg checks the spec's key pattern.
 func indexKeyArg(raw bson.D, t indexSpecText) (bson.D, error) {
-	kv, ok := fieldOf(raw, "key")
+	kv, ok := catalog.FieldOf(raw, "key")
 	if !ok {
 		return nil, inSpec(mongoerr.FailedToParse, t.text, "The 'key' field is a required property of an index specification")
 	}
@@ -129,12 +130,12 @@ func indexKeyField(f bson.E, t indexSpecText) error {
 		}
 		return t.cannot(fmt.Sprintf("Unknown index plugin '%s'", s))
 	}
-	if !valueIsNumber(f.Value) {
+	if !catalog.IsNumber(f.Value) {
 		return t.cannot(fmt.Sprintf(
 			"Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.",
 			valueTypeName(f.Value)))
 	}
-	fv, _ := valueFloat(f.Value)
+	fv, _ := catalog.ToFloat(f.Value)
 	if math.IsNaN(fv) {
 		return t.cannot("Values in the index key pattern cannot be NaN.")
 	}
@@ -149,11 +150,11 @@ func indexKeyField(f bson.E, t indexSpecText) error {
 
 // indexVersionArg checks the spec's index version v: 1 or 2.
 func indexVersionArg(raw bson.D, t indexSpecText) error {
-	v, ok := fieldOf(raw, "v")
+	v, ok := catalog.FieldOf(raw, "v")
 	if !ok {
 		return nil
 	}
-	if n, ok := valueInt64(v); !ok || n < 1 || n > 2 {
+	if n, ok := catalog.ToInt64(v); !ok || n < 1 || n > 2 {
 		return t.cannot(fmt.Sprintf("Invalid index specification %s; cannot create an index with v=%s", t.text, aggregate.FormatValue(v)))
 	}
 	return nil
@@ -162,7 +163,7 @@ func indexVersionArg(raw bson.D, t indexSpecText) error {
 // indexNameArg returns the spec's name, or the name mongod gives an
 // unnamed index.
 func indexNameArg(raw, key bson.D, t indexSpecText) (string, error) {
-	nv, ok := fieldOf(raw, "name")
+	nv, ok := catalog.FieldOf(raw, "name")
 	if !ok {
 		return defaultIndexName(key), nil
 	}
@@ -201,7 +202,7 @@ func checkIDIndexSpec(raw, key bson.D, t indexSpecText) error {
 	if len(key) != 1 || key[0].Key != "_id" {
 		return nil
 	}
-	if keyDirection(key[0].Value) != 1 {
+	if catalog.KeyDirection(key[0].Value) != 1 {
 		return errorf(mongoerr.BadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", fmtDoc(key))
 	}
 	for _, e := range raw {
@@ -229,11 +230,11 @@ func checkIndexOptionNames(raw bson.D, t indexSpecText) error {
 // checkPartialIndex checks partialFilterExpression: not with sparse, an
 // object, and an expression a partial index allows.
 func checkPartialIndex(raw bson.D, t indexSpecText) error {
-	pfe, ok := fieldOf(raw, "partialFilterExpression")
+	pfe, ok := catalog.FieldOf(raw, "partialFilterExpression")
 	if !ok {
 		return nil
 	}
-	if sv, ok := fieldOf(raw, "sparse"); ok && valueTruthy(sv) {
+	if sv, ok := catalog.FieldOf(raw, "sparse"); ok && catalog.Truthy(sv) {
 		return inSpec(mongoerr.CannotCreateIndex, t.vtext, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
 	}
 	d, ok := pfe.(bson.D)
@@ -251,17 +252,17 @@ func checkPartialIndex(raw bson.D, t indexSpecText) error {
 // indexTTLArg checks expireAfterSeconds and returns it as stored: an
 // int32, doubles truncated; nil when absent.
 func indexTTLArg(raw, key bson.D, t indexSpecText) (any, error) {
-	v, ok := fieldOf(raw, "expireAfterSeconds")
+	v, ok := catalog.FieldOf(raw, "expireAfterSeconds")
 	if !ok {
 		return nil, nil
 	}
 	fail := func(why string) error {
 		return errorf(mongoerr.CannotCreateIndex, ". Index spec: %s :: caused by :: %s", t.text, why)
 	}
-	if !valueIsNumber(v) {
+	if !catalog.IsNumber(v) {
 		return nil, fail(fmt.Sprintf("TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s", valueTypeName(v)))
 	}
-	f, _ := valueFloat(v)
+	f, _ := catalog.ToFloat(v)
 	switch {
 	case math.IsNaN(f):
 		return nil, fail("TTL index 'expireAfterSeconds' option must not be NaN")
@@ -281,8 +282,8 @@ func indexTTLArg(raw, key bson.D, t indexSpecText) (any, error) {
 // accepted as a bool).
 func checkIndexBoolOptions(raw bson.D, t indexSpecText) error {
 	for _, opt := range []string{"unique", "sparse", "hidden", "background", "prepareUnique"} {
-		v, ok := fieldOf(raw, opt)
-		if !ok || valueIsNumber(v) {
+		v, ok := catalog.FieldOf(raw, opt)
+		if !ok || catalog.IsNumber(v) {
 			continue
 		}
 		if _, isBool := v.(bool); !isBool {
@@ -303,7 +304,7 @@ func indexOptions(raw bson.D, ttl any) bson.D {
 		case "v", "key", "name", "ns":
 			continue
 		case "unique", "sparse", "hidden", "prepareUnique":
-			if !valueTruthy(e.Value) {
+			if !catalog.Truthy(e.Value) {
 				continue
 			}
 			e.Value = true

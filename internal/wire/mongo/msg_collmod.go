@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -83,8 +84,8 @@ func collModCollectionExpiry(v any) *docdb.CollectionExpiry {
 // parseCollModIndex parses collMod's index argument.
 func parseCollModIndex(spec bson.D) (*docdb.CollModIndex, error) {
 	var ix docdb.CollModIndex
-	nameV, hasName := fieldOf(spec, "name")
-	keyV, hasKey := fieldOf(spec, "keyPattern")
+	nameV, hasName := catalog.FieldOf(spec, "name")
+	keyV, hasKey := catalog.FieldOf(spec, "keyPattern")
 	switch {
 	case hasName && hasKey:
 		return nil, errorf(mongoerr.InvalidOptions, "Cannot specify both key pattern and name.")
@@ -112,7 +113,7 @@ func parseCollModIndex(spec bson.D) (*docdb.CollModIndex, error) {
 		}
 		ix.KeyPattern = key
 	}
-	if v, ok := fieldOf(spec, "hidden"); ok {
+	if v, ok := catalog.FieldOf(spec, "hidden"); ok {
 		hidden, ok := v.(bool)
 		if !ok {
 			return nil, errorf(mongoerr.TypeMismatch,
@@ -120,7 +121,7 @@ func parseCollModIndex(spec bson.D) (*docdb.CollModIndex, error) {
 		}
 		ix.Hidden = &hidden
 	}
-	if v, ok := fieldOf(spec, "expireAfterSeconds"); ok {
+	if v, ok := catalog.FieldOf(spec, "expireAfterSeconds"); ok {
 		n, err := collModIndexExpireAfter(v)
 		if err != nil {
 			return nil, err
@@ -134,7 +135,7 @@ func parseCollModIndex(spec bson.D) (*docdb.CollModIndex, error) {
 // or know, and an index argument that changes nothing.
 func collModIndexFields(spec bson.D) error {
 	for _, f := range []string{"unique", "prepareUnique", "forceNonUnique"} {
-		if _, ok := fieldOf(spec, f); ok {
+		if _, ok := catalog.FieldOf(spec, f); ok {
 			return errorf(mongoerr.NotImplemented, "collMod index %s is not supported", f)
 		}
 	}
@@ -156,11 +157,11 @@ func collModIndexFields(spec bson.D) error {
 
 // collModIndexExpireAfter checks collMod's index expireAfterSeconds.
 func collModIndexExpireAfter(v any) (int64, error) {
-	if !valueIsNumber(v) {
+	if !catalog.IsNumber(v) {
 		return 0, errorf(mongoerr.TypeMismatch,
 			"BSON field 'collMod.index.expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", valueTypeName(v))
 	}
-	f, _ := valueFloat(v)
+	f, _ := catalog.ToFloat(v)
 	if math.IsNaN(f) {
 		return 0, errorf(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option must not be NaN")
 	}
@@ -180,8 +181,8 @@ func dryRunArg(cmd string, v any) (bool, error) {
 	if b, ok := v.(bool); ok {
 		return b, nil
 	}
-	if valueIsNumber(v) {
-		return valueTruthy(v), nil
+	if catalog.IsNumber(v) {
+		return catalog.Truthy(v), nil
 	}
 	return false, errorf(mongoerr.TypeMismatch,
 		"BSON field '%s.dryRun' is the wrong type '%s', expected type 'bool'", cmd, valueTypeName(v))

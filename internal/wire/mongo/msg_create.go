@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -78,7 +79,7 @@ func parseCreate(cmd bson.D) (docdb.CreateCollectionRequest, error) {
 func createOtherField(el bson.E) error {
 	switch el.Key {
 	case "capped":
-		if valueTruthy(el.Value) {
+		if catalog.Truthy(el.Value) {
 			return errorf(mongoerr.NotImplemented, "capped collections are not supported")
 		}
 	case "size", "max", "autoIndexId", "idIndex", "storageEngine", "indexOptionDefaults", "flags",
@@ -122,7 +123,7 @@ func clusteredIndexSpec(spec bson.D) (string, error) {
 		case "key":
 			key, _ = e.Value.(bson.D)
 		case "unique":
-			unique = valueTruthy(e.Value)
+			unique = catalog.Truthy(e.Value)
 		case "name":
 			s, ok := e.Value.(string)
 			if !ok {
@@ -135,7 +136,7 @@ func clusteredIndexSpec(spec bson.D) (string, error) {
 			return "", errorf(mongoerr.IDLUnknownField, "BSON field 'clusteredIndex.%s' is an unknown field.", e.Key)
 		}
 	}
-	if len(key) != 1 || key[0].Key != "_id" || keyDirection(key[0].Value) != 1 {
+	if len(key) != 1 || key[0].Key != "_id" || catalog.KeyDirection(key[0].Value) != 1 {
 		return "", errorf(mongoerr.InvalidIndexSpecificationOption,
 			"The clusteredIndex option is only supported for key: {_id: 1}")
 	}
@@ -149,11 +150,11 @@ func clusteredIndexSpec(spec bson.D) (string, error) {
 // collectionExpireAfter checks a clustered collection's expireAfterSeconds
 // (create and collMod).
 func collectionExpireAfter(v any) (int64, error) {
-	if !valueIsNumber(v) {
+	if !catalog.IsNumber(v) {
 		return 0, errorf(mongoerr.TypeMismatch,
 			"BSON field 'expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", valueTypeName(v))
 	}
-	f, _ := valueFloat(v)
+	f, _ := catalog.ToFloat(v)
 	if math.IsNaN(f) || f < 0 {
 		return 0, errorf(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
 	}
