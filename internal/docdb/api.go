@@ -68,6 +68,9 @@ type FindRequest struct {
 	// (bson.D); nil lets the planner choose. {$natural: 1|-1} forces a
 	// collection scan.
 	Hint any
+	// AllowDiskUse lets a blocking sort past its memory limit spill to
+	// disk; nil means allowDiskUseByDefault.
+	AllowDiskUse *bool
 }
 
 // CountRequest is a count command.
@@ -100,6 +103,8 @@ type AggregateRequest struct {
 	Let bson.D
 	// BypassDocumentValidation skips validation in $out and $merge.
 	BypassDocumentValidation bool
+	// AllowDiskUse, as in FindRequest, for $sort.
+	AllowDiskUse *bool
 }
 
 // WriteError is the failure of one statement of a write command, reported in

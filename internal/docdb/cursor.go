@@ -2,12 +2,16 @@ package docdb
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
-	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/plan"
+	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/docdb/spill"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
 
 // findCursor streams the results of a find from a storage snapshot. It
@@ -27,12 +31,23 @@ type findCursor struct {
 	sc    *plan.Scanner
 	m     *plan.Matcher
 	stats *plan.Stats
-	// sorted holds the matches of a blocking sort, in order; pos is the
-	// next one to return.
-	sorted   []*plan.Matched
+	// sorter holds the matches of a blocking sort, returned in order; nil
+	// once exhausted.
+	sorter   *spill.Sorter[sortItem]
 	sortDone bool
-	pos      int
 	closed   bool
+	// last is the document the last Next returned, for StillVisible.
+	last *plan.Matched
+}
+
+// Rechecker is implemented by the cursors whose documents can expire after
+// Next returned them. A caller that holds a document back (the wire layer
+// reads one ahead to know whether a batch is the last) asks StillVisible
+// before handing it out: it reports whether the document the last Next
+// returned is still visible now, under strict visibility. A document found
+// expired no longer counts against the cursor's limit.
+type Rechecker interface {
+	StillVisible() bool
 }
 
 // newFindCursor returns the cursor of plan p over view; it owns view.
@@ -74,8 +89,26 @@ func (c *findCursor) nextMatch(ctx context.Context) (*plan.Matched, error) {
 			continue
 		}
 		c.stats.Returned++
+		c.last = d
 		return d, nil
 	}
+}
+
+// StillVisible implements Rechecker.
+func (c *findCursor) StillVisible() bool {
+	if c.last == nil || !c.expired(c.last.Stored.Doc) {
+		return true
+	}
+	c.last = nil
+	c.stats.Returned--
+	return false
+}
+
+// expired reports whether doc, read earlier, is hidden at the current time.
+func (c *findCursor) expired(doc bson.D) bool {
+	v := c.vis
+	v.refresh(c.e.opts.Now())
+	return v.Hides(doc)
 }
 
 // nextOrdered returns the next match in the requested order.
@@ -88,28 +121,39 @@ func (c *findCursor) nextOrdered(ctx context.Context) (*plan.Matched, error) {
 			return nil, err
 		}
 	}
-	for c.pos < len(c.sorted) {
-		d := c.sorted[c.pos]
-		c.sorted[c.pos] = nil
-		c.pos++
+	for c.sorter != nil {
+		it, ok, err := c.sorter.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			// Exhausted: the sort's files go at once.
+			c.sorter.Close()
+			c.sorter = nil
+			break
+		}
+		sd, err := stored.New(it.raw)
+		if err != nil {
+			return nil, err
+		}
 		// Re-check: the document may have expired since the sort.
-		if c.vis.Hides(d.Stored.Doc) {
+		if c.vis.Hides(sd.Doc) {
 			continue
 		}
-		return d, nil
+		return &plan.Matched{Stored: sd, Result: query.MatchResult{Matched: true, ArrayIndex: it.arrayIndex}}, nil
 	}
 	return nil, nil
 }
 
-// blockingSort reads every match and sorts them, keeping only the first
-// skip+limit when there is a limit.
+// blockingSort reads every match into the sorter (querymem.go), keeping
+// only the first skip+limit when there is a limit.
 func (c *findCursor) blockingSort(ctx context.Context) error {
 	c.sortDone = true
-	type keyed struct {
-		d   *plan.Matched
-		key []any
+	var keep int64
+	if c.q.limit > 0 {
+		keep = c.q.skip + c.q.limit
 	}
-	var all []keyed
+	c.sorter = c.e.newDocSorter(c.q, c.p.Sort, keep)
 	for {
 		d, err := c.m.Next(ctx)
 		if err != nil {
@@ -118,20 +162,19 @@ func (c *findCursor) blockingSort(ctx context.Context) error {
 		if d == nil {
 			break
 		}
-		all = append(all, keyed{d: d, key: c.p.Sort.KeyOf(d.Stored.Doc)})
+		err = c.sorter.Add(sortItem{raw: d.Stored.Raw, key: c.p.Sort.KeyOf(d.Stored.Doc), arrayIndex: d.Result.ArrayIndex})
+		if errors.Is(err, spill.ErrMemoryLimit) {
+			return sortMemoryError(c.e.SortMemoryLimit())
+		}
+		if err != nil {
+			return fmt.Errorf("docdb: sort: %w", err)
+		}
+		c.stats.Sorted++
+		c.stats.SortedBytes += int64(len(d.Stored.Raw))
 	}
-	sort.SliceStable(all, func(i, j int) bool { return c.p.Sort.CompareKeys(all[i].key, all[j].key) < 0 })
-	n := len(all)
-	if c.q.limit > 0 && c.q.skip+c.q.limit < int64(n) {
-		n = int(c.q.skip + c.q.limit)
-	}
-	c.sorted = make([]*plan.Matched, n)
-	for i := 0; i < n; i++ {
-		c.sorted[i] = all[i].d
-	}
-	c.stats.Sorted = int64(len(all))
+	c.stats.Spills = int64(c.sorter.Runs())
 	c.sc.Close()
-	return nil
+	return c.sorter.Sort()
 }
 
 // output projects a document and encodes it; an unprojected document is
@@ -155,5 +198,9 @@ func (c *findCursor) Close() {
 	c.closed = true
 	c.sc.Close()
 	c.view.close()
-	c.sorted = nil
+	if c.sorter != nil {
+		c.sorter.Close()
+		c.sorter = nil
+	}
+	c.last = nil
 }

@@ -52,7 +52,17 @@
 // once a TTL index of its collection, or the TTL policy of its collection
 // group, says it has expired at Options.Now(), even before the expiry engine
 // deletes it. VisibilityLazy turns this off and gives MongoDB's behaviour
-// (expired documents stay visible until reaped).
+// (expired documents stay visible until reaped). What a cursor holds back
+// (a blocking sort's documents, $sort's and $sample's, the document the
+// wire layer read ahead, through Rechecker) is checked again when handed
+// out.
+//
+// A query's memory is bounded (querymem.go): a blocking sort and $sort
+// hold at most internalQueryMaxBlockingSortMemoryUsageBytes of documents,
+// $group internalDocumentSourceGroupMaxMemoryBytes of groups; past it they
+// spill sorted runs to Options.TempDir (internal/docdb/spill) when disk
+// use is allowed, and fail with QueryExceededMemoryLimitNoDiskUseAllowed
+// otherwise. Stored documents nest at most 180 levels (depth.go).
 //
 // # Testing
 //

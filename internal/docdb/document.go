@@ -10,7 +10,7 @@ import (
 )
 
 // prepareInsert turns a client's document into the stored form, as mongod's
-// fixDocumentForInsert does: the size limit is enforced, _id is validated,
+// fixDocumentForInsert does: the size and nesting limits are enforced, _id is validated,
 // generated (an ObjectId) when missing and moved to the front, and
 // top-level Timestamp(0, 0) values are replaced with the current time. A
 // document that needs none of this is stored byte for byte as sent.
@@ -21,6 +21,9 @@ func (e *Engine) prepareInsert(raw bson.Raw) (*stored.Doc, error) {
 	if len(raw) > e.opts.MaxDocumentSize {
 		return nil, mongoerr.Newf(mongoerr.BSONObjectTooLarge,
 			"object to insert too large. size in bytes: %d, max size: %d", len(raw), e.opts.MaxDocumentSize)
+	}
+	if err := checkInsertDepth(raw); err != nil {
+		return nil, err
 	}
 	idAt := -1
 	fixTS := false

@@ -32,6 +32,8 @@ type Engine struct {
 	sources map[uint64]string
 	// pol manages the TTL policies of collection groups.
 	pol *policy.Manager
+	// qmem bounds the memory of queries (querymem.go).
+	qmem queryMemory
 	// lastTS is the last timestamp handed out for Timestamp(0, 0) fields
 	// (seconds << 32 | increment).
 	lastTS atomic.Uint64
@@ -62,6 +64,9 @@ func Open(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("docdb: load catalog: %w", err)
 	}
 	e.cat = cat
+	if err := e.openQueryMemory(); err != nil {
+		return nil, err
+	}
 	n, err := recoverBuilds(e.store, cat)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: recover index builds: %w", err)
@@ -88,6 +93,7 @@ func Open(opts Options) (*Engine, error) {
 // store, which the caller owns.
 func (e *Engine) Close() error {
 	e.close.Do(func() {
+		e.closeQueryMemory()
 		e.pol.Close()
 		e.unregisterAllSources()
 	})

@@ -30,7 +30,7 @@ func (e *Engine) explainFind(ctx context.Context, db, coll string, req FindReque
 	if err != nil {
 		return nil, err
 	}
-	shape := plan.Shape{Skip: q.skip, Limit: q.limit, Proj: req.Projection, ProjSimple: plan.IsSimpleProjection(req.Projection)}
+	shape := plan.Shape{Skip: q.skip, Limit: q.limit, Proj: req.Projection, ProjSimple: plan.IsSimpleProjection(req.Projection), SortMemLimit: e.SortMemoryLimit()}
 	view := e.openRead(db, coll)
 	if view.meta == nil {
 		view.close()

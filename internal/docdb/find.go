@@ -54,12 +54,14 @@ type findQuery struct {
 	limit   int64
 	hint    any
 	now     time.Time
+	// allowDiskUse is the request's; nil means the default.
+	allowDiskUse *bool
 }
 
 // parseFind parses the parts of a find.
 func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 	now := e.opts.Now()
-	q := &findQuery{skip: req.Skip, limit: req.Limit, hint: req.Hint, now: now}
+	q := &findQuery{skip: req.Skip, limit: req.Limit, hint: req.Hint, now: now, allowDiskUse: req.AllowDiskUse}
 	var err error
 	if len(req.Filter) > 0 {
 		if q.filter, err = match.ParseQuery(req.Filter, match.Env{Now: now}); err != nil {

@@ -45,6 +45,7 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 	leading, rest := pl.LeadingMatch()
 	env := match.Env{Now: now, Let: req.Let}
 	var in aggregate.Iterator
+	var expired func(bson.D) bool
 	if coll == "" {
 		in = aggregate.SliceIterator(nil)
 		rest = pl
@@ -53,17 +54,34 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 		if err != nil {
 			return nil, err
 		}
+		if di, ok := in.(*docIterator); ok && di.c.vis.strict {
+			expired = di.c.expired
+		}
 	}
 	out, err := rest.Run(ctx, in, aggregate.Env{
 		DB:       db,
 		Resolver: resolver{e: e, db: db},
 		Writer:   pipelineWriter{e: e, bypass: req.BypassDocumentValidation},
 		Vars:     env.Vars(),
+		Expired:  expired,
+		SortMemory: aggregate.MemoryLimit{
+			Limit:     e.SortMemoryLimit(),
+			AllowDisk: e.allowDiskUse(req.AllowDiskUse),
+			Dir:       e.qmem.dir,
+		},
+		GroupMemory: aggregate.MemoryLimit{
+			Limit:     e.GroupMemoryLimit(),
+			AllowDisk: e.allowDiskUse(req.AllowDiskUse),
+			Dir:       e.qmem.dir,
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
 	cur := &aggCursor{it: out}
+	if rest.KeepsDocuments() {
+		cur.expired = expired
+	}
 	if _, _, ok := pl.Output(); ok {
 		// $out and $merge write everything before the command returns,
 		// whatever batch size the client asked for.
@@ -133,6 +151,16 @@ func (it *docIterator) Close() error {
 type aggCursor struct {
 	it     aggregate.Iterator
 	closed bool
+	// expired re-checks an output document against the clock when the
+	// pipeline outputs the collection's documents unchanged; nil otherwise.
+	expired func(bson.D) bool
+	// last is the document the last Next returned, when expired is set.
+	last bson.D
+}
+
+// StillVisible implements Rechecker.
+func (c *aggCursor) StillVisible() bool {
+	return c.expired == nil || c.last == nil || !c.expired(c.last)
 }
 
 func (c *aggCursor) Next(ctx context.Context) (bson.Raw, error) {
@@ -145,6 +173,9 @@ func (c *aggCursor) Next(ctx context.Context) (bson.Raw, error) {
 	}
 	if !ok {
 		return nil, io.EOF
+	}
+	if c.expired != nil {
+		c.last = d
 	}
 	return marshalDoc(d)
 }

@@ -74,7 +74,7 @@ func applyContext(env match.Env, m query.MatchResult, insert bool, ctx context.C
 }
 
 // updatedDoc encodes the result of an update as the stored document,
-// enforcing the size limit (mongod's message for updates).
+// enforcing the size and nesting limits (mongod's messages for updates).
 func (e *Engine) updatedDoc(d bson.D) (*stored.Doc, error) {
 	d = idFirst(d)
 	raw, err := marshalDoc(d)
@@ -84,6 +84,9 @@ func (e *Engine) updatedDoc(d bson.D) (*stored.Doc, error) {
 	if len(raw) > e.opts.MaxDocumentSize {
 		return nil, mongoerr.Newf(mongoerr.BSONObjectTooLarge,
 			"Resulting document after update is larger than %d", e.opts.MaxDocumentSize)
+	}
+	if err := checkUpdateDepth(raw); err != nil {
+		return nil, err
 	}
 	return stored.New(raw)
 }
@@ -263,6 +266,9 @@ func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update
 	}
 	raw, err := marshalDoc(idFirst(out))
 	if err != nil {
+		return nil, err
+	}
+	if err := checkUpdateDepth(raw); err != nil {
 		return nil, err
 	}
 	sd, err := w.e.prepareInsert(raw)

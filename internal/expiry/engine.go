@@ -80,16 +80,20 @@ type sourceState struct {
 
 type sourceCounters struct {
 	items, keys, reaps, errors, capHits int64
-	reapTime                            time.Duration
-	lag                                 histogram
-	backlog                             int64
-	backlogKnown                        bool
-	backlogAt, oldest, newest           time.Time
+	// batchedReaps counts the reaps of visits under ttlMonitorBatchDeletes.
+	batchedReaps              int64
+	reapTime                  time.Duration
+	lag                       histogram
+	backlog                   int64
+	backlogKnown              bool
+	backlogAt, oldest, newest time.Time
 }
 
 type kindCounters struct {
 	items, keys int64
-	lag         histogram
+	// batchedItems counts the items deleted under ttlMonitorBatchDeletes.
+	batchedItems int64
+	lag          histogram
 }
 
 type totals struct {
@@ -331,6 +335,33 @@ func (e *Engine) CountDue(ctx context.Context) ([]Backlog, error) {
 	}
 	sortBy(out, func(b Backlog) string { return b.Source })
 	return out, errors.Join(errs...)
+}
+
+// RefreshBacklogs counts again, at the current time, the backlog of every
+// registered Counter source whose gauge is unknown or older than
+// Config.BacklogInterval, so that the gauges count what is due whether or
+// not the sweeper runs (a disabled monitor, a long sleep between passes).
+// A source that fails keeps an unknown gauge and its error is counted and
+// logged as the sweeper's are.
+func (e *Engine) RefreshBacklogs(ctx context.Context) {
+	now := e.now()
+	nowMs := now.UnixMilli()
+	e.mu.Lock()
+	var stale []*sourceState
+	for _, st := range e.order {
+		if st.counter != nil && (!st.c.backlogKnown || nowMs-st.c.backlogAt.UnixMilli() >= e.cfg.BacklogInterval.Milliseconds()) {
+			stale = append(stale, st)
+		}
+	}
+	e.mu.Unlock()
+	for _, st := range stale {
+		if ctx.Err() != nil {
+			return
+		}
+		if !st.removed.Load() {
+			e.countBacklog(ctx, st, now)
+		}
+	}
 }
 
 // setBacklog records a backlog measurement; e.mu must be held.

@@ -280,7 +280,7 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 		st.catchUp(r, want, t1)
 		e.sw.limiter.refund(want - r.Items)
 		deleted += int64(r.Items)
-		e.account(ctx, st, r, t0, t1, batchStart, err)
+		e.account(ctx, st, r, p.BatchDeletes, t0, t1, batchStart, err)
 		switch {
 		case err != nil:
 			return false
@@ -361,8 +361,9 @@ func (e *Engine) afterVisit(ctx context.Context, st *sourceState, passNow time.T
 const maxLagMs = 1 << 42
 
 // account records one ReapBatch call: counters, lag, rate, errors, and the
-// OnReaped hook.
-func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, t0, t1, batchStart time.Time, err error) {
+// OnReaped hook. batched is whether the visit ran under
+// ttlMonitorBatchDeletes.
+func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, batched bool, t0, t1, batchStart time.Time, err error) {
 	rateMoved := e.sw.rate.add(r.Items, t1.Sub(batchStart))
 	e.mu.Lock()
 	k := e.kinds[st.kind]
@@ -376,6 +377,10 @@ func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, t0, t1,
 	st.c.reaps++
 	st.c.reapTime += took
 	k.items += int64(r.Items)
+	if batched {
+		st.c.batchedReaps++
+		k.batchedItems += int64(r.Items)
+	}
 	k.keys += int64(r.Keys)
 	e.tot.items += int64(r.Items)
 	e.tot.keys += int64(r.Keys)

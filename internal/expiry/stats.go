@@ -116,6 +116,10 @@ type SourceStats struct {
 	DeletedItems, DeletedKeys int64
 	// Reaps, Errors and TimeCapReached as in Stats.
 	Reaps, Errors, TimeCapReached int64
+	// BatchedReaps counts the ReapBatch calls made while
+	// ttlMonitorBatchDeletes was on (MongoDB's batched deletes; with it
+	// off, deletes are not batched).
+	BatchedReaps int64
 	// ReapTime is the time spent in this source's ReapBatch calls.
 	ReapTime time.Duration
 	// NextDue is the due time of its earliest item as last asked; HasNext
@@ -137,7 +141,10 @@ type SourceStats struct {
 type KindStats struct {
 	Kind                      Kind
 	DeletedItems, DeletedKeys int64
-	Lag                       Histogram
+	// BatchedItems counts the items deleted while ttlMonitorBatchDeletes
+	// was on.
+	BatchedItems int64
+	Lag          Histogram
 }
 
 // Stats returns a snapshot. It takes the engine's lock briefly and calls no
@@ -195,6 +202,7 @@ func (e *Engine) Stats() Stats {
 			DeletedItems:   st.c.items,
 			DeletedKeys:    st.c.keys,
 			Reaps:          st.c.reaps,
+			BatchedReaps:   st.c.batchedReaps,
 			Errors:         st.c.errors,
 			TimeCapReached: st.c.capHits,
 			ReapTime:       st.c.reapTime,
@@ -213,7 +221,7 @@ func (e *Engine) Stats() Stats {
 	}
 	sortBy(s.Sources, func(x SourceStats) string { return x.Name })
 	for k, c := range e.kinds {
-		s.Kinds = append(s.Kinds, KindStats{Kind: k, DeletedItems: c.items, DeletedKeys: c.keys, Lag: c.lag.snapshot()})
+		s.Kinds = append(s.Kinds, KindStats{Kind: k, DeletedItems: c.items, DeletedKeys: c.keys, BatchedItems: c.batchedItems, Lag: c.lag.snapshot()})
 	}
 	sortBy(s.Kinds, func(x KindStats) Kind { return x.Kind })
 	return s

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/big"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/docdb/spill"
 )
 
 func init() {
@@ -145,11 +147,28 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 	var out []bson.D
 	loaded := false
 	i := 0
-	return &funcIter{in: in, next: func(ctx context.Context) (bson.D, bool, error) {
+	mem := env.GroupMemory
+	var sp *spill.Sorter[groupRecord]
+	var merged *mergedGroups
+	closeSpill := func() {
+		if sp != nil {
+			sp.Close()
+		}
+	}
+	result := func(g *group) bson.D {
+		doc := bson.D{{Key: "_id", Value: g.id}}
+		for j, a := range s.accs {
+			doc = append(doc, bson.E{Key: a.field, Value: g.accs[j].result()})
+		}
+		return doc
+	}
+	return &funcIter{in: in, close: closeSpill, next: func(ctx context.Context) (bson.D, bool, error) {
 		if !loaded {
 			loaded = true
 			groups := map[string]*group{}
 			var order []*group
+			var keys []string
+			var used int64
 			for {
 				d, ok, err := in.Next(ctx)
 				if err != nil {
@@ -176,23 +195,60 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 					}
 					groups[key] = g
 					order = append(order, g)
+					keys = append(keys, key)
+					used += groupRecordSize(key, id, len(s.accs))
 				}
 				for j, a := range s.accs {
 					x, err := a.expr(v, d)
 					if err != nil {
 						return nil, false, err
 					}
+					if growingAccumulator(a.op) {
+						used += docSize(x)
+					}
 					if err := g.accs[j].add(x); err != nil {
 						return nil, false, err
 					}
 				}
-			}
-			for _, g := range order {
-				doc := bson.D{{Key: "_id", Value: g.id}}
-				for j, a := range s.accs {
-					doc = append(doc, bson.E{Key: a.field, Value: g.accs[j].result()})
+				if mem.Limit > 0 && used > mem.Limit {
+					if !mem.AllowDisk {
+						return nil, false, mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "PlanExecutor error during aggregation :: caused by :: Exceeded memory limit for $group, but didn't allow external sort. Pass allowDiskUse:true to opt in.")
+					}
+					if sp == nil {
+						sp = newGroupSpill(mem)
+					}
+					if err := spillGroups(sp, order, keys); err != nil {
+						return nil, false, err
+					}
+					groups, order, keys, used = map[string]*group{}, nil, nil, 0
 				}
-				out = append(out, doc)
+			}
+			if sp == nil {
+				for _, g := range order {
+					out = append(out, result(g))
+				}
+			} else {
+				if err := addGroups(sp, order, keys); err != nil {
+					return nil, false, err
+				}
+				if err := sp.Sort(); err != nil {
+					return nil, false, err
+				}
+				merged = &mergedGroups{sp: sp, s: s}
+				if s.sortByID || s.sortCountDesc {
+					for {
+						g, ok, err := merged.next()
+						if err != nil {
+							return nil, false, err
+						}
+						if !ok {
+							break
+						}
+						out = append(out, result(g))
+					}
+					merged = nil
+					closeSpill()
+				}
 			}
 			switch {
 			case s.sortByID:
@@ -200,6 +256,14 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 			case s.sortCountDesc:
 				sort.SliceStable(out, func(a, b int) bool { return compare(out[a][1].Value, out[b][1].Value) > 0 })
 			}
+		}
+		if merged != nil {
+			g, ok, err := merged.next()
+			if err != nil || !ok {
+				closeSpill()
+				return nil, false, err
+			}
+			return result(g), true, nil
 		}
 		if i >= len(out) {
 			return nil, false, nil
@@ -461,22 +525,34 @@ func parseSortStage(arg any, _ Options) (stage, error) {
 }
 
 func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, error) {
-	type keyed struct {
-		doc bson.D
-		key []any
+	mem := env.SortMemory
+	limit := mem.Limit
+	if limit <= 0 {
+		limit = math.MaxInt64
 	}
-	var out []keyed
+	var keep int64
+	if s.limit >= 0 {
+		keep = s.limit
+	}
+	srt := s.sort
+	sorter := spill.New(spill.Options[sortedDoc]{
+		Compare: func(a, b sortedDoc) int { return srt.CompareKeys(a.key, b.key) },
+		Size:    func(v sortedDoc) int64 { return docSize(v.doc) },
+		Encode: func(dst []byte, v sortedDoc) ([]byte, error) {
+			raw, err := bson.Marshal(v.doc)
+			return append(dst, raw...), err
+		},
+		Decode:    func(b []byte) (sortedDoc, error) { return decodeSorted(b, srt) },
+		MaxMemory: limit,
+		AllowDisk: mem.AllowDisk,
+		Dir:       mem.Dir,
+		Keep:      keep,
+	})
 	loaded := false
-	i := 0
-	return &funcIter{in: in, next: func(ctx context.Context) (bson.D, bool, error) {
+	expired := env.Expired
+	return &funcIter{in: in, close: func() { sorter.Close() }, next: func(ctx context.Context) (bson.D, bool, error) {
 		if !loaded {
 			loaded = true
-			trim := func() {
-				sort.SliceStable(out, func(a, b int) bool { return s.sort.CompareKeys(out[a].key, out[b].key) < 0 })
-				if s.limit >= 0 && int64(len(out)) > s.limit {
-					out = out[:s.limit]
-				}
-			}
 			for {
 				d, ok, err := in.Next(ctx)
 				if err != nil {
@@ -485,17 +561,66 @@ func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, e
 				if !ok {
 					break
 				}
-				out = append(out, keyed{doc: d, key: s.sort.KeyOf(d)})
-				if s.limit >= 0 && int64(len(out)) > 2*s.limit+64 {
-					trim()
+				err = sorter.Add(sortedDoc{doc: d, key: srt.KeyOf(d)})
+				if errors.Is(err, spill.ErrMemoryLimit) {
+					return nil, false, mongoerr.Newf(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "PlanExecutor error during aggregation :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", mem.Limit)
+				}
+				if err != nil {
+					return nil, false, err
 				}
 			}
-			trim()
+			if err := sorter.Sort(); err != nil {
+				return nil, false, err
+			}
 		}
-		if i >= len(out) {
-			return nil, false, nil
+		for {
+			v, ok, err := sorter.Next()
+			if err != nil || !ok {
+				sorter.Close()
+				return nil, false, err
+			}
+			// Re-check: the document may have expired since the sort.
+			if expired != nil && expired(v.doc) {
+				continue
+			}
+			return v.doc, true, nil
 		}
-		i++
-		return out[i-1].doc, true, nil
 	}}, nil
+}
+
+// sortedDoc is a document held by $sort with its sort key.
+type sortedDoc struct {
+	doc bson.D
+	key []any
+}
+
+func decodeSorted(b []byte, srt *query.Sort) (sortedDoc, error) {
+	var d bson.D
+	if err := bson.Unmarshal(b, &d); err != nil {
+		return sortedDoc{}, err
+	}
+	return sortedDoc{doc: d, key: srt.KeyOf(d)}, nil
+}
+
+// docSize estimates the memory a decoded document holds.
+func docSize(v any) int64 {
+	switch x := v.(type) {
+	case bson.D:
+		n := int64(24)
+		for _, e := range x {
+			n += 32 + int64(len(e.Key)) + docSize(e.Value)
+		}
+		return n
+	case bson.A:
+		n := int64(24)
+		for _, e := range x {
+			n += 16 + docSize(e)
+		}
+		return n
+	case string:
+		return 16 + int64(len(x))
+	case bson.Binary:
+		return 32 + int64(len(x.Data))
+	}
+	return 16
 }

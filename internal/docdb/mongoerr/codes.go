@@ -689,6 +689,7 @@ const (
 	Location40535                                               Code = 40535
 	Location40539                                               Code = 40539
 	Location40571                                               Code = 40571
+	Location40573                                               Code = 40573
 	Location40587                                               Code = 40587
 	Location40600                                               Code = 40600
 	Location40601                                               Code = 40601

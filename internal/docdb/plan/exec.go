@@ -22,8 +22,9 @@ type Stats struct {
 	Matched  int64
 	Skipped  int64
 	Returned int64
-	// Sorted counts documents that went through a blocking sort.
-	Sorted int64
+	// Sorted counts documents that went through a blocking sort;
+	// SortedBytes their size, and Spills the runs it wrote to disk.
+	Sorted, SortedBytes, Spills int64
 }
 
 // Scanner walks a plan's access path over a storage reader and yields the

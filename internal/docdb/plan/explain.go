@@ -25,6 +25,18 @@ type Shape struct {
 	// Top wraps the whole tree (COUNT, DELETE, UPDATE); empty for none.
 	Top      string
 	TopExtra bson.D
+	// SortMemLimit is a blocking sort's memory limit (memLimit); zero
+	// means MongoDB's default, 100 MiB.
+	SortMemLimit int64
+}
+
+// explainInt is a counter as explain reports it: an int, or a long past
+// the int range.
+func explainInt(n int64) any {
+	if n >= -1<<31 && n < 1<<31 {
+		return int32(n)
+	}
+	return n
 }
 
 // Tree renders the stage tree of p; with stats it adds the execution
@@ -123,13 +135,17 @@ func Tree(p *Plan, shape Shape, st *Stats, elapsed time.Duration) bson.D {
 			afterSort = shape.Skip + shape.Limit
 		}
 		s := common("SORT", afterSort)
-		s = append(s, bson.E{Key: "sortPattern", Value: sortSpec(p.Sort)}, bson.E{Key: "memLimit", Value: int32(104857600)})
+		memLimit := shape.SortMemLimit
+		if memLimit <= 0 {
+			memLimit = 100 * 1024 * 1024
+		}
+		s = append(s, bson.E{Key: "sortPattern", Value: sortSpec(p.Sort)}, bson.E{Key: "memLimit", Value: explainInt(memLimit)})
 		if shape.Limit > 0 {
 			s = append(s, bson.E{Key: "limitAmount", Value: int32(shape.Skip + shape.Limit)})
 		}
 		s = append(s, bson.E{Key: "type", Value: "simple"})
 		if withStats {
-			s = append(s, bson.E{Key: "totalDataSizeSorted", Value: int32(0)}, bson.E{Key: "usedDisk", Value: false}, bson.E{Key: "spills", Value: int32(0)})
+			s = append(s, bson.E{Key: "totalDataSizeSorted", Value: explainInt(st.SortedBytes)}, bson.E{Key: "usedDisk", Value: st.Spills > 0}, bson.E{Key: "spills", Value: explainInt(st.Spills)})
 		}
 		tree = append(s, bson.E{Key: "inputStage", Value: tree})
 		if shape.Skip > 0 {

@@ -278,6 +278,30 @@ func TestBatchByteLimit(t *testing.T) {
 	}
 }
 
+// Ensure that a batch of many small documents stays under the reply limit
+// too: the array's element headers count toward the 16 MiB, as in
+// MongoDB.
+func TestBatchByteLimitCountsElementHeaders(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	db := ts.client(t).Database("test")
+	c := db.Collection("many")
+	pad := strings.Repeat("x", 900)
+	var docs []any
+	for i := range 20000 {
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "p", Value: pad}})
+	}
+	if _, err := c.InsertMany(bg, docs); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, db, bson.D{{Key: "find", Value: "many"}, {Key: "batchSize", Value: 1}})
+	r = mustRun(t, db, bson.D{{Key: "getMore", Value: lookup(t, r, "cursor", "id").Int64()}, {Key: "collection", Value: "many"}})
+	next, _ := lookup(t, r, "cursor", "nextBatch").Array().Values()
+	if len(next) < 16000 || len(r) > 16*1024*1024+16*1024 {
+		t.Fatalf("getMore batch holds %d documents in %d bytes", len(next), len(r))
+	}
+}
+
 func TestUpdateDelete(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t)
