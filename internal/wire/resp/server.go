@@ -174,6 +174,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.listeners[ln] = struct{}{}
 	s.mu.Unlock()
+	s.cfg.noteListener(ln)
 	defer func() {
 		s.mu.Lock()
 		delete(s.listeners, ln)
