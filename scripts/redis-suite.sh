@@ -11,7 +11,9 @@
 # name as runtest's --single takes it (type/list, sort, ...); with none the
 # default list below runs. MAYFLY=path uses that binary instead of building
 # one; OUT=dir keeps the logs there (default a temporary directory);
-# UNIT_TIMEOUT bounds each unit in seconds (default 900).
+# UNIT_TIMEOUT bounds each unit in seconds (default 900), TEST_TIMEOUT
+# how long one test may go without progress (default 120); BASEPORT moves the
+# suite's own ports (default 21111) so that two runs can share a machine.
 #
 # runtest flags: --host/--port select external mode (tests tagged
 # external:skip are left out by the suite itself); --tags -needs:repl
@@ -75,8 +77,8 @@ for unit in "${units[@]}"; do
 	start "$safe"
 	log="$out/$safe.log"
 	(cd "$src" && timeout "${UNIT_TIMEOUT:-900}" ./runtest --host 127.0.0.1 --port "$port" \
-		--tags -needs:repl --ignore-encoding --ignore-digest --single "unit/$unit" 2>&1 |
-		sed 's/\x1b\[[0-9;]*m//g' >"$log") || true
+		--baseport "${BASEPORT:-21111}" --timeout "${TEST_TIMEOUT:-120}" --tags -needs:repl --ignore-encoding --ignore-digest --single "unit/$unit" 2>&1 |
+		sed -u 's/\x1b\[[0-9;]*m//g' >"$log") || true
 	stop
 	ok=$(grep -c '^\[ok\]' "$log" || true)
 	err=$(grep -c '^\[err\]' "$log" || true)
@@ -84,7 +86,7 @@ for unit in "${units[@]}"; do
 	if grep -q '^\[exception\]' "$log"; then
 		exc="yes: $(grep -A1 '^\[exception\]' "$log" | sed -n 2p | cut -c1-100 | tr '|' '/')"
 	elif grep -q 'TIMEOUT\]' "$log"; then
-		exc="timeout"
+		exc="timeout, a test made no progress for TEST_TIMEOUT"
 	elif ! grep -q 'All tests passed\|tests failed' "$log"; then
 		exc="stopped: $(tail -1 "$log" | cut -c1-100 | tr '|' '/')"
 	fi

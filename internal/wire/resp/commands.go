@@ -6,7 +6,7 @@ func allCommands() []*command {
 	return append([]*command{
 		// connection and server
 		cmdAuth, cmdClient, cmdCommand, cmdConfig, cmdDBSize, cmdDebug, cmdEcho, cmdFlushAll,
-		cmdFlushDB, cmdFunction, cmdHello, cmdInfo, cmdObject, cmdPing, cmdQuit, cmdReset,
+		cmdFlushDB, cmdFunction, cmdHello, cmdInfo, cmdMemory, cmdObject, cmdPing, cmdQuit, cmdReset,
 		cmdScript, cmdSelect, cmdSwapDB, cmdTime,
 		// keys
 		cmdCopy, cmdDel, cmdExists, cmdKeys, cmdMove, cmdRandomKey, cmdRename, cmdRenameNX,
