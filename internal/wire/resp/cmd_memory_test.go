@@ -71,3 +71,30 @@ func TestRedisDebugReload(t *testing.T) {
 		fails("ERR argument must be a memory value bigger than 1 and smaller than 4gb", "debug", "quicklist-packed-threshold", "x"),
 	})
 }
+
+// TestRedisObjectRefcountSharedIntegers: a string holding an integer from
+// 0 to 9999 reports Redis's shared-object count, as INCR's results do;
+// other values, and every value under an LRU maxmemory limit, report 1.
+func TestRedisObjectRefcountSharedIntegers(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	const shared = int64(2147483647)
+	runSteps(t, e, c, []step{
+		ok("set", "foo", "-1"),
+		reply(int64(1), "object", "refcount", "foo"),
+		reply(int64(0), "incr", "foo"),
+		reply(shared, "object", "refcount", "foo"),
+		ok("set", "foo", "9998"),
+		reply(int64(9999), "incr", "foo"),
+		reply(shared, "object", "refcount", "foo"),
+		reply(int64(10000), "incr", "foo"),
+		reply(int64(1), "object", "refcount", "foo"),
+		ok("set", "bar", "5"),
+		reply(shared, "object", "refcount", "bar"),
+		ok("config", "set", "maxmemory", "1gb", "maxmemory-policy", "allkeys-lru"),
+		reply(int64(1), "object", "refcount", "bar"),
+		ok("config", "set", "maxmemory", "0"),
+		reply(shared, "object", "refcount", "bar"),
+		reply(nil, "object", "refcount", "missing"),
+	})
+}
