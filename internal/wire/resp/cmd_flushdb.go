@@ -6,6 +6,9 @@ var cmdFlushDB = def("flushdb", -1, "write", 0, 0, 0, "keyspace write slow dange
 		if err := flushMode(x); err != nil {
 			return err
 		}
+		if err := x.s.watches.touchVisible(x.tx, x.c.db); err != nil {
+			return err
+		}
 		if err := x.tx.FlushDB(); err != nil {
 			return err
 		}

@@ -16,6 +16,9 @@ var cmdSwapDB = def("swapdb", 3, "write fast", 0, 0, 0, "keyspace write fast dan
 		if a < 0 || a >= kv.NumDBs || b < 0 || b >= kv.NumDBs {
 			return errDBIndex
 		}
+		if err := x.s.watches.touchVisible(x.tx, int(a), int(b)); err != nil {
+			return err
+		}
 		if err := x.tx.SwapDB(int(a), int(b)); err != nil {
 			return err
 		}

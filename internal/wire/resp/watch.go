@@ -12,7 +12,6 @@ import (
 type watchRegistry struct {
 	mu   sync.Mutex
 	keys map[watchKey]map[*client]*watchEntry
-	byDB map[int]int // watched key count per db, for FLUSHDB-style touches
 	cls  map[*client][]*watchEntry
 }
 
@@ -32,7 +31,6 @@ type watchEntry struct {
 func newWatchRegistry() *watchRegistry {
 	return &watchRegistry{
 		keys: make(map[watchKey]map[*client]*watchEntry),
-		byDB: make(map[int]int),
 		cls:  make(map[*client][]*watchEntry),
 	}
 }
@@ -49,7 +47,6 @@ func (r *watchRegistry) watch(c *client, db int, key string, visible bool) {
 	}
 	e := &watchEntry{k: k, visible: visible}
 	r.keys[k][c] = e
-	r.byDB[db]++
 	r.cls[c] = append(r.cls[c], e)
 }
 
@@ -74,7 +71,6 @@ func (r *watchRegistry) unwatchAll(c *client) {
 		if len(r.keys[e.k]) == 0 {
 			delete(r.keys, e.k)
 		}
-		r.byDB[e.k.db]--
 	}
 	delete(r.cls, c)
 }
@@ -91,21 +87,14 @@ func (r *watchRegistry) empty() bool {
 	return len(r.cls) == 0
 }
 
+// touch marks the watchers of the keys a commit changed. A touch of a
+// whole database (FLUSHDB, FLUSHALL, SWAPDB) is left to touchVisible,
+// which those commands call before they run.
 func (r *watchRegistry) touch(touches []kv.Touch) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, t := range touches {
 		if t.All {
-			if r.byDB[t.DB] == 0 {
-				continue
-			}
-			for k, m := range r.keys {
-				if k.db == t.DB {
-					for _, e := range m {
-						e.dirty = true
-					}
-				}
-			}
 			continue
 		}
 		for _, e := range r.keys[watchKey{t.DB, t.Key}] {
@@ -115,6 +104,54 @@ func (r *watchRegistry) touch(touches []kv.Touch) {
 			e.dirty = true
 		}
 	}
+}
+
+// touchVisible marks, before a FLUSHDB, FLUSHALL or SWAPDB empties or
+// exchanges the databases of group, the watchers of every key watched in
+// one of them that is visible (exists and has not expired) in any of them:
+// as in Redis, only a key that exists before or after the flush or swap
+// changes. A watched key that is missing, or only expired, on both sides
+// is left alone.
+func (r *watchRegistry) touchVisible(tx *kv.Tx, group ...int) error {
+	r.mu.Lock()
+	var keys []watchKey
+	for k := range r.keys {
+		for _, db := range group {
+			if k.db == db {
+				keys = append(keys, k)
+			}
+		}
+	}
+	r.mu.Unlock()
+	if len(keys) == 0 {
+		return nil
+	}
+	cur := tx.DB()
+	defer tx.Use(cur)
+	var changed []watchKey
+	for _, k := range keys {
+		for _, db := range group {
+			if err := tx.Use(db); err != nil {
+				return err
+			}
+			_, ok, err := tx.Encoding([]byte(k.key))
+			if err != nil {
+				return err
+			}
+			if ok {
+				changed = append(changed, k)
+				break
+			}
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, k := range changed {
+		for _, e := range r.keys[k] {
+			e.dirty = true
+		}
+	}
+	return nil
 }
 
 // multiState is a client's open MULTI: the queued commands and whether a
