@@ -2,7 +2,7 @@
 # Runs units of Redis's own test suite (the tests/ tree of a Redis 7.0
 # source checkout, unmodified) against mayfly in external-server mode, one
 # fresh `mayfly serve` per unit, and prints per unit how many tests passed
-# ([ok]), failed ([err]) and whether the unit stopped on an exception.
+# ([ok]), failed ([err]) and whether the unit ended early.
 #
 #   scripts/redis-suite.sh REDIS_SRC [UNIT...]
 #
@@ -17,16 +17,17 @@
 #
 # runtest flags: --host/--port select external mode (tests tagged
 # external:skip are left out by the suite itself); --tags -needs:repl
-# leaves out tests that need replication, and --skipfile the tests that
-# read the replication stream (they call attach_to_replication_stream,
-# which sends SYNC: mayfly has no replication, and the exception would end
-# the unit); --ignore-encoding and --ignore-digest skip the suite's checks
-# of Redis's internal encodings and of DEBUG DIGEST, which describe Redis's
-# memory layout, not replies.
+# leaves out tests that need a replica; --durable counts a test that raises
+# an error (an unknown command, say) as failed and goes on with the unit,
+# instead of ending it there; --ignore-encoding and --ignore-digest skip
+# the suite's checks of Redis's internal encodings and of DEBUG DIGEST,
+# which describe Redis's memory layout, not replies. A unit still ends at
+# an error outside any test, or when a test makes no progress for
+# TEST_TIMEOUT seconds.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 src="$(cd "$1" && pwd)"
@@ -47,18 +48,6 @@ if [ -z "$bin" ]; then
 	bin="$out/mayfly"
 	(cd "$repo" && go build -o "$bin" ./cmd/mayfly)
 fi
-
-# The names of the tests that read the replication stream, found in the
-# units themselves: the last test opened before each call.
-skipfile="$out/skip-replication-stream.txt"
-for f in "$src"/tests/unit/*.tcl "$src"/tests/unit/type/*.tcl; do
-	awk '/^[ \t]*test [{"]/ {
-		s = $0; sub(/^[ \t]*test /, "", s)
-		close_ch = (substr(s, 1, 1) == "{") ? "}" : "\""
-		s = substr(s, 2); name = substr(s, 1, index(s, close_ch) - 1)
-	}
-	/attach_to_replication_stream/ && name != "" { print name }' "$f"
-done | sort -u >"$skipfile"
 
 pid=""
 stop() {
@@ -86,26 +75,25 @@ start() {
 	exit 1
 }
 
-printf '| unit | [ok] | [err] | skipped | exception |\n| --- | ---: | ---: | ---: | --- |\n'
+printf '| unit | [ok] | [err] | unit ended early |\n| --- | ---: | ---: | --- |\n'
 for unit in "${units[@]}"; do
 	safe="${unit//\//_}"
 	start "$safe"
 	log="$out/$safe.log"
 	(cd "$src" && timeout "${UNIT_TIMEOUT:-900}" ./runtest --host 127.0.0.1 --port "$port" \
-		--baseport "${BASEPORT:-21111}" --timeout "${TEST_TIMEOUT:-120}" --tags -needs:repl --skipfile "$skipfile" --ignore-encoding --ignore-digest --single "unit/$unit" 2>&1 |
+		--baseport "${BASEPORT:-21111}" --timeout "${TEST_TIMEOUT:-120}" --tags -needs:repl --durable --ignore-encoding --ignore-digest --single "unit/$unit" 2>&1 |
 		sed -u 's/\x1b\[[0-9;]*m//g' >"$log") || true
 	stop
 	ok=$(grep -c '^\[ok\]' "$log" || true)
 	err=$(grep -c '^\[err\]' "$log" || true)
-	skip=$(grep -c '^\[skip\]' "$log" || true)
 	exc="no"
 	if grep -q '^\[exception\]' "$log"; then
-		exc="yes: $(grep -A1 '^\[exception\]' "$log" | sed -n 2p | cut -c1-100 | tr '|' '/')"
+		exc="exception: $(grep -A1 '^\[exception\]' "$log" | sed -n 2p | cut -c1-100 | tr '|' '/')"
 	elif grep -q 'TIMEOUT\]' "$log"; then
 		exc="timeout, a test made no progress for TEST_TIMEOUT"
 	elif ! grep -q 'All tests passed\|tests failed' "$log"; then
 		exc="stopped: $(tail -1 "$log" | cut -c1-100 | tr '|' '/')"
 	fi
-	printf '| %s | %s | %s | %s | %s |\n' "$unit" "$ok" "$err" "$skip" "$exc"
+	printf '| %s | %s | %s | %s |\n' "$unit" "$ok" "$err" "$exc"
 done
 echo "logs: $out" >&2
