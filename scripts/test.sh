@@ -2,8 +2,9 @@
 # Runs all of mayfly's tests on a fresh machine of this kind: installs what the
 # tests need (Go modules, redis-tools and redis-server from Debian, mongosh and
 # ioredis from npm), checks
-# formatting, vet and staticcheck, then runs every Go test and a short fuzz
-# smoke of every fuzz target.
+# formatting, vet and staticcheck, then runs every Go test in random order,
+# the core packages again under the race detector with the invariants tag,
+# and a short fuzz smoke of every fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,7 +55,18 @@ step "staticcheck"
 go tool staticcheck ./...
 
 step "go test"
-go test -count=1 -timeout 15m ./...
+# -shuffle=on runs each package's tests in a random order (the seed is
+# printed, and -shuffle=SEED repeats it), so no test depends on another's
+# leftovers.
+go test -count=1 -shuffle=on -timeout 15m ./...
+
+step "go test -race -tags invariants"
+# The packages that hold locks, background goroutines and on-disk invariants,
+# again under the race detector with the expensive consistency checks
+# compiled in (internal/invariants).
+go test -count=1 -shuffle=on -race -tags invariants -timeout 15m \
+	./internal/storage/... ./internal/expiry/... ./internal/kv/... \
+	./internal/docdb/... ./internal/wire/...
 
 step "fuzz smoke"
 # Every fuzz target, briefly, as a fuzzer (go test above already ran their

@@ -172,7 +172,7 @@ func parseCreateOptions(opts bson.D) (bson.D, error) {
 			expire = true
 			out = append(out, bson.E{Key: "expireAfterSeconds", Value: n})
 		default:
-			return nil, mongoerr.Newf(mongoerr.Code(40415), "BSON field 'create.%s' is an unknown field.", el.Key)
+			return nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field 'create.%s' is an unknown field.", el.Key)
 		}
 	}
 	if expire && !clustered {
@@ -212,7 +212,7 @@ func parseClusteredIndex(v any) (bson.D, error) {
 				name = s
 			case "v":
 			default:
-				return nil, mongoerr.Newf(mongoerr.Code(40415), "BSON field 'clusteredIndex.%s' is an unknown field.", e.Key)
+				return nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field 'clusteredIndex.%s' is an unknown field.", e.Key)
 			}
 		}
 		if len(key) != 1 || key[0].Key != "_id" || keyDirection(key[0].Value) != 1 {

@@ -54,7 +54,7 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 		case "viewOn", "pipeline", "timeseries", "cappedSize", "cappedMax", "changeStreamPreAndPostImages":
 			return nil, mongoerr.Newf(mongoerr.NotImplemented, "collMod %s is not supported", el.Key)
 		default:
-			return nil, mongoerr.Newf(mongoerr.Code(40415), "BSON field 'collMod.%s' is an unknown field.", el.Key)
+			return nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field 'collMod.%s' is an unknown field.", el.Key)
 		}
 	}
 	c := e.lockColl(db, coll)
@@ -178,7 +178,7 @@ func modIndex(meta *collMeta, spec bson.D) ([]*indexMeta, []*indexMeta, bson.D, 
 		switch e.Key {
 		case "name", "keyPattern", "expireAfterSeconds", "hidden":
 		default:
-			return nil, nil, nil, mongoerr.Newf(mongoerr.Code(40415), "BSON field 'collMod.index.%s' is an unknown field.", e.Key)
+			return nil, nil, nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", e.Key)
 		}
 	}
 	if !hasExp && !hasHidden {

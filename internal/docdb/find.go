@@ -58,10 +58,10 @@ func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 	now := e.opts.Now()
 	q := &findQuery{skip: req.Skip, limit: req.Limit, hint: req.Hint, now: now}
 	if req.Skip < 0 {
-		return nil, mongoerr.Newf(mongoerr.Code(51024), "BSON field 'skip' value must be >= 0, actual value '%d'", req.Skip)
+		return nil, mongoerr.Newf(mongoerr.Location51024, "BSON field 'skip' value must be >= 0, actual value '%d'", req.Skip)
 	}
 	if req.Limit < 0 {
-		return nil, mongoerr.Newf(mongoerr.Code(51024), "BSON field 'limit' value must be >= 0, actual value '%d'", req.Limit)
+		return nil, mongoerr.Newf(mongoerr.Location51024, "BSON field 'limit' value must be >= 0, actual value '%d'", req.Limit)
 	}
 	var err error
 	if len(req.Filter) > 0 {

@@ -100,7 +100,7 @@ func parseIndexSpec(raw bson.D) (*indexRequest, error) {
 		}
 	}
 	if len(key) > maxKeyFields {
-		return nil, mongoerr.New(mongoerr.Code(13103), "too many compound keys")
+		return nil, mongoerr.New(mongoerr.Location13103, "too many compound keys")
 	}
 	if v, ok := fieldOf(raw, "v"); ok {
 		n, ok := toInt64(v)

@@ -147,7 +147,7 @@ func (a *mergeAcc) add(v any) error {
 	}
 	d, ok := asDoc(v)
 	if !ok {
-		return mongoerr.Newf(40400, "$mergeObjects requires object inputs, but input %s is of type %s", fmtValue(v), TypeName(v))
+		return mongoerr.Newf(mongoerr.Location40400, "$mergeObjects requires object inputs, but input %s is of type %s", fmtValue(v), TypeName(v))
 	}
 	for _, e := range d {
 		a.out = setField(a.out, e.Key, e.Value)

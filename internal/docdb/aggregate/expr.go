@@ -135,7 +135,7 @@ func (c *compiler) compile(expr any) (evalFn, error) {
 	case bson.D:
 		if len(x) > 0 && strings.HasPrefix(x[0].Key, "$") {
 			if len(x) > 1 {
-				return nil, mongoerr.Newf(15983, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s, while parsing object %s", len(x), fmtValue(x), fmtValue(x))
+				return nil, mongoerr.Newf(mongoerr.Location15983, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s, while parsing object %s", len(x), fmtValue(x), fmtValue(x))
 			}
 			return c.compileOperator(x[0].Key, x[0].Value)
 		}
@@ -194,7 +194,7 @@ func (c *compiler) compileObject(d bson.D) (evalFn, error) {
 			return nil, err
 		}
 		if seen[e.Key] {
-			return nil, mongoerr.Newf(16406, "duplicate field name specified in object literal: %s", fmtValue(d))
+			return nil, mongoerr.Newf(mongoerr.Location16406, "duplicate field name specified in object literal: %s", fmtValue(d))
 		}
 		seen[e.Key] = true
 		f, err := c.compile(e.Value)
@@ -224,13 +224,13 @@ func (c *compiler) compileObject(d bson.D) (evalFn, error) {
 func validateFieldName(name string) error {
 	switch {
 	case name == "":
-		return mongoerr.New(15998, "FieldPath field names may not be empty strings.")
+		return mongoerr.New(mongoerr.Location15998, "FieldPath field names may not be empty strings.")
 	case strings.HasPrefix(name, "$"):
-		return mongoerr.Newf(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		return mongoerr.Newf(mongoerr.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 	case strings.Contains(name, "."):
-		return mongoerr.New(16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
+		return mongoerr.New(mongoerr.Location16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
 	case strings.ContainsRune(name, 0):
-		return mongoerr.New(16411, "FieldPath field names may not contain '\\0'.")
+		return mongoerr.New(mongoerr.Location16411, "FieldPath field names may not contain '\\0'.")
 	}
 	return nil
 }
@@ -240,10 +240,10 @@ func splitPath(p string) ([]string, error) {
 	parts := strings.Split(p, ".")
 	for _, s := range parts {
 		if s == "" {
-			return nil, mongoerr.New(15998, "FieldPath field names may not be empty strings.")
+			return nil, mongoerr.New(mongoerr.Location15998, "FieldPath field names may not be empty strings.")
 		}
 		if strings.HasPrefix(s, "$") {
-			return nil, mongoerr.Newf(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return nil, mongoerr.Newf(mongoerr.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 	}
 	return parts, nil
@@ -257,7 +257,7 @@ var systemVars = map[string]bool{
 // compilePath compiles "$a.b" and "$$var.a.b".
 func (c *compiler) compilePath(raw string) (evalFn, error) {
 	if raw == "$" {
-		return nil, mongoerr.New(16872, "'$' by itself is not a valid FieldPath")
+		return nil, mongoerr.New(mongoerr.Location16872, "'$' by itself is not a valid FieldPath")
 	}
 	if !strings.HasPrefix(raw, "$$") {
 		parts, err := splitPath(raw[1:])
@@ -271,7 +271,7 @@ func (c *compiler) compilePath(raw string) (evalFn, error) {
 	body := raw[2:]
 	name, rest, hasRest := strings.Cut(body, ".")
 	if name == "" {
-		return nil, mongoerr.New(9, "empty variable names are not allowed")
+		return nil, mongoerr.New(mongoerr.FailedToParse, "empty variable names are not allowed")
 	}
 	var parts []string
 	if hasRest {
@@ -312,7 +312,7 @@ func (c *compiler) compilePath(raw string) (evalFn, error) {
 		if err := validateVarName(name); err != nil {
 			return nil, err
 		}
-		return nil, mongoerr.Newf(17276, "Use of undefined variable: %s", name)
+		return nil, mongoerr.Newf(mongoerr.Location17276, "Use of undefined variable: %s", name)
 	}
 	if parts == nil {
 		return base, nil
@@ -335,16 +335,16 @@ func (c *compiler) compilePath(raw string) (evalFn, error) {
 // validateVarName applies MongoDB's rules for user variable names.
 func validateVarName(name string) error {
 	if name == "" {
-		return mongoerr.New(16866, "empty variable names are not allowed")
+		return mongoerr.New(mongoerr.Location16866, "empty variable names are not allowed")
 	}
 	r := name[0]
 	if !(r >= 'a' && r <= 'z') && r < 0x80 {
-		return mongoerr.Newf(16867, "'%s' starts with an invalid character for a user variable name", name)
+		return mongoerr.Newf(mongoerr.Location16867, "'%s' starts with an invalid character for a user variable name", name)
 	}
 	for i := 0; i < len(name); i++ {
 		b := name[i]
 		if b < 0x80 && !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_') {
-			return mongoerr.Newf(16868, "'%s' contains an invalid character for a variable name: '%c'", name, b)
+			return mongoerr.Newf(mongoerr.Location16868, "'%s' contains an invalid character for a variable name: '%c'", name, b)
 		}
 	}
 	return nil

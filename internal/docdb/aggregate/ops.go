@@ -42,16 +42,16 @@ func (c *compiler) compileArgs(name string, arg any, minN, maxN int) ([]evalFn, 
 	list := argList(arg)
 	n := len(list)
 	if minN == maxN && n != minN {
-		return nil, mongoerr.Newf(16020, "Expression %s takes exactly %d arguments. %d were passed in.", name, minN, n)
+		return nil, mongoerr.Newf(mongoerr.Location16020, "Expression %s takes exactly %d arguments. %d were passed in.", name, minN, n)
 	}
 	if n < minN {
 		if maxN < 0 {
-			return nil, mongoerr.Newf(16020, "Expression %s takes at least %d arguments, but %d were passed in.", name, minN, n)
+			return nil, mongoerr.Newf(mongoerr.Location16020, "Expression %s takes at least %d arguments, but %d were passed in.", name, minN, n)
 		}
-		return nil, mongoerr.Newf(16020, "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, minN, maxN, n)
+		return nil, mongoerr.Newf(mongoerr.Location16020, "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, minN, maxN, n)
 	}
 	if maxN >= 0 && n > maxN {
-		return nil, mongoerr.Newf(16020, "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, minN, maxN, n)
+		return nil, mongoerr.Newf(mongoerr.Location16020, "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, minN, maxN, n)
 	}
 	out := make([]evalFn, n)
 	for i, e := range list {

@@ -37,14 +37,14 @@ func evalAdd(_ string, xs []any) (any, error) {
 			sum = numAdd(sum, x)
 		case isDate(x):
 			if date != nil {
-				return nil, mongoerr.New(16612, "only one date allowed in an $add expression")
+				return nil, mongoerr.New(mongoerr.Location16612, "only one date allowed in an $add expression")
 			}
 			d := asDateTime(x)
 			date = &d
 		case nullish(x):
 			sawNull = true
 		default:
-			return nil, mongoerr.Newf(16554, "$add only supports numeric or date types, not %s", TypeName(x))
+			return nil, mongoerr.Newf(mongoerr.Location16554, "$add only supports numeric or date types, not %s", TypeName(x))
 		}
 	}
 	if sawNull {
@@ -63,7 +63,7 @@ func addToDate(d bson.DateTime, n any) (any, error) {
 	case numDouble, numDecimal:
 		f := math.Round(toFloat(n))
 		if math.IsNaN(f) || math.IsInf(f, 0) || f > math.MaxInt64 || f < math.MinInt64 {
-			return nil, mongoerr.New(mongoerr.Code(40322), "$add resulted in a date value that is too large to represent")
+			return nil, mongoerr.New(mongoerr.Location40322, "$add resulted in a date value that is too large to represent")
 		}
 		ms = int64(f)
 	default:
@@ -86,7 +86,7 @@ func evalSubtract(_ string, xs []any) (any, error) {
 		neg := numSub(int32(0), b)
 		return addToDate(asDateTime(a), neg)
 	}
-	return nil, mongoerr.Newf(16556, "can't $subtract %s from %s", TypeName(b), TypeName(a))
+	return nil, mongoerr.Newf(mongoerr.Location16556, "can't $subtract %s from %s", TypeName(b), TypeName(a))
 }
 
 // evalMultiply multiplies numbers.
@@ -100,7 +100,7 @@ func evalMultiply(_ string, xs []any) (any, error) {
 		case nullish(x):
 			sawNull = true
 		default:
-			return nil, mongoerr.Newf(16555, "$multiply only supports numeric types, not %s", TypeName(x))
+			return nil, mongoerr.Newf(mongoerr.Location16555, "$multiply only supports numeric types, not %s", TypeName(x))
 		}
 	}
 	if sawNull {
@@ -142,7 +142,7 @@ func evalMod(_ string, xs []any) (any, error) {
 		case numInt, numLong:
 			y := toInt64(b)
 			if y == 0 {
-				return nil, mongoerr.New(16610, "can't $mod by zero")
+				return nil, mongoerr.New(mongoerr.Location16610, "can't $mod by zero")
 			}
 			x := toInt64(a)
 			if y == -1 {
@@ -152,13 +152,13 @@ func evalMod(_ string, xs []any) (any, error) {
 		case numDouble:
 			y := toFloat(b)
 			if y == 0 {
-				return nil, mongoerr.New(16610, "can't $mod by zero")
+				return nil, mongoerr.New(mongoerr.Location16610, "can't $mod by zero")
 			}
 			return math.Mod(toFloat(a), y), nil
 		default:
 			y := toDecimal(b)
 			if y.IsZero() {
-				return nil, mongoerr.New(16610, "can't $mod by zero")
+				return nil, mongoerr.New(mongoerr.Location16610, "can't $mod by zero")
 			}
 			x := toDecimal(a)
 			q := decRound(decDiv(x, y), 0, 't')
@@ -167,7 +167,7 @@ func evalMod(_ string, xs []any) (any, error) {
 	case nullish(a) || nullish(b):
 		return nil, nil
 	}
-	return nil, mongoerr.Newf(16611, "$mod only supports numeric types, not %s and %s", TypeName(a), TypeName(b))
+	return nil, mongoerr.Newf(mongoerr.Location16611, "$mod only supports numeric types, not %s and %s", TypeName(a), TypeName(b))
 }
 
 func evalAbs(name string, x any) (any, error) {
@@ -181,7 +181,7 @@ func evalAbs(name string, x any) (any, error) {
 	case numLong:
 		i := toInt64(x)
 		if i == math.MinInt64 {
-			return nil, mongoerr.New(28680, "can't take $abs of long long min")
+			return nil, mongoerr.New(mongoerr.Location28680, "can't take $abs of long long min")
 		}
 		if i < 0 {
 			i = -i
@@ -199,7 +199,7 @@ func evalAbs(name string, x any) (any, error) {
 	if nullish(x) {
 		return nil, nil
 	}
-	return nil, mongoerr.Newf(28765, "%s only supports numeric types, not %s", name, TypeName(x))
+	return nil, mongoerr.Newf(mongoerr.Location28765, "%s only supports numeric types, not %s", name, TypeName(x))
 }
 
 // roundInt implements $floor and $ceil.
@@ -218,7 +218,7 @@ func roundInt(name string, x any, mode byte) (any, error) {
 	if nullish(x) {
 		return nil, nil
 	}
-	return nil, mongoerr.Newf(28765, "%s only supports numeric types, not %s", name, TypeName(x))
+	return nil, mongoerr.Newf(mongoerr.Location28765, "%s only supports numeric types, not %s", name, TypeName(x))
 }
 
 // evalRound implements $round (half to even) and $trunc with an optional
@@ -232,14 +232,14 @@ func evalRound(name string, xs []any) (any, error) {
 			return nil, nil
 		}
 		if !isNumber(p) {
-			return nil, mongoerr.Newf(51081, "%s only supports numeric types, not %s", name, TypeName(p))
+			return nil, mongoerr.Newf(mongoerr.Location51081, "%s only supports numeric types, not %s", name, TypeName(p))
 		}
 		if !isIntegral(p) {
-			return nil, mongoerr.Newf(51082, "precision argument to  %s must be a integral value", name)
+			return nil, mongoerr.Newf(mongoerr.Location51082, "precision argument to  %s must be a integral value", name)
 		}
 		places = toInt64(p)
 		if places < -20 || places > 100 {
-			return nil, mongoerr.Newf(51083, "cannot apply %s with precision value %d value must be in [-20, 100]", name, places)
+			return nil, mongoerr.Newf(mongoerr.Location51083, "cannot apply %s with precision value %d value must be in [-20, 100]", name, places)
 		}
 	}
 	if nullish(x) {
@@ -257,7 +257,7 @@ func evalRound(name string, xs []any) (any, error) {
 		r := decRound(decFromInt(toInt64(x)), int(places), mode)
 		b, _ := decToBigInt(r)
 		if !b.IsInt64() {
-			return nil, mongoerr.Newf(51080, "invalid conversion from Decimal128 result in %s resulting from arguments: [%s, %d]", name, fmtValue(x), places)
+			return nil, mongoerr.Newf(mongoerr.Location51080, "invalid conversion from Decimal128 result in %s resulting from arguments: [%s, %d]", name, fmtValue(x), places)
 		}
 		return intResult(b.Int64(), classify(x)), nil
 	case numDouble:
@@ -273,7 +273,7 @@ func evalRound(name string, xs []any) (any, error) {
 	case numDecimal:
 		return decRound(toDecimal(x), int(places), mode), nil
 	}
-	return nil, mongoerr.Newf(51081, "%s only supports numeric types, not %s", name, TypeName(x))
+	return nil, mongoerr.Newf(mongoerr.Location51081, "%s only supports numeric types, not %s", name, TypeName(x))
 }
 
 // isIntegral reports whether a number has no fractional part.
@@ -296,11 +296,11 @@ func evalSqrt(name string, x any) (any, error) {
 		return nil, nil
 	}
 	if !isNumber(x) {
-		return nil, mongoerr.Newf(28765, "$sqrt only supports numeric types, not %s", TypeName(x))
+		return nil, mongoerr.Newf(mongoerr.Location28765, "$sqrt only supports numeric types, not %s", TypeName(x))
 	}
 	f := toFloat(x)
 	if f < 0 {
-		return nil, mongoerr.New(28714, "$sqrt's argument must be greater than or equal to 0")
+		return nil, mongoerr.New(mongoerr.Location28714, "$sqrt's argument must be greater than or equal to 0")
 	}
 	return math.Sqrt(f), nil
 }
@@ -311,16 +311,16 @@ func evalPow(_ string, xs []any) (any, error) {
 		return nil, nil
 	}
 	if !isNumber(a) {
-		return nil, mongoerr.Newf(28762, "$pow's base must be numeric, not %s", TypeName(a))
+		return nil, mongoerr.Newf(mongoerr.Location28762, "$pow's base must be numeric, not %s", TypeName(a))
 	}
 	if !isNumber(b) {
-		return nil, mongoerr.Newf(28763, "$pow's exponent must be numeric, not %s", TypeName(b))
+		return nil, mongoerr.Newf(mongoerr.Location28763, "$pow's exponent must be numeric, not %s", TypeName(b))
 	}
 	c := max(classify(a), classify(b))
 	if c <= numLong {
 		x, y := toInt64(a), toInt64(b)
 		if x == 0 && y < 0 {
-			return nil, mongoerr.New(28764, "$pow cannot take a base of 0 and a negative exponent")
+			return nil, mongoerr.New(mongoerr.Location28764, "$pow cannot take a base of 0 and a negative exponent")
 		}
 		if y >= 0 {
 			if r, ok := powInt64(x, y); ok {
@@ -336,7 +336,7 @@ func floatFn(name string, x any, fn func(float64) float64) (any, error) {
 		return nil, nil
 	}
 	if !isNumber(x) {
-		return nil, mongoerr.Newf(28765, "%s only supports numeric types, not %s", name, TypeName(x))
+		return nil, mongoerr.Newf(mongoerr.Location28765, "%s only supports numeric types, not %s", name, TypeName(x))
 	}
 	return fn(toFloat(x)), nil
 }

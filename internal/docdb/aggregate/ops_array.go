@@ -31,7 +31,7 @@ func init() {
 func evalSize(_ string, x any) (any, error) {
 	a, ok := asArray(x)
 	if !ok {
-		return nil, mongoerr.Newf(17124, "The argument to $size must be an array. Type of the argument was: %s", TypeName(x))
+		return nil, mongoerr.Newf(mongoerr.Location17124, "The argument to $size must be an array. Type of the argument was: %s", TypeName(x))
 	}
 	return int32(len(a)), nil
 }
@@ -70,14 +70,14 @@ func evalArrayElemAt(_ string, xs []any) (any, error) {
 	}
 	a, ok := asArray(xs[0])
 	if !ok {
-		return nil, mongoerr.Newf(28689, "$arrayElemAt's first argument must be an array, but is %s", TypeName(xs[0]))
+		return nil, mongoerr.Newf(mongoerr.Location28689, "$arrayElemAt's first argument must be an array, but is %s", TypeName(xs[0]))
 	}
 	if !isNumber(xs[1]) {
-		return nil, mongoerr.Newf(28690, "$arrayElemAt's second argument must be a numeric value, but is %s", TypeName(xs[1]))
+		return nil, mongoerr.Newf(mongoerr.Location28690, "$arrayElemAt's second argument must be a numeric value, but is %s", TypeName(xs[1]))
 	}
 	i, ok := int32Index(xs[1])
 	if !ok {
-		return nil, mongoerr.Newf(28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", fmtValue(xs[1]))
+		return nil, mongoerr.Newf(mongoerr.Location28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", fmtValue(xs[1]))
 	}
 	return elemAt(a, i), nil
 }
@@ -99,7 +99,7 @@ func evalFirstLast(name string, x any) (any, error) {
 	}
 	a, ok := asArray(x)
 	if !ok {
-		return nil, mongoerr.Newf(28689, "%s's argument must be an array, but is %s", name, TypeName(x))
+		return nil, mongoerr.Newf(mongoerr.Location28689, "%s's argument must be an array, but is %s", name, TypeName(x))
 	}
 	if name == "$first" {
 		return elemAt(a, 0), nil
@@ -110,7 +110,7 @@ func evalFirstLast(name string, x any) (any, error) {
 func evalIn(_ string, xs []any) (any, error) {
 	a, ok := asArray(xs[1])
 	if !ok {
-		return nil, mongoerr.Newf(40081, "$in requires an array as a second argument, found: %s", TypeName(xs[1]))
+		return nil, mongoerr.Newf(mongoerr.Location40081, "$in requires an array as a second argument, found: %s", TypeName(xs[1]))
 	}
 	for _, e := range a {
 		if equal(xs[0], e) {
@@ -130,7 +130,7 @@ func evalConcatArrays(_ string, xs []any) (any, error) {
 		}
 		a, ok := asArray(x)
 		if !ok {
-			return nil, mongoerr.Newf(28664, "$concatArrays only supports arrays, not %s", TypeName(x))
+			return nil, mongoerr.Newf(mongoerr.Location28664, "$concatArrays only supports arrays, not %s", TypeName(x))
 		}
 		out = append(out, a...)
 	}
@@ -154,10 +154,10 @@ func compileFilter(c *compiler, name string, arg any) (evalFn, error) {
 		return nil, err
 	}
 	if _, ok := args["input"]; !ok {
-		return nil, mongoerr.New(28648, "Missing 'input' parameter to $filter")
+		return nil, mongoerr.New(mongoerr.Location28648, "Missing 'input' parameter to $filter")
 	}
 	if _, ok := args["cond"]; !ok {
-		return nil, mongoerr.New(28650, "Missing 'cond' parameter to $filter")
+		return nil, mongoerr.New(mongoerr.Location28650, "Missing 'cond' parameter to $filter")
 	}
 	s, err := c.iterSpec(args, "cond", "this")
 	if err != nil {
@@ -173,7 +173,7 @@ func compileFilter(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		a, ok := asArray(in)
 		if !ok {
-			return nil, mongoerr.Newf(28651, "input to $filter must be an array not %s", TypeName(in))
+			return nil, mongoerr.Newf(mongoerr.Location28651, "input to $filter must be an array not %s", TypeName(in))
 		}
 		limit := int64(-1)
 		if s.limit != nil {
@@ -184,10 +184,10 @@ func compileFilter(c *compiler, name string, arg any) (evalFn, error) {
 			if !nullish(lv) {
 				l, ok := int32Index(lv)
 				if !ok {
-					return nil, mongoerr.Newf(327391, "$filter: limit must be represented as a 32-bit integral value: %s", fmtValue(lv))
+					return nil, mongoerr.Newf(mongoerr.Location327391, "$filter: limit must be represented as a 32-bit integral value: %s", fmtValue(lv))
 				}
 				if l < 1 {
-					return nil, mongoerr.Newf(327392, "$filter: limit must be greater than 0: %d", l)
+					return nil, mongoerr.Newf(mongoerr.Location327392, "$filter: limit must be greater than 0: %d", l)
 				}
 				limit = l
 			}
@@ -246,10 +246,10 @@ func compileMap(c *compiler, name string, arg any) (evalFn, error) {
 		return nil, err
 	}
 	if _, ok := args["input"]; !ok {
-		return nil, mongoerr.New(16880, "Missing 'input' parameter to $map")
+		return nil, mongoerr.New(mongoerr.Location16880, "Missing 'input' parameter to $map")
 	}
 	if _, ok := args["in"]; !ok {
-		return nil, mongoerr.New(16882, "Missing 'in' parameter to $map")
+		return nil, mongoerr.New(mongoerr.Location16882, "Missing 'in' parameter to $map")
 	}
 	s, err := c.iterSpec(args, "in", "this")
 	if err != nil {
@@ -265,7 +265,7 @@ func compileMap(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		a, ok := asArray(in)
 		if !ok {
-			return nil, mongoerr.Newf(16883, "input to $map must be an array not %s", TypeName(in))
+			return nil, mongoerr.Newf(mongoerr.Location16883, "input to $map must be an array not %s", TypeName(in))
 		}
 		out := make(bson.A, len(a))
 		for i, e := range a {
@@ -286,7 +286,7 @@ func compileReduce(c *compiler, name string, arg any) (evalFn, error) {
 	}
 	for _, k := range []string{"input", "initialValue", "in"} {
 		if _, ok := args[k]; !ok {
-			return nil, mongoerr.Newf(40079, "$reduce requires '%s' to be specified", k)
+			return nil, mongoerr.Newf(mongoerr.Location40079, "$reduce requires '%s' to be specified", k)
 		}
 	}
 	input, err := c.compile(args["input"])
@@ -313,7 +313,7 @@ func compileReduce(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		a, ok := asArray(in)
 		if !ok {
-			return nil, mongoerr.Newf(40080, "$reduce requires that 'input' be an array, found: %s", fmtValue(in))
+			return nil, mongoerr.Newf(mongoerr.Location40080, "$reduce requires that 'input' be an array, found: %s", fmtValue(in))
 		}
 		acc, err := initF(v, doc)
 		if err != nil {
@@ -337,14 +337,14 @@ func evalSlice(_ string, xs []any) (any, error) {
 	}
 	a, ok := asArray(xs[0])
 	if !ok {
-		return nil, mongoerr.Newf(28724, "First argument to $slice must be an array, but is of type: %s", TypeName(xs[0]))
+		return nil, mongoerr.Newf(mongoerr.Location28724, "First argument to $slice must be an array, but is of type: %s", TypeName(xs[0]))
 	}
 	if !isNumber(xs[1]) {
-		return nil, mongoerr.Newf(28725, "Second argument to $slice must be a numeric value, but is of type: %s", TypeName(xs[1]))
+		return nil, mongoerr.Newf(mongoerr.Location28725, "Second argument to $slice must be a numeric value, but is of type: %s", TypeName(xs[1]))
 	}
 	p, ok := int32Index(xs[1])
 	if !ok {
-		return nil, mongoerr.Newf(28726, "Second argument to $slice can't be represented as a 32-bit integer: %s", fmtValue(xs[1]))
+		return nil, mongoerr.Newf(mongoerr.Location28726, "Second argument to $slice can't be represented as a 32-bit integer: %s", fmtValue(xs[1]))
 	}
 	n := int64(len(a))
 	if len(xs) == 2 {
@@ -354,14 +354,14 @@ func evalSlice(_ string, xs []any) (any, error) {
 		return append(bson.A{}, a[max(n+p, 0):]...), nil
 	}
 	if !isNumber(xs[2]) {
-		return nil, mongoerr.Newf(28727, "Third argument to $slice must be numeric, but is of type: %s", TypeName(xs[2]))
+		return nil, mongoerr.Newf(mongoerr.Location28727, "Third argument to $slice must be numeric, but is of type: %s", TypeName(xs[2]))
 	}
 	cnt, ok := int32Index(xs[2])
 	if !ok {
-		return nil, mongoerr.Newf(28728, "Third argument to $slice can't be represented as a 32-bit integer: %s", fmtValue(xs[2]))
+		return nil, mongoerr.Newf(mongoerr.Location28728, "Third argument to $slice can't be represented as a 32-bit integer: %s", fmtValue(xs[2]))
 	}
 	if cnt <= 0 {
-		return nil, mongoerr.Newf(28729, "Third argument to $slice must be positive: %s", fmtValue(xs[2]))
+		return nil, mongoerr.Newf(mongoerr.Location28729, "Third argument to $slice must be positive: %s", fmtValue(xs[2]))
 	}
 	start := p
 	if start < 0 {
@@ -380,26 +380,26 @@ func evalIndexOfArray(_ string, xs []any) (any, error) {
 	}
 	a, ok := asArray(xs[0])
 	if !ok {
-		return nil, mongoerr.Newf(40090, "$indexOfArray requires an array as a first argument, found: %s", TypeName(xs[0]))
+		return nil, mongoerr.Newf(mongoerr.Location40090, "$indexOfArray requires an array as a first argument, found: %s", TypeName(xs[0]))
 	}
 	start, end := int64(0), int64(len(a))
 	if len(xs) > 2 {
 		s, ok := int32Index(xs[2])
 		if !ok {
-			return nil, mongoerr.Newf(40096, "$indexOfArray requires an integral starting index, found a value of type: %s, with value: %s", TypeName(xs[2]), fmtValue(xs[2]))
+			return nil, mongoerr.Newf(mongoerr.Location40096, "$indexOfArray requires an integral starting index, found a value of type: %s, with value: %s", TypeName(xs[2]), fmtValue(xs[2]))
 		}
 		if s < 0 {
-			return nil, mongoerr.Newf(40097, "$indexOfArray requires a nonnegative starting index, found: %d", s)
+			return nil, mongoerr.Newf(mongoerr.Location40097, "$indexOfArray requires a nonnegative starting index, found: %d", s)
 		}
 		start = s
 	}
 	if len(xs) > 3 {
 		e, ok := int32Index(xs[3])
 		if !ok {
-			return nil, mongoerr.Newf(40096, "$indexOfArray requires an integral ending index, found a value of type: %s, with value: %s", TypeName(xs[3]), fmtValue(xs[3]))
+			return nil, mongoerr.Newf(mongoerr.Location40096, "$indexOfArray requires an integral ending index, found a value of type: %s, with value: %s", TypeName(xs[3]), fmtValue(xs[3]))
 		}
 		if e < 0 {
-			return nil, mongoerr.Newf(40097, "$indexOfArray requires a nonnegative ending index, found: %d", e)
+			return nil, mongoerr.Newf(mongoerr.Location40097, "$indexOfArray requires a nonnegative ending index, found: %d", e)
 		}
 		end = min(e, end)
 	}
@@ -416,37 +416,37 @@ const maxRangeElements = 1 << 22
 
 func evalRange(_ string, xs []any) (any, error) {
 	if !isNumber(xs[0]) {
-		return nil, mongoerr.Newf(34443, "$range requires a numeric starting value, found value of type: %s", TypeName(xs[0]))
+		return nil, mongoerr.Newf(mongoerr.Location34443, "$range requires a numeric starting value, found value of type: %s", TypeName(xs[0]))
 	}
 	start, ok := int32Index(xs[0])
 	if !ok {
-		return nil, mongoerr.Newf(34444, "$range requires a starting value that can be represented as a 32-bit integer, found value: %s", fmtValue(xs[0]))
+		return nil, mongoerr.Newf(mongoerr.Location34444, "$range requires a starting value that can be represented as a 32-bit integer, found value: %s", fmtValue(xs[0]))
 	}
 	if !isNumber(xs[1]) {
-		return nil, mongoerr.Newf(34445, "$range requires a numeric ending value, found value of type: %s", TypeName(xs[1]))
+		return nil, mongoerr.Newf(mongoerr.Location34445, "$range requires a numeric ending value, found value of type: %s", TypeName(xs[1]))
 	}
 	end, ok := int32Index(xs[1])
 	if !ok {
-		return nil, mongoerr.Newf(34446, "$range requires an ending value that can be represented as a 32-bit integer, found value: %s", fmtValue(xs[1]))
+		return nil, mongoerr.Newf(mongoerr.Location34446, "$range requires an ending value that can be represented as a 32-bit integer, found value: %s", fmtValue(xs[1]))
 	}
 	step := int64(1)
 	if len(xs) == 3 {
 		if !isNumber(xs[2]) {
-			return nil, mongoerr.Newf(34447, "$range requires a numeric step value, found value of type: %s", TypeName(xs[2]))
+			return nil, mongoerr.Newf(mongoerr.Location34447, "$range requires a numeric step value, found value of type: %s", TypeName(xs[2]))
 		}
 		s, ok := int32Index(xs[2])
 		if !ok {
-			return nil, mongoerr.Newf(34448, "$range requires a step value that can be represented as a 32-bit integer, found value: %s", fmtValue(xs[2]))
+			return nil, mongoerr.Newf(mongoerr.Location34448, "$range requires a step value that can be represented as a 32-bit integer, found value: %s", fmtValue(xs[2]))
 		}
 		if s == 0 {
-			return nil, mongoerr.New(34449, "$range requires a non-zero step value")
+			return nil, mongoerr.New(mongoerr.Location34449, "$range requires a non-zero step value")
 		}
 		step = s
 	}
 	out := bson.A{}
 	for i := start; (step > 0 && i < end) || (step < 0 && i > end); i += step {
 		if len(out) >= maxRangeElements {
-			return nil, mongoerr.New(mongoerr.Code(5891701), "$range would use too much memory")
+			return nil, mongoerr.New(mongoerr.Location5891701, "$range would use too much memory")
 		}
 		out = append(out, int32(i))
 	}
@@ -459,7 +459,7 @@ func evalReverseArray(_ string, x any) (any, error) {
 	}
 	a, ok := asArray(x)
 	if !ok {
-		return nil, mongoerr.Newf(34435, "The argument to $reverseArray must be an array, but was of type: %s", TypeName(x))
+		return nil, mongoerr.Newf(mongoerr.Location34435, "The argument to $reverseArray must be an array, but was of type: %s", TypeName(x))
 	}
 	out := make(bson.A, len(a))
 	for i, e := range a {
@@ -493,7 +493,7 @@ func evalSetOp(name string, xs []any) (any, error) {
 	for i, x := range xs {
 		if nullish(x) {
 			if name == "$setEquals" || name == "$setIsSubset" {
-				return nil, mongoerr.Newf(17044, "All operands of %s must be arrays. One argument is of type: %s", name, TypeName(x))
+				return nil, mongoerr.Newf(mongoerr.Location17044, "All operands of %s must be arrays. One argument is of type: %s", name, TypeName(x))
 			}
 			return nil, nil
 		}
@@ -501,11 +501,11 @@ func evalSetOp(name string, xs []any) (any, error) {
 		if !ok {
 			switch name {
 			case "$setDifference":
-				return nil, mongoerr.Newf(17048, "both operands of $setDifference must be arrays. %s argument is of type: %s", map[bool]string{true: "First", false: "Second"}[i == 0], TypeName(x))
+				return nil, mongoerr.Newf(mongoerr.Location17048, "both operands of $setDifference must be arrays. %s argument is of type: %s", map[bool]string{true: "First", false: "Second"}[i == 0], TypeName(x))
 			case "$setIsSubset":
-				return nil, mongoerr.Newf(17046, "both operands of $setIsSubset must be arrays. %s argument is of type: %s", map[bool]string{true: "First", false: "Second"}[i == 0], TypeName(x))
+				return nil, mongoerr.Newf(mongoerr.Location17046, "both operands of $setIsSubset must be arrays. %s argument is of type: %s", map[bool]string{true: "First", false: "Second"}[i == 0], TypeName(x))
 			}
-			return nil, mongoerr.Newf(17044, "All operands of %s must be arrays. One argument is of type: %s", name, TypeName(x))
+			return nil, mongoerr.Newf(mongoerr.Location17044, "All operands of %s must be arrays. One argument is of type: %s", name, TypeName(x))
 		}
 		arrays[i] = a
 	}
@@ -569,7 +569,7 @@ func evalSetOp(name string, xs []any) (any, error) {
 func evalElementsTrue(name string, x any) (any, error) {
 	a, ok := asArray(x)
 	if !ok {
-		return nil, mongoerr.Newf(17041, "%s's argument must be an array, but is %s", name, TypeName(x))
+		return nil, mongoerr.Newf(mongoerr.Location17041, "%s's argument must be an array, but is %s", name, TypeName(x))
 	}
 	anyT := name == "$anyElementTrue"
 	for _, e := range a {

@@ -70,7 +70,7 @@ var offsetRE = regexp.MustCompile(`^([+-])(\d{2}):?(\d{2})?$`)
 func parseTimezone(v any) (*time.Location, error) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, mongoerr.Newf(40517, "timezone must evaluate to a string, found %s", TypeName(v))
+		return nil, mongoerr.Newf(mongoerr.Location40517, "timezone must evaluate to a string, found %s", TypeName(v))
 	}
 	if m := offsetRE.FindStringSubmatch(s); m != nil {
 		h, _ := strconv.Atoi(m[2])
@@ -85,11 +85,11 @@ func parseTimezone(v any) (*time.Location, error) {
 		return time.FixedZone(s, off), nil
 	}
 	if s == "" || strings.HasPrefix(s, "/") || strings.Contains(s, "..") {
-		return nil, mongoerr.Newf(40485, "unrecognized time zone identifier: \"%s\"", s)
+		return nil, mongoerr.Newf(mongoerr.Location40485, "unrecognized time zone identifier: \"%s\"", s)
 	}
 	loc, err := time.LoadLocation(s)
 	if err != nil {
-		return nil, mongoerr.Newf(40485, "unrecognized time zone identifier: \"%s\"", s)
+		return nil, mongoerr.Newf(mongoerr.Location40485, "unrecognized time zone identifier: \"%s\"", s)
 	}
 	return loc, nil
 }
@@ -123,7 +123,7 @@ func (a dateArg) eval(name string, v *Vars, doc bson.D) (time.Time, bool, error)
 	}
 	t, ok := coerceDate(dv)
 	if !ok {
-		return time.Time{}, false, mongoerr.Newf(16006, "can't convert from BSON type %s to Date", TypeName(dv))
+		return time.Time{}, false, mongoerr.Newf(mongoerr.Location16006, "can't convert from BSON type %s to Date", TypeName(dv))
 	}
 	return t.In(loc), true, nil
 }
@@ -144,11 +144,11 @@ func compileDatePart(c *compiler, name string, arg any) (evalFn, error) {
 			case "timezone":
 				a.tz = f
 			default:
-				return nil, mongoerr.Newf(40535, "unrecognized option to %s: \"%s\"", name, e.Key)
+				return nil, mongoerr.Newf(mongoerr.Location40535, "unrecognized option to %s: \"%s\"", name, e.Key)
 			}
 		}
 		if a.date == nil {
-			return nil, mongoerr.Newf(40539, "missing 'date' argument to %s, provided: %s", name, fmtValue(d))
+			return nil, mongoerr.Newf(mongoerr.Location40539, "missing 'date' argument to %s, provided: %s", name, fmtValue(d))
 		}
 	} else {
 		fs, err2 := c.compileArgs(name, arg, 1, 1)
@@ -211,7 +211,7 @@ const defaultDateFormat = "%Y-%m-%dT%H:%M:%S.%LZ"
 func compileDateToString(c *compiler, name string, arg any) (evalFn, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.Newf(18629, "$dateToString only supports an object as its argument")
+		return nil, mongoerr.Newf(mongoerr.Location18629, "$dateToString only supports an object as its argument")
 	}
 	var a dateArg
 	var formatF, onNullF evalFn
@@ -235,11 +235,11 @@ func compileDateToString(c *compiler, name string, arg any) (evalFn, error) {
 		case "onNull":
 			onNullF = f
 		default:
-			return nil, mongoerr.Newf(18534, "Unrecognized argument to $dateToString: %s", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location18534, "Unrecognized argument to $dateToString: %s", e.Key)
 		}
 	}
 	if a.date == nil {
-		return nil, mongoerr.New(18628, "Missing 'date' parameter to $dateToString")
+		return nil, mongoerr.New(mongoerr.Location18628, "Missing 'date' parameter to $dateToString")
 	}
 	return func(v *Vars, doc bson.D) (any, error) {
 		format := defaultDateFormat
@@ -253,7 +253,7 @@ func compileDateToString(c *compiler, name string, arg any) (evalFn, error) {
 			}
 			fs, ok := fv.(string)
 			if !ok {
-				return nil, mongoerr.Newf(18533, "$dateToString requires that 'format' be a string, found: %s with value %s", TypeName(fv), fmtValue(fv))
+				return nil, mongoerr.Newf(mongoerr.Location18533, "$dateToString requires that 'format' be a string, found: %s with value %s", TypeName(fv), fmtValue(fv))
 			}
 			if err := validateDateFormat(fs); err != nil {
 				return nil, err
@@ -285,11 +285,11 @@ func validateDateFormat(f string) error {
 			continue
 		}
 		if i+1 >= len(f) {
-			return mongoerr.New(18535, "Unmatched '%' at end of format string")
+			return mongoerr.New(mongoerr.Location18535, "Unmatched '%' at end of format string")
 		}
 		i++
 		if !strings.ContainsRune("dGHjLmMSwuUVYzZbB%", rune(f[i])) {
-			return mongoerr.Newf(18536, "Invalid format character '%%%c' in format string", f[i])
+			return mongoerr.Newf(mongoerr.Location18536, "Invalid format character '%%%c' in format string", f[i])
 		}
 	}
 	return nil
@@ -378,7 +378,7 @@ var timeUnits = map[string]bool{
 func parseUnit(name string, v any) (string, error) {
 	s, ok := v.(string)
 	if !ok {
-		return "", mongoerr.Newf(5439013, "%s requires 'unit' to be a string, but got %s", name, TypeName(v))
+		return "", mongoerr.Newf(mongoerr.Location5439013, "%s requires 'unit' to be a string, but got %s", name, TypeName(v))
 	}
 	if !timeUnits[s] {
 		return "", mongoerr.Newf(mongoerr.FailedToParse, "%s parameter 'unit' value parsing failed :: caused by :: unknown time unit value: %s", name, s)
@@ -453,7 +453,7 @@ func compileDateArith(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		start, ok := coerceDate(vals["startDate"])
 		if !ok {
-			return nil, mongoerr.Newf(5166403, "%s requires startDate to be convertible to a date", name)
+			return nil, mongoerr.Newf(mongoerr.Location5166403, "%s requires startDate to be convertible to a date", name)
 		}
 		unit, err := parseUnit(name, vals["unit"])
 		if err != nil {
@@ -461,7 +461,7 @@ func compileDateArith(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		amt := vals["amount"]
 		if !isIntegral(amt) || classify(amt) == numDecimal && !isIntegral(amt) {
-			return nil, mongoerr.Newf(5166405, "%s expects integer amount of time units", name)
+			return nil, mongoerr.Newf(mongoerr.Location5166405, "%s expects integer amount of time units", name)
 		}
 		n := toInt64(amt)
 		if name == "$dateSubtract" {
@@ -480,14 +480,14 @@ func compileDateArith(c *compiler, name string, arg any) (evalFn, error) {
 func compileDateDiff(c *compiler, name string, arg any) (evalFn, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.Newf(5166301, "$dateDiff only supports an object as its argument")
+		return nil, mongoerr.Newf(mongoerr.Location5166301, "$dateDiff only supports an object as its argument")
 	}
 	fs := map[string]evalFn{}
 	for _, e := range d {
 		switch e.Key {
 		case "startDate", "endDate", "unit", "timezone", "startOfWeek":
 		default:
-			return nil, mongoerr.Newf(5166302, "Unrecognized argument to $dateDiff: %s", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location5166302, "Unrecognized argument to $dateDiff: %s", e.Key)
 		}
 		f, err := c.compile(e.Value)
 		if err != nil {
@@ -495,9 +495,12 @@ func compileDateDiff(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		fs[e.Key] = f
 	}
-	for code, k := range map[int32]string{5166303: "startDate", 5166304: "endDate", 5166305: "unit"} {
-		if fs[k] == nil {
-			return nil, mongoerr.Newf(mongoerr.Code(code), "Missing '%s' parameter to $dateDiff", k)
+	for _, req := range []struct {
+		code mongoerr.Code
+		arg  string
+	}{{mongoerr.Location5166303, "startDate"}, {mongoerr.Location5166304, "endDate"}, {mongoerr.Location5166305, "unit"}} {
+		if fs[req.arg] == nil {
+			return nil, mongoerr.Newf(req.code, "Missing '%s' parameter to $dateDiff", req.arg)
 		}
 	}
 	return func(v *Vars, doc bson.D) (any, error) {
@@ -528,11 +531,11 @@ func compileDateDiff(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		start, ok := coerceDate(vals["startDate"])
 		if !ok {
-			return nil, mongoerr.Newf(5166307, "$dateDiff requires 'startDate' to be a date, but got %s", TypeName(vals["startDate"]))
+			return nil, mongoerr.Newf(mongoerr.Location5166307, "$dateDiff requires 'startDate' to be a date, but got %s", TypeName(vals["startDate"]))
 		}
 		end, ok := coerceDate(vals["endDate"])
 		if !ok {
-			return nil, mongoerr.Newf(5166307, "$dateDiff requires 'endDate' to be a date, but got %s", TypeName(vals["endDate"]))
+			return nil, mongoerr.Newf(mongoerr.Location5166307, "$dateDiff requires 'endDate' to be a date, but got %s", TypeName(vals["endDate"]))
 		}
 		unit, err := parseUnit(name, vals["unit"])
 		if err != nil {
@@ -549,7 +552,7 @@ func compileDateDiff(c *compiler, name string, arg any) (evalFn, error) {
 				}
 			}
 			if !found {
-				return nil, mongoerr.Newf(5439015, "$dateDiff parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", str)
+				return nil, mongoerr.Newf(mongoerr.Location5439015, "$dateDiff parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", str)
 			}
 		}
 		return dateDiff(start.In(loc), end.In(loc), unit, sow), nil

@@ -80,21 +80,21 @@ func compileCond(c *compiler, name string, arg any) (evalFn, error) {
 			case "else":
 				elseE, haveElse = e.Value, true
 			default:
-				return nil, mongoerr.Newf(17083, "Unrecognized parameter to $cond: %s", e.Key)
+				return nil, mongoerr.Newf(mongoerr.Location17083, "Unrecognized parameter to $cond: %s", e.Key)
 			}
 		}
 		switch {
 		case !haveIf:
-			return nil, mongoerr.New(17080, "Missing 'if' parameter to $cond")
+			return nil, mongoerr.New(mongoerr.Location17080, "Missing 'if' parameter to $cond")
 		case !haveThen:
-			return nil, mongoerr.New(17081, "Missing 'then' parameter to $cond")
+			return nil, mongoerr.New(mongoerr.Location17081, "Missing 'then' parameter to $cond")
 		case !haveElse:
-			return nil, mongoerr.New(17082, "Missing 'else' parameter to $cond")
+			return nil, mongoerr.New(mongoerr.Location17082, "Missing 'else' parameter to $cond")
 		}
 	} else {
 		list := argList(arg)
 		if len(list) != 3 {
-			return nil, mongoerr.Newf(16020, "Expression $cond takes exactly 3 arguments. %d were passed in.", len(list))
+			return nil, mongoerr.Newf(mongoerr.Location16020, "Expression $cond takes exactly 3 arguments. %d were passed in.", len(list))
 		}
 		ifE, thenE, elseE = list[0], list[1], list[2]
 	}
@@ -147,7 +147,7 @@ func compileIfNull(c *compiler, name string, arg any) (evalFn, error) {
 func compileSwitch(c *compiler, name string, arg any) (evalFn, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.Newf(40060, "$switch requires an object as an argument, found: %s", TypeName(arg))
+		return nil, mongoerr.Newf(mongoerr.Location40060, "$switch requires an object as an argument, found: %s", TypeName(arg))
 	}
 	type branch struct{ cs, then evalFn }
 	var branches []branch
@@ -157,12 +157,12 @@ func compileSwitch(c *compiler, name string, arg any) (evalFn, error) {
 		case "branches":
 			list, ok := asArray(e.Value)
 			if !ok {
-				return nil, mongoerr.Newf(40061, "$switch expected an array for 'branches', found: %s", TypeName(e.Value))
+				return nil, mongoerr.Newf(mongoerr.Location40061, "$switch expected an array for 'branches', found: %s", TypeName(e.Value))
 			}
 			for _, b := range list {
 				bd, ok := asDoc(b)
 				if !ok {
-					return nil, mongoerr.Newf(40062, "$switch expected each branch to be an object, found: %s", TypeName(b))
+					return nil, mongoerr.Newf(mongoerr.Location40062, "$switch expected each branch to be an object, found: %s", TypeName(b))
 				}
 				var br branch
 				for _, be := range bd {
@@ -176,14 +176,14 @@ func compileSwitch(c *compiler, name string, arg any) (evalFn, error) {
 					case "then":
 						br.then = f
 					default:
-						return nil, mongoerr.Newf(40063, "$switch found an unknown argument to a branch: %s", be.Key)
+						return nil, mongoerr.Newf(mongoerr.Location40063, "$switch found an unknown argument to a branch: %s", be.Key)
 					}
 				}
 				if br.cs == nil {
-					return nil, mongoerr.New(40064, "$switch requires each branch have a 'case' expression")
+					return nil, mongoerr.New(mongoerr.Location40064, "$switch requires each branch have a 'case' expression")
 				}
 				if br.then == nil {
-					return nil, mongoerr.New(40065, "$switch requires each branch have a 'then' expression.")
+					return nil, mongoerr.New(mongoerr.Location40065, "$switch requires each branch have a 'then' expression.")
 				}
 				branches = append(branches, br)
 			}
@@ -194,11 +194,11 @@ func compileSwitch(c *compiler, name string, arg any) (evalFn, error) {
 			}
 			def = f
 		default:
-			return nil, mongoerr.Newf(40067, "$switch found an unknown argument: %s", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location40067, "$switch found an unknown argument: %s", e.Key)
 		}
 	}
 	if len(branches) == 0 {
-		return nil, mongoerr.New(40068, "$switch requires at least one branch.")
+		return nil, mongoerr.New(mongoerr.Location40068, "$switch requires at least one branch.")
 	}
 	return func(v *Vars, doc bson.D) (any, error) {
 		for _, b := range branches {
@@ -211,7 +211,7 @@ func compileSwitch(c *compiler, name string, arg any) (evalFn, error) {
 			}
 		}
 		if def == nil {
-			return nil, mongoerr.New(40066, "$switch could not find a matching branch for an input, and no default was specified.")
+			return nil, mongoerr.New(mongoerr.Location40066, "$switch could not find a matching branch for an input, and no default was specified.")
 		}
 		return def(v, doc)
 	}, nil
@@ -222,7 +222,7 @@ func compileSwitch(c *compiler, name string, arg any) (evalFn, error) {
 func compileLet(c *compiler, name string, arg any) (evalFn, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.Newf(16874, "$let only supports an object as its argument")
+		return nil, mongoerr.Newf(mongoerr.Location16874, "$let only supports an object as its argument")
 	}
 	var varsSpec bson.D
 	var inE any
@@ -232,20 +232,20 @@ func compileLet(c *compiler, name string, arg any) (evalFn, error) {
 		case "vars":
 			vd, ok := asDoc(e.Value)
 			if !ok {
-				return nil, mongoerr.Newf(10065, "invalid parameter: expected an object (vars)")
+				return nil, mongoerr.Newf(mongoerr.Location10065, "invalid parameter: expected an object (vars)")
 			}
 			varsSpec, haveVars = vd, true
 		case "in":
 			inE, haveIn = e.Value, true
 		default:
-			return nil, mongoerr.Newf(16875, "Unrecognized parameter to $let: %s", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location16875, "Unrecognized parameter to $let: %s", e.Key)
 		}
 	}
 	if !haveVars {
-		return nil, mongoerr.New(16876, "Missing 'vars' parameter to $let")
+		return nil, mongoerr.New(mongoerr.Location16876, "Missing 'vars' parameter to $let")
 	}
 	if !haveIn {
-		return nil, mongoerr.New(16877, "Missing 'in' parameter to $let")
+		return nil, mongoerr.New(mongoerr.Location16877, "Missing 'in' parameter to $let")
 	}
 	names := make([]string, len(varsSpec))
 	values := make([]evalFn, len(varsSpec))

@@ -27,10 +27,10 @@ func compileRegex(c *compiler, name string, arg any) (evalFn, error) {
 		return nil, err
 	}
 	if _, ok := args["input"]; !ok {
-		return nil, mongoerr.Newf(31022, "%s requires 'input' parameter", name)
+		return nil, mongoerr.Newf(mongoerr.Location31022, "%s requires 'input' parameter", name)
 	}
 	if _, ok := args["regex"]; !ok {
-		return nil, mongoerr.Newf(31023, "%s requires 'regex' parameter", name)
+		return nil, mongoerr.Newf(mongoerr.Location31023, "%s requires 'regex' parameter", name)
 	}
 	fs := map[string]evalFn{}
 	for k, v := range args {
@@ -57,7 +57,7 @@ func compileRegex(c *compiler, name string, arg any) (evalFn, error) {
 			pattern, opts = r.Pattern, r.Options
 		default:
 			if !nullish(rv) {
-				return nil, mongoerr.Newf(51105, "%s needs 'regex' to be of type string or regex", name)
+				return nil, mongoerr.Newf(mongoerr.Location51105, "%s needs 'regex' to be of type string or regex", name)
 			}
 		}
 		if f, ok := fs["options"]; ok {
@@ -67,11 +67,11 @@ func compileRegex(c *compiler, name string, arg any) (evalFn, error) {
 			}
 			if os, ok := ov.(string); ok {
 				if opts != "" && os != "" {
-					return nil, mongoerr.Newf(51075, "%s: found regex option(s) specified in both 'regex' and 'option' fields", name)
+					return nil, mongoerr.Newf(mongoerr.Location51075, "%s: found regex option(s) specified in both 'regex' and 'option' fields", name)
 				}
 				opts += os
 			} else if !nullish(ov) {
-				return nil, mongoerr.Newf(51106, "%s needs 'options' to be of type string", name)
+				return nil, mongoerr.Newf(mongoerr.Location51106, "%s needs 'options' to be of type string", name)
 			}
 		}
 		noMatch := func() any {
@@ -88,7 +88,7 @@ func compileRegex(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		s, ok := in.(string)
 		if !ok {
-			return nil, mongoerr.Newf(51104, "%s needs 'input' to be of type string", name)
+			return nil, mongoerr.Newf(mongoerr.Location51104, "%s needs 'input' to be of type string", name)
 		}
 		re, err := query.CompileRegex(pattern, opts)
 		if err != nil {
@@ -137,7 +137,7 @@ func compileReplace(c *compiler, name string, arg any) (evalFn, error) {
 	for _, k := range []string{"input", "find", "replacement"} {
 		e, ok := args[k]
 		if !ok {
-			return nil, mongoerr.Newf(51083, "%s requires '%s' to be specified", name, k)
+			return nil, mongoerr.Newf(mongoerr.Location51083, "%s requires '%s' to be specified", name, k)
 		}
 		f, err := c.compile(e)
 		if err != nil {
@@ -159,7 +159,7 @@ func compileReplace(c *compiler, name string, arg any) (evalFn, error) {
 			}
 			s, ok := x.(string)
 			if !ok {
-				return nil, mongoerr.Newf(51746, "%s requires that '%s' be a string, found: %s", name, k, fmtValue(x))
+				return nil, mongoerr.Newf(mongoerr.Location51746, "%s requires that '%s' be a string, found: %s", name, k, fmtValue(x))
 			}
 			vals[i] = s
 		}
@@ -181,11 +181,11 @@ func compileSortArray(c *compiler, name string, arg any) (evalFn, error) {
 	}
 	in, ok := args["input"]
 	if !ok {
-		return nil, mongoerr.New(2942502, "$sortArray requires 'input' to be specified")
+		return nil, mongoerr.New(mongoerr.Location2942502, "$sortArray requires 'input' to be specified")
 	}
 	by, ok := args["sortBy"]
 	if !ok {
-		return nil, mongoerr.New(2942503, "$sortArray requires 'sortBy' to be specified")
+		return nil, mongoerr.New(mongoerr.Location2942503, "$sortArray requires 'sortBy' to be specified")
 	}
 	inF, err := c.compile(in)
 	if err != nil {
@@ -196,7 +196,7 @@ func compileSortArray(c *compiler, name string, arg any) (evalFn, error) {
 	if isNumber(by) {
 		f := toFloat(by)
 		if f != 1 && f != -1 {
-			return nil, mongoerr.New(2942505, "$sortArray requires sortBy to be either 1 or -1 when sorting by value")
+			return nil, mongoerr.New(mongoerr.Location2942505, "$sortArray requires sortBy to be either 1 or -1 when sorting by value")
 		}
 		whole = int(f)
 	} else if d, ok := asDoc(by); ok && len(d) > 0 {
@@ -204,7 +204,7 @@ func compileSortArray(c *compiler, name string, arg any) (evalFn, error) {
 			return nil, err
 		}
 	} else {
-		return nil, mongoerr.New(2942504, "$sortArray requires sortBy to be an object or a number")
+		return nil, mongoerr.New(mongoerr.Location2942504, "$sortArray requires sortBy to be an object or a number")
 	}
 	return func(v *Vars, doc bson.D) (any, error) {
 		x, err := inF(v, doc)
@@ -216,7 +216,7 @@ func compileSortArray(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		a, ok := asArray(x)
 		if !ok {
-			return nil, mongoerr.Newf(2942504, "The input argument to $sortArray must be an array, but was of type: %s", TypeName(x))
+			return nil, mongoerr.Newf(mongoerr.Location2942504, "The input argument to $sortArray must be an array, but was of type: %s", TypeName(x))
 		}
 		out := append(bson.A{}, a...)
 		if spec == nil {
@@ -242,7 +242,7 @@ func compileZip(c *compiler, name string, arg any) (evalFn, error) {
 		return nil, err
 	}
 	if _, ok := args["inputs"]; !ok {
-		return nil, mongoerr.New(34465, "$zip requires at least one input array")
+		return nil, mongoerr.New(mongoerr.Location34465, "$zip requires at least one input array")
 	}
 	inputs, err := c.compile(args["inputs"])
 	if err != nil {
@@ -252,7 +252,7 @@ func compileZip(c *compiler, name string, arg any) (evalFn, error) {
 	var defaults evalFn
 	if d, ok := args["defaults"]; ok {
 		if !longest {
-			return nil, mongoerr.New(34466, "cannot specify defaults unless useLongestLength is true")
+			return nil, mongoerr.New(mongoerr.Location34466, "cannot specify defaults unless useLongestLength is true")
 		}
 		if defaults, err = c.compile(d); err != nil {
 			return nil, err
@@ -265,7 +265,7 @@ func compileZip(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		lists, ok := asArray(x)
 		if !ok {
-			return nil, mongoerr.Newf(34461, "inputs must be an array of expressions, found %s", TypeName(x))
+			return nil, mongoerr.Newf(mongoerr.Location34461, "inputs must be an array of expressions, found %s", TypeName(x))
 		}
 		arrays := make([]bson.A, len(lists))
 		n := -1
@@ -275,7 +275,7 @@ func compileZip(c *compiler, name string, arg any) (evalFn, error) {
 			}
 			a, ok := asArray(l)
 			if !ok {
-				return nil, mongoerr.Newf(34468, "$zip found a non-array expression in input: %s", fmtValue(l))
+				return nil, mongoerr.Newf(mongoerr.Location34468, "$zip found a non-array expression in input: %s", fmtValue(l))
 			}
 			arrays[i] = a
 			if n < 0 || (longest && len(a) > n) || (!longest && len(a) < n) {
@@ -289,7 +289,7 @@ func compileZip(c *compiler, name string, arg any) (evalFn, error) {
 				return nil, err
 			}
 			if defs, ok = asArray(dv); !ok || len(defs) != len(arrays) {
-				return nil, mongoerr.New(34467, "defaults and inputs must have the same length")
+				return nil, mongoerr.New(mongoerr.Location34467, "defaults and inputs must have the same length")
 			}
 		}
 		out := bson.A{}
@@ -318,9 +318,12 @@ func compileDateTrunc(c *compiler, name string, arg any) (evalFn, error) {
 	if err != nil {
 		return nil, err
 	}
-	for code, k := range map[int32]string{5439014: "date", 5439015: "unit"} {
-		if _, ok := args[k]; !ok {
-			return nil, mongoerr.Newf(mongoerr.Code(code), "$dateTrunc requires '%s' parameter", k)
+	for _, req := range []struct {
+		code mongoerr.Code
+		arg  string
+	}{{mongoerr.Location5439014, "date"}, {mongoerr.Location5439015, "unit"}} {
+		if _, ok := args[req.arg]; !ok {
+			return nil, mongoerr.Newf(req.code, "$dateTrunc requires '%s' parameter", req.arg)
 		}
 	}
 	fs := map[string]evalFn{}
@@ -345,7 +348,7 @@ func compileDateTrunc(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		t, ok := coerceDate(vals["date"])
 		if !ok {
-			return nil, mongoerr.Newf(5439012, "$dateTrunc requires 'date' to be a date, but got %s", TypeName(vals["date"]))
+			return nil, mongoerr.Newf(mongoerr.Location5439012, "$dateTrunc requires 'date' to be a date, but got %s", TypeName(vals["date"]))
 		}
 		unit, err := parseUnit(name, vals["unit"])
 		if err != nil {
@@ -354,7 +357,7 @@ func compileDateTrunc(c *compiler, name string, arg any) (evalFn, error) {
 		bin := int64(1)
 		if b, ok := vals["binSize"]; ok {
 			if !isIntegral(b) || toInt64(b) <= 0 {
-				return nil, mongoerr.New(5439017, "$dateTrunc requires 'binSize' to be greater than 0, but got value 0")
+				return nil, mongoerr.New(mongoerr.Location5439017, "$dateTrunc requires 'binSize' to be greater than 0, but got value 0")
 			}
 			bin = toInt64(b)
 		}
@@ -375,7 +378,7 @@ func compileDateTrunc(c *compiler, name string, arg any) (evalFn, error) {
 				}
 			}
 			if !found {
-				return nil, mongoerr.Newf(5439016, "$dateTrunc parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", str)
+				return nil, mongoerr.Newf(mongoerr.Location5439016, "$dateTrunc parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", str)
 			}
 		}
 		return bson.NewDateTimeFromTime(truncateDate(t.In(loc), unit, bin, sow)), nil

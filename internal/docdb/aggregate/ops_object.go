@@ -23,7 +23,7 @@ func evalMergeObjects(_ string, xs []any) (any, error) {
 		}
 		d, ok := asDoc(x)
 		if !ok {
-			return nil, mongoerr.Newf(40400, "$mergeObjects requires object inputs, but input %s is of type %s", fmtValue(x), TypeName(x))
+			return nil, mongoerr.Newf(mongoerr.Location40400, "$mergeObjects requires object inputs, but input %s is of type %s", fmtValue(x), TypeName(x))
 		}
 		for _, e := range d {
 			if IsMissing(e.Value) {
@@ -41,7 +41,7 @@ func evalObjectToArray(_ string, x any) (any, error) {
 	}
 	d, ok := asDoc(x)
 	if !ok {
-		return nil, mongoerr.Newf(40390, "$objectToArray requires a document input, found: %s", TypeName(x))
+		return nil, mongoerr.Newf(mongoerr.Location40390, "$objectToArray requires a document input, found: %s", TypeName(x))
 	}
 	out := make(bson.A, len(d))
 	for i, e := range d {
@@ -56,7 +56,7 @@ func evalArrayToObject(_ string, x any) (any, error) {
 	}
 	a, ok := asArray(x)
 	if !ok {
-		return nil, mongoerr.Newf(40386, "$arrayToObject requires an array input, found: %s", TypeName(x))
+		return nil, mongoerr.Newf(mongoerr.Location40386, "$arrayToObject requires an array input, found: %s", TypeName(x))
 	}
 	out := bson.D{}
 	if len(a) == 0 {
@@ -65,43 +65,43 @@ func evalArrayToObject(_ string, x any) (any, error) {
 	_, pairs := asArray(a[0])
 	_, docs := asDoc(a[0])
 	if !pairs && !docs {
-		return nil, mongoerr.Newf(40398, "Unrecognised input type format for $arrayToObject: %s", TypeName(a[0]))
+		return nil, mongoerr.Newf(mongoerr.Location40398, "Unrecognised input type format for $arrayToObject: %s", TypeName(a[0]))
 	}
 	for _, e := range a {
 		var key, val any
 		if pairs {
 			p, ok := asArray(e)
 			if !ok {
-				return nil, mongoerr.New(40391, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Object was detected, now found: "+TypeName(e))
+				return nil, mongoerr.New(mongoerr.Location40391, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Object was detected, now found: "+TypeName(e))
 			}
 			if len(p) != 2 {
-				return nil, mongoerr.Newf(40397, "$arrayToObject requires an array of size 2 arrays,found array of size: %d", len(p))
+				return nil, mongoerr.Newf(mongoerr.Location40397, "$arrayToObject requires an array of size 2 arrays,found array of size: %d", len(p))
 			}
 			key, val = p[0], p[1]
 			if _, ok := key.(string); !ok {
-				return nil, mongoerr.Newf(40395, "$arrayToObject requires an array of key-value pairs, where the key must be of type string. Found key type: %s", TypeName(key))
+				return nil, mongoerr.Newf(mongoerr.Location40395, "$arrayToObject requires an array of key-value pairs, where the key must be of type string. Found key type: %s", TypeName(key))
 			}
 		} else {
 			d, ok := asDoc(e)
 			if !ok {
-				return nil, mongoerr.New(40396, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Array was detected, now found: "+TypeName(e))
+				return nil, mongoerr.New(mongoerr.Location40396, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Array was detected, now found: "+TypeName(e))
 			}
 			if len(d) != 2 {
-				return nil, mongoerr.Newf(40392, "$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:%d", len(d))
+				return nil, mongoerr.Newf(mongoerr.Location40392, "$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:%d", len(d))
 			}
 			k, hk := lookupField(d, "k")
 			v, hv := lookupField(d, "v")
 			if !hk || !hv {
-				return nil, mongoerr.Newf(40393, "$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: %s", fmtValue(d))
+				return nil, mongoerr.Newf(mongoerr.Location40393, "$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: %s", fmtValue(d))
 			}
 			if _, ok := k.(string); !ok {
-				return nil, mongoerr.Newf(40394, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", TypeName(k))
+				return nil, mongoerr.Newf(mongoerr.Location40394, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", TypeName(k))
 			}
 			key, val = k, v
 		}
 		ks := key.(string)
 		if strings.ContainsRune(ks, 0) {
-			return nil, mongoerr.New(4940400, "Key field cannot contain an embedded null byte")
+			return nil, mongoerr.New(mongoerr.Location4940400, "Key field cannot contain an embedded null byte")
 		}
 		out = setField(out, ks, val)
 	}
@@ -120,11 +120,11 @@ func compileGetField(c *compiler, name string, arg any) (evalFn, error) {
 			case "input":
 				inputE = e.Value
 			default:
-				return nil, mongoerr.Newf(3041701, "$getField found an unknown argument: %s", e.Key)
+				return nil, mongoerr.Newf(mongoerr.Location3041701, "$getField found an unknown argument: %s", e.Key)
 			}
 		}
 		if fieldE == nil {
-			return nil, mongoerr.New(3041702, "$getField requires 'field' to be specified")
+			return nil, mongoerr.New(mongoerr.Location3041702, "$getField requires 'field' to be specified")
 		}
 	}
 	ff, err := c.compile(fieldE)
@@ -142,7 +142,7 @@ func compileGetField(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		fs, ok := f.(string)
 		if !ok {
-			return nil, mongoerr.Newf(3041704, "$getField requires 'field' to evaluate to type String, but got %s", TypeName(f))
+			return nil, mongoerr.Newf(mongoerr.Location3041704, "$getField requires 'field' to evaluate to type String, but got %s", TypeName(f))
 		}
 		in, err := fi(v, doc)
 		if err != nil {
@@ -156,7 +156,7 @@ func compileGetField(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		d, ok := asDoc(in)
 		if !ok {
-			return nil, mongoerr.Newf(3041705, "$getField requires 'input' to evaluate to type Object, but got %s", TypeName(in))
+			return nil, mongoerr.Newf(mongoerr.Location3041705, "$getField requires 'input' to evaluate to type Object, but got %s", TypeName(in))
 		}
 		if val, ok := lookupField(d, fs); ok {
 			return val, nil

@@ -34,7 +34,7 @@ func evalConcat(_ string, xs []any) (any, error) {
 				sawNull = true
 				continue
 			}
-			return nil, mongoerr.Newf(16702, "$concat only supports strings, not %s", TypeName(x))
+			return nil, mongoerr.Newf(mongoerr.Location16702, "$concat only supports strings, not %s", TypeName(x))
 		}
 	}
 	if sawNull {
@@ -64,7 +64,7 @@ func stringOf(name string, x any) (string, error) {
 	if ts, ok := x.(bson.Timestamp); ok {
 		return FormatValue(ts), nil
 	}
-	return "", mongoerr.Newf(16007, "can't convert from BSON type %s to String", TypeName(x))
+	return "", mongoerr.Newf(mongoerr.Location16007, "can't convert from BSON type %s to String", TypeName(x))
 }
 
 // intArg checks that x is an integral number for a string operator.
@@ -84,10 +84,10 @@ func evalSubstrBytes(name string, xs []any) (any, error) {
 		return nil, err
 	}
 	if !isNumber(xs[1]) {
-		return nil, mongoerr.Newf(16034, "%s:  starting index must be a numeric type (is BSON type %s)", name, TypeName(xs[1]))
+		return nil, mongoerr.Newf(mongoerr.Location16034, "%s:  starting index must be a numeric type (is BSON type %s)", name, TypeName(xs[1]))
 	}
 	if !isNumber(xs[2]) {
-		return nil, mongoerr.Newf(16035, "%s:  length must be a numeric type (is BSON type %s)", name, TypeName(xs[2]))
+		return nil, mongoerr.Newf(mongoerr.Location16035, "%s:  length must be a numeric type (is BSON type %s)", name, TypeName(xs[2]))
 	}
 	start, _ := intArg(xs[1])
 	length, _ := intArg(xs[2])
@@ -98,14 +98,14 @@ func evalSubstrBytes(name string, xs []any) (any, error) {
 		return "", nil
 	}
 	if start > 0 && !utf8.RuneStart(s[start]) {
-		return nil, mongoerr.Newf(28656, "%s:  Invalid range, starting index is a UTF-8 continuation byte.", name)
+		return nil, mongoerr.Newf(mongoerr.Location28656, "%s:  Invalid range, starting index is a UTF-8 continuation byte.", name)
 	}
 	end := int64(len(s))
 	if length >= 0 && start+length < end {
 		end = start + length
 	}
 	if end < int64(len(s)) && !utf8.RuneStart(s[end]) {
-		return nil, mongoerr.Newf(28657, "%s:  Invalid range, ending index is in the middle of a UTF-8 character.", name)
+		return nil, mongoerr.Newf(mongoerr.Location28657, "%s:  Invalid range, ending index is in the middle of a UTF-8 character.", name)
 	}
 	return s[start:end], nil
 }
@@ -116,23 +116,23 @@ func evalSubstrCP(name string, xs []any) (any, error) {
 		return nil, err
 	}
 	if !isNumber(xs[1]) {
-		return nil, mongoerr.Newf(34450, "$substrCP: starting index must be a numeric type (is BSON type %s)", TypeName(xs[1]))
+		return nil, mongoerr.Newf(mongoerr.Location34450, "$substrCP: starting index must be a numeric type (is BSON type %s)", TypeName(xs[1]))
 	}
 	if !isNumber(xs[2]) {
-		return nil, mongoerr.Newf(34452, "$substrCP: length must be a numeric type (is BSON type %s)", TypeName(xs[2]))
+		return nil, mongoerr.Newf(mongoerr.Location34452, "$substrCP: length must be a numeric type (is BSON type %s)", TypeName(xs[2]))
 	}
 	if !isIntegral(xs[1]) {
-		return nil, mongoerr.New(34451, "$substrCP: starting index cannot be represented as a 32-bit integral value")
+		return nil, mongoerr.New(mongoerr.Location34451, "$substrCP: starting index cannot be represented as a 32-bit integral value")
 	}
 	if !isIntegral(xs[2]) {
-		return nil, mongoerr.New(34453, "$substrCP: length cannot be represented as a 32-bit integral value")
+		return nil, mongoerr.New(mongoerr.Location34453, "$substrCP: length cannot be represented as a 32-bit integral value")
 	}
 	start, length := toInt64(xs[1]), toInt64(xs[2])
 	if start < 0 {
-		return nil, mongoerr.New(34455, "$substrCP: the starting index must be nonnegative integer.")
+		return nil, mongoerr.New(mongoerr.Location34455, "$substrCP: the starting index must be nonnegative integer.")
 	}
 	if length < 0 {
-		return nil, mongoerr.New(34454, "$substrCP: length must be a nonnegative integer.")
+		return nil, mongoerr.New(mongoerr.Location34454, "$substrCP: length must be a nonnegative integer.")
 	}
 	runes := []rune(s)
 	if start >= int64(len(runes)) {
@@ -168,9 +168,9 @@ func evalStrLen(name string, x any) (any, error) {
 	s, ok := x.(string)
 	if !ok {
 		if name == "$strLenCP" {
-			return nil, mongoerr.Newf(34471, "$strLenCP requires a string argument, found: %s", TypeName(x))
+			return nil, mongoerr.Newf(mongoerr.Location34471, "$strLenCP requires a string argument, found: %s", TypeName(x))
 		}
-		return nil, mongoerr.Newf(34473, "$strLenBytes requires a string argument, found: %s", TypeName(x))
+		return nil, mongoerr.Newf(mongoerr.Location34473, "$strLenBytes requires a string argument, found: %s", TypeName(x))
 	}
 	if name == "$strLenCP" {
 		return int32(utf8.RuneCountInString(s)), nil
@@ -184,14 +184,14 @@ func evalSplit(_ string, xs []any) (any, error) {
 	}
 	s, ok := xs[0].(string)
 	if !ok {
-		return nil, mongoerr.Newf(40085, "$split requires an expression that evaluates to a string as a first argument, found: %s", TypeName(xs[0]))
+		return nil, mongoerr.Newf(mongoerr.Location40085, "$split requires an expression that evaluates to a string as a first argument, found: %s", TypeName(xs[0]))
 	}
 	sep, ok := xs[1].(string)
 	if !ok {
-		return nil, mongoerr.Newf(40086, "$split requires an expression that evaluates to a string as a second argument, found: %s", TypeName(xs[1]))
+		return nil, mongoerr.Newf(mongoerr.Location40086, "$split requires an expression that evaluates to a string as a second argument, found: %s", TypeName(xs[1]))
 	}
 	if sep == "" {
-		return nil, mongoerr.New(40087, "$split requires a non-empty separator")
+		return nil, mongoerr.New(mongoerr.Location40087, "$split requires a non-empty separator")
 	}
 	parts := strings.Split(s, sep)
 	out := make(bson.A, len(parts))
@@ -207,7 +207,7 @@ const defaultTrimChars = "\x00 \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2
 func compileTrim(c *compiler, name string, arg any) (evalFn, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.Newf(50696, "%s only supports an object as an argument, found %s", name, TypeName(arg))
+		return nil, mongoerr.Newf(mongoerr.Location50696, "%s only supports an object as an argument, found %s", name, TypeName(arg))
 	}
 	var inputF, charsF evalFn
 	for _, e := range d {
@@ -221,11 +221,11 @@ func compileTrim(c *compiler, name string, arg any) (evalFn, error) {
 		case "chars":
 			charsF = f
 		default:
-			return nil, mongoerr.Newf(50694, "%s found an unknown argument: %s", name, e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location50694, "%s found an unknown argument: %s", name, e.Key)
 		}
 	}
 	if inputF == nil {
-		return nil, mongoerr.Newf(50695, "%s requires an 'input' field", name)
+		return nil, mongoerr.Newf(mongoerr.Location50695, "%s requires an 'input' field", name)
 	}
 	return func(v *Vars, doc bson.D) (any, error) {
 		in, err := inputF(v, doc)
@@ -237,7 +237,7 @@ func compileTrim(c *compiler, name string, arg any) (evalFn, error) {
 		}
 		s, ok := in.(string)
 		if !ok {
-			return nil, mongoerr.Newf(50699, "%s requires its input to be a string, got %s (of type %s) instead.", name, fmtValue(in), TypeName(in))
+			return nil, mongoerr.Newf(mongoerr.Location50699, "%s requires its input to be a string, got %s (of type %s) instead.", name, fmtValue(in), TypeName(in))
 		}
 		chars := defaultTrimChars
 		if charsF != nil {
@@ -250,7 +250,7 @@ func compileTrim(c *compiler, name string, arg any) (evalFn, error) {
 			}
 			cs, ok := cv.(string)
 			if !ok {
-				return nil, mongoerr.Newf(50700, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, fmtValue(cv), TypeName(cv))
+				return nil, mongoerr.Newf(mongoerr.Location50700, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, fmtValue(cv), TypeName(cv))
 			}
 			chars = cs
 		}
@@ -282,11 +282,11 @@ func evalIndexOfStr(name string, xs []any) (any, error) {
 	}
 	s, ok := xs[0].(string)
 	if !ok {
-		return nil, mongoerr.Newf(40091, "%s requires a string as the first argument, found: %s", name, TypeName(xs[0]))
+		return nil, mongoerr.Newf(mongoerr.Location40091, "%s requires a string as the first argument, found: %s", name, TypeName(xs[0]))
 	}
 	sub, ok := xs[1].(string)
 	if !ok {
-		return nil, mongoerr.Newf(40092, "%s requires a string as the second argument, found: %s", name, TypeName(xs[1]))
+		return nil, mongoerr.Newf(mongoerr.Location40092, "%s requires a string as the second argument, found: %s", name, TypeName(xs[1]))
 	}
 	var units []string
 	if name == "$indexOfCP" {
@@ -301,16 +301,16 @@ func evalIndexOfStr(name string, xs []any) (any, error) {
 	start, end := int64(0), int64(len(units))
 	if len(xs) > 2 {
 		if !isIntegral(xs[2]) {
-			return nil, mongoerr.Newf(40096, "%s requires an integral starting index, found a value of type: %s, with value: %s", name, TypeName(xs[2]), fmtValue(xs[2]))
+			return nil, mongoerr.Newf(mongoerr.Location40096, "%s requires an integral starting index, found a value of type: %s, with value: %s", name, TypeName(xs[2]), fmtValue(xs[2]))
 		}
 		start = toInt64(xs[2])
 		if start < 0 {
-			return nil, mongoerr.Newf(40097, "%s requires a nonnegative start index, found: %d", name, start)
+			return nil, mongoerr.Newf(mongoerr.Location40097, "%s requires a nonnegative start index, found: %d", name, start)
 		}
 	}
 	if len(xs) > 3 {
 		if !isIntegral(xs[3]) {
-			return nil, mongoerr.Newf(40096, "%s requires an integral ending index, found a value of type: %s, with value: %s", name, TypeName(xs[3]), fmtValue(xs[3]))
+			return nil, mongoerr.Newf(mongoerr.Location40096, "%s requires an integral ending index, found a value of type: %s, with value: %s", name, TypeName(xs[3]), fmtValue(xs[3]))
 		}
 		end = min(toInt64(xs[3]), end)
 	}

@@ -11,9 +11,6 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
-// ConversionFailure is MongoDB's code for a failed $convert.
-const ConversionFailure = mongoerr.Code(241)
-
 func init() {
 	register(unary(func(_ string, x any) (any, error) { return TypeName(x), nil }), "$type")
 	register(unary(func(_ string, x any) (any, error) { return isNumber(x), nil }), "$isNumber")
@@ -124,7 +121,7 @@ func compileConvert(c *compiler, name string, arg any) (evalFn, error) {
 		out, err := convertValue(in, to)
 		if err != nil {
 			if onErrF != nil {
-				if e, ok := mongoerr.As(err); ok && e.Code == ConversionFailure {
+				if e, ok := mongoerr.As(err); ok && e.Code == mongoerr.ConversionFailure {
 					return onErrF(v, doc)
 				}
 			}
@@ -135,11 +132,11 @@ func compileConvert(c *compiler, name string, arg any) (evalFn, error) {
 }
 
 func unsupported(x any, to string) error {
-	return mongoerr.Newf(ConversionFailure, "Unsupported conversion from %s to %s in $convert with no onError value", TypeName(x), to)
+	return mongoerr.Newf(mongoerr.ConversionFailure, "Unsupported conversion from %s to %s in $convert with no onError value", TypeName(x), to)
 }
 
 func overflow(x any) error {
-	return mongoerr.Newf(ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", fmtValue(x))
+	return mongoerr.Newf(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", fmtValue(x))
 }
 
 // convertValue converts a non-null value to the named type as $convert.
@@ -180,7 +177,7 @@ func convertValue(x any, to string) (any, error) {
 		case classify(x) == numDouble:
 			f := toFloat(x)
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, mongoerr.Newf(ConversionFailure, "Attempt to convert %s value to integer type in $convert with no onError value", formatDouble(f))
+				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Attempt to convert %s value to integer type in $convert with no onError value", formatDouble(f))
 			}
 			t := math.Trunc(f)
 			if t >= 9.2233720368547758e18 || t < -9.2233720368547758e18 {
@@ -191,7 +188,7 @@ func convertValue(x any, to string) (any, error) {
 			d := decRound(toDecimal(x), 0, 't')
 			b, ok := decToBigInt(d)
 			if !ok {
-				return nil, mongoerr.Newf(ConversionFailure, "Attempt to convert %s value to integer type in $convert with no onError value", toDecimal(x).String())
+				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Attempt to convert %s value to integer type in $convert with no onError value", toDecimal(x).String())
 			}
 			if !b.IsInt64() {
 				return nil, overflow(x)
@@ -211,7 +208,7 @@ func convertValue(x any, to string) (any, error) {
 					if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
 						return nil, overflow(x)
 					}
-					return nil, mongoerr.Newf(ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Did not consume whole string.", t)
+					return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Did not consume whole string.", t)
 				}
 				i = n
 			default:
@@ -244,7 +241,7 @@ func convertValue(x any, to string) (any, error) {
 		case string:
 			d, err := bson.ParseDecimal128(strings.TrimSpace(t))
 			if err != nil || strings.TrimSpace(t) != t {
-				return nil, mongoerr.Newf(ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Failed to parse string to decimal", t)
+				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Failed to parse string to decimal", t)
 			}
 			return d, nil
 		}
@@ -280,7 +277,7 @@ func convertValue(x any, to string) (any, error) {
 		case numDouble:
 			f := toFloat(x)
 			if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.2233720368547758e18 || f < -9.2233720368547758e18 {
-				return nil, mongoerr.Newf(ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", fmtValue(x))
+				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", fmtValue(x))
 			}
 			return bson.DateTime(int64(f)), nil
 		case numDecimal:
@@ -294,7 +291,7 @@ func convertValue(x any, to string) (any, error) {
 		case string:
 			d, err := parseDateString(t)
 			if err != nil {
-				return nil, mongoerr.Newf(ConversionFailure, "Error parsing date string '%s'; 0: passing a time zone identifier as part of the string is not allowed", t)
+				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Error parsing date string '%s'; 0: passing a time zone identifier as part of the string is not allowed", t)
 			}
 			return d, nil
 		case bson.ObjectID:
@@ -306,7 +303,7 @@ func convertValue(x any, to string) (any, error) {
 		if s, ok := x.(string); ok {
 			id, err := bson.ObjectIDFromHex(s)
 			if err != nil {
-				return nil, mongoerr.Newf(ConversionFailure, "Failed to parse objectId '%s' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found %d", s, len(s))
+				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Failed to parse objectId '%s' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found %d", s, len(s))
 			}
 			return id, nil
 		}
@@ -334,9 +331,9 @@ func parseNumber(s string) (float64, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return 0, mongoerr.Newf(ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Out of range", s)
+			return 0, mongoerr.Newf(mongoerr.ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Out of range", s)
 		}
-		return 0, mongoerr.Newf(ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Did not consume whole string.", s)
+		return 0, mongoerr.Newf(mongoerr.ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Did not consume whole string.", s)
 	}
 	return f, nil
 }

@@ -108,12 +108,12 @@ func Parse(pipeline bson.A, opts Options) (*Pipeline, error) {
 			}
 		}
 		if len(d) != 1 {
-			return nil, mongoerr.Newf(40323, "A pipeline stage specification object must contain exactly one field.")
+			return nil, mongoerr.Newf(mongoerr.Location40323, "A pipeline stage specification object must contain exactly one field.")
 		}
 		name := d[0].Key
 		parse, ok := stageParsers[name]
 		if !ok {
-			return nil, mongoerr.Newf(40324, "Unrecognized pipeline stage name: '%s'", name)
+			return nil, mongoerr.Newf(mongoerr.Location40324, "Unrecognized pipeline stage name: '%s'", name)
 		}
 		st, err := parse(d[0].Value, opts)
 		if err != nil {
@@ -122,21 +122,21 @@ func Parse(pipeline bson.A, opts Options) (*Pipeline, error) {
 		switch name {
 		case "$out", "$merge":
 			if i != len(pipeline)-1 {
-				return nil, mongoerr.Newf(40601, "%s can only be the final stage in the pipeline", name)
+				return nil, mongoerr.Newf(mongoerr.Location40601, "%s can only be the final stage in the pipeline", name)
 			}
 			if opts.inLookup {
-				return nil, mongoerr.Newf(51047, "%s is not allowed within a $lookup's sub-pipeline", name)
+				return nil, mongoerr.Newf(mongoerr.Location51047, "%s is not allowed within a $lookup's sub-pipeline", name)
 			}
 			if opts.inFacet {
-				return nil, mongoerr.Newf(40600, "%s is not allowed to be used within a $facet stage", name)
+				return nil, mongoerr.Newf(mongoerr.Location40600, "%s is not allowed to be used within a $facet stage", name)
 			}
 		case "$documents":
 			if i != 0 {
-				return nil, mongoerr.New(40602, "$documents is only valid as the first stage in a pipeline")
+				return nil, mongoerr.New(mongoerr.Location40602, "$documents is only valid as the first stage in a pipeline")
 			}
 		case "$facet":
 			if opts.inFacet {
-				return nil, mongoerr.New(40600, "$facet is not allowed to be used within a $facet stage")
+				return nil, mongoerr.New(mongoerr.Location40600, "$facet is not allowed to be used within a $facet stage")
 			}
 		}
 		// $sort followed by $limit keeps only the top documents.

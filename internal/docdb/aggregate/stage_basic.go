@@ -33,7 +33,7 @@ func (s *matchStage) name() string { return "$match" }
 func parseMatch(arg any, opts Options) (stage, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.New(15959, "the match filter must be an expression in an object")
+		return nil, mongoerr.New(mongoerr.Location15959, "the match filter must be an expression in an object")
 	}
 	s := &matchStage{spec: d, opts: opts}
 	f, err := query.ParseFilterWith(d, query.ParseOptions{Expr: func(expr any) (func(bson.D) (bool, error), error) {
@@ -99,10 +99,10 @@ func (s *limitStage) name() string { return "$limit" }
 func parseLimit(arg any, _ Options) (stage, error) {
 	n, ok := nonNegInt(arg)
 	if !ok {
-		return nil, mongoerr.Newf(15957, "the limit must be specified as a number")
+		return nil, mongoerr.Newf(mongoerr.Location15957, "the limit must be specified as a number")
 	}
 	if n <= 0 {
-		return nil, mongoerr.Newf(15958, "the limit must be positive")
+		return nil, mongoerr.Newf(mongoerr.Location15958, "the limit must be positive")
 	}
 	return &limitStage{n: n}, nil
 }
@@ -129,10 +129,10 @@ func (s *skipStage) name() string { return "$skip" }
 func parseSkip(arg any, _ Options) (stage, error) {
 	n, ok := nonNegInt(arg)
 	if !ok {
-		return nil, mongoerr.Newf(15972, "Argument to $skip must be a number not a %s", TypeName(arg))
+		return nil, mongoerr.Newf(mongoerr.Location15972, "Argument to $skip must be a number not a %s", TypeName(arg))
 	}
 	if n < 0 {
-		return nil, mongoerr.Newf(15956, "Argument to $skip cannot be negative")
+		return nil, mongoerr.Newf(mongoerr.Location15956, "Argument to $skip cannot be negative")
 	}
 	return &skipStage{n: n}, nil
 }
@@ -159,16 +159,16 @@ func (s *countStage) name() string { return "$count" }
 func parseCount(arg any, _ Options) (stage, error) {
 	f, ok := arg.(string)
 	if !ok || f == "" {
-		return nil, mongoerr.New(40156, "the count field must be a non-empty string")
+		return nil, mongoerr.New(mongoerr.Location40156, "the count field must be a non-empty string")
 	}
 	if strings.HasPrefix(f, "$") {
-		return nil, mongoerr.New(40158, "the count field cannot be a $-prefixed path")
+		return nil, mongoerr.New(mongoerr.Location40158, "the count field cannot be a $-prefixed path")
 	}
 	if strings.Contains(f, ".") {
-		return nil, mongoerr.New(40160, "the count field cannot contain '.'")
+		return nil, mongoerr.New(mongoerr.Location40160, "the count field cannot contain '.'")
 	}
 	if strings.ContainsRune(f, 0) {
-		return nil, mongoerr.New(40159, "the count field cannot contain a null byte")
+		return nil, mongoerr.New(mongoerr.Location40159, "the count field cannot contain a null byte")
 	}
 	return &countStage{field: f}, nil
 }
@@ -209,18 +209,18 @@ func (s *replaceRootStage) name() string { return s.stageName }
 func parseReplaceRoot(arg any, opts Options) (stage, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.Newf(40228, "expected an object as specification for $replaceRoot stage, got %s", TypeName(arg))
+		return nil, mongoerr.Newf(mongoerr.Location40228, "expected an object as specification for $replaceRoot stage, got %s", TypeName(arg))
 	}
 	var newRoot any
 	found := false
 	for _, e := range d {
 		if e.Key != "newRoot" {
-			return nil, mongoerr.Newf(40415, "BSON field '$replaceRoot.%s' is an unknown field.", e.Key)
+			return nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field '$replaceRoot.%s' is an unknown field.", e.Key)
 		}
 		newRoot, found = e.Value, true
 	}
 	if !found {
-		return nil, mongoerr.New(40414, "BSON field '$replaceRoot.newRoot' is missing but a required field")
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$replaceRoot.newRoot' is missing but a required field")
 	}
 	f, err := newCompiler(opts.Vars).compile(newRoot)
 	if err != nil {
@@ -245,7 +245,7 @@ func (s *replaceRootStage) run(ctx context.Context, in Iterator, env *Env) (Iter
 		}
 		nd, ok := v.(bson.D)
 		if !ok {
-			return nil, false, mongoerr.Newf(40228, "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s", fmtValue(v), TypeName(v), fmtValue(d))
+			return nil, false, mongoerr.Newf(mongoerr.Location40228, "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s", fmtValue(v), TypeName(v), fmtValue(d))
 		}
 		return nd, true, nil
 	}), nil
@@ -259,24 +259,24 @@ func (s *sampleStage) name() string { return "$sample" }
 func parseSample(arg any, _ Options) (stage, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.New(28745, "the $sample stage specification must be an object")
+		return nil, mongoerr.New(mongoerr.Location28745, "the $sample stage specification must be an object")
 	}
 	var size int64 = -1
 	for _, e := range d {
 		if e.Key != "size" {
-			return nil, mongoerr.Newf(28748, "unrecognized option to $sample: %s", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location28748, "unrecognized option to $sample: %s", e.Key)
 		}
 		n, ok := nonNegInt(e.Value)
 		if !ok {
-			return nil, mongoerr.New(28746, "size argument to $sample must be a number")
+			return nil, mongoerr.New(mongoerr.Location28746, "size argument to $sample must be a number")
 		}
 		if n < 0 {
-			return nil, mongoerr.New(28747, "size argument to $sample must not be negative")
+			return nil, mongoerr.New(mongoerr.Location28747, "size argument to $sample must not be negative")
 		}
 		size = n
 	}
 	if size < 0 {
-		return nil, mongoerr.New(28749, "$sample stage must specify a size")
+		return nil, mongoerr.New(mongoerr.Location28749, "$sample stage must specify a size")
 	}
 	return &sampleStage{size: size}, nil
 }

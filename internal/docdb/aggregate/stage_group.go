@@ -56,21 +56,21 @@ func parseAccumulators(stageName string, d bson.D, c *compiler, skipID bool) ([]
 			continue
 		}
 		if strings.HasPrefix(e.Key, "$") {
-			return nil, mongoerr.Newf(40236, "The field name '%s' cannot be an operator name", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location40236, "The field name '%s' cannot be an operator name", e.Key)
 		}
 		if strings.Contains(e.Key, ".") {
-			return nil, mongoerr.Newf(40235, "The field name '%s' cannot contain '.'", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location40235, "The field name '%s' cannot contain '.'", e.Key)
 		}
 		spec, ok := asDoc(e.Value)
 		if !ok {
-			return nil, mongoerr.Newf(40234, "The field '%s' must be an accumulator object", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location40234, "The field '%s' must be an accumulator object", e.Key)
 		}
 		if len(spec) != 1 {
-			return nil, mongoerr.Newf(40238, "The field '%s' must specify one accumulator", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location40238, "The field '%s' must specify one accumulator", e.Key)
 		}
 		op := spec[0].Key
 		if !groupAccumulators[op] {
-			return nil, mongoerr.Newf(15952, "unknown group operator '%s'", op)
+			return nil, mongoerr.Newf(mongoerr.Location15952, "unknown group operator '%s'", op)
 		}
 		arg := spec[0].Value
 		if op == "$count" {
@@ -80,7 +80,7 @@ func parseAccumulators(stageName string, d bson.D, c *compiler, skipID bool) ([]
 			op, arg = "$sum", int32(1)
 		}
 		if _, ok := asArray(arg); ok && op != "$push" && op != "$addToSet" {
-			return nil, mongoerr.Newf(40237, "The %s accumulator is a unary operator", op)
+			return nil, mongoerr.Newf(mongoerr.Location40237, "The %s accumulator is a unary operator", op)
 		}
 		f, err := c.compile(arg)
 		if err != nil {
@@ -94,7 +94,7 @@ func parseAccumulators(stageName string, d bson.D, c *compiler, skipID bool) ([]
 func parseGroup(arg any, opts Options) (stage, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.New(15947, "a group's fields must be specified in an object")
+		return nil, mongoerr.New(mongoerr.Location15947, "a group's fields must be specified in an object")
 	}
 	c := newCompiler(opts.Vars)
 	var idF evalFn
@@ -108,7 +108,7 @@ func parseGroup(arg any, opts Options) (stage, error) {
 		}
 	}
 	if idF == nil {
-		return nil, mongoerr.New(15955, "a group specification must include an _id")
+		return nil, mongoerr.New(mongoerr.Location15955, "a group specification must include an _id")
 	}
 	accs, err := parseAccumulators("$group", d, c, true)
 	if err != nil {
@@ -126,7 +126,7 @@ func parseSortByCount(arg any, opts Options) (stage, error) {
 		valid = len(x) == 1 && strings.HasPrefix(x[0].Key, "$")
 	}
 	if !valid {
-		return nil, mongoerr.New(40148, "the sortByCount field must be defined as a $-prefixed path or an expression")
+		return nil, mongoerr.New(mongoerr.Location40148, "the sortByCount field must be defined as a $-prefixed path or an expression")
 	}
 	f, err := newCompiler(opts.Vars).compile(arg)
 	if err != nil {
@@ -294,7 +294,7 @@ func numberKey(v any) string {
 func parseBucket(arg any, opts Options) (stage, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.Newf(40201, "Argument to $bucket stage must be an object, but found type: %s.", TypeName(arg))
+		return nil, mongoerr.Newf(mongoerr.Location40201, "Argument to $bucket stage must be an object, but found type: %s.", TypeName(arg))
 	}
 	c := newCompiler(opts.Vars)
 	var groupBy evalFn
@@ -314,7 +314,7 @@ func parseBucket(arg any, opts Options) (stage, error) {
 				valid = len(x) > 0 && strings.HasPrefix(x[0].Key, "$")
 			}
 			if !valid {
-				return nil, mongoerr.Newf(40202, "The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: %s.", fmtValue(e.Value))
+				return nil, mongoerr.Newf(mongoerr.Location40202, "The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: %s.", fmtValue(e.Value))
 			}
 			f, err := c.compile(e.Value)
 			if err != nil {
@@ -324,7 +324,7 @@ func parseBucket(arg any, opts Options) (stage, error) {
 		case "boundaries":
 			a, ok := asArray(e.Value)
 			if !ok {
-				return nil, mongoerr.Newf(40200, "The $bucket 'boundaries' field must be an array, but found type: %s.", TypeName(e.Value))
+				return nil, mongoerr.Newf(mongoerr.Location40200, "The $bucket 'boundaries' field must be an array, but found type: %s.", TypeName(e.Value))
 			}
 			boundaries = a
 		case "default":
@@ -332,30 +332,30 @@ func parseBucket(arg any, opts Options) (stage, error) {
 		case "output":
 			o, ok := asDoc(e.Value)
 			if !ok {
-				return nil, mongoerr.Newf(40196, "The $bucket 'output' field must be an object, but found type: %s.", TypeName(e.Value))
+				return nil, mongoerr.Newf(mongoerr.Location40196, "The $bucket 'output' field must be an object, but found type: %s.", TypeName(e.Value))
 			}
 			output, hasOutput = o, true
 		default:
-			return nil, mongoerr.Newf(40197, "Unrecognized option to $bucket: %s.", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location40197, "Unrecognized option to $bucket: %s.", e.Key)
 		}
 	}
 	if groupBy == nil || boundaries == nil {
-		return nil, mongoerr.New(40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.")
+		return nil, mongoerr.New(mongoerr.Location40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.")
 	}
 	if len(boundaries) < 2 {
-		return nil, mongoerr.Newf(40192, "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(boundaries))
+		return nil, mongoerr.Newf(mongoerr.Location40192, "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(boundaries))
 	}
 	for i := 1; i < len(boundaries); i++ {
 		a, b := boundaries[i-1], boundaries[i]
 		if typeRank(a) != typeRank(b) {
-			return nil, mongoerr.Newf(40193, "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", TypeName(a), TypeName(b))
+			return nil, mongoerr.Newf(mongoerr.Location40193, "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", TypeName(a), TypeName(b))
 		}
 		if compare(a, b) >= 0 {
-			return nil, mongoerr.Newf(40194, "The 'boundaries' option to $bucket must be sorted, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, fmtValue(a), fmtValue(b))
+			return nil, mongoerr.Newf(mongoerr.Location40194, "The 'boundaries' option to $bucket must be sorted, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, fmtValue(a), fmtValue(b))
 		}
 	}
 	if hasDefault && typeRank(def) == typeRank(boundaries[0]) && compare(def, boundaries[0]) >= 0 && compare(def, boundaries[len(boundaries)-1]) < 0 {
-		return nil, mongoerr.New(40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
+		return nil, mongoerr.New(mongoerr.Location40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
 	}
 	var accs []accSpec
 	if hasOutput {
@@ -379,7 +379,7 @@ func parseBucket(arg any, opts Options) (stage, error) {
 			return boundaries[i-1], nil
 		}
 		if !hasDefault {
-			return nil, mongoerr.New(40066, "$switch could not find a matching branch for an input, and no default was specified.")
+			return nil, mongoerr.New(mongoerr.Location40066, "$switch could not find a matching branch for an input, and no default was specified.")
 		}
 		return def, nil
 	}
@@ -409,10 +409,10 @@ func (s *sortStage) name() string { return "$sort" }
 func parseSortStage(arg any, _ Options) (stage, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.New(15973, "the $sort key specification must be an object")
+		return nil, mongoerr.New(mongoerr.Location15973, "the $sort key specification must be an object")
 	}
 	if len(d) == 0 {
-		return nil, mongoerr.New(15976, "$sort stage must have at least one sort key")
+		return nil, mongoerr.New(mongoerr.Location15976, "$sort stage must have at least one sort key")
 	}
 	srt, err := query.ParseSort(d)
 	if err != nil {

@@ -310,10 +310,10 @@ func parseGraphLookup(arg any, opts Options) (stage, error) {
 		case "connectFromField", "connectToField", "as", "depthField":
 			str, ok := e.Value.(string)
 			if !ok {
-				return nil, mongoerr.Newf(40103, "expected string as argument for %s, found: %s", e.Key, fmtValue(e.Value))
+				return nil, mongoerr.Newf(mongoerr.Location40103, "expected string as argument for %s, found: %s", e.Key, fmtValue(e.Value))
 			}
 			if strings.HasPrefix(str, "$") {
-				return nil, mongoerr.Newf(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+				return nil, mongoerr.Newf(mongoerr.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 			}
 			if _, err := splitPath(str); err != nil {
 				return nil, err
@@ -331,16 +331,16 @@ func parseGraphLookup(arg any, opts Options) (stage, error) {
 		case "maxDepth":
 			n, ok := nonNegInt(e.Value)
 			if !ok {
-				return nil, mongoerr.Newf(40100, "maxDepth must be numeric, found type: %s", TypeName(e.Value))
+				return nil, mongoerr.Newf(mongoerr.Location40100, "maxDepth must be numeric, found type: %s", TypeName(e.Value))
 			}
 			if n < 0 {
-				return nil, mongoerr.Newf(40101, "maxDepth requires a nonnegative argument, found: %d", n)
+				return nil, mongoerr.Newf(mongoerr.Location40101, "maxDepth requires a nonnegative argument, found: %d", n)
 			}
 			s.maxDepth = n
 		case "restrictSearchWithMatch":
 			rd, ok := asDoc(e.Value)
 			if !ok {
-				return nil, mongoerr.Newf(40185, "expected an object as specification for 'restrictSearchWithMatch' field, got %s", TypeName(e.Value))
+				return nil, mongoerr.Newf(mongoerr.Location40185, "expected an object as specification for 'restrictSearchWithMatch' field, got %s", TypeName(e.Value))
 			}
 			f, err := query.ParseFilter(rd)
 			if err != nil {
@@ -348,7 +348,7 @@ func parseGraphLookup(arg any, opts Options) (stage, error) {
 			}
 			s.restrict, s.restrictFilter = rd, f
 		default:
-			return nil, mongoerr.Newf(40104, "Unknown argument to $graphLookup: %s", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location40104, "Unknown argument to $graphLookup: %s", e.Key)
 		}
 	}
 	if !hasFrom || s.startWith == nil || s.connectFrom == "" || s.connectTo == "" || asStr == "" {
@@ -358,7 +358,7 @@ func parseGraphLookup(arg any, opts Options) (stage, error) {
 				missing = append(missing, k)
 			}
 		}
-		return nil, mongoerr.Newf(40105, "$graphLookup requires 'from', 'startWith', 'connectFromField', 'connectToField' and 'as' to be specified (missing %s)", strings.Join(missing, ", "))
+		return nil, mongoerr.Newf(mongoerr.Location40105, "$graphLookup requires 'from', 'startWith', 'connectFromField', 'connectToField' and 'as' to be specified (missing %s)", strings.Join(missing, ", "))
 	}
 	s.as = strings.Split(asStr, ".")
 	return s, nil

@@ -36,7 +36,7 @@ func parseMerge(arg any, opts Options) (stage, error) {
 	}
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.Newf(51182, "$merge only supports a string or object argument, not %s", TypeName(arg))
+		return nil, mongoerr.Newf(mongoerr.Location51182, "$merge only supports a string or object argument, not %s", TypeName(arg))
 	}
 	hasInto := false
 	var letSpec bson.D
@@ -55,18 +55,18 @@ func parseMerge(arg any, opts Options) (stage, error) {
 				s.on = []string{x}
 			case bson.A:
 				if len(x) == 0 {
-					return nil, mongoerr.New(51187, "If explicitly specifying $merge.on, must include at least one field")
+					return nil, mongoerr.New(mongoerr.Location51187, "If explicitly specifying $merge.on, must include at least one field")
 				}
 				s.on = nil
 				for _, f := range x {
 					fs, ok := f.(string)
 					if !ok {
-						return nil, mongoerr.Newf(51134, "$merge.on array elements must be strings, but found %s", TypeName(f))
+						return nil, mongoerr.Newf(mongoerr.Location51134, "$merge.on array elements must be strings, but found %s", TypeName(f))
 					}
 					s.on = append(s.on, fs)
 				}
 			default:
-				return nil, mongoerr.Newf(51186, "$merge.on must be a string or an array of strings, but found %s", TypeName(e.Value))
+				return nil, mongoerr.Newf(mongoerr.Location51186, "$merge.on must be a string or an array of strings, but found %s", TypeName(e.Value))
 			}
 		case "whenMatched":
 			switch x := e.Value.(type) {
@@ -101,15 +101,15 @@ func parseMerge(arg any, opts Options) (stage, error) {
 			}
 			letSpec, hasLet = ld, true
 		default:
-			return nil, mongoerr.Newf(40415, "BSON field '$merge.%s' is an unknown field.", e.Key)
+			return nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field '$merge.%s' is an unknown field.", e.Key)
 		}
 	}
 	if !hasInto {
-		return nil, mongoerr.New(40414, "BSON field '$merge.into' is missing but a required field")
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$merge.into' is missing but a required field")
 	}
 	if hasLet {
 		if s.matchedPipe == nil {
-			return nil, mongoerr.New(51199, "Cannot use 'let' variables with 'whenMatched: "+s.whenMatched+"' mode")
+			return nil, mongoerr.New(mongoerr.Location51199, "Cannot use 'let' variables with 'whenMatched: "+s.whenMatched+"' mode")
 		}
 		c := newCompiler(opts.Vars)
 		for _, le := range letSpec {
@@ -162,7 +162,7 @@ func (s *mergeStage) mergeOne(ctx context.Context, env *Env, db string, d bson.D
 	for _, f := range s.on {
 		v, ok := getNested(d, strings.Split(f, "."))
 		if _, isArr := v.(bson.A); !ok || nullish(v) || isArr {
-			return mongoerr.Newf(51132, "$merge write error: 'on' field '%s' cannot be missing, null, undefined or an array", f)
+			return mongoerr.Newf(mongoerr.Location51132, "$merge write error: 'on' field '%s' cannot be missing, null, undefined or an array", f)
 		}
 		filter = append(filter, bson.E{Key: f, Value: bson.D{{Key: "$eq", Value: v}}})
 	}
@@ -175,7 +175,7 @@ func (s *mergeStage) mergeOne(ctx context.Context, env *Env, db string, d bson.D
 		return err
 	}
 	if len(existing) > 1 {
-		return mongoerr.Newf(51183, "$merge found multiple documents matching the 'on' fields in the target collection")
+		return mongoerr.Newf(mongoerr.Location51183, "$merge found multiple documents matching the 'on' fields in the target collection")
 	}
 	if len(existing) == 0 {
 		switch s.whenNotMatched {
@@ -184,7 +184,7 @@ func (s *mergeStage) mergeOne(ctx context.Context, env *Env, db string, d bson.D
 		case "discard":
 			return nil
 		}
-		return mongoerr.New(13113, "$merge could not find a matching document in the target collection for at least one document in the source collection")
+		return mongoerr.New(mongoerr.MergeStageNoMatchingDocument, "$merge could not find a matching document in the target collection for at least one document in the source collection")
 	}
 	old := existing[0]
 	id, _ := lookupField(old, "_id")

@@ -55,7 +55,7 @@ func (p *projection) insertPath(path string, leaf *projNode) error {
 		child, ok := cur.children[part]
 		last := i == len(parts)-1
 		if ok && (child.leaf || last) {
-			return projErr(31250, "Path collision at %s", path)
+			return projErr(mongoerr.Location31250, "Path collision at %s", path)
 		}
 		if !ok {
 			if last {
@@ -87,10 +87,10 @@ func projectionFlag(v any) (isFlag, include bool) {
 func parseProject(arg any, opts Options) (stage, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.Newf(15969, "$project specification must be an object")
+		return nil, mongoerr.Newf(mongoerr.Location15969, "$project specification must be an object")
 	}
 	if len(d) == 0 {
-		return nil, projErr(51272, "projection specification must have at least one field")
+		return nil, projErr(mongoerr.Location51272, "projection specification must have at least one field")
 	}
 	p := &projection{stageName: "$project", root: newProjNode()}
 	c := newCompiler(opts.Vars)
@@ -106,16 +106,16 @@ func parseProject(arg any, opts Options) (stage, error) {
 		}
 		if mode != want {
 			if incl {
-				return projErr(31253, "Cannot do inclusion on field %s in exclusion projection", path)
+				return projErr(mongoerr.Location31253, "Cannot do inclusion on field %s in exclusion projection", path)
 			}
-			return projErr(31254, "Cannot do exclusion on field %s in inclusion projection", path)
+			return projErr(mongoerr.Location31254, "Cannot do exclusion on field %s in inclusion projection", path)
 		}
 		return nil
 	}
 	var walk func(prefix string, d bson.D) error
 	walk = func(prefix string, d bson.D) error {
 		if len(d) == 0 {
-			return projErr(51270, "An empty sub-projection is not a valid value. Found empty object at path")
+			return projErr(mongoerr.Location51270, "An empty sub-projection is not a valid value. Found empty object at path")
 		}
 		for _, e := range d {
 			path := e.Key
@@ -123,7 +123,7 @@ func parseProject(arg any, opts Options) (stage, error) {
 				path = prefix + "." + e.Key
 			}
 			if strings.HasPrefix(e.Key, "$") {
-				return projErr(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+				return projErr(mongoerr.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 			}
 			if isFlag, incl := projectionFlag(e.Value); isFlag {
 				if path == "_id" {
@@ -155,7 +155,7 @@ func parseProject(arg any, opts Options) (stage, error) {
 			}
 			if err := setMode(true, path); err != nil {
 				if mode == -1 {
-					return projErr(31252, "Cannot use expression other than $meta in exclusion projection")
+					return projErr(mongoerr.Location31252, "Cannot use expression other than $meta in exclusion projection")
 				}
 				return err
 			}
@@ -201,22 +201,22 @@ func parseUnset(arg any, _ Options) (stage, error) {
 		fields = []string{x}
 	case bson.A:
 		if len(x) == 0 {
-			return nil, mongoerr.New(31119, "$unset specification must be a string or an array with at least one field")
+			return nil, mongoerr.New(mongoerr.Location31119, "$unset specification must be a string or an array with at least one field")
 		}
 		for _, e := range x {
 			s, ok := e.(string)
 			if !ok {
-				return nil, mongoerr.New(31120, "$unset specification must be a string or an array containing only string values")
+				return nil, mongoerr.New(mongoerr.Location31120, "$unset specification must be a string or an array containing only string values")
 			}
 			fields = append(fields, s)
 		}
 	default:
-		return nil, mongoerr.New(31002, "$unset specification must be a string or an array")
+		return nil, mongoerr.New(mongoerr.Location31002, "$unset specification must be a string or an array")
 	}
 	p := &projection{stageName: "$unset", root: newProjNode()}
 	for _, f := range fields {
 		if f == "" {
-			return nil, mongoerr.New(40352, "Invalid $project :: caused by :: FieldPath cannot be constructed with empty string")
+			return nil, mongoerr.New(mongoerr.Location40352, "Invalid $project :: caused by :: FieldPath cannot be constructed with empty string")
 		}
 		if err := p.insertPath(f, &projNode{leaf: true, include: false}); err != nil {
 			return nil, err
@@ -228,7 +228,7 @@ func parseUnset(arg any, _ Options) (stage, error) {
 func parseAddFields(stageName string, arg any, opts Options) (stage, error) {
 	d, ok := asDoc(arg)
 	if !ok {
-		return nil, mongoerr.Newf(40272, "%s specification stage must be an object, got %s", stageName, TypeName(arg))
+		return nil, mongoerr.Newf(mongoerr.Location40272, "%s specification stage must be an object, got %s", stageName, TypeName(arg))
 	}
 	p := &projection{stageName: stageName, root: newProjNode(), addFields: true, inclusion: true}
 	c := newCompiler(opts.Vars)
@@ -240,7 +240,7 @@ func parseAddFields(stageName string, arg any, opts Options) (stage, error) {
 				path = prefix + "." + e.Key
 			}
 			if strings.HasPrefix(e.Key, "$") {
-				return mongoerr.Newf(16410, "Invalid %s :: caused by :: FieldPath field names may not start with '$'. Consider using $getField or $setField.", stageName)
+				return mongoerr.Newf(mongoerr.Location16410, "Invalid %s :: caused by :: FieldPath field names may not start with '$'. Consider using $getField or $setField.", stageName)
 			}
 			if sub, ok := asDoc(e.Value); ok && len(sub) > 0 && !strings.HasPrefix(sub[0].Key, "$") {
 				if err := walk(path, sub); err != nil {

@@ -44,7 +44,7 @@ func parseUnionWith(arg any, opts Options) (stage, error) {
 				}
 				pipe = a
 			default:
-				return nil, mongoerr.Newf(40415, "BSON field '$unionWith.%s' is an unknown field.", e.Key)
+				return nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field '$unionWith.%s' is an unknown field.", e.Key)
 			}
 		}
 		if s.coll == "" && pipe == nil {
@@ -134,7 +134,7 @@ func (s *documentsStage) run(ctx context.Context, in Iterator, env *Env) (Iterat
 			}
 			a, ok := asArray(v)
 			if !ok {
-				return nil, false, mongoerr.Newf(5858203, "an array is expected")
+				return nil, false, mongoerr.Newf(mongoerr.Location5858203, "an array is expected")
 			}
 			docs = a
 		}

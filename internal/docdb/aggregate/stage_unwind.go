@@ -35,16 +35,16 @@ func parseUnwind(arg any, _ Options) (stage, error) {
 			case "path":
 				p, ok := e.Value.(string)
 				if !ok {
-					return nil, mongoerr.Newf(28808, "expected a string as the path for $unwind stage, got %s", TypeName(e.Value))
+					return nil, mongoerr.Newf(mongoerr.Location28808, "expected a string as the path for $unwind stage, got %s", TypeName(e.Value))
 				}
 				path = p
 			case "includeArrayIndex":
 				p, ok := e.Value.(string)
 				if !ok || p == "" {
-					return nil, mongoerr.Newf(28810, "expected a non-empty string for the includeArrayIndex  option to $unwind stage")
+					return nil, mongoerr.Newf(mongoerr.Location28810, "expected a non-empty string for the includeArrayIndex  option to $unwind stage")
 				}
 				if strings.HasPrefix(p, "$") {
-					return nil, mongoerr.Newf(28822, "includeArrayIndex option to $unwind stage should not be prefixed with a '$': %s", p)
+					return nil, mongoerr.Newf(mongoerr.Location28822, "includeArrayIndex option to $unwind stage should not be prefixed with a '$': %s", p)
 				}
 				parts, err := splitPath(p)
 				if err != nil {
@@ -54,21 +54,21 @@ func parseUnwind(arg any, _ Options) (stage, error) {
 			case "preserveNullAndEmptyArrays":
 				b, ok := e.Value.(bool)
 				if !ok {
-					return nil, mongoerr.Newf(28809, "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", TypeName(e.Value))
+					return nil, mongoerr.Newf(mongoerr.Location28809, "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", TypeName(e.Value))
 				}
 				s.preserve = b
 			default:
-				return nil, mongoerr.Newf(28811, "unrecognized option to $unwind stage: %s", e.Key)
+				return nil, mongoerr.Newf(mongoerr.Location28811, "unrecognized option to $unwind stage: %s", e.Key)
 			}
 		}
 		if path == "" {
-			return nil, mongoerr.New(28812, "no path specified to $unwind stage")
+			return nil, mongoerr.New(mongoerr.Location28812, "no path specified to $unwind stage")
 		}
 	default:
-		return nil, mongoerr.Newf(15981, "expected either a string or an object as specification for $unwind stage, got %s", TypeName(arg))
+		return nil, mongoerr.Newf(mongoerr.Location15981, "expected either a string or an object as specification for $unwind stage, got %s", TypeName(arg))
 	}
 	if !strings.HasPrefix(path, "$") {
-		return nil, mongoerr.Newf(28818, "path option to $unwind stage should be prefixed with a '$': %s", path)
+		return nil, mongoerr.Newf(mongoerr.Location28818, "path option to $unwind stage should be prefixed with a '$': %s", path)
 	}
 	parts, err := splitPath(path[1:])
 	if err != nil {
@@ -184,7 +184,7 @@ func (s *facetStage) name() string { return "$facet" }
 func parseFacet(arg any, opts Options) (stage, error) {
 	d, ok := asDoc(arg)
 	if !ok || len(d) == 0 {
-		return nil, mongoerr.New(40169, "the $facet specification must be a non-empty object")
+		return nil, mongoerr.New(mongoerr.Location40169, "the $facet specification must be a non-empty object")
 	}
 	s := &facetStage{}
 	sub := opts
@@ -195,10 +195,10 @@ func parseFacet(arg any, opts Options) (stage, error) {
 		}
 		a, ok := asArray(e.Value)
 		if !ok {
-			return nil, mongoerr.Newf(40170, "arguments to $facet must be arrays, %s is type %s", e.Key, TypeName(e.Value))
+			return nil, mongoerr.Newf(mongoerr.Location40170, "arguments to $facet must be arrays, %s is type %s", e.Key, TypeName(e.Value))
 		}
 		if len(a) == 0 {
-			return nil, mongoerr.Newf(40171, "sub-pipeline in $facet stage cannot be empty: %s", e.Key)
+			return nil, mongoerr.Newf(mongoerr.Location40171, "sub-pipeline in $facet stage cannot be empty: %s", e.Key)
 		}
 		p, err := Parse(a, sub)
 		if err != nil {

@@ -2,6 +2,12 @@
 // error codes. The model (docdb and its sub-packages) returns *Error values;
 // only the wire edge (internal/wire/mongo) turns them into replies with code,
 // codeName and errmsg.
+//
+// codes.go names every code: it is generated (go generate, ./gen) from
+// error_codes.yml, MongoDB's list of named codes, and location_codes.yml,
+// the assert locations mayfly reports, whose names are Location<code>. Add a
+// new assert location to location_codes.yml and regenerate; never write a
+// code as a number (internal/lint checks it).
 package mongoerr
 
 import (
@@ -9,112 +15,26 @@ import (
 	"fmt"
 )
 
+//go:generate go run ./gen
+
 // Code is a MongoDB error code. The values are MongoDB's own, so that the
-// wire edge can report them unchanged.
+// wire edge can report them unchanged; codes.go names every one of them.
+// Code in the document model and at the wire edge uses these names, never a
+// number.
 type Code int32
 
-// The MongoDB error codes the document model uses.
-const (
-	InternalError                   Code = 1
-	BadValue                        Code = 2
-	NoSuchKey                       Code = 4
-	Unauthorized                    Code = 13
-	FailedToParse                   Code = 9
-	TypeMismatch                    Code = 14
-	InvalidLength                   Code = 16
-	IllegalOperation                Code = 20
-	EmptyArrayOperation             Code = 21
-	NamespaceNotFound               Code = 26
-	IndexNotFound                   Code = 27
-	PathNotViable                   Code = 28
-	ConflictingUpdateOperators      Code = 40
-	CursorNotFound                  Code = 43
-	NamespaceExists                 Code = 48
-	MaxTimeMSExpired                Code = 50
-	DollarPrefixedFieldName         Code = 52
-	InvalidIdField                  Code = 53
-	NotSingleValueField             Code = 54
-	CommandNotFound                 Code = 59
-	ImmutableField                  Code = 66
-	CannotCreateIndex               Code = 67
-	IndexAlreadyExists              Code = 68
-	InvalidOptions                  Code = 72
-	InvalidNamespace                Code = 73
-	IndexOptionsConflict            Code = 85
-	IndexKeySpecsConflict           Code = 86
-	CannotIndexParallelArrays       Code = 171
-	InvalidIndexSpecificationOption Code = 197
-	DocumentValidationFailure       Code = 121
-	NotImplemented                  Code = 238
-	QueryFeatureNotAllowed          Code = 224
-	Location15974                   Code = 15974
-	DuplicateKey                    Code = 11000
-	OperationFailed                 Code = 96
-	InvalidPipelineOperator         Code = 168
-	CommandNotSupported             Code = 115
-	BSONObjectTooLarge              Code = 10334
-	NoQueryExecutionPlans           Code = 291
-	AmbiguousIndexKeyPattern        Code = 181
-	Location16555                   Code = 16555
-	Location40352                   Code = 40352
-	Location31254                   Code = 31254
-	Location40353                   Code = 40353
-	EmptyFieldName                  Code = 56
-	ConversionFailure               Code = 241
-)
-
-var names = map[Code]string{
-	InternalError:                   "InternalError",
-	BadValue:                        "BadValue",
-	NoSuchKey:                       "NoSuchKey",
-	Unauthorized:                    "Unauthorized",
-	FailedToParse:                   "FailedToParse",
-	TypeMismatch:                    "TypeMismatch",
-	InvalidLength:                   "InvalidLength",
-	IllegalOperation:                "IllegalOperation",
-	EmptyArrayOperation:             "EmptyArrayOperation",
-	NamespaceNotFound:               "NamespaceNotFound",
-	IndexNotFound:                   "IndexNotFound",
-	PathNotViable:                   "PathNotViable",
-	ConflictingUpdateOperators:      "ConflictingUpdateOperators",
-	CursorNotFound:                  "CursorNotFound",
-	NamespaceExists:                 "NamespaceExists",
-	MaxTimeMSExpired:                "MaxTimeMSExpired",
-	DollarPrefixedFieldName:         "DollarPrefixedFieldName",
-	InvalidIdField:                  "InvalidIdField",
-	NotSingleValueField:             "NotSingleValueField",
-	CommandNotFound:                 "CommandNotFound",
-	ImmutableField:                  "ImmutableField",
-	CannotCreateIndex:               "CannotCreateIndex",
-	IndexAlreadyExists:              "IndexAlreadyExists",
-	InvalidOptions:                  "InvalidOptions",
-	InvalidNamespace:                "InvalidNamespace",
-	IndexOptionsConflict:            "IndexOptionsConflict",
-	IndexKeySpecsConflict:           "IndexKeySpecsConflict",
-	CannotIndexParallelArrays:       "CannotIndexParallelArrays",
-	InvalidIndexSpecificationOption: "InvalidIndexSpecificationOption",
-	DocumentValidationFailure:       "DocumentValidationFailure",
-	NotImplemented:                  "NotImplemented",
-	QueryFeatureNotAllowed:          "QueryFeatureNotAllowed",
-	DuplicateKey:                    "DuplicateKey",
-	OperationFailed:                 "OperationFailed",
-	InvalidPipelineOperator:         "InvalidPipelineOperator",
-	CommandNotSupported:             "CommandNotSupported",
-	BSONObjectTooLarge:              "BSONObjectTooLarge",
-	NoQueryExecutionPlans:           "NoQueryExecutionPlans",
-	AmbiguousIndexKeyPattern:        "AmbiguousIndexKeyPattern",
-	EmptyFieldName:                  "EmptyFieldName",
-	ConversionFailure:               "ConversionFailure",
-}
-
-// Name returns MongoDB's codeName for c. Codes MongoDB reports as plain
-// locations (such as 15974) have the name "Location<code>".
+// Name returns MongoDB's codeName for c, as drivers see it in a reply: the
+// name error_codes.yml gives it, or "Location<code>" for any other code
+// (MongoDB's assert locations).
 func (c Code) Name() string {
-	if n, ok := names[c]; ok {
+	if n, ok := knownName(c); ok {
 		return n
 	}
 	return fmt.Sprintf("Location%d", int32(c))
 }
+
+// String returns c's codeName.
+func (c Code) String() string { return c.Name() }
 
 // Error is an error of the document model with a MongoDB code.
 type Error struct {

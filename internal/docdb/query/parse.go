@@ -423,7 +423,7 @@ func parseRegexOps(ops bson.D) (*regexPred, error) {
 	}
 	if regexOptions != "" {
 		if options != "" {
-			return nil, mongoerr.New(mongoerr.Code(51075), "options set in both $regex and $options")
+			return nil, mongoerr.New(mongoerr.Location51075, "options set in both $regex and $options")
 		}
 		options = regexOptions
 	}

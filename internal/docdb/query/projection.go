@@ -149,10 +149,10 @@ func validateFieldPath(path string) error {
 	}
 	for _, part := range strings.Split(path, ".") {
 		if part == "" {
-			return mongoerr.New(mongoerr.Code(15998), "FieldPath field names may not be empty strings.")
+			return mongoerr.New(mongoerr.Location15998, "FieldPath field names may not be empty strings.")
 		}
 		if strings.HasPrefix(part, "$") {
-			return mongoerr.New(mongoerr.Code(16410), "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return mongoerr.New(mongoerr.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 	}
 	return nil
@@ -170,11 +170,11 @@ func (p *projParser) parseElement(e bson.E, parent *projNode, prefix []string) e
 	atRoot := len(prefix) == 0
 	positional := strings.HasSuffix(e.Key, ".$")
 	if strings.Contains(e.Key, ".$.") {
-		return mongoerr.New(mongoerr.Code(31394), "As of 4.4, it's illegal to specify positional operator in the middle of a path.Positional projection may only be used at the end, for example: a.b.$. If the query previously used a form like a.b.$.d, remove the parts following the '$' and the results will be equivalent.")
+		return mongoerr.New(mongoerr.Location31394, "As of 4.4, it's illegal to specify positional operator in the middle of a path.Positional projection may only be used at the end, for example: a.b.$. If the query previously used a form like a.b.$.d, remove the parts following the '$' and the results will be equivalent.")
 	}
 	if sub, ok := AsDocument(e.Value); ok {
 		if positional {
-			return mongoerr.New(mongoerr.Code(31271), "positional projection cannot be used with an expression or sub object")
+			return mongoerr.New(mongoerr.Location31271, "positional projection cannot be used with an expression or sub object")
 		}
 		return p.parseSubObject(e.Key, sub, parent, prefix)
 	}
@@ -183,12 +183,12 @@ func (p *projParser) parseElement(e bson.E, parent *projNode, prefix []string) e
 			return p.parseInclusion(e.Key, parent, prefix, positional)
 		}
 		if positional {
-			return mongoerr.New(mongoerr.Code(31395), "positional projection cannot be used with exclusion")
+			return mongoerr.New(mongoerr.Location31395, "positional projection cannot be used with exclusion")
 		}
 		return p.parseExclusion(e.Key, parent, atRoot)
 	}
 	if positional {
-		return mongoerr.New(mongoerr.Code(31308), "positional projection cannot be used with a literal")
+		return mongoerr.New(mongoerr.Location31308, "positional projection cannot be used with a literal")
 	}
 	return p.parseLiteral(e, parent)
 }
@@ -207,13 +207,13 @@ func (p *projParser) parseInclusion(key string, parent *projNode, prefix []strin
 		}
 	} else {
 		if p.hasPositional {
-			return mongoerr.New(mongoerr.Code(31276), "Cannot specify more than one positional projection per query.")
+			return mongoerr.New(mongoerr.Location31276, "Cannot specify more than one positional projection per query.")
 		}
 		if p.hasElemMatch {
-			return mongoerr.New(mongoerr.Code(31256), "Cannot specify positional operator and $elemMatch.")
+			return mongoerr.New(mongoerr.Location31256, "Cannot specify positional operator and $elemMatch.")
 		}
 		if key == ".$" {
-			return mongoerr.Newf(mongoerr.Code(5392900), "Projection on field %s is invalid", key)
+			return mongoerr.Newf(mongoerr.Location5392900, "Projection on field %s is invalid", key)
 		}
 		path := strings.TrimSuffix(key, ".$")
 		if err := validateFieldPath(path); err != nil {
@@ -227,7 +227,7 @@ func (p *projParser) parseInclusion(key string, parent *projNode, prefix []strin
 	}
 	if !isID {
 		if p.kind == projExclusion {
-			return mongoerr.Newf(mongoerr.Code(31253), "Cannot do inclusion on field %s in exclusion projection", key)
+			return mongoerr.Newf(mongoerr.Location31253, "Cannot do inclusion on field %s in exclusion projection", key)
 		}
 		p.kind = projInclusion
 	}
@@ -264,7 +264,7 @@ func (p *projParser) parseLiteral(e bson.E, parent *projNode) error {
 		return err
 	}
 	if p.kind == projExclusion {
-		return mongoerr.Newf(mongoerr.Code(31310), "Cannot use an expression %s in an exclusion projection", elemString(e.Key, e.Value))
+		return mongoerr.Newf(mongoerr.Location31310, "Cannot use an expression %s in an exclusion projection", elemString(e.Key, e.Value))
 	}
 	p.kind = projInclusion
 	return nil
@@ -307,7 +307,7 @@ func isPlainLiteral(v any) bool {
 
 func (p *projParser) parseSubObject(key string, obj bson.D, parent *projNode, prefix []string) error {
 	if len(obj) == 0 {
-		return mongoerr.Newf(mongoerr.Code(51270), "Invalid empty sub-projection: %s", key)
+		return mongoerr.Newf(mongoerr.Location51270, "Invalid empty sub-projection: %s", key)
 	}
 	if err := validateFieldPath(key); err != nil {
 		return err
@@ -320,13 +320,13 @@ func (p *projParser) parseSubObject(key string, obj bson.D, parent *projNode, pr
 		case "$elemMatch":
 			d, ok := AsDocument(op.Value)
 			if !ok {
-				return mongoerr.Newf(mongoerr.Code(31274), "elemMatch: Invalid argument, object required, but got %s", TypeName(op.Value))
+				return mongoerr.Newf(mongoerr.Location31274, "elemMatch: Invalid argument, object required, but got %s", TypeName(op.Value))
 			}
 			if p.hasPositional {
-				return mongoerr.New(mongoerr.Code(31255), "Cannot specify positional operator and $elemMatch.")
+				return mongoerr.New(mongoerr.Location31255, "Cannot specify positional operator and $elemMatch.")
 			}
 			if strings.Contains(key, ".") || len(prefix) > 0 {
-				return mongoerr.New(mongoerr.Code(31275), "Cannot use $elemMatch projection on a nested field.")
+				return mongoerr.New(mongoerr.Location31275, "Cannot use $elemMatch projection on a nested field.")
 			}
 			f, err := ParseFilter(bson.D{{Key: key, Value: bson.D{{Key: "$elemMatch", Value: d}}}})
 			if err != nil {
@@ -342,7 +342,7 @@ func (p *projParser) parseSubObject(key string, obj bson.D, parent *projNode, pr
 		}
 		if p.opts.Expr != nil {
 			if p.kind == projExclusion {
-				return mongoerr.New(mongoerr.Code(31252), "Cannot use expression other than $meta in exclusion projection")
+				return mongoerr.New(mongoerr.Location31252, "Cannot use expression other than $meta in exclusion projection")
 			}
 			fn, err := p.opts.Expr(obj)
 			if err != nil {
@@ -354,7 +354,7 @@ func (p *projParser) parseSubObject(key string, obj bson.D, parent *projNode, pr
 			p.kind = projInclusion
 			return nil
 		}
-		return mongoerr.Newf(mongoerr.Code(31325), "Unknown expression %s", op.Key)
+		return mongoerr.Newf(mongoerr.Location31325, "Unknown expression %s", op.Key)
 	}
 	node := findInnerNode(parent, SplitPath(key))
 	if node == nil {
@@ -380,22 +380,22 @@ func (p *projParser) parseSlice(key string, arg any, parent *projNode) error {
 	case TypeOf(arg) == bson.TypeArray:
 		arr, _ := AsArray(arg)
 		if len(arr) != 2 {
-			return mongoerr.New(mongoerr.Code(31272), "$slice array argument should be of form [skip, limit]")
+			return mongoerr.New(mongoerr.Location31272, "$slice array argument should be of form [skip, limit]")
 		}
 		if !IsNumber(arr[0]) {
-			return mongoerr.Newf(mongoerr.Code(31257), "$slice expects the skip argument to be a number, got %s", TypeName(arr[0]))
+			return mongoerr.Newf(mongoerr.Location31257, "$slice expects the skip argument to be a number, got %s", TypeName(arr[0]))
 		}
 		if !IsNumber(arr[1]) {
-			return mongoerr.Newf(mongoerr.Code(31258), "$slice expects the limit argument to be a number, got %s", TypeName(arr[1]))
+			return mongoerr.Newf(mongoerr.Location31258, "$slice expects the limit argument to be a number, got %s", TypeName(arr[1]))
 		}
 		limit := safeNumberInt(arr[1])
 		if limit <= 0 {
-			return mongoerr.Newf(mongoerr.Code(31259), "$slice limit must be positive, got %d", limit)
+			return mongoerr.Newf(mongoerr.Location31259, "$slice limit must be positive, got %d", limit)
 		}
 		skip := safeNumberInt(arr[0])
 		c.skip, c.limit = &skip, limit
 	default:
-		return mongoerr.New(mongoerr.Code(31273), "$slice only supports numbers and [skip, limit] arrays")
+		return mongoerr.New(mongoerr.Location31273, "$slice only supports numbers and [skip, limit] arrays")
 	}
 	if err := addProjNode(parent, key, c); err != nil {
 		return err
@@ -459,7 +459,7 @@ func addProjNode(root *projNode, path string, leaf *projChild) error {
 		c := node.child(part)
 		if i == len(parts)-1 {
 			if c != nil {
-				return mongoerr.Newf(mongoerr.Code(31250), "Path collision at %s", path)
+				return mongoerr.Newf(mongoerr.Location31250, "Path collision at %s", path)
 			}
 			leaf.name = part
 			node.children = append(node.children, leaf)
@@ -469,7 +469,7 @@ func addProjNode(root *projNode, path string, leaf *projChild) error {
 			c = &projChild{name: part, kind: projSub, sub: &projNode{}}
 			node.children = append(node.children, c)
 		} else if c.kind != projSub {
-			return mongoerr.Newf(mongoerr.Code(31249), "Path collision at %s remaining portion %s", path, strings.Join(parts[1:], "."))
+			return mongoerr.Newf(mongoerr.Location31249, "Path collision at %s remaining portion %s", path, strings.Join(parts[1:], "."))
 		}
 		node = c.sub
 	}
@@ -510,7 +510,7 @@ func (pr *Projection) Apply(doc bson.D, m MatchResult) (bson.D, error) {
 }
 
 func positionalError() error {
-	return mongoerr.New(mongoerr.Code(51246), "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array")
+	return mongoerr.New(mongoerr.Location51246, "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array")
 }
 
 // applyPositional replaces the first array on path with the one element the

@@ -37,11 +37,11 @@ func CompileRegex(pattern, options string) (*regexp.Regexp, error) {
 			extended = true
 		case 'u':
 		default:
-			return nil, mongoerr.Newf(mongoerr.Code(51108), "invalid flag in regex options: %c", c)
+			return nil, mongoerr.Newf(mongoerr.Location51108, "invalid flag in regex options: %c", c)
 		}
 	}
 	if strings.IndexByte(pattern, 0) >= 0 {
-		return nil, mongoerr.New(mongoerr.Code(51091), "Regular expression is invalid: pattern contains a null byte")
+		return nil, mongoerr.New(mongoerr.Location51091, "Regular expression is invalid: pattern contains a null byte")
 	}
 	if extended {
 		pattern = stripExtended(pattern)
@@ -52,7 +52,7 @@ func CompileRegex(pattern, options string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
-		return nil, mongoerr.Newf(mongoerr.Code(51091), "Regular expression is invalid: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil, mongoerr.Newf(mongoerr.Location51091, "Regular expression is invalid: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	return re, nil
 }

@@ -32,14 +32,14 @@ func ParseSort(spec bson.D) (*Sort, error) {
 			if len(d) > 0 && d[0].Key == "$meta" {
 				return nil, mongoerr.New(mongoerr.NotImplemented, "$meta sort is not supported")
 			}
-			return nil, mongoerr.New(mongoerr.Code(17312), "$meta is the only expression supported by $sort right now")
+			return nil, mongoerr.New(mongoerr.Location17312, "$meta is the only expression supported by $sort right now")
 		}
 		if !IsNumber(e.Value) {
 			return nil, mongoerr.Newf(mongoerr.Location15974, "Illegal key in $sort specification: %s", elemString(e.Key, e.Value))
 		}
 		dir := safeNumberInt(e.Value)
 		if dir != 1 && dir != -1 {
-			return nil, mongoerr.New(mongoerr.Code(15975), "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
+			return nil, mongoerr.New(mongoerr.Location15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 		}
 		if err := validateFieldPath(e.Key); err != nil {
 			return nil, err

@@ -372,7 +372,7 @@ func (a *applier) applyArray(n *node, arr bson.A, path []string) (bson.A, error)
 		case isDigits(key):
 			idx, err := strconv.Atoi(key)
 			if err != nil || idx > maxPad {
-				return nil, mongoerr.Newf(mongoerr.Code(2), "can't backfill array to larger than 1,500,000 elements")
+				return nil, mongoerr.Newf(mongoerr.BadValue, "can't backfill array to larger than 1,500,000 elements")
 			}
 			if err := at(child, idx); err != nil {
 				return nil, err

@@ -215,14 +215,14 @@ func parseOperators(d bson.D, opts Options) (*Update, error) {
 // checkPath validates an update path and returns its components.
 func (u *Update) checkPath(op, path string, used map[string]bool) ([]string, error) {
 	if path == "" {
-		return nil, mongoerr.New(mongoerr.Code(56), "An empty update path is not valid.")
+		return nil, mongoerr.New(mongoerr.EmptyFieldName, "An empty update path is not valid.")
 	}
 	parts := strings.Split(path, ".")
 	dollars := 0
 	for i, p := range parts {
 		switch {
 		case p == "":
-			return nil, mongoerr.Newf(mongoerr.Code(56), "The update path '%s' contains an empty field name, which is not allowed.", path)
+			return nil, mongoerr.Newf(mongoerr.EmptyFieldName, "The update path '%s' contains an empty field name, which is not allowed.", path)
 		case p == "$":
 			if i == 0 {
 				return nil, mongoerr.Newf(mongoerr.BadValue, "Cannot have positional (i.e. '$') element in the first position in path '%s'", path)

@@ -86,12 +86,12 @@ func typeMismatch(cmd, field string, got bson.Type, want string) error {
 // unknownField is the IDL's error for a field a strict command does not
 // know.
 func unknownField(cmd, field string) error {
-	return errorf(codeIDLUnknownField, "BSON field '%s.%s' is an unknown field.", cmd, field)
+	return errorf(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", cmd, field)
 }
 
 // missingField is the IDL's error for a required field that is absent.
 func missingField(cmd, field string) error {
-	return errorf(codeIDLFailedToParse, "BSON field '%s.%s' is missing but a required field", cmd, field)
+	return errorf(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", cmd, field)
 }
 
 // genericArgs are the fields every command accepts (generic_argument.idl).
@@ -246,7 +246,7 @@ func optDocArg(cmd string, el bson.RawElement) (bson.D, error) {
 func decodeD(raw bson.Raw) (bson.D, error) {
 	d, err := docdb.DecodeDocument(raw)
 	if err != nil {
-		return nil, errorf(codeInvalidBSON, "cannot decode document: %v", err)
+		return nil, errorf(mongoerr.InvalidBSON, "cannot decode document: %v", err)
 	}
 	if d == nil {
 		d = bson.D{}
@@ -264,7 +264,7 @@ func docsArg(cmd string, el bson.RawElement) ([]bson.D, error) {
 	}
 	vals, err := arr.Values()
 	if err != nil {
-		return nil, errorf(codeInvalidBSON, "cannot decode array: %v", err)
+		return nil, errorf(mongoerr.InvalidBSON, "cannot decode array: %v", err)
 	}
 	out := make([]bson.D, 0, len(vals))
 	for i, x := range vals {
@@ -377,17 +377,17 @@ func eachElement(doc bson.Raw, fn func(el bson.RawElement) error) error {
 func walkElements(doc bson.Raw, validate bool, fn func(el bson.RawElement) error) error {
 	length, rem, ok := bsoncore.ReadLength(doc)
 	if !ok || int(length) > len(doc) || length < 5 {
-		return errorf(codeInvalidBSON, "invalid command document: %v", bsoncore.NewInsufficientBytesError(doc, rem))
+		return errorf(mongoerr.InvalidBSON, "invalid command document: %v", bsoncore.NewInsufficientBytesError(doc, rem))
 	}
 	rem = doc[4 : length-1]
 	for len(rem) > 0 {
 		el, rest, ok := bsoncore.ReadElement(rem)
 		if !ok {
-			return errorf(codeInvalidBSON, "invalid command document: %v", bsoncore.NewInsufficientBytesError(doc, rem))
+			return errorf(mongoerr.InvalidBSON, "invalid command document: %v", bsoncore.NewInsufficientBytesError(doc, rem))
 		}
 		if validate {
 			if err := el.Validate(); err != nil {
-				return errorf(codeInvalidBSON, "invalid command document: %v", err)
+				return errorf(mongoerr.InvalidBSON, "invalid command document: %v", err)
 			}
 		}
 		if err := fn(bson.RawElement(el)); err != nil {
@@ -403,7 +403,7 @@ func nonNegative(field string, n int64) error {
 	if n >= 0 {
 		return nil
 	}
-	return errorf(51024, "BSON field '%s' value must be >= 0, actual value '%d'", field, n)
+	return errorf(mongoerr.Location51024, "BSON field '%s' value must be >= 0, actual value '%d'", field, n)
 }
 
 // notSupported refuses an option mayfly does not implement, explicitly

@@ -53,7 +53,7 @@ func tooLarge(n int, b []byte) error {
 }
 
 func invalidBSON(reason string) error {
-	return mongoerr.New(codeInvalidBSON, "Invalid BSON: "+reason)
+	return mongoerr.New(mongoerr.InvalidBSON, "Invalid BSON: "+reason)
 }
 
 // validateDocument validates doc, whose length field already equals

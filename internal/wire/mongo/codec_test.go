@@ -167,21 +167,21 @@ func TestDecodeOpMsg(t *testing.T) {
 		"checksum":           {frame: withChecksum},
 		"exhaustAllowed":     {frame: newMsg(flagExhaustAllowed).kind0(body).frame(1)},
 		"moreToCome":         {frame: newMsg(flagMoreToCome).kind0(body).frame(1)},
-		"bad checksum":       {frame: corrupted, wantCode: codeChecksumMismatch, wantFatal: true},
-		"unknown flag":       {frame: newMsg(1 << 5).kind0(body).frame(1), wantCode: codeIllegalOpMsgFlag, wantFatal: true},
-		"no flags room":      {frame: appendHeader(nil, msgHeader{length: 18, opCode: opCodeMsg}), wantCode: codeProtocolError, wantFatal: true},
+		"bad checksum":       {frame: corrupted, wantCode: mongoerr.ChecksumMismatch, wantFatal: true},
+		"unknown flag":       {frame: newMsg(1 << 5).kind0(body).frame(1), wantCode: mongoerr.IllegalOpMsgFlag, wantFatal: true},
+		"no flags room":      {frame: appendHeader(nil, msgHeader{length: 18, opCode: opCodeMsg}), wantCode: mongoerr.ProtocolError, wantFatal: true},
 		"no body":            {frame: newMsg(0).kind1("documents", doc1).frame(1), wantCode: 40587},
 		"empty message":      {frame: newMsg(0).frame(1), wantCode: 40587},
 		"two bodies":         {frame: newMsg(0).kind0(body).kind0(body).frame(1), wantCode: 40430},
 		"duplicate sequence": {frame: newMsg(0).kind0(body).kind1("d", doc1).kind1("d", doc2).frame(1), wantCode: 40431},
 		"unknown kind":       {frame: newMsg(0).kind0(body).raw(2, 0).frame(1), wantCode: 40432},
 		"field in both":      {frame: newMsg(0).kind0(body).kind1("insert", doc1).frame(1), wantCode: 40433},
-		"bad bson body":      {frame: newMsg(0).kind0(badString).frame(1), wantCode: codeInvalidBSON},
-		"bad bson in seq":    {frame: newMsg(0).kind0(body).kind1("documents", badString).frame(1), wantCode: codeInvalidBSON},
+		"bad bson body":      {frame: newMsg(0).kind0(badString).frame(1), wantCode: mongoerr.InvalidBSON},
+		"bad bson in seq":    {frame: newMsg(0).kind0(body).kind1("documents", badString).frame(1), wantCode: mongoerr.InvalidBSON},
 		"too large":          {frame: newMsg(0).raw(0).raw(huge...).frame(1), wantCode: mongoerr.BSONObjectTooLarge},
-		"truncated body":     {frame: newMsg(0).raw(0).raw(body[:len(body)-2]...).frame(1), wantCode: codeInvalidBSON},
-		"sequence overruns":  {frame: newMsg(0).kind0(body).raw(1, 0xff, 0, 0, 0, 'd', 0).frame(1), wantCode: codeProtocolError},
-		"sequence no ident":  {frame: newMsg(0).kind0(body).raw(1, 6, 0, 0, 0, 'd', 'x').frame(1), wantCode: codeProtocolError},
+		"truncated body":     {frame: newMsg(0).raw(0).raw(body[:len(body)-2]...).frame(1), wantCode: mongoerr.InvalidBSON},
+		"sequence overruns":  {frame: newMsg(0).kind0(body).raw(1, 0xff, 0, 0, 0, 'd', 0).frame(1), wantCode: mongoerr.ProtocolError},
+		"sequence no ident":  {frame: newMsg(0).kind0(body).raw(1, 6, 0, 0, 0, 'd', 'x').frame(1), wantCode: mongoerr.ProtocolError},
 		"trailing garbage":   {frame: newMsg(0).kind0(body).raw(0).frame(1), wantCode: 40430},
 	}
 	for name, tc := range cases {
@@ -381,7 +381,7 @@ func TestValidateDocument(t *testing.T) {
 	for name, doc := range bad {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := readDocument(doc, maxBSONInternalSize)
-			if mongoerr.CodeOf(err) != codeInvalidBSON {
+			if mongoerr.CodeOf(err) != mongoerr.InvalidBSON {
 				t.Fatalf("err = %v, want InvalidBSON", err)
 			}
 		})

@@ -323,7 +323,7 @@ func (c *conn) processQuery(h msgHeader, frame []byte) bool {
 	if !ok {
 		c.writeQueryReply(h.requestID, replyQueryFailure, bson.D{
 			{Key: "$err", Value: "OP_QUERY is no longer supported. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal"},
-			{Key: "code", Value: int32(codeOpQueryRemoved)},
+			{Key: "code", Value: int32(mongoerr.Location5739101)},
 			{Key: "ok", Value: 0.0},
 		})
 		return true
@@ -339,7 +339,7 @@ func (c *conn) processQuery(h msgHeader, frame []byte) bool {
 		e, _ := asMongoError(err)
 		reply = errorDoc(e)
 	case !opQueryCommands[req.name]:
-		reply = errorDoc(errorf(codeUnsupportedOpQueryCommand,
+		reply = errorDoc(errorf(mongoerr.UnsupportedOpQueryCommand,
 			"Unsupported OP_QUERY command: %s. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal",
 			req.name))
 	default:
@@ -365,7 +365,7 @@ func (c *conn) processCompressed(h msgHeader, frame []byte) bool {
 		case opCodeMsg, opCodeQuery:
 			return c.process(inner)
 		}
-		perr = protoErr(codeProtocolError, "Unsupported compressed opcode %d", int32(cm.originalOpCode))
+		perr = protoErr(mongoerr.ProtocolError, "Unsupported compressed opcode %d", int32(cm.originalOpCode))
 	}
 	c.log.Warn("refused compressed message", "error", perr.Error(), "compressorId", cm.compressorID, "originalOpCode", cm.originalOpCode.String())
 	switch cm.originalOpCode {
@@ -391,10 +391,10 @@ func (c *conn) marshalReply(reply bson.D) []byte {
 	b, err := bson.Marshal(reply)
 	if err != nil {
 		c.log.Error("cannot encode reply", "error", err)
-		b, _ = bson.Marshal(errorDoc(errorf(1, "cannot encode reply: %v", err)))
+		b, _ = bson.Marshal(errorDoc(errorf(mongoerr.InternalError, "cannot encode reply: %v", err)))
 	}
 	if len(b) > maxBSONInternalSize {
-		b, _ = bson.Marshal(errorDoc(errorf(10334,
+		b, _ = bson.Marshal(errorDoc(errorf(mongoerr.BSONObjectTooLarge,
 			"BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d(%dMB)",
 			len(b), len(b), maxBSONInternalSize, maxBSONInternalSize/(1024*1024))))
 	}

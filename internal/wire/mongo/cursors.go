@@ -98,7 +98,7 @@ func (r *cursorRegistry) checkout(id int64, ns string) (*cursor, error) {
 		return nil, errorf(mongoerr.Unauthorized, "Requested getMore on namespace '%s', but cursor belongs to a different namespace %s", ns, c.ns)
 	}
 	if c.inUse {
-		return nil, errorf(codeCursorInUse, "Cursor already in use (namespace: '%s', id: %d).", c.ns, id)
+		return nil, errorf(mongoerr.CursorInUse, "Cursor already in use (namespace: '%s', id: %d).", c.ns, id)
 	}
 	c.inUse = true
 	return c, nil

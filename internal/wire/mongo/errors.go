@@ -9,63 +9,6 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
-// Codes the wire layer reports that the document model does not use. The
-// values and names are MongoDB's (src/mongo/base/error_codes.yml).
-const (
-	codeProtocolError             mongoerr.Code = 17
-	codeInvalidBSON               mongoerr.Code = 22
-	codeCursorInUse               mongoerr.Code = 143
-	codeAmbiguousIndexKeyPattern  mongoerr.Code = 181
-	codeIllegalOpMsgFlag          mongoerr.Code = 223
-	codeTooManyDocumentSequences  mongoerr.Code = 233
-	codeChecksumMismatch          mongoerr.Code = 288
-	codeUnsupportedOpQueryCommand mongoerr.Code = 352
-	codeIDLDuplicateField         mongoerr.Code = 40413
-	codeIDLFailedToParse          mongoerr.Code = 40414
-	codeIDLUnknownField           mongoerr.Code = 40415
-	codeOpQueryRemoved            mongoerr.Code = 5739101
-	codeInterrupted               mongoerr.Code = 11601
-	codeShutdownInProgress        mongoerr.Code = 91
-	codeCommandFailed             mongoerr.Code = 125
-	codeInvalidDBRef              mongoerr.Code = 55
-	codeCursorKilled              mongoerr.Code = 237
-	codeOverflow                  mongoerr.Code = 15
-	codeClientMetadataImmutable   mongoerr.Code = 186
-	codeClientDisconnect          mongoerr.Code = 279
-)
-
-// wireCodeNames names the codes above, and corrects any code the model's
-// table lacks.
-var wireCodeNames = map[mongoerr.Code]string{
-	codeProtocolError:             "ProtocolError",
-	codeInvalidBSON:               "InvalidBSON",
-	codeCursorInUse:               "CursorInUse",
-	codeAmbiguousIndexKeyPattern:  "AmbiguousIndexKeyPattern",
-	codeIllegalOpMsgFlag:          "IllegalOpMsgFlag",
-	codeTooManyDocumentSequences:  "TooManyDocumentSequences",
-	codeChecksumMismatch:          "ChecksumMismatch",
-	codeUnsupportedOpQueryCommand: "UnsupportedOpQueryCommand",
-	codeIDLDuplicateField:         "IDLDuplicateField",
-	codeIDLFailedToParse:          "IDLFailedToParse",
-	codeIDLUnknownField:           "IDLUnknownField",
-	codeInterrupted:               "Interrupted",
-	codeShutdownInProgress:        "ShutdownInProgress",
-	codeCommandFailed:             "CommandFailed",
-	codeInvalidDBRef:              "InvalidDBRef",
-	codeCursorKilled:              "CursorKilled",
-	codeOverflow:                  "Overflow",
-	codeClientMetadataImmutable:   "ClientMetadataCannotBeMutated",
-	codeClientDisconnect:          "ClientDisconnect",
-}
-
-// codeName returns MongoDB's codeName for c.
-func codeName(c mongoerr.Code) string {
-	if n, ok := wireCodeNames[c]; ok {
-		return n
-	}
-	return c.Name()
-}
-
 // errorf returns a client-visible error with a MongoDB code.
 func errorf(code mongoerr.Code, format string, args ...any) *mongoerr.Error {
 	return mongoerr.New(code, fmt.Sprintf(format, args...))
@@ -89,7 +32,7 @@ func errorDoc(e *mongoerr.Error) bson.D {
 		{Key: "ok", Value: 0.0},
 		{Key: "errmsg", Value: e.Message},
 		{Key: "code", Value: int32(e.Code)},
-		{Key: "codeName", Value: codeName(e.Code)},
+		{Key: "codeName", Value: e.Code.Name()},
 	}
 	return appendInfo(d, e.Info)
 }

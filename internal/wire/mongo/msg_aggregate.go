@@ -49,7 +49,7 @@ func parseAggregate(db string, cmd bson.Raw) (*aggregateCommand, error) {
 			}
 			elems, err := doc.Elements()
 			if err != nil {
-				return errorf(codeInvalidBSON, "invalid cursor option: %v", err)
+				return errorf(mongoerr.InvalidBSON, "invalid cursor option: %v", err)
 			}
 			for _, el := range elems {
 				if el.Key() != "batchSize" {

@@ -64,7 +64,7 @@ func parseDeleteStatement(s bson.Raw) (docdb.DeleteStatement, error) {
 	haveQ, haveLimit := false, false
 	elems, err := s.Elements()
 	if err != nil {
-		return st, errorf(codeInvalidBSON, "invalid delete statement: %v", err)
+		return st, errorf(mongoerr.InvalidBSON, "invalid delete statement: %v", err)
 	}
 	for _, el := range elems {
 		switch k := el.Key(); k {

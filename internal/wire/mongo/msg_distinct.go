@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // parseDistinct parses a distinct command document (also the inner
@@ -60,7 +61,7 @@ func msgDistinct(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		return nil, err
 	}
 	if len(b) > MaxBSONObjectSize {
-		return nil, errorf(17217, "distinct too big, 16mb cap")
+		return nil, errorf(mongoerr.Location17217, "distinct too big, 16mb cap")
 	}
 	return bson.D{{Key: "values", Value: bson.Raw(b).Lookup("values")}}, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // msgDropIndexes answers dropIndexes: {nIndexesWas}. index is "*", a name,
@@ -32,7 +34,7 @@ func msgDropIndexes(ctx context.Context, c *conn, req *request) (bson.D, error) 
 			case bson.TypeArray:
 				vals, err := v.Array().Values()
 				if err != nil {
-					return errorf(codeInvalidBSON, "invalid index list: %v", err)
+					return errorf(mongoerr.InvalidBSON, "invalid index list: %v", err)
 				}
 				names := make([]string, len(vals))
 				for i, x := range vals {

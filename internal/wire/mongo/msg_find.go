@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // findCommand is a parsed find.
@@ -24,10 +25,10 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 	first := cmd.Index(0).Value()
 	coll, ok := first.StringValueOK()
 	if !ok {
-		return nil, errorf(73, "collection name has invalid type %s", typeName(first.Type))
+		return nil, errorf(mongoerr.InvalidNamespace, "collection name has invalid type %s", typeName(first.Type))
 	}
 	if coll == "" {
-		return nil, errorf(73, "Invalid namespace specified '%s.'", db)
+		return nil, errorf(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", db)
 	}
 	f.coll = coll
 	err := fields(cmd, func(el bson.RawElement) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // msgGetMore answers getMore: the next batch of an open cursor. The cursor
@@ -45,7 +47,7 @@ func msgGetMore(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		return nil, missingField("getMore", "collection")
 	}
 	if coll == "" {
-		return nil, errorf(73, "Invalid namespace specified '%s.'", req.db)
+		return nil, errorf(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", req.db)
 	}
 	ns := namespace(req.db, coll)
 	cur, err := c.s.cursors.checkout(id, ns)

@@ -21,7 +21,7 @@ func msgGetParameter(_ context.Context, c *conn, req *request) (bson.D, error) {
 	case bson.TypeEmbeddedDocument:
 		elems, err := v.Document().Elements()
 		if err != nil {
-			return nil, errorf(codeInvalidBSON, "invalid getParameter argument: %v", err)
+			return nil, errorf(mongoerr.InvalidBSON, "invalid getParameter argument: %v", err)
 		}
 		for _, el := range elems {
 			switch el.Key() {
@@ -46,7 +46,7 @@ func msgGetParameter(_ context.Context, c *conn, req *request) (bson.D, error) {
 	if !all {
 		elems, err := req.cmd.Elements()
 		if err != nil {
-			return nil, errorf(codeInvalidBSON, "invalid command: %v", err)
+			return nil, errorf(mongoerr.InvalidBSON, "invalid command: %v", err)
 		}
 		want = map[string]bool{}
 		for _, el := range elems[1:] {

@@ -20,7 +20,7 @@ func msgHello(_ context.Context, c *conn, req *request) (bson.D, error) {
 	}
 	if v, err := req.cmd.LookupErr("client"); err == nil {
 		if c.clientMeta != nil {
-			return nil, errorf(codeClientMetadataImmutable, "The client metadata document may only be sent in the first hello")
+			return nil, errorf(mongoerr.ClientMetadataCannotBeMutated, "The client metadata document may only be sent in the first hello")
 		}
 		doc, ok := v.DocumentOK()
 		if !ok {

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // msgKillCursors answers killCursors: {cursorsKilled, cursorsNotFound,
@@ -26,7 +28,7 @@ func msgKillCursors(_ context.Context, c *conn, req *request) (bson.D, error) {
 			}
 			vals, err := arr.Values()
 			if err != nil {
-				return errorf(codeInvalidBSON, "invalid cursors array: %v", err)
+				return errorf(mongoerr.InvalidBSON, "invalid cursors array: %v", err)
 			}
 			for i, x := range vals {
 				if x.Type != bson.TypeInt64 {

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // msgListCollections answers listCollections with a cursor over
@@ -51,7 +53,7 @@ func cursorBatchSize(cmd string, el bson.RawElement, def int64) (int64, error) {
 	}
 	elems, err := doc.Elements()
 	if err != nil {
-		return 0, errorf(codeInvalidBSON, "invalid cursor option: %v", err)
+		return 0, errorf(mongoerr.InvalidBSON, "invalid cursor option: %v", err)
 	}
 	n := def
 	for _, e := range elems {

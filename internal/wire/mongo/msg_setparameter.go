@@ -14,7 +14,7 @@ import (
 func msgSetParameter(_ context.Context, c *conn, req *request) (bson.D, error) {
 	elems, err := req.cmd.Elements()
 	if err != nil {
-		return nil, errorf(codeInvalidBSON, "invalid command: %v", err)
+		return nil, errorf(mongoerr.InvalidBSON, "invalid command: %v", err)
 	}
 	type change struct {
 		p *Parameter

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // parseUpdate parses an update command document (also the inner command
@@ -64,7 +65,7 @@ func parseUpdateStatement(s bson.Raw) (docdb.UpdateStatement, error) {
 	haveQ, haveU := false, false
 	elems, err := s.Elements()
 	if err != nil {
-		return st, errorf(codeInvalidBSON, "invalid update statement: %v", err)
+		return st, errorf(mongoerr.InvalidBSON, "invalid update statement: %v", err)
 	}
 	for _, el := range elems {
 		switch k := el.Key(); k {
@@ -150,10 +151,10 @@ func commandCollection(db string, cmd bson.Raw) (string, error) {
 	v := cmd.Index(0).Value()
 	s, ok := v.StringValueOK()
 	if !ok {
-		return "", errorf(73, "collection name has invalid type %s", typeName(v.Type))
+		return "", errorf(mongoerr.InvalidNamespace, "collection name has invalid type %s", typeName(v.Type))
 	}
 	if s == "" {
-		return "", errorf(73, "Invalid namespace specified '%s.'", db)
+		return "", errorf(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", db)
 	}
 	return s, nil
 }

@@ -68,7 +68,7 @@ type protocolError struct {
 }
 
 func (e *protocolError) Error() string {
-	return fmt.Sprintf("%s (%d): %s", codeName(e.err.Code), e.err.Code, e.err.Message)
+	return fmt.Sprintf("%s (%d): %s", e.err.Code.Name(), e.err.Code, e.err.Message)
 }
 
 func protoErr(code mongoerr.Code, format string, args ...any) *protocolError {
@@ -98,20 +98,20 @@ func decodeOpMsg(frame []byte) (*opMsg, *protocolError) {
 	m.sections = m.sectionBuf[:0]
 	b := frame[headerLen:]
 	if len(b) < 4 {
-		return nil, fatalErr(codeProtocolError, "OP_MSG is too short to hold its flags")
+		return nil, fatalErr(mongoerr.ProtocolError, "OP_MSG is too short to hold its flags")
 	}
 	m.flags = binary.LittleEndian.Uint32(b)
 	if m.flags&requiredFlagMask&^supportedRequired != 0 {
-		return nil, fatalErr(codeIllegalOpMsgFlag, "Message contains illegal flags value: Ob%032b", m.flags)
+		return nil, fatalErr(mongoerr.IllegalOpMsgFlag, "Message contains illegal flags value: Ob%032b", m.flags)
 	}
 	b = b[4:]
 	if m.flags&flagChecksumPresent != 0 {
 		if len(b) < 4 {
-			return nil, fatalErr(codeProtocolError, "OP_MSG is too short to hold its checksum")
+			return nil, fatalErr(mongoerr.ProtocolError, "OP_MSG is too short to hold its checksum")
 		}
 		m.checksum = binary.LittleEndian.Uint32(b[len(b)-4:])
 		if crc32.Checksum(frame[:len(frame)-4], castagnoli) != m.checksum {
-			return nil, fatalErr(codeChecksumMismatch, "OP_MSG checksum does not match contents")
+			return nil, fatalErr(mongoerr.ChecksumMismatch, "OP_MSG checksum does not match contents")
 		}
 		b = b[:len(b)-4]
 	}
@@ -122,7 +122,7 @@ func decodeOpMsg(frame []byte) (*opMsg, *protocolError) {
 		switch kind {
 		case sectionBody:
 			if haveBody {
-				return nil, protoErr(40430, "Multiple body sections in message")
+				return nil, protoErr(mongoerr.Location40430, "Multiple body sections in message")
 			}
 			haveBody = true
 			doc, rest, err := readDocument(b, maxBSONInternalSize)
@@ -143,17 +143,17 @@ func decodeOpMsg(frame []byte) (*opMsg, *protocolError) {
 			}
 			for _, prev := range m.sections {
 				if prev.kind == sectionSequence && prev.identifier == s.identifier {
-					return nil, protoErr(40431, "Duplicate document sequence: %s", s.identifier)
+					return nil, protoErr(mongoerr.Location40431, "Duplicate document sequence: %s", s.identifier)
 				}
 			}
 			m.sections = append(m.sections, s)
 			b = rest
 		default:
-			return nil, protoErr(40432, "Unknown section kind %d", kind)
+			return nil, protoErr(mongoerr.Location40432, "Unknown section kind %d", kind)
 		}
 	}
 	if !haveBody {
-		return nil, protoErr(40587, "OP_MSG messages must have a body")
+		return nil, protoErr(mongoerr.Location40587, "OP_MSG messages must have a body")
 	}
 	body := m.body()
 	for _, s := range m.sections {
@@ -161,7 +161,7 @@ func decodeOpMsg(frame []byte) (*opMsg, *protocolError) {
 			continue
 		}
 		if _, err := body.LookupErr(s.identifier); err == nil {
-			return nil, protoErr(40433, "Duplicate field between body and document sequence %s", s.identifier)
+			return nil, protoErr(mongoerr.Location40433, "Duplicate field between body and document sequence %s", s.identifier)
 		}
 	}
 	return m, nil
@@ -171,11 +171,11 @@ func decodeOpMsg(frame []byte) (*opMsg, *protocolError) {
 // its documents to docs (which may be nil).
 func decodeSequence(b []byte, docs []bson.Raw) (section, []byte, *protocolError) {
 	if len(b) < 4 {
-		return section{}, nil, protoErr(codeProtocolError, "document sequence size is missing")
+		return section{}, nil, protoErr(mongoerr.ProtocolError, "document sequence size is missing")
 	}
 	n := int(int32(binary.LittleEndian.Uint32(b)))
 	if n < 5 || n > len(b) {
-		return section{}, nil, protoErr(codeProtocolError, "document sequence size %d does not fit the %d bytes left", n, len(b))
+		return section{}, nil, protoErr(mongoerr.ProtocolError, "document sequence size %d does not fit the %d bytes left", n, len(b))
 	}
 	seq, rest := b[4:n], b[n:]
 	i := 0
@@ -183,7 +183,7 @@ func decodeSequence(b []byte, docs []bson.Raw) (section, []byte, *protocolError)
 		i++
 	}
 	if i == len(seq) {
-		return section{}, nil, protoErr(codeProtocolError, "document sequence identifier is not terminated")
+		return section{}, nil, protoErr(mongoerr.ProtocolError, "document sequence identifier is not terminated")
 	}
 	s := section{kind: sectionSequence, identifier: sequenceID(seq[:i]), docs: docs}
 	seq = seq[i+1:]

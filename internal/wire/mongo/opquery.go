@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // opQuery is a decoded legacy OP_QUERY. mayfly answers it only for the
@@ -28,18 +30,18 @@ func decodeOpQuery(frame []byte) (*opQuery, *protocolError) {
 	q := &opQuery{header: readHeader(frame)}
 	b := frame[headerLen:]
 	if len(b) < 4 {
-		return nil, protoErr(codeProtocolError, "OP_QUERY is too short to hold its flags")
+		return nil, protoErr(mongoerr.ProtocolError, "OP_QUERY is too short to hold its flags")
 	}
 	q.flags = int32(binary.LittleEndian.Uint32(b))
 	b = b[4:]
 	i := bytes.IndexByte(b, 0)
 	if i < 0 {
-		return nil, protoErr(codeProtocolError, "OP_QUERY namespace is not terminated")
+		return nil, protoErr(mongoerr.ProtocolError, "OP_QUERY namespace is not terminated")
 	}
 	q.fullCollectionName = string(b[:i])
 	b = b[i+1:]
 	if len(b) < 8 {
-		return nil, protoErr(codeProtocolError, "OP_QUERY is too short to hold numberToSkip and numberToReturn")
+		return nil, protoErr(mongoerr.ProtocolError, "OP_QUERY is too short to hold numberToSkip and numberToReturn")
 	}
 	q.numberToSkip = int32(binary.LittleEndian.Uint32(b))
 	q.numberToReturn = int32(binary.LittleEndian.Uint32(b[4:]))
@@ -55,7 +57,7 @@ func decodeOpQuery(frame []byte) (*opQuery, *protocolError) {
 			return nil, asProtocolError(err)
 		}
 		if len(rest2) > 0 {
-			return nil, protoErr(codeProtocolError, "OP_QUERY has %d bytes after its documents", len(rest2))
+			return nil, protoErr(mongoerr.ProtocolError, "OP_QUERY has %d bytes after its documents", len(rest2))
 		}
 		q.returnFieldsSelector = sel
 	}
@@ -148,7 +150,7 @@ func decodeOpReply(frame []byte) (*opReply, *protocolError) {
 	r := &opReply{header: readHeader(frame)}
 	b := frame[headerLen:]
 	if len(b) < 20 {
-		return nil, protoErr(codeProtocolError, "OP_REPLY is too short")
+		return nil, protoErr(mongoerr.ProtocolError, "OP_REPLY is too short")
 	}
 	r.flags = int32(binary.LittleEndian.Uint32(b))
 	r.cursorID = int64(binary.LittleEndian.Uint64(b[4:]))
@@ -164,7 +166,7 @@ func decodeOpReply(frame []byte) (*opReply, *protocolError) {
 		b = rest
 	}
 	if int(r.numberReturned) != len(r.documents) {
-		return nil, protoErr(codeProtocolError, "OP_REPLY numberReturned %d but %d documents", r.numberReturned, len(r.documents))
+		return nil, protoErr(mongoerr.ProtocolError, "OP_REPLY numberReturned %d but %d documents", r.numberReturned, len(r.documents))
 	}
 	return r, nil
 }

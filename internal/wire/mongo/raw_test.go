@@ -203,7 +203,7 @@ func (rc *rawConn) ping() {
 func wantCode(t *testing.T, body bson.Raw, code mongoerr.Code, msg string) {
 	t.Helper()
 	if body.Lookup("ok").Double() != 0 || mongoerr.Code(body.Lookup("code").Int32()) != code ||
-		body.Lookup("codeName").StringValue() != codeName(code) || (msg != "" && body.Lookup("errmsg").StringValue() != msg) {
+		body.Lookup("codeName").StringValue() != code.Name() || (msg != "" && body.Lookup("errmsg").StringValue() != msg) {
 		t.Fatalf("reply %v, want code %d %q", body, code, msg)
 	}
 }
@@ -251,7 +251,7 @@ func TestMalformedMessages(t *testing.T) {
 		"invalid BSON": func(t *testing.T, rc *rawConn) {
 			rc.id++
 			rc.send(newMsg(0).kind0(badString).frame(rc.id))
-			wantCode(t, rc.reply(), codeInvalidBSON, "Invalid BSON: string is not terminated by a null byte in field 'a'")
+			wantCode(t, rc.reply(), mongoerr.InvalidBSON, "Invalid BSON: string is not terminated by a null byte in field 'a'")
 			rc.ping()
 		},
 		"invalid BSON with moreToCome": func(t *testing.T, rc *rawConn) {
@@ -325,7 +325,7 @@ func TestMalformedMessages(t *testing.T) {
 		},
 		"OP_QUERY other command": func(t *testing.T, rc *rawConn) {
 			rc.send(opQueryFrame(t, 13, "test.$cmd", bson.D{{Key: "find", Value: "c"}}))
-			wantCode(t, wantOpReply(t, rc, 13, replyAwaitCapable), codeUnsupportedOpQueryCommand,
+			wantCode(t, wantOpReply(t, rc, 13, replyAwaitCapable), mongoerr.UnsupportedOpQueryCommand,
 				"Unsupported OP_QUERY command: find. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal")
 		},
 		"OP_QUERY collection": func(t *testing.T, rc *rawConn) {
@@ -344,7 +344,7 @@ func TestMalformedMessages(t *testing.T) {
 			setLength(b)
 			rc.send(b)
 			r := wantOpReply(t, rc, 15, replyQueryFailure)
-			if r.Lookup("code").Int32() != int32(codeInvalidBSON) {
+			if r.Lookup("code").Int32() != int32(mongoerr.InvalidBSON) {
 				t.Fatalf("reply %v", r)
 			}
 			rc.ping()

@@ -32,7 +32,7 @@ func newMsgRequest(c *conn, m *opMsg) (*request, error) {
 	body := m.body()
 	v, err := body.LookupErr("$db")
 	if err != nil {
-		return nil, errorf(40571, "OP_MSG requests require a $db argument")
+		return nil, errorf(mongoerr.Location40571, "OP_MSG requests require a $db argument")
 	}
 	db, ok := v.StringValueOK()
 	if !ok {
@@ -186,7 +186,7 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) && c.ctx.Err() == nil {
 				return nil, errorf(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
 			}
-			return nil, errorf(codeClientDisconnect, "operation was interrupted because a client disconnected")
+			return nil, errorf(mongoerr.ClientDisconnect, "operation was interrupted because a client disconnected")
 		}
 	}
 	return out, err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 // lsidOf returns the id bytes of the request's logical session (lsid.id),
@@ -30,7 +32,7 @@ func sessionIDs(cmd string, v bson.RawValue) ([][]byte, error) {
 	}
 	vals, err := arr.Values()
 	if err != nil {
-		return nil, errorf(codeInvalidBSON, "invalid session list: %v", err)
+		return nil, errorf(mongoerr.InvalidBSON, "invalid session list: %v", err)
 	}
 	ids := make([][]byte, 0, len(vals))
 	for _, x := range vals {

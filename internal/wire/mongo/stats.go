@@ -41,7 +41,7 @@ func scaleArg(cmd string, el bson.RawElement) (int64, error) {
 		return 0, err
 	}
 	if n < 1 {
-		return 0, errorf(51024, "BSON field 'scale' value must be >= 1, actual value '%d'", n)
+		return 0, errorf(mongoerr.Location51024, "BSON field 'scale' value must be >= 1, actual value '%d'", n)
 	}
 	return n, nil
 }
@@ -54,7 +54,7 @@ func collStatsStage(ctx context.Context, c *conn, db, coll string, pipeline []bs
 	}
 	spec, ok := pipeline[0][0].Value.(bson.D)
 	if !ok {
-		return nil, errorf(5447000, "$collStats must take a nested object but found: %v", pipeline[0][0].Value)
+		return nil, errorf(mongoerr.Location5447000, "$collStats must take a nested object but found: %v", pipeline[0][0].Value)
 	}
 	out := bson.D{
 		{Key: "ns", Value: namespace(db, coll)},

@@ -20,7 +20,7 @@ func statementsArg(cmd string, el bson.RawElement) ([]bson.Raw, error) {
 	}
 	vals, err := arr.Values()
 	if err != nil {
-		return nil, errorf(codeInvalidBSON, "invalid %s array: %v", el.Key(), err)
+		return nil, errorf(mongoerr.InvalidBSON, "invalid %s array: %v", el.Key(), err)
 	}
 	if len(vals) == 0 || len(vals) > MaxWriteBatchSize {
 		return nil, errorf(mongoerr.InvalidLength, "Write batch sizes must be between 1 and %d. Got %d operations.", MaxWriteBatchSize, len(vals))
