@@ -50,9 +50,16 @@ if [ -z "$bin" ]; then
 fi
 
 pid=""
+# stop ends the server: SIGTERM, and SIGKILL if it has not exited 15
+# seconds later (a command still running holds up a graceful stop).
 stop() {
 	if [ -n "$pid" ]; then
 		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 1 150); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 		pid=""
 	fi
