@@ -78,6 +78,10 @@ func TestRedisConfigSetErrors(t *testing.T) {
 		// A bad value names the parameter as the table spells it.
 		{[]any{"HZ", "x"}, configSetFailed("hz", "argument couldn't be parsed into an integer")},
 		{[]any{"hz", "1", "maxclients", "0"}, configSetFailed("maxclients", "argument must be between 1 and 4294967295 inclusive")},
+		// The listener stays where it was started.
+		{[]any{"port", "1"}, configSetFailed("port", "Unable to listen on this port. Check server logs.")},
+		{[]any{"bind", "10.0.0.1"}, configSetFailed("bind", "Failed to bind to specified addresses.")},
+		{[]any{"maxmemory", "5", "port", "1"}, configSetFailed("port", "Unable to listen on this port. Check server logs.")},
 		{[]any{"hz"}, "ERR wrong number of arguments for 'config|set' command"},
 		{[]any{"hz", "1", "hz"}, "ERR syntax error"},
 	}
@@ -94,6 +98,17 @@ func TestRedisConfigSetErrors(t *testing.T) {
 	}
 	if got, err := rc.ConfigGet(ctx, "maxclients").Result(); err != nil || got["maxclients"] != "10000" {
 		t.Fatalf("maxclients after refused sets: %v %v", got, err)
+	}
+	if got, err := rc.ConfigGet(ctx, "maxmemory").Result(); err != nil || got["maxmemory"] != "0" {
+		t.Fatalf("maxmemory after refused sets: %v %v", got, err)
+	}
+	// port and bind may be set to what they are.
+	host, port, _ := net.SplitHostPort(s.RespAddr)
+	if err := rc.ConfigSet(ctx, "port", port).Err(); err != nil {
+		t.Fatalf("CONFIG SET port to itself: %v", err)
+	}
+	if err := rc.ConfigSet(ctx, "bind", host).Err(); err != nil {
+		t.Fatalf("CONFIG SET bind to itself: %v", err)
 	}
 }
 

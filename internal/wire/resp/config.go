@@ -69,15 +69,31 @@ func newConfig(o *Options) *config {
 	return c
 }
 
-// noteListener records the port of the first TCP listener as port.
+// listenerParams are the parameters that would move the listener, with
+// the error Redis gives when it cannot listen as asked: mayfly serves only
+// the address it was started on, so they may be set only to their value.
+var listenerParams = map[string]string{
+	"port": "Unable to listen on this port. Check server logs.",
+	"bind": "Failed to bind to specified addresses.",
+}
+
+// noteListener records the first TCP listener's port as port and its
+// address as bind ("* -::*", Redis's default, when it listens on every
+// interface).
 func (c *config) noteListener(ln net.Listener) {
-	if a, ok := ln.Addr().(*net.TCPAddr); ok {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if !c.listened {
-			c.listened = true
-			c.vals["port"] = strconv.Itoa(a.Port)
-		}
+	a, ok := ln.Addr().(*net.TCPAddr)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.listened {
+		return
+	}
+	c.listened = true
+	c.vals["port"] = strconv.Itoa(a.Port)
+	if !a.IP.IsUnspecified() {
+		c.vals["bind"] = a.IP.String()
 	}
 }
 
@@ -203,6 +219,14 @@ func (c *config) setMany(pairs [][]byte) error {
 			v = strconv.Itoa(min(max(n, 1), 500))
 		}
 		changes = append(changes, change{e.spec, v})
+	}
+	for _, ch := range changes {
+		if msg, fixed := listenerParams[ch.p.name]; fixed && ch.val != c.vals[ch.p.name] {
+			c.mu.Unlock()
+			c.s.log.Warn("resp: CONFIG SET cannot move the listener; the Redis protocol is served on --resp-addr only",
+				"parameter", ch.p.name, "value", ch.val)
+			return fail(ch.p.name, msg)
+		}
 	}
 	if hook := c.s.opts.OnConfigSet; hook != nil {
 		for _, ch := range changes {
