@@ -129,8 +129,9 @@ func TestMongoshPromptAndShowCommands(t *testing.T) {
 	}
 }
 
-// Ensure that the mongosh examples of seed 003 (MongoDB data modelling)
-// run verbatim and give the results the seed describes.
+// Ensure that the mongosh examples of a Turkish MongoDB data-modelling
+// article (testdata) run verbatim and give the results the article
+// describes.
 func TestMongoshSeed003Examples(t *testing.T) {
 	s := harness.Start(t)
 

@@ -19,14 +19,15 @@ import (
 	"github.com/mayfly/mayfly/integration/harness"
 )
 
-// The TTL examples of seed 000 (Turkish) and seed 001 (Chinese) run
-// verbatim in mongosh against the real binary on a manual clock; between
+// The TTL examples of a Turkish and a Chinese article on MongoDB TTL
+// indexes run verbatim in mongosh against the real binary on a manual clock; between
 // steps the test advances the server's clock and checks, through the Go
 // driver, what was deleted.
 //
 // The examples live in testdata/seed000_*.js and testdata/seed001_ttl.js,
-// cut from the seeds at the end of each code block; TestTTLSeedExamplesAreVerbatim
-// checks them against the seeds when ../shared/seeds is beside the module.
+// cut from the articles at the end of each code block;
+// TestTTLSeedExamplesAreVerbatim checks them against the articles' text
+// when a copy of it is found beside the module.
 // They run with mongosh --quiet --file. mongosh's script mode treats
 // `use uygulama` as a shell command that takes the rest of its input as
 // arguments, so a leading `use` line is passed as its own --eval, which
@@ -146,8 +147,8 @@ type ttlItem struct {
 	present func() bool
 }
 
-// Ensure that every TTL example of seed 000 runs verbatim in mongosh and
-// does what the seed says: each document goes exactly at its due time on
+// Ensure that every TTL example of the Turkish article runs verbatim in
+// mongosh and does what the article says: each document goes exactly at its due time on
 // the server's clock, not a second before.
 func TestMongoshSeed000TTL(t *testing.T) {
 	e := startTTL(t)
@@ -290,7 +291,7 @@ db.olaylar2.insertMany([
 	})
 }
 
-// Ensure that seed 001's TTL indexes run verbatim in mongosh: expiresAt +
+// Ensure that the Chinese article's TTL indexes run verbatim in mongosh: expiresAt +
 // 0 and createdAt + N, with 7 * 24 * 3600 evaluated by the shell, and that
 // a createdAt stored as a string never expires while an ISODate does.
 func TestMongoshSeed001TTL(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"github.com/mayfly/mayfly/integration/harness"
 )
 
-// Black-box tests of TTL policies (issue 6): the mayfly CLI (`mayfly ttls`,
+// Black-box tests of TTL policies: the mayfly CLI (`mayfly ttls`,
 // `mayfly operations`) drives the admin API of the real binary, documents
 // go in through the MongoDB Go driver, and the server's manual clock makes
 // them expire. Deletions are awaited as the TTL index tests do, by

@@ -95,8 +95,8 @@ func sameReply(cmd string, got, want []string) bool {
 	return false
 }
 
-// Ensure that every redis-cli session of seed 002 gives the same replies
-// from mayfly through redis-cli.
+// Ensure that every redis-cli session of a Turkish article on Redis key
+// expiry (testdata) gives the same replies from mayfly through redis-cli.
 func TestSeed002RedisCLISessions(t *testing.T) {
 	cli := harness.Tool(t, "redis-cli")
 	s := harness.Start(t, "--manual-clock")

@@ -16,7 +16,7 @@ import (
 	"github.com/mayfly/mayfly/integration/harness"
 )
 
-// Black-box tests of MongoDB TTL indexes (issue 5) through the Go driver,
+// Black-box tests of MongoDB TTL indexes through the Go driver,
 // against the real binary on a manual clock: expiry happens only when the
 // test advances the server's clock, and a test waits for it as MongoDB's
 // TTLUtil.waitForPass does, for two completed passes of the sweeper
@@ -206,7 +206,8 @@ func createIndexesCmd(coll string, specs ...bson.D) bson.D {
 }
 
 // Ensure that createIndex validates expireAfterSeconds with MongoDB's codes
-// and messages (spec 1.7, 1.8), truncates non-integers, and that
+// and messages (an invalid value, and an existing index with other
+// options), truncates non-integers, and that
 // listIndexes shows the stored value.
 func TestTTLCreateIndexValidation(t *testing.T) {
 	e := startTTL(t)
@@ -326,7 +327,7 @@ func TestTTLCreateIndexValidation(t *testing.T) {
 	})
 }
 
-// Ensure which documents a TTL index deletes (spec 1.2, seed 000): Dates,
+// Ensure which documents a TTL index deletes, by MongoDB's TTL rule: Dates,
 // and arrays by their earliest Date; strings, numbers, null and missing
 // fields never; with expireAfterSeconds 0 each document at its own time; a
 // partial index only matching documents; a hidden index still deletes.
@@ -434,7 +435,7 @@ func TestTTLWhatExpires(t *testing.T) {
 
 // Ensure that dropping a TTL index stops deletion, renaming the collection
 // keeps it, dropping a collection or a database with TTL indexes stops
-// cleanly, and a restart keeps TTL working (spec 1.11).
+// cleanly, and a restart keeps TTL working, as in MongoDB.
 func TestTTLIndexLifecycle(t *testing.T) {
 	e := startTTL(t)
 	db := e.cl.Database("app")
@@ -530,7 +531,8 @@ func TestTTLIndexLifecycle(t *testing.T) {
 
 // Ensure that collMod changes a TTL (reply fields as int64), converts a
 // normal index, takes effect for old documents at once, can be dry-run,
-// and fails as MongoDB does in every case of spec 1.9.
+// and fails with MongoDB's codes and messages in every case collMod
+// rejects.
 func TestTTLCollMod(t *testing.T) {
 	e := startTTL(t)
 	db := e.cl.Database("app")
@@ -808,7 +810,8 @@ func TestTTLServerStatusMetrics(t *testing.T) {
 	}
 }
 
-// Ensure strict visibility (DESIGN.md promise 1): once the server's clock
+// Ensure strict visibility (expired means invisible on every read path,
+// whether or not the sweeper has deleted it yet): once the server's clock
 // passes a document's expiry, find, count, aggregate, distinct, update,
 // delete and findAndModify ignore it before the sweeper deletes it, and a
 // unique key held only by an expired document is free; lazy visibility

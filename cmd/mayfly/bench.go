@@ -148,7 +148,7 @@ func writeBenchJSONFile(path string, rep *bench.Report) error {
 }
 
 // writeBenchText prints a report for people: the machine, each result,
-// the ratio table and the targets.
+// the ratio table and the targets each workload is held to.
 func writeBenchText(w io.Writer, rep *bench.Report) error {
 	fmt.Fprintf(w, "machine: %s\n", rep.Machine)
 	fmt.Fprintf(w, "runs: %d, elapsed %.1f s\n\n", rep.Options.Runs, rep.Elapsed)
@@ -161,7 +161,7 @@ func writeBenchText(w io.Writer, rep *bench.Report) error {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "\nissue 8 targets:\n\n")
+	fmt.Fprintf(w, "\ntargets:\n\n")
 	if err := bench.WriteChecks(w, rep.Checks); err != nil {
 		return err
 	}

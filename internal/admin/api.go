@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/expiry"
 )
 
@@ -76,15 +76,15 @@ func apiError(err error) *APIError {
 	switch {
 	case errors.As(err, &ae):
 		return ae
-	case errors.Is(err, docdb.ErrInvalidPolicy):
+	case errors.Is(err, policy.ErrInvalid):
 		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalidArgument, Message: modelMessage(err)}
-	case errors.Is(err, docdb.ErrPolicyNotFound), errors.Is(err, docdb.ErrOperationNotFound):
+	case errors.Is(err, policy.ErrNotFound), errors.Is(err, policy.ErrOperationNotFound):
 		return &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: modelMessage(err)}
-	case errors.Is(err, docdb.ErrPolicyConflict):
+	case errors.Is(err, policy.ErrConflict):
 		return &APIError{Status: http.StatusConflict, Code: CodeFailedPrecondition, Message: modelMessage(err)}
-	case errors.Is(err, docdb.ErrTooManyPolicies):
+	case errors.Is(err, policy.ErrTooMany):
 		return &APIError{Status: http.StatusTooManyRequests, Code: CodeResourceExhausted, Message: modelMessage(err)}
-	case errors.Is(err, docdb.ErrClosed), errors.Is(err, context.Canceled):
+	case errors.Is(err, policy.ErrClosed), errors.Is(err, context.Canceled):
 		return &APIError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the server is stopping"}
 	}
 	return &APIError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error()}
@@ -102,12 +102,12 @@ func modelMessage(err error) string {
 
 // PolicyStore is what the API serves: *docdb.Engine.
 type PolicyStore interface {
-	ListPolicies(ctx context.Context) ([]docdb.Policy, error)
-	GetPolicy(ctx context.Context, group string) (docdb.Policy, error)
-	UpdatePolicy(ctx context.Context, u docdb.PolicyUpdate) (docdb.Operation, error)
-	DryRunPolicy(ctx context.Context, u docdb.PolicyUpdate) (docdb.PolicyDryRun, error)
-	ListOperations(ctx context.Context) ([]docdb.Operation, error)
-	GetOperation(ctx context.Context, id string) (docdb.Operation, error)
+	ListPolicies(ctx context.Context) ([]policy.Policy, error)
+	GetPolicy(ctx context.Context, group string) (policy.Policy, error)
+	UpdatePolicy(ctx context.Context, u policy.Update) (policy.Operation, error)
+	DryRunPolicy(ctx context.Context, u policy.Update) (policy.EnableDryRun, error)
+	ListOperations(ctx context.Context) ([]policy.Operation, error)
+	GetOperation(ctx context.Context, id string) (policy.Operation, error)
 }
 
 // StatsSource gives the expiry engine's statistics: *expiry.Engine.

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 )
 
 // Operation is a long-running operation as the API reports it.
@@ -46,13 +46,13 @@ type Progress struct {
 }
 
 // operationJSON converts an operation.
-func operationJSON(op docdb.Operation) Operation {
+func operationJSON(op policy.Operation) Operation {
 	out := Operation{
 		ID:               op.ID,
 		Type:             string(op.Type),
 		CollectionGroup:  op.Group,
 		Field:            op.Field,
-		ExpirationOffset: docdb.FormatOffset(op.Offset),
+		ExpirationOffset: policy.FormatOffset(op.Offset),
 		State:            string(op.State),
 		Done:             op.Done,
 		Error:            op.Error,

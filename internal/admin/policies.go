@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/expiry"
 )
 
@@ -101,12 +101,12 @@ type DryRunResult struct {
 }
 
 // policyJSON converts a policy, adding its engine statistics.
-func policyJSON(p docdb.Policy, st *expiry.Stats) Policy {
+func policyJSON(p policy.Policy, st *expiry.Stats) Policy {
 	out := Policy{
 		CollectionGroup:         p.Group,
 		Field:                   p.Field,
 		State:                   string(p.State),
-		ExpirationOffset:        docdb.FormatOffset(p.Offset),
+		ExpirationOffset:        policy.FormatOffset(p.Offset),
 		ExpirationOffsetSeconds: p.Offset.Seconds(),
 		Operation:               p.Operation,
 		UpdateTime:              p.UpdateTime,
@@ -114,7 +114,7 @@ func policyJSON(p docdb.Policy, st *expiry.Stats) Policy {
 		Collections:             p.Collections,
 		IndexedCollections:      p.Indexed,
 	}
-	if st == nil || p.State == docdb.PolicyDisabled {
+	if st == nil || p.State == policy.Disabled {
 		return out
 	}
 	src, ok := st.Source(p.Source)
@@ -217,18 +217,18 @@ func badRequest(format string, args ...any) *APIError {
 }
 
 // update validates the request and turns it into the model's form.
-func (req UpdatePolicyRequest) update(group string) (docdb.PolicyUpdate, error) {
+func (req UpdatePolicyRequest) update(group string) (policy.Update, error) {
 	if req.Enabled == nil {
-		return docdb.PolicyUpdate{}, badRequest("enabled is required: true to enable the policy (or change its offset), false to disable it")
+		return policy.Update{}, badRequest("enabled is required: true to enable the policy (or change its offset), false to disable it")
 	}
-	u := docdb.PolicyUpdate{Group: group, Field: req.Field, Enable: *req.Enabled}
+	u := policy.Update{Group: group, Field: req.Field, Enable: *req.Enabled}
 	switch {
 	case !u.Enable && req.ExpirationOffset != "":
 		return u, badRequest("expirationOffset applies only when enabling")
 	case !u.Enable && req.DryRun:
 		return u, badRequest("dryRun previews enabling a policy; disabling deletes nothing")
 	case u.Enable && req.ExpirationOffset != "":
-		off, err := docdb.ParseOffset(req.ExpirationOffset)
+		off, err := policy.ParseOffset(req.ExpirationOffset)
 		if err != nil {
 			return u, err
 		}
@@ -238,11 +238,11 @@ func (req UpdatePolicyRequest) update(group string) (docdb.PolicyUpdate, error) 
 }
 
 // dryRunJSON converts a dry run.
-func dryRunJSON(d docdb.PolicyDryRun) DryRunResult {
+func dryRunJSON(d policy.EnableDryRun) DryRunResult {
 	out := DryRunResult{
 		CollectionGroup:  d.Group,
 		Field:            d.Field,
-		ExpirationOffset: docdb.FormatOffset(d.Offset),
+		ExpirationOffset: policy.FormatOffset(d.Offset),
 		Collections:      d.Collections,
 		DocumentsScanned: d.Scanned,
 		At:               d.At,

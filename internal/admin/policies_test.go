@@ -18,6 +18,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/admin"
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -261,12 +262,12 @@ func TestErrorMapping(t *testing.T) {
 		code   string
 		msg    string
 	}{
-		{fmt.Errorf("%w: bad group", docdb.ErrInvalidPolicy), 400, admin.CodeInvalidArgument, "invalid TTL policy: bad group"},
-		{fmt.Errorf("%w: x", docdb.ErrPolicyNotFound), 404, admin.CodeNotFound, "TTL policy not found: x"},
-		{fmt.Errorf("%w: x", docdb.ErrOperationNotFound), 404, admin.CodeNotFound, "operation not found: x"},
-		{fmt.Errorf("%w: x", docdb.ErrPolicyConflict), 409, admin.CodeFailedPrecondition, "TTL policy conflict: x"},
-		{fmt.Errorf("%w: x", docdb.ErrTooManyPolicies), 429, admin.CodeResourceExhausted, "too many TTL policies: x"},
-		{docdb.ErrClosed, 503, admin.CodeUnavailable, "the server is stopping"},
+		{fmt.Errorf("%w: bad group", policy.ErrInvalid), 400, admin.CodeInvalidArgument, "invalid TTL policy: bad group"},
+		{fmt.Errorf("%w: x", policy.ErrNotFound), 404, admin.CodeNotFound, "TTL policy not found: x"},
+		{fmt.Errorf("%w: x", policy.ErrOperationNotFound), 404, admin.CodeNotFound, "operation not found: x"},
+		{fmt.Errorf("%w: x", policy.ErrConflict), 409, admin.CodeFailedPrecondition, "TTL policy conflict: x"},
+		{fmt.Errorf("%w: x", policy.ErrTooMany), 429, admin.CodeResourceExhausted, "too many TTL policies: x"},
+		{policy.ErrClosed, 503, admin.CodeUnavailable, "the server is stopping"},
 		{errors.New("disk on fire"), 500, admin.CodeInternal, "disk on fire"},
 	}
 	for _, c := range cases {
@@ -315,17 +316,17 @@ func TestErrorMapping(t *testing.T) {
 // failingStore fails every call with err.
 type failingStore struct{ err error }
 
-func (f failingStore) ListPolicies(context.Context) ([]docdb.Policy, error) { return nil, f.err }
-func (f failingStore) GetPolicy(context.Context, string) (docdb.Policy, error) {
-	return docdb.Policy{}, f.err
+func (f failingStore) ListPolicies(context.Context) ([]policy.Policy, error) { return nil, f.err }
+func (f failingStore) GetPolicy(context.Context, string) (policy.Policy, error) {
+	return policy.Policy{}, f.err
 }
-func (f failingStore) UpdatePolicy(context.Context, docdb.PolicyUpdate) (docdb.Operation, error) {
-	return docdb.Operation{}, f.err
+func (f failingStore) UpdatePolicy(context.Context, policy.Update) (policy.Operation, error) {
+	return policy.Operation{}, f.err
 }
-func (f failingStore) DryRunPolicy(context.Context, docdb.PolicyUpdate) (docdb.PolicyDryRun, error) {
-	return docdb.PolicyDryRun{}, f.err
+func (f failingStore) DryRunPolicy(context.Context, policy.Update) (policy.EnableDryRun, error) {
+	return policy.EnableDryRun{}, f.err
 }
-func (f failingStore) ListOperations(context.Context) ([]docdb.Operation, error) { return nil, f.err }
-func (f failingStore) GetOperation(context.Context, string) (docdb.Operation, error) {
-	return docdb.Operation{}, f.err
+func (f failingStore) ListOperations(context.Context) ([]policy.Operation, error) { return nil, f.err }
+func (f failingStore) GetOperation(context.Context, string) (policy.Operation, error) {
+	return policy.Operation{}, f.err
 }

@@ -24,7 +24,8 @@ const (
 	NotMeasured Status = "not measured"
 )
 
-// Check is one of issue 8's targets, evaluated on a report's medians.
+// Check is one of the performance targets mayfly must meet against its
+// peers, evaluated on a report's medians.
 type Check struct {
 	Name   string  `json:"name"`
 	Goal   string  `json:"goal"`
@@ -89,7 +90,7 @@ func limitCheck(results []Result, name string, ref metricRef, limit float64, str
 	return c
 }
 
-// EvaluateChecks evaluates issue 8's targets on results (medians). pipeline
+// EvaluateChecks evaluates the performance targets on results (medians). pipeline
 // is the depth of kv's pipelined phases. A target whose figures are absent
 // (a server not run, a workload that failed) is NotMeasured.
 func EvaluateChecks(results []Result, pipeline int) []Check {

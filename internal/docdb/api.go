@@ -16,10 +16,14 @@ import (
 //   - Client-visible failures are *mongoerr.Error values (code, message and,
 //     for some, Info with extra reply fields such as keyPattern/keyValue or
 //     errInfo). Any other error is an internal failure.
-//   - Filters, projections, sorts, update documents and index specs are
-//     decoded documents (bson.D, nested documents as bson.D and arrays as
-//     bson.A, as bson.Unmarshal into a bson.D produces them). Documents to
-//     store and documents returned are raw BSON, byte-exact.
+//   - Requests are typed values the wire layer parsed and checked from the
+//     command document (field names, types, option combinations, batch
+//     sizes, with MongoDB's IDL errors); the Engine never sees a command
+//     document. What the data model itself defines is checked here:
+//     filters, projections, sorts, update documents, pipelines and
+//     validators, as decoded documents (bson.D, nested documents as bson.D
+//     and arrays as bson.A, as bson.Unmarshal into a bson.D produces them).
+//     Documents to store and documents returned are raw BSON, byte-exact.
 //   - A missing database or collection reads as empty; writes create them.
 
 // ErrCursorClosed is returned by Cursor.Next after Close.
@@ -64,6 +68,9 @@ type FindRequest struct {
 	// (bson.D); nil lets the planner choose. {$natural: 1|-1} forces a
 	// collection scan.
 	Hint any
+	// AllowDiskUse lets a blocking sort past its memory limit spill to
+	// disk; nil means allowDiskUseByDefault.
+	AllowDiskUse *bool
 }
 
 // CountRequest is a count command.
@@ -96,6 +103,8 @@ type AggregateRequest struct {
 	Let bson.D
 	// BypassDocumentValidation skips validation in $out and $merge.
 	BypassDocumentValidation bool
+	// AllowDiskUse, as in FindRequest, for $sort.
+	AllowDiskUse *bool
 }
 
 // WriteError is the failure of one statement of a write command, reported in
@@ -247,6 +256,95 @@ type FindAndModifyResult struct {
 	Upserted bson.RawValue
 }
 
+// CreateCollectionRequest is a create command's options, parsed and
+// checked by the wire layer. They are stored, and listed by
+// listCollections, in this order: validator, validationLevel,
+// validationAction, collation, clusteredIndex, expireAfterSeconds.
+type CreateCollectionRequest struct {
+	// Validation is the collection's schema validation.
+	Validation ValidationOptions
+	// Collation is stored as given; nil when absent.
+	Collation bson.D
+	// Clustered makes the collection clustered on _id, its documents being
+	// its _id index; ClusteredIndexName names that index ("_id_" when "").
+	Clustered          bool
+	ClusteredIndexName string
+	// ExpireAfterSeconds is a clustered collection's TTL, on its _id dates;
+	// nil when absent.
+	ExpireAfterSeconds *int64
+}
+
+// ValidationOptions are a collection's validator, validationLevel and
+// validationAction as a create or collMod command gives them. A nil
+// Validator and empty strings mean "not given": create uses the defaults
+// (no validator, strict, error), collMod leaves the current value. An
+// empty, non-nil Validator removes validation.
+type ValidationOptions struct {
+	Validator bson.D
+	// Level is "strict", "moderate" or "off".
+	Level string
+	// Action is "error" or "warn".
+	Action string
+}
+
+// CollModRequest is a collMod command, parsed and checked by the wire
+// layer.
+type CollModRequest struct {
+	// Validation replaces the options it gives.
+	Validation ValidationOptions
+	// ExpireAfterSeconds changes a clustered collection's TTL; nil leaves it.
+	ExpireAfterSeconds *CollectionExpiry
+	// Index changes one index; nil leaves the indexes.
+	Index *CollModIndex
+	// DryRun validates and previews the change instead of applying it.
+	DryRun bool
+}
+
+// CollectionExpiry is collMod's expireAfterSeconds for a clustered
+// collection: Off removes the TTL, otherwise Seconds (>= 0) replaces it.
+// Invalid is the wire layer's error for a value that is neither; MongoDB
+// reports it only once the collection is known to be clustered (for any
+// other collection the option itself is refused).
+type CollectionExpiry struct {
+	Off     bool
+	Seconds int64
+	Invalid error
+}
+
+// CollModIndex is collMod's index argument: the index, by Name or by
+// KeyPattern (exactly one is set), and what changes (at least one of
+// Hidden and ExpireAfterSeconds is set).
+type CollModIndex struct {
+	Name       string
+	KeyPattern bson.D
+	// Hidden hides the index from the planner, or shows it again.
+	Hidden *bool
+	// ExpireAfterSeconds sets the index's TTL (0..2147483647), converting
+	// a single-field index into a TTL index.
+	ExpireAfterSeconds *int64
+}
+
+// IndexSpec is one index of createIndexes, validated by the wire layer. It
+// is stored and listed as {v: 2, key, name, ...Options}.
+type IndexSpec struct {
+	Key  bson.D
+	Name string
+	// Options are the index's other options in the order given: unique,
+	// sparse, hidden and prepareUnique only when true (as true),
+	// expireAfterSeconds as an int32, partialFilterExpression, collation,
+	// background and storageEngine as given.
+	Options bson.D
+}
+
+// DropIndexesRequest names the indexes a dropIndexes command drops: All
+// (index: "*", every index but _id_), the one index on KeyPattern, or the
+// indexes called Names (index: a name or a list of names).
+type DropIndexesRequest struct {
+	All        bool
+	KeyPattern bson.D
+	Names      []string
+}
+
 // CreateIndexesResult is the outcome of a createIndexes command.
 type CreateIndexesResult struct {
 	// NumIndexesBefore and NumIndexesAfter count the collection's indexes,
@@ -313,15 +411,11 @@ const (
 
 // Catalog commands.
 
-// CreateCollection creates db.coll (create). opts holds the create command's
-// fields: validator, validationLevel, validationAction, clusteredIndex,
-// expireAfterSeconds, capped (refused: capped collections are not
-// supported), and generic fields the Engine ignores (the command name
-// itself, writeConcern, comment, lsid, $db, ...). It fails with
-// NamespaceExists (48) `Collection db.coll already exists.` when the
-// collection exists.
-func (e *Engine) CreateCollection(ctx context.Context, db, coll string, opts bson.D) error {
-	return e.createCollection(ctx, db, coll, opts)
+// CreateCollection creates db.coll (create) with the options the wire
+// layer parsed. It fails with NamespaceExists (48) `Collection db.coll
+// already exists.` when the collection exists.
+func (e *Engine) CreateCollection(ctx context.Context, db, coll string, req CreateCollectionRequest) error {
+	return e.createCollection(ctx, db, coll, req)
 }
 
 // DropCollection drops db.coll with its indexes (drop). It reports whether
@@ -359,25 +453,21 @@ func (e *Engine) RenameCollection(ctx context.Context, fromDB, fromColl, toDB, t
 	return e.renameCollection(ctx, fromDB, fromColl, toDB, toColl, dropTarget)
 }
 
-// CollMod changes a collection's options (collMod). cmd is the command
-// document (its first field, collMod, and generic fields are ignored):
-// validator, validationLevel, validationAction, index: {name | keyPattern,
-// hidden, expireAfterSeconds}. It returns the reply's extra fields
-// (expireAfterSeconds_old/_new as int64, hidden_old/_new), in MongoDB's
-// order; the wire layer adds ok: 1.
-func (e *Engine) CollMod(ctx context.Context, db, coll string, cmd bson.D) (bson.D, error) {
-	return e.collMod(ctx, db, coll, cmd)
+// CollMod changes a collection's options (collMod). It returns the reply's
+// extra fields (expireAfterSeconds_old/_new as int64, hidden_old/_new), in
+// MongoDB's order; the wire layer adds ok: 1. With req.DryRun the change is
+// validated in full and previewed (DryRun's Fields come first) instead of
+// applied.
+func (e *Engine) CollMod(ctx context.Context, db, coll string, req CollModRequest) (bson.D, error) {
+	return e.collMod(ctx, db, coll, req)
 }
 
 // Index commands.
 
-// CreateIndexes builds the given indexes (createIndexes); each spec is
-// {key, name, unique, sparse, partialFilterExpression, hidden,
-// expireAfterSeconds, ...}. The collection is created if missing. Errors
-// follow MongoDB exactly (67, 85, 86, 197, 11000 for a unique build over
-// duplicates). All specs are validated before anything is built, and a
-// failed build leaves no index behind.
-func (e *Engine) CreateIndexes(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, error) {
+// CreateIndexes builds the given indexes (createIndexes). The collection is
+// created if missing. Errors follow MongoDB exactly (67, 85, 86, 11000 for a
+// unique build over duplicates). A failed build leaves no index behind.
+func (e *Engine) CreateIndexes(ctx context.Context, db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
 	return e.createIndexes(ctx, db, coll, specs)
 }
 
@@ -388,12 +478,10 @@ func (e *Engine) ListIndexes(ctx context.Context, db, coll string) ([]bson.D, er
 	return e.listIndexes(ctx, db, coll)
 }
 
-// DropIndexes drops indexes (dropIndexes). index is what the client sent:
-// "*" (all but _id_), an index name (string), a key pattern (bson.D) or a
-// list of names (bson.A of strings or []string). It returns the number of
-// indexes before the drop (nIndexesWas).
-func (e *Engine) DropIndexes(ctx context.Context, db, coll string, index any) (nIndexesWas int, err error) {
-	return e.dropIndexes(ctx, db, coll, index)
+// DropIndexes drops the indexes req names (dropIndexes). It returns the
+// number of indexes before the drop (nIndexesWas).
+func (e *Engine) DropIndexes(ctx context.Context, db, coll string, req DropIndexesRequest) (nIndexesWas int, err error) {
+	return e.dropIndexes(ctx, db, coll, req)
 }
 
 // Read commands.

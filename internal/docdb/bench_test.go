@@ -39,7 +39,7 @@ func BenchmarkFindEquality(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if _, err := e.CreateIndexes(ctx, "bench", "c", []bson.D{d("key", d("indexed", int32(1)), "name", "indexed_1")}); err != nil {
+	if _, err := e.CreateIndexes(ctx, "bench", "c", indexSpecs(d("key", d("indexed", int32(1)), "name", "indexed_1"))); err != nil {
 		b.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -18,11 +20,11 @@ import (
 // its collection's documents call for.
 func (e *Engine) check(ctx context.Context) error {
 	e.mu.RLock()
-	var metas []*collMeta
-	var ctrs []*counters
-	for _, c := range e.cat.colls {
-		metas = append(metas, c.meta)
-		ctrs = append(ctrs, c.stats)
+	var metas []*catalog.CollMeta
+	var ctrs []*catalog.Counters
+	for _, c := range e.cat.Colls {
+		metas = append(metas, c.Meta)
+		ctrs = append(ctrs, c.Stats)
 	}
 	snap := e.store.NewSnapshot()
 	building := maps.Clone(e.building)
@@ -30,13 +32,13 @@ func (e *Engine) check(ctx context.Context) error {
 	defer snap.Close()
 	for i, m := range metas {
 		if err := checkCollection(ctx, snap, m, ctrs[i]); err != nil {
-			return fmt.Errorf("docdb: check %s.%s: %w", m.db, m.name, err)
+			return fmt.Errorf("docdb: check %s.%s: %w", m.DB, m.Name, err)
 		}
 	}
 	if err := checkOwners(ctx, snap, building); err != nil {
 		return fmt.Errorf("docdb: check: %w", err)
 	}
-	if err := e.checkPolicyIndexes(); err != nil {
+	if err := e.pol.Check(); err != nil {
 		return fmt.Errorf("docdb: check policies: %w", err)
 	}
 	return nil
@@ -83,7 +85,7 @@ func checkOwners(ctx context.Context, snap *storage.Snapshot, building map[uint6
 	}); err != nil {
 		return err
 	}
-	lo := []byte{storage.PrefixCatalog, catStats}
+	lo := []byte{storage.PrefixCatalog, catalog.KeyStats}
 	it, err := snap.NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
 		return err
@@ -131,10 +133,10 @@ func eachOwnerID(ctx context.Context, snap *storage.Snapshot, prefix byte, f fun
 	return it.Error()
 }
 
-func checkCollection(ctx context.Context, snap *storage.Snapshot, m *collMeta, ctr *counters) error {
+func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.CollMeta, ctr *catalog.Counters) error {
 	var docs, size int64
 	entries := map[uint64]int64{}
-	p := docPrefix(m.id)
+	p := catalog.DocPrefix(m.ID)
 	it, err := snap.NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
 		return err
@@ -144,63 +146,63 @@ func checkCollection(ctx context.Context, snap *storage.Snapshot, m *collMeta, c
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+		sd, err := stored.New(append([]byte(nil), it.Value()...))
 		if err != nil {
 			return fmt.Errorf("document %x: %w", it.Key(), err)
 		}
-		if !bytes.Equal(it.Key()[len(p):], sd.idEnc) {
+		if !bytes.Equal(it.Key()[len(p):], sd.IDEnc) {
 			return fmt.Errorf("document %x is stored under another _id", it.Key())
 		}
 		docs++
-		size += int64(len(sd.raw))
-		for _, ix := range m.indexes {
-			if ix.isID {
+		size += int64(len(sd.Raw))
+		for _, ix := range m.Indexes {
+			if ix.IsID {
 				continue
 			}
-			keys, mk, err := ix.indexKeys(sd.doc)
+			keys, mk, err := ix.IndexKeys(sd.Doc)
 			if err != nil {
-				return fmt.Errorf("document %s: index %s: %w", fmtDoc(sd.doc), ix.name, err)
+				return fmt.Errorf("document %s: index %s: %w", fmtDoc(sd.Doc), ix.Name, err)
 			}
-			if mk && !ix.multikey {
-				return fmt.Errorf("index %s is multikey but not marked so", ix.name)
+			if mk && !ix.Multikey {
+				return fmt.Errorf("index %s is multikey but not marked so", ix.Name)
 			}
 			for _, k := range keys {
-				if _, err := snap.Get(entryKey(ix.id, k.enc, sd.idEnc)); err != nil {
+				if _, err := snap.Get(catalog.EntryKey(ix.ID, k.Enc, sd.IDEnc)); err != nil {
 					if errors.Is(err, storage.ErrNotFound) {
-						return fmt.Errorf("document %s has no entry %s in index %s", fmtDoc(sd.doc), fmtDoc(toKeyDoc(ix, k.values)), ix.name)
+						return fmt.Errorf("document %s has no entry %s in index %s", fmtDoc(sd.Doc), fmtDoc(catalog.ToKeyDoc(ix, k.Values)), ix.Name)
 					}
 					return err
 				}
 			}
-			entries[ix.id] += int64(len(keys))
+			entries[ix.ID] += int64(len(keys))
 		}
 	}
 	if err := it.Error(); err != nil {
 		return err
 	}
-	for _, ix := range m.indexes {
-		if ix.isID {
+	for _, ix := range m.Indexes {
+		if ix.IsID {
 			continue
 		}
 		n, err := checkIndexEntries(ctx, snap, m, ix)
 		if err != nil {
-			return fmt.Errorf("index %s: %w", ix.name, err)
+			return fmt.Errorf("index %s: %w", ix.Name, err)
 		}
-		if n != entries[ix.id] {
-			return fmt.Errorf("index %s has %d entries, documents call for %d", ix.name, n, entries[ix.id])
+		if n != entries[ix.ID] {
+			return fmt.Errorf("index %s has %d entries, documents call for %d", ix.Name, n, entries[ix.ID])
 		}
 	}
-	cDocs, cBytes, cIdx := ctr.snapshot()
+	cDocs, cBytes, cIdx := ctr.Snapshot()
 	if cDocs != docs || cBytes != size {
 		return fmt.Errorf("counters say %d documents of %d bytes, the store holds %d of %d", cDocs, cBytes, docs, size)
 	}
-	for _, ix := range m.indexes {
-		want := entries[ix.id]
-		if ix.isID {
+	for _, ix := range m.Indexes {
+		want := entries[ix.ID]
+		if ix.IsID {
 			want = docs
 		}
-		if cIdx[ix.id].keys != want {
-			return fmt.Errorf("counters say index %s has %d keys, it has %d", ix.name, cIdx[ix.id].keys, want)
+		if cIdx[ix.ID].Keys != want {
+			return fmt.Errorf("counters say index %s has %d keys, it has %d", ix.Name, cIdx[ix.ID].Keys, want)
 		}
 	}
 	return nil
@@ -208,8 +210,8 @@ func checkCollection(ctx context.Context, snap *storage.Snapshot, m *collMeta, c
 
 // checkIndexEntries verifies that every entry of ix points to a document
 // that produces it, and returns the number of entries.
-func checkIndexEntries(ctx context.Context, snap *storage.Snapshot, m *collMeta, ix *indexMeta) (int64, error) {
-	p := indexPrefix(ix.id)
+func checkIndexEntries(ctx context.Context, snap *storage.Snapshot, m *catalog.CollMeta, ix *catalog.IndexMeta) (int64, error) {
+	p := catalog.IndexPrefix(ix.ID)
 	it, err := snap.NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
 		return 0, err
@@ -222,35 +224,35 @@ func checkIndexEntries(ctx context.Context, snap *storage.Snapshot, m *collMeta,
 		}
 		n++
 		rest := it.Key()[len(p):]
-		_, idEnc, err := ix.splitEntry(rest)
+		_, idEnc, err := ix.SplitEntry(rest)
 		if err != nil {
 			return 0, fmt.Errorf("entry %x: %w", it.Key(), err)
 		}
-		v, err := snap.Get(docKey(m.id, idEnc))
+		v, err := snap.Get(catalog.DocKey(m.ID, idEnc))
 		if errors.Is(err, storage.ErrNotFound) {
 			return 0, fmt.Errorf("entry %x points to a missing document", it.Key())
 		}
 		if err != nil {
 			return 0, err
 		}
-		sd, err := newStoredDoc(v)
+		sd, err := stored.New(v)
 		if err != nil {
 			return 0, err
 		}
-		keys, _, err := ix.indexKeys(sd.doc)
+		keys, _, err := ix.IndexKeys(sd.Doc)
 		if err != nil {
 			return 0, err
 		}
 		parts := rest[:len(rest)-len(idEnc)]
 		found := false
 		for _, k := range keys {
-			if bytes.Equal(k.enc, parts) {
+			if bytes.Equal(k.Enc, parts) {
 				found = true
 				break
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("entry %x is not a key of document %s", it.Key(), fmtDoc(sd.doc))
+			return 0, fmt.Errorf("entry %x is not a key of document %s", it.Key(), fmtDoc(sd.Doc))
 		}
 	}
 	return n, it.Error()

@@ -3,10 +3,11 @@ package docdb
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -18,26 +19,26 @@ import (
 
 // lockColl returns the live collection db.coll with its write lock held, or
 // nil when it does not exist.
-func (e *Engine) lockColl(db, coll string) *collection {
+func (e *Engine) lockColl(db, coll string) *catalog.Collection {
 	for {
 		e.mu.RLock()
-		c := e.cat.lookup(db, coll)
+		c := e.cat.Lookup(db, coll)
 		e.mu.RUnlock()
 		if c == nil {
 			return nil
 		}
-		c.wmu.Lock()
-		if !c.dropped && c.meta.db == db && c.meta.name == coll {
+		c.WriteMu.Lock()
+		if !c.Dropped && c.Meta.DB == db && c.Meta.Name == coll {
 			return c
 		}
-		c.wmu.Unlock()
+		c.WriteMu.Unlock()
 	}
 }
 
 // lockOrCreateColl returns db.coll with its write lock held, creating it
 // (implicitly, with no options) when missing. created reports that it did.
-func (e *Engine) lockOrCreateColl(db, coll string) (c *collection, created bool, err error) {
-	if err := checkWriteNS(db, coll); err != nil {
+func (e *Engine) lockOrCreateColl(db, coll string) (c *catalog.Collection, created bool, err error) {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return nil, false, err
 	}
 	for {
@@ -57,19 +58,19 @@ func (e *Engine) lockOrCreateColl(db, coll string) (c *collection, created bool,
 }
 
 // lookupColl returns the collection db.coll or nil.
-func (e *Engine) lookupColl(db, coll string) *collection {
+func (e *Engine) lookupColl(db, coll string) *catalog.Collection {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.cat.lookup(db, coll)
+	return e.cat.Lookup(db, coll)
 }
 
 // createLocked creates db.coll with parsed options. The caller holds ddl
 // and has checked that the collection does not exist.
-func (e *Engine) createLocked(db, coll string, options bson.D) (*collection, error) {
+func (e *Engine) createLocked(db, coll string, options bson.D) (*catalog.Collection, error) {
 	if options == nil {
 		options = bson.D{}
 	}
-	val, err := parseValidationOptions(options)
+	val, err := catalog.ParseValidationOptions(options)
 	if err != nil {
 		return nil, err
 	}
@@ -77,25 +78,25 @@ func (e *Engine) createLocked(db, coll string, options bson.D) (*collection, err
 	defer b.Close()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	id, err := e.cat.allocID(b)
+	id, err := e.cat.AllocID(b)
 	if err != nil {
 		return nil, err
 	}
-	idxID, err := e.cat.allocID(b)
+	idxID, err := e.cat.AllocID(b)
 	if err != nil {
 		return nil, err
 	}
-	meta := &collMeta{db: db, name: coll, id: id, uuid: newUUID(), options: options, validation: val}
-	idIdx, err := indexFromSpec(idxID, idIndexSpec())
+	meta := &catalog.CollMeta{DB: db, Name: coll, ID: id, UUID: catalog.NewUUID(), Options: options, Validation: val}
+	idIdx, err := catalog.IndexFromSpec(idxID, catalog.IDIndexSpec())
 	if err != nil {
 		return nil, err
 	}
-	idIdx.ready = true
-	meta.indexes = []*indexMeta{idIdx}
-	if err := putRecord(b, meta); err != nil {
+	idIdx.Ready = true
+	meta.Indexes = []*catalog.IndexMeta{idIdx}
+	if err := catalog.PutRecord(b, meta); err != nil {
 		return nil, err
 	}
-	publishPolicy, err := e.policyIndexForNew(b, meta)
+	publishPolicy, err := e.pol.IndexForNew(b, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -103,19 +104,16 @@ func (e *Engine) createLocked(db, coll string, options bson.D) (*collection, err
 		return nil, fmt.Errorf("docdb: create collection %s.%s: %w", db, coll, err)
 	}
 	publishPolicy()
-	c := &collection{meta: meta, stats: newCounters()}
-	e.cat.colls[nsKey{db, coll}] = c
+	c := &catalog.Collection{Meta: meta, Stats: catalog.NewCounters()}
+	e.cat.Colls[catalog.Namespace{DB: db, Coll: coll}] = c
 	return c, nil
 }
 
-func (e *Engine) createCollection(ctx context.Context, db, coll string, opts bson.D) error {
-	if err := checkCreateNS(db, coll); err != nil {
+func (e *Engine) createCollection(ctx context.Context, db, coll string, req CreateCollectionRequest) error {
+	if err := catalog.CheckCreateNS(db, coll); err != nil {
 		return err
 	}
-	options, err := parseCreateOptions(opts)
-	if err != nil {
-		return err
-	}
+	options := req.options()
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	if e.lookupColl(db, coll) != nil {
@@ -125,153 +123,37 @@ func (e *Engine) createCollection(ctx context.Context, db, coll string, opts bso
 	if err != nil {
 		return err
 	}
-	e.registerClustered(c.meta)
+	e.registerClustered(c.Meta)
 	return nil
 }
 
-// parseCreateOptions validates the create command's fields and returns the
-// options to store (and report in listCollections).
-func parseCreateOptions(opts bson.D) (bson.D, error) {
-	out := bson.D{}
-	var clustered, expire bool
-	for i, el := range opts {
-		if i == 0 && el.Key == "create" {
-			continue
+// options returns the collection options to store (and report in
+// listCollections).
+func (r CreateCollectionRequest) options() bson.D {
+	out := r.Validation.appendTo(bson.D{})
+	if r.Collation != nil {
+		out = append(out, bson.E{Key: "collation", Value: r.Collation})
+	}
+	if r.Clustered {
+		name := r.ClusteredIndexName
+		if name == "" {
+			name = catalog.IDIndexName
 		}
-		if genericFields[el.Key] {
-			continue
-		}
-		switch el.Key {
-		case "validator", "validationLevel", "validationAction", "collation":
-			out = append(out, el)
-		case "capped":
-			if truthy(el.Value) {
-				return nil, mongoerr.New(mongoerr.NotImplemented, "capped collections are not supported")
-			}
-		case "size", "max", "autoIndexId", "idIndex", "storageEngine", "indexOptionDefaults", "flags",
-			"recordPreImages", "changeStreamPreAndPostImages", "temp":
-			// Accepted and ignored: they only tune storage.
-		case "timeseries":
-			return nil, mongoerr.New(mongoerr.NotImplemented, "time-series collections are not supported")
-		case "viewOn", "pipeline":
-			return nil, mongoerr.New(mongoerr.NotImplemented, "views are not supported")
-		case "encryptedFields":
-			return nil, mongoerr.New(mongoerr.NotImplemented, "queryable encryption is not supported")
-		case "clusteredIndex":
-			ci, err := parseClusteredIndex(el.Value)
-			if err != nil {
-				return nil, err
-			}
-			clustered = true
-			out = append(out, bson.E{Key: "clusteredIndex", Value: ci})
-		case "expireAfterSeconds":
-			n, err := collectionExpireAfter(el.Value)
-			if err != nil {
-				return nil, err
-			}
-			expire = true
-			out = append(out, bson.E{Key: "expireAfterSeconds", Value: n})
-		default:
-			return nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field 'create.%s' is an unknown field.", el.Key)
-		}
+		out = append(out, bson.E{Key: "clusteredIndex", Value: bson.D{
+			{Key: "v", Value: int32(2)},
+			{Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}},
+			{Key: "name", Value: name},
+			{Key: "unique", Value: true},
+		}})
 	}
-	if expire && !clustered {
-		return nil, mongoerr.New(mongoerr.InvalidOptions,
-			"'expireAfterSeconds' is only supported on clustered and time-series collections")
+	if r.ExpireAfterSeconds != nil {
+		out = append(out, bson.E{Key: "expireAfterSeconds", Value: *r.ExpireAfterSeconds})
 	}
-	if _, err := parseValidationOptions(out); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// parseClusteredIndex validates the clusteredIndex create option and
-// returns it as listCollections reports it.
-func parseClusteredIndex(v any) (bson.D, error) {
-	name := idIndexName
-	switch x := v.(type) {
-	case bool:
-		if !x {
-			return nil, mongoerr.New(mongoerr.BadValue, "clusteredIndex: false is not supported")
-		}
-	case bson.D:
-		var key bson.D
-		unique := false
-		for _, e := range x {
-			switch e.Key {
-			case "key":
-				key, _ = e.Value.(bson.D)
-			case "unique":
-				unique = truthy(e.Value)
-			case "name":
-				s, ok := e.Value.(string)
-				if !ok {
-					return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-						"BSON field 'clusteredIndex.name' is the wrong type '%s', expected type 'string'", typeName(e.Value))
-				}
-				name = s
-			case "v":
-			default:
-				return nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field 'clusteredIndex.%s' is an unknown field.", e.Key)
-			}
-		}
-		if len(key) != 1 || key[0].Key != "_id" || keyDirection(key[0].Value) != 1 {
-			return nil, mongoerr.New(mongoerr.InvalidIndexSpecificationOption,
-				"The clusteredIndex option is only supported for key: {_id: 1}")
-		}
-		if !unique {
-			return nil, mongoerr.New(mongoerr.InvalidIndexSpecificationOption,
-				"The clusteredIndex option requires unique: true")
-		}
-	default:
-		return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-			"BSON field 'clusteredIndex' is the wrong type '%s', expected types '[bool, object]'", typeName(v))
-	}
-	return bson.D{
-		{Key: "v", Value: int32(2)},
-		{Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}},
-		{Key: "name", Value: name},
-		{Key: "unique", Value: true},
-	}, nil
-}
-
-// collectionExpireAfter validates a collection-level expireAfterSeconds.
-func collectionExpireAfter(v any) (int64, error) {
-	if !isNumber(v) {
-		return 0, mongoerr.Newf(mongoerr.TypeMismatch,
-			"BSON field 'expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(v))
-	}
-	f, _ := toFloat(v)
-	if math.IsNaN(f) || f < 0 {
-		return 0, mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
-	}
-	if f > math.MaxInt64/1000 {
-		return 0, mongoerr.Newf(mongoerr.InvalidOptions,
-			"TTL index 'expireAfterSeconds' option cannot overflow int64_t when cast as milliseconds, found %v", v)
-	}
-	return int64(f), nil
-}
-
-// toFloat converts a BSON number to float64.
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case float64:
-		return x, true
-	case bson.Decimal128:
-		f, err := decimalToFloat(x)
-		return f, err == nil
-	}
-	return 0, false
+	return out
 }
 
 func (e *Engine) dropCollection(ctx context.Context, db, coll string) (bool, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return false, err
 	}
 	e.ddl.Lock()
@@ -280,10 +162,10 @@ func (e *Engine) dropCollection(ctx context.Context, db, coll string) (bool, err
 	if c == nil {
 		return false, nil
 	}
-	defer c.wmu.Unlock()
+	defer c.WriteMu.Unlock()
 	b := e.store.NewBatch()
 	defer b.Close()
-	if err := dropCollectionData(b, c.meta, true); err != nil {
+	if err := dropCollectionData(b, c.Meta, true); err != nil {
 		return false, err
 	}
 	e.mu.Lock()
@@ -291,67 +173,67 @@ func (e *Engine) dropCollection(ctx context.Context, db, coll string) (bool, err
 	if err := b.Commit(); err != nil {
 		return false, fmt.Errorf("docdb: drop %s.%s: %w", db, coll, err)
 	}
-	delete(e.cat.colls, nsKey{db, coll})
-	c.dropped = true
-	e.collectionGone(c.meta)
+	delete(e.cat.Colls, catalog.Namespace{DB: db, Coll: coll})
+	c.Dropped = true
+	e.collectionGone(c.Meta)
 	return true, nil
 }
 
 // dropCollectionData writes into b the deletion of every document, index
 // entry and counter of the collection, and of its catalog record when
 // record is set.
-func dropCollectionData(b *storage.Batch, m *collMeta, record bool) error {
-	p := docPrefix(m.id)
+func dropCollectionData(b *storage.Batch, m *catalog.CollMeta, record bool) error {
+	p := catalog.DocPrefix(m.ID)
 	if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
 		return err
 	}
-	for _, ix := range m.indexes {
-		if ix.isID {
+	for _, ix := range m.Indexes {
+		if ix.IsID {
 			continue
 		}
-		p := indexPrefix(ix.id)
+		p := catalog.IndexPrefix(ix.ID)
 		if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
 			return err
 		}
 	}
-	if err := b.Delete(statsKey(m.id)); err != nil {
+	if err := b.Delete(catalog.StatsKey(m.ID)); err != nil {
 		return err
 	}
 	if record {
-		return b.Delete(collKey(m.db, m.name))
+		return b.Delete(catalog.CollKey(m.DB, m.Name))
 	}
 	return nil
 }
 
 func (e *Engine) dropDatabase(ctx context.Context, db string) error {
-	if err := checkDB(db); err != nil {
+	if err := catalog.CheckDB(db); err != nil {
 		return err
 	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	e.mu.RLock()
-	colls := e.cat.dbCollections(db)
+	colls := e.cat.DBCollections(db)
 	e.mu.RUnlock()
 	for _, c := range colls {
-		name := c.meta.name
+		name := c.Meta.Name
 		c := e.lockColl(db, name)
 		if c == nil {
 			continue
 		}
 		b := e.store.NewBatch()
-		err := dropCollectionData(b, c.meta, true)
+		err := dropCollectionData(b, c.Meta, true)
 		if err == nil {
 			e.mu.Lock()
 			err = b.Commit()
 			if err == nil {
-				delete(e.cat.colls, nsKey{db, name})
-				c.dropped = true
-				e.collectionGone(c.meta)
+				delete(e.cat.Colls, catalog.Namespace{DB: db, Coll: name})
+				c.Dropped = true
+				e.collectionGone(c.Meta)
 			}
 			e.mu.Unlock()
 		}
 		b.Close()
-		c.wmu.Unlock()
+		c.WriteMu.Unlock()
 		if err != nil {
 			return fmt.Errorf("docdb: drop database %s: %w", db, err)
 		}
@@ -363,10 +245,10 @@ func (e *Engine) listDatabases(ctx context.Context) ([]DatabaseInfo, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var out []DatabaseInfo
-	for _, db := range e.cat.databases() {
+	for _, db := range e.cat.Databases() {
 		info := DatabaseInfo{Name: db, Empty: true}
-		for _, c := range e.cat.dbCollections(db) {
-			docs, bytes, idx := c.stats.snapshot()
+		for _, c := range e.cat.DBCollections(db) {
+			docs, bytes, idx := c.Stats.Snapshot()
 			info.SizeOnDisk += bytes + indexBytes(idx) + collectionOverhead
 			if docs > 0 {
 				info.Empty = false
@@ -382,36 +264,36 @@ func (e *Engine) listDatabases(ctx context.Context) ([]DatabaseInfo, error) {
 // (MongoDB reports a few KiB per file).
 const collectionOverhead = 8192
 
-func indexBytes(idx map[uint64]indexCounter) int64 {
+func indexBytes(idx map[uint64]catalog.IndexCounter) int64 {
 	var n int64
 	for _, ic := range idx {
-		n += ic.bytes
+		n += ic.Bytes
 	}
 	return n
 }
 
 func (e *Engine) listCollections(ctx context.Context, db string, f bson.D, nameOnly bool) ([]bson.D, error) {
-	if err := checkDB(db); err != nil {
+	if err := catalog.CheckDB(db); err != nil {
 		return nil, err
 	}
-	var flt *filter
+	var flt *match.Filter
 	if len(f) > 0 {
 		var err error
-		if flt, err = parseQuery(f, exprEnv{now: e.opts.Now()}); err != nil {
+		if flt, err = match.ParseQuery(f, match.Env{Now: e.opts.Now()}); err != nil {
 			return nil, err
 		}
 	}
 	e.mu.RLock()
-	colls := e.cat.dbCollections(db)
-	metas := make([]*collMeta, len(colls))
+	colls := e.cat.DBCollections(db)
+	metas := make([]*catalog.CollMeta, len(colls))
 	for i, c := range colls {
-		metas[i] = c.meta
+		metas[i] = c.Meta
 	}
 	e.mu.RUnlock()
 	var out []bson.D
 	for _, m := range metas {
 		entry := collectionEntry(m, nameOnly)
-		if flt != nil && !flt.matches(entry) {
+		if flt != nil && !flt.Matches(entry) {
 			continue
 		}
 		out = append(out, entry)
@@ -420,37 +302,27 @@ func (e *Engine) listCollections(ctx context.Context, db string, f bson.D, nameO
 }
 
 // collectionEntry builds m's listCollections document.
-func collectionEntry(m *collMeta, nameOnly bool) bson.D {
+func collectionEntry(m *catalog.CollMeta, nameOnly bool) bson.D {
 	if nameOnly {
-		return bson.D{{Key: "name", Value: m.name}, {Key: "type", Value: "collection"}}
+		return bson.D{{Key: "name", Value: m.Name}, {Key: "type", Value: "collection"}}
 	}
 	d := bson.D{
-		{Key: "name", Value: m.name},
+		{Key: "name", Value: m.Name},
 		{Key: "type", Value: "collection"},
-		{Key: "options", Value: m.options},
-		{Key: "info", Value: bson.D{{Key: "readOnly", Value: false}, {Key: "uuid", Value: m.uuid}}},
+		{Key: "options", Value: m.Options},
+		{Key: "info", Value: bson.D{{Key: "readOnly", Value: false}, {Key: "uuid", Value: m.UUID}}},
 	}
-	if !m.clustered() {
-		d = append(d, bson.E{Key: "idIndex", Value: idIndexSpec()})
+	if !m.Clustered() {
+		d = append(d, bson.E{Key: "idIndex", Value: catalog.IDIndexSpec()})
 	}
 	return d
 }
 
-// clustered reports whether the collection was created with clusteredIndex.
-func (m *collMeta) clustered() bool {
-	for _, e := range m.options {
-		if e.Key == "clusteredIndex" {
-			return true
-		}
-	}
-	return false
-}
-
 func (e *Engine) renameCollection(ctx context.Context, fromDB, fromColl, toDB, toColl string, dropTarget bool) error {
-	if err := checkReadNS(fromDB, fromColl); err != nil {
+	if err := catalog.CheckReadNS(fromDB, fromColl); err != nil {
 		return mongoerr.Newf(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.%s'", fromDB, fromColl)
 	}
-	if err := checkCreateNS(toDB, toColl); err != nil {
+	if err := catalog.CheckCreateNS(toDB, toColl); err != nil {
 		return mongoerr.Newf(mongoerr.InvalidNamespace, "Invalid target namespace: %s.%s", toDB, toColl)
 	}
 	if fromDB == toDB && fromColl == toColl {
@@ -462,26 +334,26 @@ func (e *Engine) renameCollection(ctx context.Context, fromDB, fromColl, toDB, t
 	if src == nil {
 		return mongoerr.Newf(mongoerr.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, fromColl)
 	}
-	defer src.wmu.Unlock()
+	defer src.WriteMu.Unlock()
 	b := e.store.NewBatch()
 	defer b.Close()
 	dst := e.lockColl(toDB, toColl)
 	if dst != nil {
-		defer dst.wmu.Unlock()
+		defer dst.WriteMu.Unlock()
 		if !dropTarget {
 			return mongoerr.New(mongoerr.NamespaceExists, "target namespace exists")
 		}
-		if err := dropCollectionData(b, dst.meta, true); err != nil {
+		if err := dropCollectionData(b, dst.Meta, true); err != nil {
 			return err
 		}
 	}
-	old := src.meta
+	old := src.Meta
 	nm := *old
-	nm.db, nm.name = toDB, toColl
-	if err := b.Delete(collKey(old.db, old.name)); err != nil {
+	nm.DB, nm.Name = toDB, toColl
+	if err := b.Delete(catalog.CollKey(old.DB, old.Name)); err != nil {
 		return err
 	}
-	if err := putRecord(b, &nm); err != nil {
+	if err := catalog.PutRecord(b, &nm); err != nil {
 		return err
 	}
 	e.mu.Lock()
@@ -490,13 +362,13 @@ func (e *Engine) renameCollection(ctx context.Context, fromDB, fromColl, toDB, t
 		return fmt.Errorf("docdb: rename %s.%s: %w", fromDB, fromColl, err)
 	}
 	if dst != nil {
-		delete(e.cat.colls, nsKey{toDB, toColl})
-		dst.dropped = true
-		e.collectionGone(dst.meta)
+		delete(e.cat.Colls, catalog.Namespace{DB: toDB, Coll: toColl})
+		dst.Dropped = true
+		e.collectionGone(dst.Meta)
 	}
-	delete(e.cat.colls, nsKey{fromDB, fromColl})
-	src.meta = &nm
-	e.cat.colls[nsKey{toDB, toColl}] = src
+	delete(e.cat.Colls, catalog.Namespace{DB: fromDB, Coll: fromColl})
+	src.Meta = &nm
+	e.cat.Colls[catalog.Namespace{DB: toDB, Coll: toColl}] = src
 	e.collectionRenamed(old, &nm)
 	return nil
 }

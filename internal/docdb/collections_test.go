@@ -6,17 +6,18 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
 func TestCreateCollection(t *testing.T) {
 	te := newTestEngine(t)
 	ctx := t.Context()
-	if err := te.CreateCollection(ctx, "app", "sessions", bson.D{{Key: "create", Value: "sessions"}}); err != nil {
+	if err := te.CreateCollection(ctx, "app", "sessions", CreateCollectionRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	// MongoDB rule: create on an existing collection is NamespaceExists.
-	err := te.CreateCollection(ctx, "app", "sessions", nil)
+	err := te.CreateCollection(ctx, "app", "sessions", CreateCollectionRequest{})
 	wantCode(t, err, mongoerr.NamespaceExists, "Collection app.sessions already exists.")
 
 	colls, err := te.ListCollections(ctx, "app", nil, false)
@@ -30,12 +31,12 @@ func TestCreateCollection(t *testing.T) {
 	if got[0].Value != "sessions" || got[1].Value != "collection" {
 		t.Fatalf("entry %v", got)
 	}
-	info, _ := fieldOf(got, "info")
-	uuid, _ := fieldOf(info.(bson.D), "uuid")
+	info, _ := catalog.FieldOf(got, "info")
+	uuid, _ := catalog.FieldOf(info.(bson.D), "uuid")
 	if b, ok := uuid.(bson.Binary); !ok || b.Subtype != bson.TypeBinaryUUID || len(b.Data) != 16 {
 		t.Fatalf("uuid %v", uuid)
 	}
-	if _, ok := fieldOf(got, "idIndex"); !ok {
+	if _, ok := catalog.FieldOf(got, "idIndex"); !ok {
 		t.Fatalf("no idIndex in %v", got)
 	}
 }
@@ -60,7 +61,7 @@ func TestNamespaceValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			wantCode(t, te.CreateCollection(ctx, tc.db, tc.coll, nil), tc.code, tc.msg)
+			wantCode(t, te.CreateCollection(ctx, tc.db, tc.coll, CreateCollectionRequest{}), tc.code, tc.msg)
 		})
 	}
 	t.Run("insert into system.views is refused", func(t *testing.T) {
@@ -72,30 +73,18 @@ func TestNamespaceValidation(t *testing.T) {
 func TestCreateOptions(t *testing.T) {
 	te := newTestEngine(t)
 	ctx := t.Context()
-	tests := []struct {
-		name string
-		opts bson.D
-		code mongoerr.Code
-	}{
-		{"capped is not supported", bson.D{{Key: "capped", Value: true}, {Key: "size", Value: 100}}, mongoerr.NotImplemented},
-		{"unknown field", bson.D{{Key: "bogus", Value: 1}}, mongoerr.Code(40415)},
-		{"bad validationLevel", bson.D{{Key: "validator", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "validationLevel", Value: "loose"}}, mongoerr.BadValue},
-		{"expireAfterSeconds needs clusteredIndex", bson.D{{Key: "expireAfterSeconds", Value: 10}}, mongoerr.InvalidOptions},
-		{"clusteredIndex on another key", bson.D{{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "unique", Value: true}}}}, mongoerr.InvalidIndexSpecificationOption},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			wantCode(t, te.CreateCollection(ctx, "app", "c", tc.opts), tc.code, "")
-		})
-	}
-	t.Run("options are stored and listed as given", func(t *testing.T) {
-		opts := bson.D{
-			{Key: "validator", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}}},
-			{Key: "validationAction", Value: "warn"},
-			{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}},
-			{Key: "expireAfterSeconds", Value: int32(60)},
+	t.Run("a validator that does not parse", func(t *testing.T) {
+		req := CreateCollectionRequest{Validation: ValidationOptions{Validator: d("a", d("$bogus", int32(1)))}}
+		wantCode(t, te.CreateCollection(ctx, "app", "c", req), mongoerr.BadValue, "unknown operator: $bogus")
+	})
+	t.Run("options are stored and listed in MongoDB's order", func(t *testing.T) {
+		ttl := int64(60)
+		req := CreateCollectionRequest{
+			Validation:         ValidationOptions{Validator: d("a", d("$exists", true)), Action: "warn"},
+			Clustered:          true,
+			ExpireAfterSeconds: &ttl,
 		}
-		if err := te.CreateCollection(ctx, "app", "clustered", opts); err != nil {
+		if err := te.CreateCollection(ctx, "app", "clustered", req); err != nil {
 			t.Fatal(err)
 		}
 		te.reopen()
@@ -103,12 +92,12 @@ func TestCreateOptions(t *testing.T) {
 		if err != nil || len(colls) != 1 {
 			t.Fatalf("%v %v", colls, err)
 		}
-		o, _ := fieldOf(colls[0], "options")
+		o, _ := catalog.FieldOf(colls[0], "options")
 		want := "{ validator: { a: { $exists: true } }, validationAction: \"warn\", clusteredIndex: { v: 2, key: { _id: 1 }, name: \"_id_\", unique: true }, expireAfterSeconds: 60 }"
 		if got := fmtDoc(o.(bson.D)); got != want {
 			t.Fatalf("options\n got %s\nwant %s", got, want)
 		}
-		if _, ok := fieldOf(colls[0], "idIndex"); ok {
+		if _, ok := catalog.FieldOf(colls[0], "idIndex"); ok {
 			t.Fatalf("clustered collection lists an idIndex")
 		}
 	})
@@ -159,7 +148,7 @@ func TestListCollectionsFilter(t *testing.T) {
 	te := newTestEngine(t)
 	ctx := t.Context()
 	for _, n := range []string{"c", "a", "b"} {
-		if err := te.CreateCollection(ctx, "db", n, nil); err != nil {
+		if err := te.CreateCollection(ctx, "db", n, CreateCollectionRequest{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,59 +3,23 @@ package docdb
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
-// collMod (spec 1.9): validator options, and per index hidden and
-// expireAfterSeconds. Changing a TTL is metadata only: expiry is computed
-// from the stored dates plus the current offset, so the change applies to
-// old documents at once (visibility and reaping alike) and rewrites
-// nothing. With dryRun: true the command is validated in full and then
+// collMod: validator options, a clustered collection's TTL, and per index
+// hidden and expireAfterSeconds. Changing a TTL is metadata only: expiry is
+// computed from the stored dates plus the current offset, so the change
+// applies to old documents at once (visibility and reaping alike) and
+// rewrites nothing. With DryRun the command is validated in full and then
 // previewed instead of applied (dryrun.go).
 
-func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson.D, error) {
-	if err := checkReadNS(db, coll); err != nil {
+func (e *Engine) collMod(ctx context.Context, db, coll string, req CollModRequest) (bson.D, error) {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
-	}
-	var valOpts bson.D
-	var indexSpec bson.D
-	hasIndex, dryRun := false, false
-	for i, el := range cmd {
-		if i == 0 && el.Key == "collMod" {
-			continue
-		}
-		if genericFields[el.Key] {
-			continue
-		}
-		switch el.Key {
-		case "validator", "validationLevel", "validationAction":
-			valOpts = append(valOpts, el)
-		case "index":
-			d, ok := el.Value.(bson.D)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-					"BSON field 'collMod.index' is the wrong type '%s', expected type 'object'", typeName(el.Value))
-			}
-			indexSpec, hasIndex = d, true
-		case "expireAfterSeconds":
-			// Only clustered collections have a collection-level TTL;
-			// checked below once the collection is known.
-		case "dryRun":
-			// mayfly's extension: validate, then preview (dryrun.go).
-			var err error
-			if dryRun, err = dryRunFlag("collMod", el.Value); err != nil {
-				return nil, err
-			}
-		case "viewOn", "pipeline", "timeseries", "cappedSize", "cappedMax", "changeStreamPreAndPostImages":
-			return nil, mongoerr.Newf(mongoerr.NotImplemented, "collMod %s is not supported", el.Key)
-		default:
-			return nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field 'collMod.%s' is an unknown field.", el.Key)
-		}
 	}
 	c := e.lockColl(db, coll)
 	if c == nil {
@@ -64,85 +28,98 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, cmd bson.D) (bson
 	locked := true
 	defer func() {
 		if locked {
-			c.wmu.Unlock()
+			c.WriteMu.Unlock()
 		}
 	}()
-	meta := c.meta
-	next := *meta
-	reply := bson.D{}
-
-	if v, ok := fieldOf(cmd, "expireAfterSeconds"); ok {
-		if !meta.clustered() {
-			return nil, mongoerr.New(mongoerr.InvalidOptions,
-				"collMod: expireAfterSeconds is only supported on clustered and time-series collections")
-		}
-		opts := withoutField(next.options, "expireAfterSeconds")
-		if s, isStr := v.(string); !isStr || s != "off" {
-			n, err := collectionExpireAfter(v)
-			if err != nil {
-				return nil, err
-			}
-			opts = append(opts, bson.E{Key: "expireAfterSeconds", Value: n})
-		}
-		next.options = opts
+	meta := c.Meta
+	next, changedIdx, reply, err := collModNext(meta, req)
+	if err != nil {
+		return nil, err
 	}
-	if len(valOpts) > 0 {
-		opts := next.options
-		for _, el := range valOpts {
-			opts = withoutField(opts, el.Key)
-			opts = append(opts, el)
-		}
-		val, err := parseValidationOptions(opts)
-		if err != nil {
-			return nil, err
-		}
-		next.options = opts
-		next.validation = val
-	}
-	var changedIdx []*indexMeta
-	if hasIndex {
-		idx, changed, fields, err := modIndex(meta, indexSpec)
-		if err != nil {
-			return nil, err
-		}
-		reply = append(reply, fields...)
-		next.indexes = idx
-		changedIdx = changed
-	}
-	if dryRun {
+	if req.DryRun {
 		// The change is valid: preview it on a snapshot that matches meta
 		// (no writer of c runs while its lock is held) without the lock.
 		e.mu.RLock()
 		snap := e.store.NewSnapshot()
 		e.mu.RUnlock()
 		defer snap.Close()
-		c.wmu.Unlock()
+		c.WriteMu.Unlock()
 		locked = false
-		dr, err := e.collModDryRun(ctx, snap, meta, &next, collModCandidates(meta, &next, changedIdx), e.opts.Now())
+		dr, err := e.collModDryRun(ctx, snap, meta, next, collModCandidates(meta, next, changedIdx), e.opts.Now())
 		if err != nil {
 			return nil, err
 		}
 		return append(dr.Fields(), reply...), nil
 	}
+	if err := e.commitCollMod(c, next); err != nil {
+		return nil, err
+	}
+	if len(changedIdx) > 0 {
+		e.indexesChanged(next, changedIdx)
+	}
+	e.registerClustered(next)
+	return reply, nil
+}
+
+// collModNext returns meta as req changes it, the indexes that changed and
+// the reply's fields.
+func collModNext(meta *catalog.CollMeta, req CollModRequest) (*catalog.CollMeta, []*catalog.IndexMeta, bson.D, error) {
+	next := *meta
+	reply := bson.D{}
+	if req.ExpireAfterSeconds != nil {
+		if !meta.Clustered() {
+			return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions,
+				"collMod: expireAfterSeconds is only supported on clustered and time-series collections")
+		}
+		if err := req.ExpireAfterSeconds.Invalid; err != nil {
+			return nil, nil, nil, err
+		}
+		opts := withoutField(next.Options, "expireAfterSeconds")
+		if !req.ExpireAfterSeconds.Off {
+			opts = append(opts, bson.E{Key: "expireAfterSeconds", Value: req.ExpireAfterSeconds.Seconds})
+		}
+		next.Options = opts
+	}
+	if req.Validation.given() {
+		opts := req.Validation.replaceIn(next.Options)
+		val, err := catalog.ParseValidationOptions(opts)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		next.Options = opts
+		next.Validation = val
+	}
+	var changedIdx []*catalog.IndexMeta
+	if req.Index != nil {
+		idx, changed, fields, err := modIndex(meta, req.Index)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		reply = append(reply, fields...)
+		next.Indexes = idx
+		changedIdx = changed
+	}
+	return &next, changedIdx, reply, nil
+}
+
+// commitCollMod stores next as c's record and publishes it. The caller
+// holds c's write lock.
+func (e *Engine) commitCollMod(c *catalog.Collection, next *catalog.CollMeta) error {
 	b := e.store.NewBatch()
 	defer b.Close()
-	if err := putRecord(b, &next); err != nil {
-		return nil, err
+	if err := catalog.PutRecord(b, next); err != nil {
+		return err
 	}
 	e.mu.Lock()
 	err := b.Commit()
 	if err == nil {
-		c.meta = &next
+		c.Meta = next
 	}
 	e.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("docdb: collMod %s.%s: %w", db, coll, err)
+		return fmt.Errorf("docdb: collMod %s.%s: %w", next.DB, next.Name, err)
 	}
-	if len(changedIdx) > 0 {
-		e.indexesChanged(&next, changedIdx)
-	}
-	e.registerClustered(&next)
-	return reply, nil
+	return nil
 }
 
 // withoutField returns d without the field key.
@@ -158,170 +135,123 @@ func withoutField(d bson.D, key string) bson.D {
 
 // modIndex applies collMod's index argument; it returns the new index list,
 // the indexes that changed, and the reply fields.
-func modIndex(meta *collMeta, spec bson.D) ([]*indexMeta, []*indexMeta, bson.D, error) {
-	nameV, hasName := fieldOf(spec, "name")
-	keyV, hasKey := fieldOf(spec, "keyPattern")
-	switch {
-	case hasName && hasKey:
-		return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot specify both key pattern and name.")
-	case !hasName && !hasKey:
-		return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "Must specify either index name or key pattern.")
-	}
-	expV, hasExp := fieldOf(spec, "expireAfterSeconds")
-	hiddenV, hasHidden := fieldOf(spec, "hidden")
-	for _, f := range []string{"unique", "prepareUnique", "forceNonUnique"} {
-		if _, ok := fieldOf(spec, f); ok {
-			return nil, nil, nil, mongoerr.Newf(mongoerr.NotImplemented, "collMod index %s is not supported", f)
-		}
-	}
-	for _, e := range spec {
-		switch e.Key {
-		case "name", "keyPattern", "expireAfterSeconds", "hidden":
-		default:
-			return nil, nil, nil, mongoerr.Newf(mongoerr.IDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", e.Key)
-		}
-	}
-	if !hasExp && !hasHidden {
-		return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "no expireAfterSeconds, hidden, unique, or prepareUnique field")
-	}
-	var target *indexMeta
-	if hasName {
-		name, ok := nameV.(string)
-		if !ok {
-			return nil, nil, nil, mongoerr.Newf(mongoerr.TypeMismatch,
-				"BSON field 'collMod.index.name' is the wrong type '%s', expected type 'string'", typeName(nameV))
-		}
-		target = meta.index(name)
-		if target == nil {
-			return nil, nil, nil, mongoerr.Newf(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", name, meta.db, meta.name)
-		}
-	} else {
-		key, ok := keyV.(bson.D)
-		if !ok {
-			return nil, nil, nil, mongoerr.Newf(mongoerr.TypeMismatch,
-				"BSON field 'collMod.index.keyPattern' is the wrong type '%s', expected type 'object'", typeName(keyV))
-		}
-		var found []*indexMeta
-		for _, ix := range meta.indexes {
-			if sameDoc(ix.key, key) {
-				found = append(found, ix)
-			}
-		}
-		switch len(found) {
-		case 0:
-			return nil, nil, nil, mongoerr.Newf(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", fmtDoc(key), meta.db, meta.name)
-		case 1:
-			target = found[0]
-		default:
-			return nil, nil, nil, mongoerr.Newf(mongoerr.AmbiguousIndexKeyPattern,
-				"index keyPattern %s matches %d indexes, must use index name. Conflicting indexes: %s",
-				fmtDoc(key), len(found), specList(found))
-		}
-	}
-	spec2 := append(bson.D(nil), target.spec...)
-	reply := bson.D{}
-	if hasHidden {
-		hidden, ok := hiddenV.(bool)
-		if !ok {
-			return nil, nil, nil, mongoerr.Newf(mongoerr.TypeMismatch,
-				"BSON field 'collMod.index.hidden' is the wrong type '%s', expected type 'bool'", typeName(hiddenV))
-		}
-		if target.isID {
-			return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "can't hide _id index")
-		}
-		if hidden != target.hidden {
-			reply = append(reply, bson.E{Key: "hidden_old", Value: target.hidden}, bson.E{Key: "hidden_new", Value: hidden})
-		}
-		spec2 = withoutField(spec2, "hidden")
-		if hidden {
-			spec2 = append(spec2, bson.E{Key: "hidden", Value: true})
-		}
-	}
-	if hasExp {
-		n, err := collModExpireAfter(expV)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if target.isID {
-			return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "the _id field does not support TTL indexes")
-		}
-		if !target.ttl && len(target.fields) > 1 {
-			return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions,
-				"TTL indexes are single-field indexes, compound indexes do not support TTL")
-		}
-		if target.ttl {
-			old, _ := fieldOf(target.spec, "expireAfterSeconds")
-			if !isNumber(old) {
-				return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "existing expireAfterSeconds field is not a number")
-			}
-			oldN, valid := storedExpireAfter(old)
-			if !valid {
-				oldN = 0
-			}
-			reply = append(reply, bson.E{Key: "expireAfterSeconds_old", Value: oldN})
-		}
-		reply = append(reply, bson.E{Key: "expireAfterSeconds_new", Value: n})
-		if _, present := fieldOf(spec2, "expireAfterSeconds"); present {
-			for i := range spec2 {
-				if spec2[i].Key == "expireAfterSeconds" {
-					spec2[i].Value = int32(n)
-				}
-			}
-		} else {
-			spec2 = append(spec2, bson.E{Key: "expireAfterSeconds", Value: int32(n)})
-		}
-	}
-	changed, err := indexFromSpec(target.id, spec2)
+func modIndex(meta *catalog.CollMeta, req *CollModIndex) ([]*catalog.IndexMeta, []*catalog.IndexMeta, bson.D, error) {
+	target, err := collModTarget(meta, req)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	changed.ready, changed.multikey = target.ready, target.multikey
-	idx := make([]*indexMeta, len(meta.indexes))
-	for i, ix := range meta.indexes {
+	spec := append(bson.D(nil), target.Spec...)
+	reply := bson.D{}
+	if req.Hidden != nil {
+		if spec, reply, err = modIndexHidden(target, *req.Hidden, spec, reply); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if req.ExpireAfterSeconds != nil {
+		if spec, reply, err = modIndexTTL(target, *req.ExpireAfterSeconds, spec, reply); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	changed, err := catalog.IndexFromSpec(target.ID, spec)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	changed.Ready, changed.Multikey = target.Ready, target.Multikey
+	idx := make([]*catalog.IndexMeta, len(meta.Indexes))
+	for i, ix := range meta.Indexes {
 		idx[i] = ix
-		if ix.id == target.id {
+		if ix.ID == target.ID {
 			idx[i] = changed
 		}
 	}
-	return idx, []*indexMeta{changed}, reply, nil
+	return idx, []*catalog.IndexMeta{changed}, reply, nil
 }
 
-// collModExpireAfter validates collMod's index expireAfterSeconds.
-func collModExpireAfter(v any) (int64, error) {
-	if !isNumber(v) {
-		return 0, mongoerr.Newf(mongoerr.TypeMismatch,
-			"BSON field 'collMod.index.expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(v))
+// collModTarget finds the index collMod's index argument names, by name or
+// by key pattern.
+func collModTarget(meta *catalog.CollMeta, req *CollModIndex) (*catalog.IndexMeta, error) {
+	if req.KeyPattern == nil {
+		target := meta.Index(req.Name)
+		if target == nil {
+			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", req.Name, meta.DB, meta.Name)
+		}
+		return target, nil
 	}
-	f, _ := toFloat(v)
-	if math.IsNaN(f) {
-		return 0, mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option must not be NaN")
+	var found []*catalog.IndexMeta
+	for _, ix := range meta.Indexes {
+		if catalog.SameDoc(ix.Key, req.KeyPattern) {
+			found = append(found, ix)
+		}
 	}
-	if f < 0 {
-		return 0, mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
+	switch len(found) {
+	case 0:
+		return nil, mongoerr.Newf(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", fmtDoc(req.KeyPattern), meta.DB, meta.Name)
+	case 1:
+		return found[0], nil
 	}
-	if f > math.MaxInt32 {
-		return 0, mongoerr.Newf(mongoerr.InvalidOptions,
-			"TTL index 'expireAfterSeconds' option cannot be greater than max int32_t (2147483647) for secondary indexes, found %s", fmtNumber(v))
-	}
-	return int64(f), nil
+	return nil, mongoerr.Newf(mongoerr.AmbiguousIndexKeyPattern,
+		"index keyPattern %s matches %d indexes, must use index name. Conflicting indexes: %s",
+		fmtDoc(req.KeyPattern), len(found), specList(found))
 }
 
-// fmtNumber renders a number as mongod prints it in messages.
-func fmtNumber(v any) string {
-	if n, ok := toInt64(v); ok {
-		return fmt.Sprint(n)
+// modIndexHidden applies hidden to target's spec and adds hidden_old/_new
+// to reply when it changes.
+func modIndexHidden(target *catalog.IndexMeta, hidden bool, spec, reply bson.D) (bson.D, bson.D, error) {
+	if target.IsID {
+		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "can't hide _id index")
 	}
-	return aggregate.FormatValue(v)
+	if hidden != target.Hidden {
+		reply = append(reply, bson.E{Key: "hidden_old", Value: target.Hidden}, bson.E{Key: "hidden_new", Value: hidden})
+	}
+	spec = withoutField(spec, "hidden")
+	if hidden {
+		spec = append(spec, bson.E{Key: "hidden", Value: true})
+	}
+	return spec, reply, nil
+}
+
+// modIndexTTL applies expireAfterSeconds n to target's spec and adds
+// expireAfterSeconds_old (for a TTL index) and _new to reply.
+func modIndexTTL(target *catalog.IndexMeta, n int64, spec, reply bson.D) (bson.D, bson.D, error) {
+	if target.IsID {
+		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "the _id field does not support TTL indexes")
+	}
+	if !target.TTL && len(target.Fields) > 1 {
+		return nil, nil, mongoerr.New(mongoerr.InvalidOptions,
+			"TTL indexes are single-field indexes, compound indexes do not support TTL")
+	}
+	if target.TTL {
+		old, _ := catalog.FieldOf(target.Spec, "expireAfterSeconds")
+		if !catalog.IsNumber(old) {
+			return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "existing expireAfterSeconds field is not a number")
+		}
+		oldN, valid := catalog.StoredExpireAfter(old)
+		if !valid {
+			oldN = 0
+		}
+		reply = append(reply, bson.E{Key: "expireAfterSeconds_old", Value: oldN})
+	}
+	reply = append(reply, bson.E{Key: "expireAfterSeconds_new", Value: n})
+	if _, present := catalog.FieldOf(spec, "expireAfterSeconds"); present {
+		for i := range spec {
+			if spec[i].Key == "expireAfterSeconds" {
+				spec[i].Value = int32(n)
+			}
+		}
+	} else {
+		spec = append(spec, bson.E{Key: "expireAfterSeconds", Value: int32(n)})
+	}
+	return spec, reply, nil
 }
 
 // specList renders index specs for messages.
-func specList(ix []*indexMeta) string {
+func specList(ix []*catalog.IndexMeta) string {
 	s := ""
 	for i, x := range ix {
 		if i > 0 {
 			s += ", "
 		}
-		s += fmtDoc(x.spec)
+		s += fmtDoc(x.Spec)
 	}
 	return s
 }

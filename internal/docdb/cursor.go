@@ -2,10 +2,16 @@ package docdb
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
-	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/plan"
+	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/docdb/spill"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
 
 // findCursor streams the results of a find from a storage snapshot. It
@@ -19,25 +25,36 @@ import (
 type findCursor struct {
 	e     *Engine
 	view  readView
-	p     *plan
+	p     *plan.Plan
 	q     *findQuery
 	vis   visibility
-	sc    *scanner
-	m     *matcher
-	stats *execStats
-	// sorted holds the matches of a blocking sort, in order; pos is the
-	// next one to return.
-	sorted   []*matched
+	sc    *plan.Scanner
+	m     *plan.Matcher
+	stats *plan.Stats
+	// sorter holds the matches of a blocking sort, returned in order; nil
+	// once exhausted.
+	sorter   *spill.Sorter[sortItem]
 	sortDone bool
-	pos      int
 	closed   bool
+	// last is the document the last Next returned, for StillVisible.
+	last *plan.Matched
+}
+
+// Rechecker is implemented by the cursors whose documents can expire after
+// Next returned them. A caller that holds a document back (the wire layer
+// reads one ahead to know whether a batch is the last) asks StillVisible
+// before handing it out: it reports whether the document the last Next
+// returned is still visible now, under strict visibility. A document found
+// expired no longer counts against the cursor's limit.
+type Rechecker interface {
+	StillVisible() bool
 }
 
 // newFindCursor returns the cursor of plan p over view; it owns view.
-func (e *Engine) newFindCursor(view readView, p *plan, q *findQuery) *findCursor {
-	c := &findCursor{e: e, view: view, p: p, q: q, vis: e.newVisibility(view.meta), stats: &execStats{}}
-	c.sc = newScanner(view.snap, p, c.stats)
-	c.m = &matcher{sc: c.sc, vis: &c.vis, stats: c.stats}
+func (e *Engine) newFindCursor(view readView, p *plan.Plan, q *findQuery) *findCursor {
+	c := &findCursor{e: e, view: view, p: p, q: q, vis: e.newVisibility(view.meta), stats: &plan.Stats{}}
+	c.sc = plan.NewScanner(view.snap, p, c.stats)
+	c.m = &plan.Matcher{Scanner: c.sc, Vis: &c.vis, Stats: c.stats}
 	return c
 }
 
@@ -57,8 +74,8 @@ func (c *findCursor) Next(ctx context.Context) (bson.Raw, error) {
 }
 
 // nextMatch returns the next document after skip and within limit, or nil.
-func (c *findCursor) nextMatch(ctx context.Context) (*matched, error) {
-	if c.q.limit > 0 && c.stats.returned >= c.q.limit {
+func (c *findCursor) nextMatch(ctx context.Context) (*plan.Matched, error) {
+	if c.q.limit > 0 && c.stats.Returned >= c.q.limit {
 		return nil, nil
 	}
 	c.vis.refresh(c.e.opts.Now())
@@ -67,78 +84,106 @@ func (c *findCursor) nextMatch(ctx context.Context) (*matched, error) {
 		if err != nil || d == nil {
 			return nil, err
 		}
-		if c.stats.skipped < c.q.skip {
-			c.stats.skipped++
+		if c.stats.Skipped < c.q.skip {
+			c.stats.Skipped++
 			continue
 		}
-		c.stats.returned++
+		c.stats.Returned++
+		c.last = d
 		return d, nil
 	}
 }
 
+// StillVisible implements Rechecker.
+func (c *findCursor) StillVisible() bool {
+	if c.last == nil || !c.expired(c.last.Stored.Doc) {
+		return true
+	}
+	c.last = nil
+	c.stats.Returned--
+	return false
+}
+
+// expired reports whether doc, read earlier, is hidden at the current time.
+func (c *findCursor) expired(doc bson.D) bool {
+	v := c.vis
+	v.refresh(c.e.opts.Now())
+	return v.Hides(doc)
+}
+
 // nextOrdered returns the next match in the requested order.
-func (c *findCursor) nextOrdered(ctx context.Context) (*matched, error) {
-	if c.p.sort == nil || c.p.sort.Empty() || c.p.sortProvided {
-		return c.m.next(ctx)
+func (c *findCursor) nextOrdered(ctx context.Context) (*plan.Matched, error) {
+	if c.p.Sort == nil || c.p.Sort.Empty() || c.p.SortProvided {
+		return c.m.Next(ctx)
 	}
 	if !c.sortDone {
 		if err := c.blockingSort(ctx); err != nil {
 			return nil, err
 		}
 	}
-	for c.pos < len(c.sorted) {
-		d := c.sorted[c.pos]
-		c.sorted[c.pos] = nil
-		c.pos++
+	for c.sorter != nil {
+		it, ok, err := c.sorter.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			// Exhausted: the sort's files go at once.
+			c.sorter.Close()
+			c.sorter = nil
+			break
+		}
+		sd, err := stored.New(it.raw)
+		if err != nil {
+			return nil, err
+		}
 		// Re-check: the document may have expired since the sort.
-		if c.vis.hides(d.sd.doc) {
+		if c.vis.Hides(sd.Doc) {
 			continue
 		}
-		return d, nil
+		return &plan.Matched{Stored: sd, Result: query.MatchResult{Matched: true, ArrayIndex: it.arrayIndex}}, nil
 	}
 	return nil, nil
 }
 
-// blockingSort reads every match and sorts them, keeping only the first
-// skip+limit when there is a limit.
+// blockingSort reads every match into the sorter (querymem.go), keeping
+// only the first skip+limit when there is a limit.
 func (c *findCursor) blockingSort(ctx context.Context) error {
 	c.sortDone = true
-	type keyed struct {
-		d   *matched
-		key []any
+	var keep int64
+	if c.q.limit > 0 {
+		keep = c.q.skip + c.q.limit
 	}
-	var all []keyed
+	c.sorter = c.e.newDocSorter(c.q, c.p.Sort, keep)
 	for {
-		d, err := c.m.next(ctx)
+		d, err := c.m.Next(ctx)
 		if err != nil {
 			return err
 		}
 		if d == nil {
 			break
 		}
-		all = append(all, keyed{d: d, key: c.p.sort.KeyOf(d.sd.doc)})
+		err = c.sorter.Add(sortItem{raw: d.Stored.Raw, key: c.p.Sort.KeyOf(d.Stored.Doc), arrayIndex: d.Result.ArrayIndex})
+		if errors.Is(err, spill.ErrMemoryLimit) {
+			return sortMemoryError(c.e.SortMemoryLimit())
+		}
+		if err != nil {
+			return fmt.Errorf("docdb: sort: %w", err)
+		}
+		c.stats.Sorted++
+		c.stats.SortedBytes += int64(len(d.Stored.Raw))
 	}
-	sort.SliceStable(all, func(i, j int) bool { return c.p.sort.CompareKeys(all[i].key, all[j].key) < 0 })
-	n := len(all)
-	if c.q.limit > 0 && c.q.skip+c.q.limit < int64(n) {
-		n = int(c.q.skip + c.q.limit)
-	}
-	c.sorted = make([]*matched, n)
-	for i := 0; i < n; i++ {
-		c.sorted[i] = all[i].d
-	}
-	c.stats.sorted = int64(len(all))
-	c.sc.close()
-	return nil
+	c.stats.Spills = int64(c.sorter.Runs())
+	c.sc.Close()
+	return c.sorter.Sort()
 }
 
 // output projects a document and encodes it; an unprojected document is
 // returned byte for byte as stored.
-func (c *findCursor) output(d *matched) (bson.Raw, error) {
+func (c *findCursor) output(d *plan.Matched) (bson.Raw, error) {
 	if c.q.proj == nil {
-		return d.sd.raw, nil
+		return d.Stored.Raw, nil
 	}
-	out, err := c.q.proj.Apply(d.sd.doc, d.m)
+	out, err := c.q.proj.Apply(d.Stored.Doc, d.Result)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +196,11 @@ func (c *findCursor) Close() {
 		return
 	}
 	c.closed = true
-	c.sc.close()
+	c.sc.Close()
 	c.view.close()
-	c.sorted = nil
+	if c.sorter != nil {
+		c.sorter.Close()
+		c.sorter = nil
+	}
+	c.last = nil
 }

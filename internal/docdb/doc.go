@@ -8,36 +8,61 @@
 // Engine method per command and turns the *mongoerr.Error values it returns
 // into replies; every other error is an internal failure.
 //
-// Storage layout (keyspaces from internal/storage):
+// This package coordinates; each mechanism lives in its own package:
 //
-//	PrefixCatalog  'c' db 0x00 coll                   -> collection record, BSON (id, uuid, options, index specs)
-//	PrefixCatalog  'n'                                -> next numeric id (collections and indexes share it)
-//	PrefixCatalog  's' [collection id u64]            -> counters (documents, bytes, keys and bytes per index)
-//	PrefixDocument [collection id u64][keycodec(_id)] -> document, raw BSON as the client sent it
-//	PrefixIndex    [index id u64][keycodec(part)...][keycodec(_id)] -> empty
+//   - catalog: collections and indexes (records, immutable metadata,
+//     counters, namespace rules), the storage key layout and the entries an
+//     index has for a document;
+//   - stored: a document as stored (raw BSON, decoded form, encoded _id);
+//   - match: query filters compiled to match documents;
+//   - plan: choosing an access path, scanning and matching it, and
+//     rendering it for explain;
+//   - change: the write hook through which features follow document writes;
+//   - policy: TTL policies of collection groups, their long-running
+//     operations and the previews of TTL changes (dry runs);
+//   - query, update, aggregate: the query, update and aggregation languages.
 //
-// A database exists while it has a collection. The _id_ index has no
-// entries of its own: the documents, keyed by _id, are that index (so a
-// collection scan returns documents in _id order). Renaming a collection,
-// even to another database, rewrites only its catalog record.
+// The root holds the Engine and what ties these together: the write path
+// (write.go: a writer applies documents, index entries and counters in one
+// batch and tells the change hooks), the collection and index commands,
+// reads and cursors, TTL indexes as expiry sources (ttl.go) and strict
+// visibility (visibility.go).
 //
-// The catalog is read once at Open and cached; every catalog change is one
-// storage batch, applied to the cache only after it commits. A document, all
-// of its index entries and the collection's counters are written in one
-// batch, under the collection's write lock, so unique checks, index
-// maintenance and statistics never race.
+// Locks. The catalog lock (Engine.mu) guards the catalog cache: catalog
+// changes commit and update the cache under it held for writing; readers
+// take it for reading to load a collection's metadata together with a
+// storage snapshot, so the two always agree. A collection's write lock
+// (catalog.Collection.WriteMu) is taken before the catalog lock and
+// serializes its writes, index builds and catalog changes.
+//
+// Batches. Every catalog change is one storage batch, applied to the cache
+// only after it commits. A document, all of its index entries, the
+// collection's counters and whatever the change hooks add (a TTL policy's
+// hidden index entries) are written in one batch, under the collection's
+// write lock, so unique checks, index maintenance and statistics never race.
 //
 // Reads (find, count, distinct, aggregate, and the matching phase of
-// writes) plan one access path (plan.go): a collection scan or one index
-// scanned within bounds from the filter's predicates, possibly in sort
+// writes) plan one access path (package plan): a collection scan or one
+// index scanned within bounds from the filter's predicates, possibly in sort
 // order; every fetched document is matched against the whole filter again.
 //
 // Reads run on a storage snapshot. Strict visibility: every read path (find,
 // getMore, count, distinct, aggregate, the matching phase of update, delete
 // and findAndModify, and unique-key conflicts) treats a document as absent
-// once a TTL index of its collection says it has expired at Options.Now(),
-// even before the expiry engine deletes it. VisibilityLazy turns this off and
-// gives MongoDB's behaviour (expired documents stay visible until reaped).
+// once a TTL index of its collection, or the TTL policy of its collection
+// group, says it has expired at Options.Now(), even before the expiry engine
+// deletes it. VisibilityLazy turns this off and gives MongoDB's behaviour
+// (expired documents stay visible until reaped). What a cursor holds back
+// (a blocking sort's documents, $sort's and $sample's, the document the
+// wire layer read ahead, through Rechecker) is checked again when handed
+// out.
+//
+// A query's memory is bounded (querymem.go): a blocking sort and $sort
+// hold at most internalQueryMaxBlockingSortMemoryUsageBytes of documents,
+// $group internalDocumentSourceGroupMaxMemoryBytes of groups; past it they
+// spill sorted runs to Options.TempDir (internal/docdb/spill) when disk
+// use is allowed, and fail with QueryExceededMemoryLimitNoDiskUseAllowed
+// otherwise. Stored documents nest at most 180 levels (depth.go).
 //
 // # Testing
 //

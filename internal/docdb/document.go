@@ -2,29 +2,19 @@ package docdb
 
 import (
 	"encoding/binary"
-	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
 
-// storedDoc is a document ready to be written: its bytes as stored, its
-// decoded form (for keys, matching and validation) and its _id.
-type storedDoc struct {
-	raw   bson.Raw
-	doc   bson.D
-	id    bson.RawValue
-	idEnc []byte
-}
-
 // prepareInsert turns a client's document into the stored form, as mongod's
-// fixDocumentForInsert does: the size limit is enforced, _id is validated,
+// fixDocumentForInsert does: the size and nesting limits are enforced, _id is validated,
 // generated (an ObjectId) when missing and moved to the front, and
 // top-level Timestamp(0, 0) values are replaced with the current time. A
 // document that needs none of this is stored byte for byte as sent.
-func (e *Engine) prepareInsert(raw bson.Raw) (*storedDoc, error) {
+func (e *Engine) prepareInsert(raw bson.Raw) (*stored.Doc, error) {
 	if err := raw.Validate(); err != nil {
 		return nil, mongoerr.Newf(mongoerr.BadValue, "invalid BSON document: %v", err)
 	}
@@ -32,12 +22,15 @@ func (e *Engine) prepareInsert(raw bson.Raw) (*storedDoc, error) {
 		return nil, mongoerr.Newf(mongoerr.BSONObjectTooLarge,
 			"object to insert too large. size in bytes: %d, max size: %d", len(raw), e.opts.MaxDocumentSize)
 	}
+	if err := checkInsertDepth(raw); err != nil {
+		return nil, err
+	}
 	idAt := -1
 	fixTS := false
 	i := 0
-	err := eachRawElement(raw, func(el bson.RawElement) error {
+	err := stored.EachElement(raw, func(el bson.RawElement) error {
 		v := el.Value()
-		if isIDKey(el) {
+		if stored.IsIDKey(el) {
 			if idAt >= 0 {
 				return mongoerr.New(mongoerr.BadValue, "can't have multiple _id fields in one document")
 			}
@@ -98,68 +91,7 @@ func (e *Engine) prepareInsert(raw bson.Raw) (*storedDoc, error) {
 				"object to insert too large. size in bytes: %d, max size: %d", len(out), e.opts.MaxDocumentSize)
 		}
 	}
-	return newStoredDoc(out)
-}
-
-// eachRawElement calls fn with each element of a validated document, in
-// order, stopping at fn's first error; it is raw.Elements without the
-// slice. A malformed document is a BadValue error.
-func eachRawElement(raw bson.Raw, fn func(el bson.RawElement) error) error {
-	body, ok := docBody(raw)
-	if !ok {
-		return mongoerr.New(mongoerr.BadValue, "invalid BSON document: malformed length")
-	}
-	for len(body) > 0 {
-		el, rest, ok := bsoncore.ReadElement(body)
-		if !ok {
-			return mongoerr.New(mongoerr.BadValue, "invalid BSON document: malformed element")
-		}
-		if err := fn(bson.RawElement(el)); err != nil {
-			return err
-		}
-		body = rest
-	}
-	return nil
-}
-
-// isIDKey reports whether el's key is "_id", without converting the key to
-// a string.
-func isIDKey(el bson.RawElement) bool {
-	return len(el) > 4 && el[1] == '_' && el[2] == 'i' && el[3] == 'd' && el[4] == 0
-}
-
-// newStoredDoc decodes a stored document and encodes its _id. The common
-// BSON types are decoded by decodeDoc, without the driver's reflection;
-// a document holding a rare one goes through bson.Unmarshal, which gives
-// the same bson.D.
-func newStoredDoc(raw bson.Raw) (*storedDoc, error) {
-	doc, err := decodeStored(raw)
-	if err != nil {
-		return nil, err
-	}
-	id, err := raw.LookupErr("_id")
-	if err != nil {
-		return nil, fmt.Errorf("docdb: document without _id")
-	}
-	idEnc, err := encodeID(id)
-	if err != nil {
-		return nil, mongoerr.Newf(mongoerr.BadValue, "cannot encode _id: %v", err)
-	}
-	return &storedDoc{raw: raw, doc: doc, id: id, idEnc: idEnc}, nil
-}
-
-// decodeStored decodes a stored document as newStoredDoc does, without
-// looking up and encoding its _id: a point read, which found the document
-// by its encoded _id, needs only the decoded form.
-func decodeStored(raw bson.Raw) (bson.D, error) {
-	doc, ok := decodeDoc(raw)
-	if !ok {
-		doc = nil
-		if err := bson.Unmarshal(raw, &doc); err != nil {
-			return nil, mongoerr.Newf(mongoerr.BadValue, "invalid BSON document: %v", err)
-		}
-	}
-	return doc, nil
+	return stored.New(out)
 }
 
 // validID applies mongod's validIdField rules.

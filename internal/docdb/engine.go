@@ -5,6 +5,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/change"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -21,14 +24,16 @@ type Engine struct {
 	mu sync.RWMutex
 	// ddl serializes create, drop, dropDatabase and rename.
 	ddl   sync.Mutex
-	cat   *catalog
+	cat   *catalog.Catalog
 	close sync.Once
 	// srcMu guards sources, the expiry source name registered for each TTL
 	// index id.
 	srcMu   sync.Mutex
 	sources map[uint64]string
-	// pol holds the TTL policies (policy.go).
-	pol policyManager
+	// pol manages the TTL policies of collection groups.
+	pol *policy.Manager
+	// qmem bounds the memory of queries (querymem.go).
+	qmem queryMemory
 	// lastTS is the last timestamp handed out for Timestamp(0, 0) fields
 	// (seconds << 32 | increment).
 	lastTS atomic.Uint64
@@ -38,6 +43,9 @@ type Engine struct {
 	// commits happen, so Check tells a build in progress from one a crash
 	// interrupted.
 	building map[uint64]bool
+	// hooks are told of every document change, in its batch (change.Hook).
+	// They are set at Open and never change.
+	hooks []change.Hook
 	// buildBatchHook, when set (by tests, before any build), runs after
 	// each intermediate batch of an index build has committed, with the
 	// number of documents indexed so far.
@@ -51,11 +59,14 @@ func Open(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opts: opts, store: opts.Store, sources: map[uint64]string{}, building: map[uint64]bool{}}
-	cat, err := loadCatalog(e.store)
+	cat, err := catalog.Load(e.store)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: load catalog: %w", err)
 	}
 	e.cat = cat
+	if err := e.openQueryMemory(); err != nil {
+		return nil, err
+	}
 	n, err := recoverBuilds(e.store, cat)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: recover index builds: %w", err)
@@ -64,7 +75,13 @@ func Open(opts Options) (*Engine, error) {
 		opts.Logger.Warn("docdb: removed the entries of index builds interrupted by a crash", "builds", n)
 	}
 	e.registerAllTTL()
-	if err := e.openPolicies(); err != nil {
+	e.pol = policy.New(policy.Config{
+		Store: e.store, Catalog: e.cat, CatalogMu: &e.mu,
+		Now: opts.Now, Expiry: opts.Expiry, Logger: opts.Logger,
+		NewWriter: func(c *catalog.Collection) policy.Writer { return reapWriter{e.newWriter(c)} },
+	})
+	e.hooks = []change.Hook{ttlWakeHook{e}, e.pol}
+	if err := e.pol.Open(); err != nil {
 		e.unregisterAllSources()
 		return nil, fmt.Errorf("docdb: load TTL policies: %w", err)
 	}
@@ -76,7 +93,8 @@ func Open(opts Options) (*Engine, error) {
 // store, which the caller owns.
 func (e *Engine) Close() error {
 	e.close.Do(func() {
-		e.closePolicies()
+		e.closeQueryMemory()
+		e.pol.Close()
 		e.unregisterAllSources()
 	})
 	return nil

@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
-	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/docdb/plan"
 )
 
 // Explain output in MongoDB's classic-engine shape: queryPlanner with the
@@ -21,285 +22,26 @@ import (
 // executionTimeMillis and executionStages (the same tree with per-stage
 // counters).
 
-// explainShape describes the stages above the access path.
-type explainShape struct {
-	skip, limit int64
-	proj        bson.D
-	projSimple  bool
-	// top wraps the whole tree (COUNT, DELETE, UPDATE); empty for none.
-	top      string
-	topExtra bson.D
-}
-
-// planTree renders the stage tree of p; with stats it adds the execution
-// counters.
-func planTree(p *plan, shape explainShape, st *execStats, elapsed time.Duration) bson.D {
-	withStats := st != nil
-	if st == nil {
-		st = &execStats{}
-	}
-	est := int64(elapsed / time.Millisecond)
-	common := func(stage string, nReturned int64) bson.D {
-		d := bson.D{{Key: "stage", Value: stage}}
-		if withStats {
-			d = append(d,
-				bson.E{Key: "nReturned", Value: int32(nReturned)},
-				bson.E{Key: "executionTimeMillisEstimate", Value: int32(est)},
-				bson.E{Key: "works", Value: int32(st.keysExamined + st.docsExamined + 1)},
-				bson.E{Key: "advanced", Value: int32(nReturned)},
-				bson.E{Key: "needTime", Value: int32(0)},
-				bson.E{Key: "needYield", Value: int32(0)},
-				bson.E{Key: "saveState", Value: int32(0)},
-				bson.E{Key: "restoreState", Value: int32(0)},
-				bson.E{Key: "isEOF", Value: int32(1)},
-			)
-		}
-		return d
-	}
-	var filterSpec bson.D
-	if p.filter != nil {
-		filterSpec = p.filter.q.Spec()
-	}
-	var tree bson.D
-	if p.ix == nil {
-		tree = common("COLLSCAN", st.matched)
-		if len(filterSpec) > 0 {
-			tree = append(tree, bson.E{Key: "filter", Value: filterSpec})
-		}
-		dir := "forward"
-		if p.reverse {
-			dir = "backward"
-		}
-		tree = append(tree, bson.E{Key: "direction", Value: dir})
-		if withStats {
-			tree = append(tree, bson.E{Key: "docsExamined", Value: int32(st.docsExamined)})
-		}
-	} else {
-		ix := p.ix
-		scan := common("IXSCAN", st.keysExamined)
-		dir := "forward"
-		if p.reverse {
-			dir = "backward"
-		}
-		paths := bson.D{}
-		for _, f := range ix.fields {
-			var mk bson.A
-			if ix.multikey {
-				mk = bson.A{f.path}
-			} else {
-				mk = bson.A{}
-			}
-			paths = append(paths, bson.E{Key: f.path, Value: mk})
-		}
-		scan = append(scan,
-			bson.E{Key: "keyPattern", Value: ix.key},
-			bson.E{Key: "indexName", Value: ix.name},
-			bson.E{Key: "isMultiKey", Value: ix.multikey},
-			bson.E{Key: "multiKeyPaths", Value: paths},
-			bson.E{Key: "isUnique", Value: ix.unique},
-			bson.E{Key: "isSparse", Value: ix.sparse},
-			bson.E{Key: "isPartial", Value: ix.partial != nil},
-			bson.E{Key: "indexVersion", Value: int32(2)},
-			bson.E{Key: "direction", Value: dir},
-			bson.E{Key: "indexBounds", Value: p.boundsDoc()},
-		)
-		if withStats {
-			scan = append(scan,
-				bson.E{Key: "keysExamined", Value: int32(st.keysExamined)},
-				bson.E{Key: "seeks", Value: int32(len(p.ranges))},
-				bson.E{Key: "dupsTested", Value: int32(boolInt(p.dedupe) * st.keysExamined)},
-				bson.E{Key: "dupsDropped", Value: int32(st.keysExamined - st.docsExamined)},
-			)
-		}
-		tree = common("FETCH", st.matched)
-		if len(filterSpec) > 0 && !p.boundsCoverFilter() {
-			tree = append(tree, bson.E{Key: "filter", Value: filterSpec})
-		}
-		if withStats {
-			tree = append(tree, bson.E{Key: "docsExamined", Value: int32(st.docsExamined)}, bson.E{Key: "alreadyHasObj", Value: int32(0)})
-		}
-		tree = append(tree, bson.E{Key: "inputStage", Value: scan})
-	}
-	afterSort := st.matched
-	if p.sort != nil && !p.sort.Empty() && !p.sortProvided {
-		afterSort = st.sorted
-		if shape.limit > 0 && shape.skip+shape.limit < afterSort {
-			afterSort = shape.skip + shape.limit
-		}
-		s := common("SORT", afterSort)
-		s = append(s, bson.E{Key: "sortPattern", Value: sortSpec(p.sort)}, bson.E{Key: "memLimit", Value: int32(104857600)})
-		if shape.limit > 0 {
-			s = append(s, bson.E{Key: "limitAmount", Value: int32(shape.skip + shape.limit)})
-		}
-		s = append(s, bson.E{Key: "type", Value: "simple"})
-		if withStats {
-			s = append(s, bson.E{Key: "totalDataSizeSorted", Value: int32(0)}, bson.E{Key: "usedDisk", Value: false}, bson.E{Key: "spills", Value: int32(0)})
-		}
-		tree = append(s, bson.E{Key: "inputStage", Value: tree})
-		if shape.skip > 0 {
-			k := common("SKIP", st.returned)
-			k = append(k, bson.E{Key: "skipAmount", Value: int32(shape.skip)})
-			tree = append(k, bson.E{Key: "inputStage", Value: tree})
-		}
-	} else {
-		if shape.skip > 0 {
-			n := afterSort - shape.skip
-			if n < 0 {
-				n = 0
-			}
-			if withStats {
-				n = st.matched - st.skipped
-			}
-			k := common("SKIP", n)
-			k = append(k, bson.E{Key: "skipAmount", Value: int32(shape.skip)})
-			tree = append(k, bson.E{Key: "inputStage", Value: tree})
-		}
-		if shape.limit > 0 {
-			l := common("LIMIT", st.returned)
-			l = append(l, bson.E{Key: "limitAmount", Value: int32(shape.limit)})
-			tree = append(l, bson.E{Key: "inputStage", Value: tree})
-		}
-	}
-	if len(shape.proj) > 0 {
-		name := "PROJECTION_DEFAULT"
-		if shape.projSimple {
-			name = "PROJECTION_SIMPLE"
-		}
-		pr := common(name, st.returned)
-		pr = append(pr, bson.E{Key: "transformBy", Value: shape.proj})
-		tree = append(pr, bson.E{Key: "inputStage", Value: tree})
-	}
-	if shape.top != "" {
-		t := common(shape.top, 0)
-		t = append(t, shape.topExtra...)
-		tree = append(t, bson.E{Key: "inputStage", Value: tree})
-	}
-	return tree
-}
-
-func boolInt(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// sortSpec renders a parsed sort back as a document.
-func sortSpec(s *query.Sort) bson.D {
-	out := bson.D{}
-	for _, f := range s.Fields() {
-		dir := int32(1)
-		if f.Descending {
-			dir = -1
-		}
-		out = append(out, bson.E{Key: f.Path, Value: dir})
-	}
-	return out
-}
-
-// boundsCoverFilter reports whether the index bounds alone decide the
-// filter, so FETCH needs no filter: a flat conjunction of equalities and
-// ranges on bounded fields of a non-multikey index.
-func (p *plan) boundsCoverFilter() bool {
-	if p.ix == nil || p.ix.multikey || p.filter == nil {
-		return false
-	}
-	spec := p.filter.q.Spec()
-	for _, e := range spec {
-		i := -1
-		for j, f := range p.ix.fields {
-			if f.path == e.Key {
-				i = j
-			}
-		}
-		if i < 0 || p.fields[i].all {
-			return false
-		}
-		switch v := e.Value.(type) {
-		case bson.D:
-			for _, op := range v {
-				switch op.Key {
-				case "$eq", "$gt", "$gte", "$lt", "$lte", "$in":
-				default:
-					return false
-				}
-			}
-		case bson.A, bson.Regex:
-			return false
-		}
-	}
-	return true
-}
-
-// isSimpleProjection reports whether a projection only keeps or drops
-// top-level fields (mongod's PROJECTION_SIMPLE).
-func isSimpleProjection(spec bson.D) bool {
-	for _, e := range spec {
-		if strings.Contains(e.Key, ".") || strings.HasPrefix(e.Key, "$") {
-			return false
-		}
-		switch e.Value.(type) {
-		case bool, int32, int64, float64:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// queryPlanner builds the queryPlanner section.
-func queryPlanner(meta *collMeta, db, coll string, p *plan, tree bson.D) bson.D {
-	parsed := bson.D{}
-	if p != nil && p.filter != nil {
-		parsed = p.filter.q.Spec()
-	}
-	return bson.D{
-		{Key: "namespace", Value: db + "." + coll},
-		{Key: "indexFilterSet", Value: false},
-		{Key: "parsedQuery", Value: parsed},
-		{Key: "maxIndexedOrSolutionsReached", Value: false},
-		{Key: "maxIndexedAndSolutionsReached", Value: false},
-		{Key: "maxScansToExplodeReached", Value: false},
-		{Key: "winningPlan", Value: tree},
-		{Key: "rejectedPlans", Value: bson.A{}},
-	}
-}
-
-// eofTree is the plan of a query on a missing collection.
-func eofTree() bson.D { return bson.D{{Key: "stage", Value: "EOF"}} }
-
-// executionStats builds the executionStats section.
-func executionStats(st *execStats, nReturned int64, elapsed time.Duration, stages bson.D) bson.D {
-	return bson.D{
-		{Key: "executionSuccess", Value: true},
-		{Key: "nReturned", Value: int32(nReturned)},
-		{Key: "executionTimeMillis", Value: int32(elapsed / time.Millisecond)},
-		{Key: "totalKeysExamined", Value: int32(st.keysExamined)},
-		{Key: "totalDocsExamined", Value: int32(st.docsExamined)},
-		{Key: "executionStages", Value: stages},
-	}
-}
-
 func (e *Engine) explainFind(ctx context.Context, db, coll string, req FindRequest, v Verbosity) (bson.D, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	q, err := e.parseFind(req)
 	if err != nil {
 		return nil, err
 	}
-	shape := explainShape{skip: q.skip, limit: q.limit, proj: req.Projection, projSimple: isSimpleProjection(req.Projection)}
+	shape := plan.Shape{Skip: q.skip, Limit: q.limit, Proj: req.Projection, ProjSimple: plan.IsSimpleProjection(req.Projection), SortMemLimit: e.SortMemoryLimit()}
 	view := e.openRead(db, coll)
 	if view.meta == nil {
 		view.close()
 		return missingExplain(db, coll, v), nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, sort: q.sort, hint: q.hint, natural: q.natural})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Sort: q.sort, Hint: q.hint, Natural: q.natural})
 	if err != nil {
 		view.close()
 		return nil, err
 	}
-	out := bson.D{{Key: "queryPlanner", Value: queryPlanner(view.meta, db, coll, p, planTree(p, shape, nil, 0))}}
+	out := bson.D{{Key: "queryPlanner", Value: plan.QueryPlanner(view.meta, db, coll, p, plan.Tree(p, shape, nil, 0))}}
 	if v == QueryPlanner {
 		view.close()
 		return out, nil
@@ -318,21 +60,21 @@ func (e *Engine) explainFind(ctx context.Context, db, coll string, req FindReque
 	}
 	elapsed := time.Since(start)
 	st := cur.stats
-	out = append(out, bson.E{Key: "executionStats", Value: executionStats(st, st.returned, elapsed, planTree(p, shape, st, elapsed))})
+	out = append(out, bson.E{Key: "executionStats", Value: plan.ExecutionStats(st, st.Returned, elapsed, plan.Tree(p, shape, st, elapsed))})
 	return out, nil
 }
 
 // missingExplain explains a query on a missing collection.
 func missingExplain(db, coll string, v Verbosity) bson.D {
-	out := bson.D{{Key: "queryPlanner", Value: queryPlanner(nil, db, coll, nil, eofTree())}}
+	out := bson.D{{Key: "queryPlanner", Value: plan.QueryPlanner(nil, db, coll, nil, plan.EOFTree())}}
 	if v != QueryPlanner {
-		out = append(out, bson.E{Key: "executionStats", Value: executionStats(&execStats{}, 0, 0, eofTree())})
+		out = append(out, bson.E{Key: "executionStats", Value: plan.ExecutionStats(&plan.Stats{}, 0, 0, plan.EOFTree())})
 	}
 	return out
 }
 
 func (e *Engine) explainCount(ctx context.Context, db, coll string, req CountRequest, v Verbosity) (bson.D, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	q, err := e.parseFind(FindRequest{Filter: req.Filter, Skip: req.Skip, Limit: req.Limit, Hint: req.Hint})
@@ -344,43 +86,31 @@ func (e *Engine) explainCount(ctx context.Context, db, coll string, req CountReq
 	if view.meta == nil {
 		return missingExplain(db, coll, v), nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Hint: q.hint})
 	if err != nil {
 		return nil, err
 	}
-	shape := explainShape{top: "COUNT"}
-	out := bson.D{{Key: "queryPlanner", Value: queryPlanner(view.meta, db, coll, p, planTree(p, shape, nil, 0))}}
+	shape := plan.Shape{Top: "COUNT"}
+	out := bson.D{{Key: "queryPlanner", Value: plan.QueryPlanner(view.meta, db, coll, p, plan.Tree(p, shape, nil, 0))}}
 	if v == QueryPlanner {
 		return out, nil
 	}
 	start := time.Now()
-	var st execStats
+	var st plan.Stats
 	// Count through the plan (not the counters) so the stats are real.
-	q.hint = planHint(p)
+	q.hint = plan.Hint(p)
 	n, err := e.runCount(ctx, view, q, &st)
 	if err != nil {
 		return nil, err
 	}
 	elapsed := time.Since(start)
-	shape.topExtra = bson.D{{Key: "nCounted", Value: int32(n)}, {Key: "nSkipped", Value: int32(min(q.skip, st.matched))}}
-	out = append(out, bson.E{Key: "executionStats", Value: executionStats(&st, 0, elapsed, planTree(p, shape, &st, elapsed))})
+	shape.TopExtra = bson.D{{Key: "nCounted", Value: int32(n)}, {Key: "nSkipped", Value: int32(min(q.skip, st.Matched))}}
+	out = append(out, bson.E{Key: "executionStats", Value: plan.ExecutionStats(&st, 0, elapsed, plan.Tree(p, shape, &st, elapsed))})
 	return out, nil
 }
 
-// planHint returns a hint that forces plan p.
-func planHint(p *plan) any {
-	if p.ix == nil {
-		dir := int32(1)
-		if p.reverse {
-			dir = -1
-		}
-		return bson.D{{Key: "$natural", Value: dir}}
-	}
-	return p.ix.name
-}
-
 func (e *Engine) explainDistinct(ctx context.Context, db, coll string, req DistinctRequest, v Verbosity) (bson.D, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	q, err := e.parseFind(FindRequest{Filter: req.Filter, Hint: req.Hint})
@@ -392,38 +122,38 @@ func (e *Engine) explainDistinct(ctx context.Context, db, coll string, req Disti
 	if view.meta == nil {
 		return missingExplain(db, coll, v), nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Hint: q.hint})
 	if err != nil {
 		return nil, err
 	}
-	shape := explainShape{proj: bson.D{{Key: "_id", Value: int32(0)}, {Key: req.Key, Value: int32(1)}}}
-	out := bson.D{{Key: "queryPlanner", Value: queryPlanner(view.meta, db, coll, p, planTree(p, shape, nil, 0))}}
+	shape := plan.Shape{Proj: bson.D{{Key: "_id", Value: int32(0)}, {Key: req.Key, Value: int32(1)}}}
+	out := bson.D{{Key: "queryPlanner", Value: plan.QueryPlanner(view.meta, db, coll, p, plan.Tree(p, shape, nil, 0))}}
 	if v == QueryPlanner {
 		return out, nil
 	}
 	start := time.Now()
-	var st execStats
-	q.hint = planHint(p)
+	var st plan.Stats
+	q.hint = plan.Hint(p)
 	vals, err := e.runDistinct(ctx, view, q, req.Key, &st)
 	if err != nil {
 		return nil, err
 	}
-	st.returned = st.matched
+	st.Returned = st.Matched
 	elapsed := time.Since(start)
-	out = append(out, bson.E{Key: "executionStats", Value: executionStats(&st, int64(len(vals)), elapsed, planTree(p, shape, &st, elapsed))})
+	out = append(out, bson.E{Key: "executionStats", Value: plan.ExecutionStats(&st, int64(len(vals)), elapsed, plan.Tree(p, shape, &st, elapsed))})
 	return out, nil
 }
 
 func (e *Engine) explainAggregate(ctx context.Context, db, coll string, req AggregateRequest, v Verbosity) (bson.D, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	pl, err := e.parsePipeline(req, e.opts.Now())
 	if err != nil {
 		return nil, err
 	}
-	match, rest := pl.LeadingMatch()
-	cursor, err := e.explainFind(ctx, db, coll, FindRequest{Filter: match, Hint: req.Hint}, v)
+	leading, rest := pl.LeadingMatch()
+	cursor, err := e.explainFind(ctx, db, coll, FindRequest{Filter: leading, Hint: req.Hint}, v)
 	if err != nil {
 		return nil, err
 	}
@@ -446,11 +176,11 @@ func (e *Engine) parsePipeline(req AggregateRequest, now time.Time) (*aggregate.
 }
 
 func (e *Engine) explainUpdate(ctx context.Context, db, coll string, st UpdateStatement, v Verbosity) (bson.D, error) {
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return nil, err
 	}
-	env := exprEnv{now: e.opts.Now()}
-	f, err := parseQuery(st.Filter, env)
+	env := match.Env{Now: e.opts.Now()}
+	f, err := match.ParseQuery(st.Filter, env)
 	if err != nil {
 		return nil, err
 	}
@@ -458,10 +188,10 @@ func (e *Engine) explainUpdate(ctx context.Context, db, coll string, st UpdateSt
 	if err != nil {
 		return nil, err
 	}
-	return e.explainWrite(ctx, db, coll, f, st.Hint, v, "UPDATE", func(m *matcher) (bson.D, error) {
+	return e.explainWrite(ctx, db, coll, f, st.Hint, v, "UPDATE", func(m *plan.Matcher) (bson.D, error) {
 		var matched, modified int64
 		for {
-			d, err := m.next(ctx)
+			d, err := m.Next(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -469,7 +199,7 @@ func (e *Engine) explainUpdate(ctx context.Context, db, coll string, st UpdateSt
 				break
 			}
 			matched++
-			if _, changed, err := u.Apply(d.sd.doc, applyContext(env, d.m, false, ctx)); err != nil {
+			if _, changed, err := u.Apply(d.Stored.Doc, applyContext(env, d.Result, false, ctx)); err != nil {
 				return nil, err
 			} else if changed {
 				modified++
@@ -491,20 +221,20 @@ func (e *Engine) explainUpdate(ctx context.Context, db, coll string, st UpdateSt
 }
 
 func (e *Engine) explainDelete(ctx context.Context, db, coll string, st DeleteStatement, v Verbosity) (bson.D, error) {
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return nil, err
 	}
 	if st.Limit != 0 && st.Limit != 1 {
 		return nil, mongoerr.Newf(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", st.Limit)
 	}
-	f, err := parseQuery(st.Filter, exprEnv{now: e.opts.Now()})
+	f, err := match.ParseQuery(st.Filter, match.Env{Now: e.opts.Now()})
 	if err != nil {
 		return nil, err
 	}
-	return e.explainWrite(ctx, db, coll, f, st.Hint, v, "DELETE", func(m *matcher) (bson.D, error) {
+	return e.explainWrite(ctx, db, coll, f, st.Hint, v, "DELETE", func(m *plan.Matcher) (bson.D, error) {
 		var n int64
 		for {
-			d, err := m.next(ctx)
+			d, err := m.Next(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -523,34 +253,34 @@ func (e *Engine) explainDelete(ctx context.Context, db, coll string, st DeleteSt
 // explainWrite explains an update or delete without writing: the plan under
 // a top stage, and with execution stats what the write would do (run reads
 // the matches and returns the top stage's counters).
-func (e *Engine) explainWrite(ctx context.Context, db, coll string, f *filter, hint any, v Verbosity, top string, run func(*matcher) (bson.D, error)) (bson.D, error) {
+func (e *Engine) explainWrite(ctx context.Context, db, coll string, f *match.Filter, hint any, v Verbosity, top string, run func(*plan.Matcher) (bson.D, error)) (bson.D, error) {
 	view := e.openRead(db, coll)
 	defer view.close()
 	if view.meta == nil {
 		return missingExplain(db, coll, v), nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: f, hint: hint})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: f, Hint: hint})
 	if err != nil {
 		return nil, err
 	}
-	shape := explainShape{top: top}
-	out := bson.D{{Key: "queryPlanner", Value: queryPlanner(view.meta, db, coll, p, planTree(p, shape, nil, 0))}}
+	shape := plan.Shape{Top: top}
+	out := bson.D{{Key: "queryPlanner", Value: plan.QueryPlanner(view.meta, db, coll, p, plan.Tree(p, shape, nil, 0))}}
 	if v == QueryPlanner {
 		return out, nil
 	}
 	start := time.Now()
-	var st execStats
+	var st plan.Stats
 	vis := e.newVisibility(view.meta)
-	sc := newScanner(view.snap, p, &st)
-	defer sc.close()
-	extra, err := run(&matcher{sc: sc, vis: &vis, stats: &st})
+	sc := plan.NewScanner(view.snap, p, &st)
+	defer sc.Close()
+	extra, err := run(&plan.Matcher{Scanner: sc, Vis: &vis, Stats: &st})
 	if err != nil {
 		return nil, err
 	}
-	st.returned = st.matched
+	st.Returned = st.Matched
 	elapsed := time.Since(start)
-	shape.topExtra = extra
-	out = append(out, bson.E{Key: "executionStats", Value: executionStats(&st, 0, elapsed, planTree(p, shape, &st, elapsed))})
+	shape.TopExtra = extra
+	out = append(out, bson.E{Key: "executionStats", Value: plan.ExecutionStats(&st, 0, elapsed, plan.Tree(p, shape, &st, elapsed))})
 	return out, nil
 }
 

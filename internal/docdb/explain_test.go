@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -23,7 +24,7 @@ func path(t testing.TB, doc bson.D, p string) any {
 		if !ok {
 			t.Fatalf("%s: %v is not a document", p, cur)
 		}
-		v, ok := fieldOf(d, part)
+		v, ok := catalog.FieldOf(d, part)
 		if !ok {
 			t.Fatalf("%s: no field %s in %s", p, part, fmtDoc(d))
 		}
@@ -37,7 +38,7 @@ func stages(t testing.TB, tree bson.D) string {
 	var out []string
 	for tree != nil {
 		out = append(out, path(t, tree, "stage").(string))
-		next, ok := fieldOf(tree, "inputStage")
+		next, ok := catalog.FieldOf(tree, "inputStage")
 		if !ok {
 			break
 		}
@@ -90,7 +91,7 @@ func TestExplainFind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := fieldOf(out, "executionStats"); ok {
+	if _, ok := catalog.FieldOf(out, "executionStats"); ok {
 		t.Fatal("queryPlanner verbosity ran the plan")
 	}
 	scan := path(t, out, "queryPlanner.winningPlan.inputStage").(bson.D)
@@ -203,36 +204,34 @@ func TestCollModErrors(t *testing.T) {
 		d("key", d("a", int32(1), "b", int32(1)), "name", "a_1_b_1"),
 		d("key", d("t", int32(1)), "name", "t_1", "expireAfterSeconds", int32(5)))
 	tests := []struct {
-		name  string
-		index bson.D
-		code  mongoerr.Code
-		msg   string
+		name string
+		req  CollModRequest
+		code mongoerr.Code
+		msg  string
 	}{
-		{"string expireAfterSeconds", d("name", "t_1", "expireAfterSeconds", "100"), mongoerr.TypeMismatch, ""},
-		{"negative", d("name", "t_1", "expireAfterSeconds", int32(-1)), mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0"},
-		{"beyond int32", d("name", "t_1", "expireAfterSeconds", int64(2147483648)), mongoerr.InvalidOptions,
-			"TTL index 'expireAfterSeconds' option cannot be greater than max int32_t (2147483647) for secondary indexes, found 2147483648"},
-		{"compound", d("name", "a_1_b_1", "expireAfterSeconds", int32(1)), mongoerr.InvalidOptions, "TTL indexes are single-field indexes, compound indexes do not support TTL"},
-		{"_id", d("name", "_id_", "expireAfterSeconds", int32(1)), mongoerr.InvalidOptions, "the _id field does not support TTL indexes"},
-		{"name and keyPattern", d("name", "a_1", "keyPattern", d("a", int32(1)), "hidden", true), mongoerr.InvalidOptions, "Cannot specify both key pattern and name."},
-		{"neither", d("hidden", true), mongoerr.InvalidOptions, "Must specify either index name or key pattern."},
-		{"nothing to change", d("name", "a_1"), mongoerr.InvalidOptions, "no expireAfterSeconds, hidden, unique, or prepareUnique field"},
-		{"missing index", d("name", "zz", "hidden", true), mongoerr.IndexNotFound, "cannot find index zz for ns db.c"},
+		{"compound", modTTL("a_1_b_1", 1, false), mongoerr.InvalidOptions, "TTL indexes are single-field indexes, compound indexes do not support TTL"},
+		{"_id", modTTL("_id_", 1, false), mongoerr.InvalidOptions, "the _id field does not support TTL indexes"},
+		{"hide _id", modHidden("_id_", true, false), mongoerr.InvalidOptions, "can't hide _id index"},
+		{"missing index", modHidden("zz", true, false), mongoerr.IndexNotFound, "cannot find index zz for ns db.c"},
+		{"missing key pattern", CollModRequest{Index: &CollModIndex{KeyPattern: d("zz", int32(1)), Hidden: ptr(true)}}, mongoerr.IndexNotFound,
+			"cannot find index { zz: 1 } for ns db.c"},
+		{"collection TTL on a normal collection", CollModRequest{ExpireAfterSeconds: &CollectionExpiry{Seconds: 10}}, mongoerr.InvalidOptions,
+			"collMod: expireAfterSeconds is only supported on clustered and time-series collections"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := te.CollMod(ctx, "db", "c", d("collMod", "c", "index", tc.index))
+			_, err := te.CollMod(ctx, "db", "c", tc.req)
 			wantCode(t, err, tc.code, tc.msg)
 		})
 	}
-	reply, err := te.CollMod(ctx, "db", "c", d("collMod", "c", "index", d("name", "a_1", "hidden", true)))
+	reply, err := te.CollMod(ctx, "db", "c", modHidden("a_1", true, false))
 	if err != nil || fmtDoc(reply) != "{ hidden_old: false, hidden_new: true }" {
 		t.Fatalf("%s %v", fmtDoc(reply), err)
 	}
 	if !strings.Contains(te.indexList("db", "c"), `name: "a_1", hidden: true`) {
 		t.Fatal(te.indexList("db", "c"))
 	}
-	_, err = te.CollMod(ctx, "db", "missing", d("collMod", "missing", "validationLevel", "off"))
+	_, err = te.CollMod(ctx, "db", "missing", CollModRequest{Validation: ValidationOptions{Level: "off"}})
 	wantCode(t, err, mongoerr.NamespaceNotFound, "")
 }
 

@@ -9,7 +9,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/plan"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/keycodec"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -19,7 +22,7 @@ import (
 // storage snapshot taken together under Engine.mu, so that the indexes the
 // metadata names are exactly those the snapshot holds.
 type readView struct {
-	meta *collMeta // nil when the collection does not exist
+	meta *catalog.CollMeta // nil when the collection does not exist
 	snap *storage.Snapshot
 }
 
@@ -28,8 +31,8 @@ func (e *Engine) openRead(db, coll string) readView {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	var v readView
-	if c := e.cat.lookup(db, coll); c != nil {
-		v.meta = c.meta
+	if c := e.cat.Lookup(db, coll); c != nil {
+		v.meta = c.Meta
 	}
 	v.snap = e.store.NewSnapshot()
 	return v
@@ -43,7 +46,7 @@ func (v readView) close() {
 
 // findQuery is a parsed find (or count) request.
 type findQuery struct {
-	filter  *filter
+	filter  *match.Filter
 	proj    *query.Projection
 	sort    *query.Sort
 	natural int
@@ -51,21 +54,17 @@ type findQuery struct {
 	limit   int64
 	hint    any
 	now     time.Time
+	// allowDiskUse is the request's; nil means the default.
+	allowDiskUse *bool
 }
 
 // parseFind parses the parts of a find.
 func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 	now := e.opts.Now()
-	q := &findQuery{skip: req.Skip, limit: req.Limit, hint: req.Hint, now: now}
-	if req.Skip < 0 {
-		return nil, mongoerr.Newf(mongoerr.Location51024, "BSON field 'skip' value must be >= 0, actual value '%d'", req.Skip)
-	}
-	if req.Limit < 0 {
-		return nil, mongoerr.Newf(mongoerr.Location51024, "BSON field 'limit' value must be >= 0, actual value '%d'", req.Limit)
-	}
+	q := &findQuery{skip: req.Skip, limit: req.Limit, hint: req.Hint, now: now, allowDiskUse: req.AllowDiskUse}
 	var err error
 	if len(req.Filter) > 0 {
-		if q.filter, err = parseQuery(req.Filter, exprEnv{now: now}); err != nil {
+		if q.filter, err = match.ParseQuery(req.Filter, match.Env{Now: now}); err != nil {
 			return nil, err
 		}
 	}
@@ -83,7 +82,7 @@ func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 // parseSort parses a sort, recognising {$natural: ±1}.
 func parseSort(spec bson.D) (*query.Sort, int, error) {
 	if len(spec) == 1 && spec[0].Key == "$natural" {
-		if keyDirection(spec[0].Value) < 0 {
+		if catalog.KeyDirection(spec[0].Value) < 0 {
 			return nil, -1, nil
 		}
 		return nil, 1, nil
@@ -120,7 +119,7 @@ func parseProjection(spec bson.D, now time.Time) (*query.Projection, error) {
 }
 
 func (e *Engine) find(ctx context.Context, db, coll string, req FindRequest) (Cursor, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	if id, ok := pointID(req.Filter); ok {
@@ -137,7 +136,7 @@ func (e *Engine) find(ctx context.Context, db, coll string, req FindRequest) (Cu
 		view.close()
 		return emptyCursor{}, nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, sort: q.sort, hint: q.hint, natural: q.natural})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Sort: q.sort, Hint: q.hint, Natural: q.natural})
 	if err != nil {
 		view.close()
 		return nil, err
@@ -152,7 +151,7 @@ func (emptyCursor) Next(context.Context) (bson.Raw, error) { return nil, io.EOF 
 func (emptyCursor) Close()                                 {}
 
 func (e *Engine) count(ctx context.Context, db, coll string, req CountRequest) (int64, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return 0, err
 	}
 	q, err := e.parseFind(FindRequest{Filter: req.Filter, Skip: req.Skip, Limit: req.Limit, Hint: req.Hint})
@@ -164,37 +163,37 @@ func (e *Engine) count(ctx context.Context, db, coll string, req CountRequest) (
 	if view.meta == nil {
 		return 0, nil
 	}
-	var stats execStats
+	var stats plan.Stats
 	n, err := e.runCount(ctx, view, q, &stats)
 	return n, err
 }
 
 // runCount counts the documents of a count query on a view.
-func (e *Engine) runCount(ctx context.Context, view readView, q *findQuery, stats *execStats) (int64, error) {
+func (e *Engine) runCount(ctx context.Context, view readView, q *findQuery, stats *plan.Stats) (int64, error) {
 	vis := e.newVisibility(view.meta)
 	var total int64
 	if q.filter == nil && q.hint == nil && !vis.strict {
-		c := e.lookupColl(view.meta.db, view.meta.name)
-		if c != nil && c.meta.id == view.meta.id {
+		c := e.lookupColl(view.meta.DB, view.meta.Name)
+		if c != nil && c.Meta.ID == view.meta.ID {
 			// The counters are exact, but they follow the latest state,
 			// not the snapshot; a count races writes either way.
-			total, _, _ = c.stats.snapshot()
+			total, _, _ = c.Stats.Snapshot()
 			return clampCount(total, q.skip, q.limit), nil
 		}
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Hint: q.hint})
 	if err != nil {
 		return 0, err
 	}
-	sc := newScanner(view.snap, p, stats)
-	defer sc.close()
-	m := &matcher{sc: sc, vis: &vis, stats: stats}
+	sc := plan.NewScanner(view.snap, p, stats)
+	defer sc.Close()
+	m := &plan.Matcher{Scanner: sc, Vis: &vis, Stats: stats}
 	want := int64(-1)
 	if q.limit > 0 {
 		want = q.skip + q.limit
 	}
 	for want < 0 || total < want {
-		d, err := m.next(ctx)
+		d, err := m.Next(ctx)
 		if err != nil {
 			return 0, err
 		}
@@ -219,7 +218,7 @@ func clampCount(total, skip, limit int64) int64 {
 }
 
 func (e *Engine) distinct(ctx context.Context, db, coll string, req DistinctRequest) (bson.A, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	if req.Key == "" {
@@ -234,22 +233,22 @@ func (e *Engine) distinct(ctx context.Context, db, coll string, req DistinctRequ
 	if view.meta == nil {
 		return bson.A{}, nil
 	}
-	var stats execStats
+	var stats plan.Stats
 	return e.runDistinct(ctx, view, q, req.Key, &stats)
 }
 
 // runDistinct collects the distinct values of key among the documents of a
 // query: arrays contribute their elements (one level), missing values
 // nothing.
-func (e *Engine) runDistinct(ctx context.Context, view readView, q *findQuery, key string, stats *execStats) (bson.A, error) {
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+func (e *Engine) runDistinct(ctx context.Context, view readView, q *findQuery, key string, stats *plan.Stats) (bson.A, error) {
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Hint: q.hint})
 	if err != nil {
 		return nil, err
 	}
 	vis := e.newVisibility(view.meta)
-	sc := newScanner(view.snap, p, stats)
-	defer sc.close()
-	m := &matcher{sc: sc, vis: &vis, stats: stats}
+	sc := plan.NewScanner(view.snap, p, stats)
+	defer sc.Close()
+	m := &plan.Matcher{Scanner: sc, Vis: &vis, Stats: stats}
 	parts := query.SplitPath(key)
 	var values []any
 	seen := map[string]bool{}
@@ -265,14 +264,14 @@ func (e *Engine) runDistinct(ctx context.Context, view readView, q *findQuery, k
 		}
 	}
 	for {
-		d, err := m.next(ctx)
+		d, err := m.Next(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if d == nil {
 			break
 		}
-		query.Walk(d.sd.doc, parts, query.WholeLeafArrays, func(c query.Candidate) bool {
+		query.Walk(d.Stored.Doc, parts, query.WholeLeafArrays, func(c query.Candidate) bool {
 			if c.Missing {
 				return true
 			}

@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/plan"
 )
 
 // findAll runs a find and returns the documents as strings.
@@ -54,7 +55,7 @@ func (te *testEngine) planOf(db, coll string, req FindRequest) string {
 	}
 	view := te.openRead(db, coll)
 	defer view.close()
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, sort: q.sort, hint: q.hint, natural: q.natural})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Sort: q.sort, Hint: q.hint, Natural: q.natural})
 	if err != nil {
 		te.t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -138,7 +139,7 @@ func (te *testEngine) storedDocs(db, coll string) []bson.Raw {
 	if c == nil {
 		return nil
 	}
-	p := docPrefix(c.meta.id)
+	p := catalog.DocPrefix(c.Meta.ID)
 	it, err := te.store.NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
 		te.t.Fatal(err)
@@ -152,3 +153,20 @@ func (te *testEngine) storedDocs(db, coll string) []bson.Raw {
 }
 
 func nan() float64 { return math.NaN() }
+
+func ptr[T any](v T) *T { return &v }
+
+// modTTL is a collMod that sets the TTL of the index named name.
+func modTTL(name string, n int64, dryRun bool) CollModRequest {
+	return CollModRequest{Index: &CollModIndex{Name: name, ExpireAfterSeconds: &n}, DryRun: dryRun}
+}
+
+// modHidden is a collMod that hides or shows the index named name.
+func modHidden(name string, hidden, dryRun bool) CollModRequest {
+	return CollModRequest{Index: &CollModIndex{Name: name, Hidden: &hidden}, DryRun: dryRun}
+}
+
+// clusteredTTL is a create of a clustered collection with a TTL.
+func clusteredTTL(n int64) CreateCollectionRequest {
+	return CreateCollectionRequest{Clustered: true, ExpireAfterSeconds: &n}
+}

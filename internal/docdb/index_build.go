@@ -6,6 +6,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -30,14 +32,14 @@ import (
 
 // buildRecordKey returns the catalog key of the build record of an index.
 func buildRecordKey(indexID uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{storage.PrefixCatalog, catBuild}, indexID)
+	return binary.BigEndian.AppendUint64([]byte{storage.PrefixCatalog, catalog.KeyBuild}, indexID)
 }
 
 // putBuildRecords writes into b the build records of idx, indexes of the
 // collection collID about to be built.
-func putBuildRecords(b *storage.Batch, collID uint64, idx []*indexMeta) error {
+func putBuildRecords(b *storage.Batch, collID uint64, idx []*catalog.IndexMeta) error {
 	for _, ix := range idx {
-		if err := b.Set(buildRecordKey(ix.id), binary.BigEndian.AppendUint64(nil, collID)); err != nil {
+		if err := b.Set(buildRecordKey(ix.ID), binary.BigEndian.AppendUint64(nil, collID)); err != nil {
 			return err
 		}
 	}
@@ -46,9 +48,9 @@ func putBuildRecords(b *storage.Batch, collID uint64, idx []*indexMeta) error {
 
 // deleteBuildRecords writes into b the deletion of the build records of
 // idx.
-func deleteBuildRecords(b *storage.Batch, idx []*indexMeta) error {
+func deleteBuildRecords(b *storage.Batch, idx []*catalog.IndexMeta) error {
 	for _, ix := range idx {
-		if err := b.Delete(buildRecordKey(ix.id)); err != nil {
+		if err := b.Delete(buildRecordKey(ix.ID)); err != nil {
 			return err
 		}
 	}
@@ -62,7 +64,7 @@ type buildRecord struct {
 
 // readBuildRecords returns the build records stored in r.
 func readBuildRecords(r storage.Reader) ([]buildRecord, error) {
-	lo := []byte{storage.PrefixCatalog, catBuild}
+	lo := []byte{storage.PrefixCatalog, catalog.KeyBuild}
 	it, err := r.NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
 		return nil, err
@@ -86,15 +88,15 @@ func readBuildRecords(r storage.Reader) ([]buildRecord, error) {
 // the index is in the catalog (its publish committed, which cannot leave
 // the record behind, but a published index is never deleted), and the
 // records. It returns the number of interrupted builds removed.
-func recoverBuilds(st *storage.Store, cat *catalog) (int, error) {
+func recoverBuilds(st *storage.Store, cat *catalog.Catalog) (int, error) {
 	recs, err := readBuildRecords(st)
 	if err != nil || len(recs) == 0 {
 		return 0, err
 	}
 	published := map[uint64]bool{}
-	for _, c := range cat.colls {
-		for _, ix := range c.meta.indexes {
-			published[ix.id] = true
+	for _, c := range cat.Colls {
+		for _, ix := range c.Meta.Indexes {
+			published[ix.ID] = true
 		}
 	}
 	b := st.NewBatch()
@@ -102,7 +104,7 @@ func recoverBuilds(st *storage.Store, cat *catalog) (int, error) {
 	n := 0
 	for _, r := range recs {
 		if !published[r.indexID] {
-			p := indexPrefix(r.indexID)
+			p := catalog.IndexPrefix(r.indexID)
 			if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
 				return 0, err
 			}
@@ -131,13 +133,13 @@ type catalogOwners struct {
 // policy index records of snap.
 func readCatalogOwners(snap *storage.Snapshot) (*catalogOwners, error) {
 	ids := &catalogOwners{colls: map[uint64]string{}, indexes: map[uint64]string{}, builds: map[uint64]uint64{}, hidden: map[uint64]bool{}}
-	lo := []byte{storage.PrefixCatalog, catCollection}
+	lo := []byte{storage.PrefixCatalog, catalog.KeyCollection}
 	it, err := snap.NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
 		return nil, err
 	}
 	for ok := it.First(); ok; ok = it.Next() {
-		var rec collRecord
+		var rec catalog.Record
 		if err := bson.Unmarshal(it.Value(), &rec); err != nil {
 			it.Close()
 			return nil, fmt.Errorf("collection record %x: %w", it.Key(), err)
@@ -149,7 +151,7 @@ func readCatalogOwners(snap *storage.Snapshot) (*catalogOwners, error) {
 		}
 		ids.colls[uint64(rec.ID)] = ns
 		for _, ir := range rec.Indexes {
-			name, _ := fieldOf(ir.Spec, "name")
+			name, _ := catalog.FieldOf(ir.Spec, "name")
 			if other, dup := ids.indexes[uint64(ir.ID)]; dup {
 				it.Close()
 				return nil, fmt.Errorf("indexes %s and %s %v have the same id %d", other, ns, name, ir.ID)
@@ -170,13 +172,13 @@ func readCatalogOwners(snap *storage.Snapshot) (*catalogOwners, error) {
 		}
 		ids.builds[r.indexID] = r.collID
 	}
-	lo = []byte{storage.PrefixCatalog, catPolicyIndex}
+	lo = []byte{storage.PrefixCatalog, policy.KeyIndex}
 	it, err = snap.NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
 		return nil, err
 	}
 	for ok := it.First(); ok; ok = it.Next() {
-		var r policyIndexRecord
+		var r policy.IndexRecord
 		if err := bson.Unmarshal(it.Value(), &r); err != nil {
 			it.Close()
 			return nil, fmt.Errorf("policy index record %x: %w", it.Key(), err)

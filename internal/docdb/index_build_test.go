@@ -14,6 +14,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -99,7 +100,7 @@ func rawIndexKeys(t *testing.T, dir string) (entries, builds int) {
 		}
 		return n
 	}
-	return count([]byte{storage.PrefixIndex}), count([]byte{storage.PrefixCatalog, catBuild})
+	return count([]byte{storage.PrefixIndex}), count([]byte{storage.PrefixCatalog, catalog.KeyBuild})
 }
 
 func indexNames(t *testing.T, e *Engine, db, coll string) []string {
@@ -110,7 +111,7 @@ func indexNames(t *testing.T, e *Engine, db, coll string) []string {
 	}
 	var out []string
 	for _, s := range specs {
-		name, _ := fieldOf(s, "name")
+		name, _ := catalog.FieldOf(s, "name")
 		out = append(out, name.(string))
 	}
 	return out
@@ -145,7 +146,7 @@ func TestIndexBuildCrashLeavesNoEntries(t *testing.T) {
 		}
 	}
 	spec := bson.D{{Key: "key", Value: bson.D{{Key: "b", Value: int32(1)}, {Key: "a", Value: int32(1)}}}, {Key: "name", Value: "b_1_a_1"}}
-	if _, err := d.CreateIndexes(ctx, "db", "c", []bson.D{spec}); err != nil {
+	if _, err := d.CreateIndexes(ctx, "db", "c", indexSpecs(spec)); err != nil {
 		t.Fatal(err)
 	}
 	d.buildBatchHook = nil
@@ -167,7 +168,7 @@ func TestIndexBuildCrashLeavesNoEntries(t *testing.T) {
 		if err := r.Check(ctx); err != nil {
 			t.Fatalf("crash image %d: %v", i, err)
 		}
-		if _, err := r.CreateIndexes(ctx, "db", "c", []bson.D{spec}); err != nil {
+		if _, err := r.CreateIndexes(ctx, "db", "c", indexSpecs(spec)); err != nil {
 			t.Fatalf("crash image %d: build again: %v", i, err)
 		}
 		if err := r.Check(ctx); err != nil {
@@ -210,7 +211,7 @@ func TestCheckFindsEntriesOfAnInterruptedBuild(t *testing.T) {
 	}
 	var img string
 	d.buildBatchHook = func(int) { img = copyDir(t, dir) }
-	if _, err := d.CreateIndexes(ctx, "db", "c", []bson.D{{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}}}); err != nil {
+	if _, err := d.CreateIndexes(ctx, "db", "c", indexSpecs(bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}})); err != nil {
 		t.Fatal(err)
 	}
 	d.close(t)
@@ -220,7 +221,7 @@ func TestCheckFindsEntriesOfAnInterruptedBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := st.NewBatch()
-	lo := []byte{storage.PrefixCatalog, catBuild}
+	lo := []byte{storage.PrefixCatalog, catalog.KeyBuild}
 	if err := b.DeleteRange(lo, storage.PrefixEnd(lo)); err != nil {
 		t.Fatal(err)
 	}
@@ -247,12 +248,12 @@ func TestFailedBuildRemovesItsEntries(t *testing.T) {
 	te.mustInsert("db", "c", docs...)
 	batches := 0
 	te.buildBatchHook = func(int) { batches++ }
-	_, err := te.CreateIndexes(te.t.Context(), "db", "c", []bson.D{{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}, {Key: "unique", Value: true}}})
+	_, err := te.CreateIndexes(te.t.Context(), "db", "c", indexSpecs(bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}, {Key: "unique", Value: true}}))
 	wantCode(t, err, mongoerr.DuplicateKey, "")
 	if batches != 1 {
 		t.Fatalf("the build committed %d batches before failing, want 1", batches)
 	}
-	for _, lo := range [][]byte{{storage.PrefixIndex}, {storage.PrefixCatalog, catBuild}} {
+	for _, lo := range [][]byte{{storage.PrefixIndex}, {storage.PrefixCatalog, catalog.KeyBuild}} {
 		it, err := te.store.NewIter(lo, storage.PrefixEnd(lo))
 		if err != nil {
 			t.Fatal(err)
@@ -275,9 +276,9 @@ func TestCheckFindsUnownedKeys(t *testing.T) {
 		val  func(collID uint64) []byte
 		want string
 	}{
-		{"entry of no index", func(_, _ uint64) []byte { return entryKey(999, []byte{1}, []byte{2}) }, fixed(nil), "index entries under index id 999, which no index owns"},
-		{"document of no collection", func(_, _ uint64) []byte { return docKey(998, []byte{2}) }, fixed([]byte{5, 0, 0, 0, 0}), "documents under collection id 998, which no collection owns"},
-		{"counters of no collection", func(_, _ uint64) []byte { return statsKey(997) }, fixed(make([]byte, 16)), "counters of collection id 997, which does not exist"},
+		{"entry of no index", func(_, _ uint64) []byte { return catalog.EntryKey(999, []byte{1}, []byte{2}) }, fixed(nil), "index entries under index id 999, which no index owns"},
+		{"document of no collection", func(_, _ uint64) []byte { return catalog.DocKey(998, []byte{2}) }, fixed([]byte{5, 0, 0, 0, 0}), "documents under collection id 998, which no collection owns"},
+		{"counters of no collection", func(_, _ uint64) []byte { return catalog.StatsKey(997) }, fixed(make([]byte, 16)), "counters of collection id 997, which does not exist"},
 		{"build of no collection", func(_, _ uint64) []byte { return buildRecordKey(996) }, fixed(u64(nil, 995)), "index 996 is being built for collection 995, which does not exist"},
 		{"build that is not running", func(_, _ uint64) []byte { return buildRecordKey(996) }, func(c uint64) []byte { return u64(nil, c) }, "index 996 of collection"},
 		{"build of a published index", func(_, ix uint64) []byte { return buildRecordKey(ix) }, fixed(u64(nil, 1)), "is published but still has a build record"},
@@ -286,15 +287,15 @@ func TestCheckFindsUnownedKeys(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			te := newTestEngine(t)
 			te.mustInsert("db", "c", bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(1)}})
-			if _, err := te.CreateIndexes(t.Context(), "db", "c", []bson.D{{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}}}); err != nil {
+			if _, err := te.CreateIndexes(t.Context(), "db", "c", indexSpecs(bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}})); err != nil {
 				t.Fatal(err)
 			}
 			if err := te.Check(t.Context()); err != nil {
 				t.Fatalf("before the damage: %v", err)
 			}
-			m := te.lookupColl("db", "c").meta
+			m := te.lookupColl("db", "c").Meta
 			b := te.store.NewBatch()
-			if err := b.Set(tt.key(m.id, m.indexes[1].id), tt.val(m.id)); err != nil {
+			if err := b.Set(tt.key(m.ID, m.Indexes[1].ID), tt.val(m.ID)); err != nil {
 				t.Fatal(err)
 			}
 			if err := errors.Join(b.Commit(), b.Close()); err != nil {
@@ -306,7 +307,7 @@ func TestCheckFindsUnownedKeys(t *testing.T) {
 			}
 			// Undo the damage for the cleanup's check.
 			b = te.store.NewBatch()
-			if err := b.Delete(tt.key(m.id, m.indexes[1].id)); err != nil {
+			if err := b.Delete(tt.key(m.ID, m.Indexes[1].ID)); err != nil {
 				t.Fatal(err)
 			}
 			if err := errors.Join(b.Commit(), b.Close()); err != nil {
@@ -322,13 +323,13 @@ func TestCheckFindsUnownedKeys(t *testing.T) {
 func TestOpenRemovesInterruptedBuild(t *testing.T) {
 	te := newTestEngine(t)
 	te.mustInsert("db", "c", bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(1)}})
-	m := te.lookupColl("db", "c").meta
+	m := te.lookupColl("db", "c").Meta
 	const id = 500
 	b := te.store.NewBatch()
 	for _, err := range []error{
-		b.Set(buildRecordKey(id), binary.BigEndian.AppendUint64(nil, m.id)),
-		b.Set(entryKey(id, []byte{0x10}, []byte{0x11}), nil),
-		b.Set(entryKey(id, []byte{0x12}, []byte{0x13}), nil),
+		b.Set(buildRecordKey(id), binary.BigEndian.AppendUint64(nil, m.ID)),
+		b.Set(catalog.EntryKey(id, []byte{0x10}, []byte{0x11}), nil),
+		b.Set(catalog.EntryKey(id, []byte{0x12}, []byte{0x13}), nil),
 		b.Commit(), b.Close(),
 	} {
 		if err != nil {
@@ -340,7 +341,7 @@ func TestOpenRemovesInterruptedBuild(t *testing.T) {
 		t.Fatalf("Check = %v, want the build record of no running build", err)
 	}
 	te.reopen()
-	for _, lo := range [][]byte{indexPrefix(id), buildRecordKey(id)} {
+	for _, lo := range [][]byte{catalog.IndexPrefix(id), buildRecordKey(id)} {
 		it, err := te.store.NewIter(lo, storage.PrefixEnd(lo))
 		if err != nil {
 			t.Fatal(err)

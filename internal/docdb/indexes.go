@@ -2,42 +2,36 @@ package docdb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
 // Index commands: createIndexes (with the build over existing documents),
 // listIndexes and dropIndexes.
 
-func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bson.D) (CreateIndexesResult, error) {
+func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
-	}
-	if len(specs) == 0 {
-		return res, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
 	}
 	reqs := make([]*indexRequest, len(specs))
 	for i, s := range specs {
-		r, err := parseIndexSpec(s)
-		if err != nil {
-			return res, err
-		}
-		reqs[i] = r
+		reqs[i] = s.request()
 	}
 	c, created, err := e.lockOrCreateColl(db, coll)
 	if err != nil {
 		return res, err
 	}
-	defer c.wmu.Unlock()
-	meta := c.meta
+	defer c.WriteMu.Unlock()
+	meta := c.Meta
 	res.CreatedCollectionAutomatically = created
-	res.NumIndexesBefore = len(meta.indexes)
+	res.NumIndexesBefore = len(meta.Indexes)
 	build, err := indexesToBuild(meta, reqs)
 	if err != nil {
 		return res, err
@@ -47,27 +41,27 @@ func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bso
 		res.Note = "all indexes already exist"
 		return res, nil
 	}
-	newIdx := make([]*indexMeta, len(build))
+	newIdx := make([]*catalog.IndexMeta, len(build))
 	e.mu.Lock()
 	ids := e.store.NewBatch()
 	for i, r := range build {
-		id, err := e.cat.allocID(ids)
+		id, err := e.cat.AllocID(ids)
 		if err != nil {
 			e.mu.Unlock()
 			ids.Close()
 			return res, err
 		}
-		ix, err := indexFromSpec(id, r.spec)
+		ix, err := catalog.IndexFromSpec(id, r.spec)
 		if err != nil {
 			e.mu.Unlock()
 			ids.Close()
 			return res, err
 		}
-		ix.ready = true
+		ix.Ready = true
 		newIdx[i] = ix
 	}
 	// The build records go with the ids, before any entry (index_build.go).
-	if err := putBuildRecords(ids, meta.id, newIdx); err != nil {
+	if err := putBuildRecords(ids, meta.ID, newIdx); err != nil {
 		e.mu.Unlock()
 		ids.Close()
 		return res, err
@@ -76,7 +70,7 @@ func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bso
 	ids.Close()
 	if err == nil {
 		for _, ix := range newIdx {
-			e.building[ix.id] = true
+			e.building[ix.ID] = true
 		}
 	}
 	e.mu.Unlock()
@@ -87,12 +81,12 @@ func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bso
 	if err != nil {
 		return res, err
 	}
-	if err := e.publishIndexes(c, append(append([]*indexMeta(nil), meta.indexes...), newIdx...), newIdx, d); err != nil {
+	if err := e.publishIndexes(c, append(append([]*catalog.IndexMeta(nil), meta.Indexes...), newIdx...), newIdx, d); err != nil {
 		e.dropIndexData(newIdx)
 		return res, err
 	}
-	res.NumIndexesAfter = len(c.meta.indexes)
-	e.indexesAdded(c.meta, newIdx)
+	res.NumIndexesAfter = len(c.Meta.Indexes)
+	e.indexesAdded(c.Meta, newIdx)
 	return res, nil
 }
 
@@ -100,12 +94,12 @@ func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []bso
 // (an identical index already there, or requested twice, is built once),
 // or the 85/86 conflict with an existing or earlier requested index, or the
 // refusal to exceed maxIndexes. createIndexes and its dry run share it.
-func indexesToBuild(meta *collMeta, reqs []*indexRequest) ([]*indexRequest, error) {
+func indexesToBuild(meta *catalog.CollMeta, reqs []*indexRequest) ([]*indexRequest, error) {
 	var build []*indexRequest
 next:
 	for _, r := range reqs {
-		for _, ix := range meta.indexes {
-			exists, err := indexConflict(r, ix.spec)
+		for _, ix := range meta.Indexes {
+			exists, err := indexConflict(r, ix.Spec)
 			if err != nil {
 				return nil, err
 			}
@@ -124,9 +118,9 @@ next:
 		}
 		build = append(build, r)
 	}
-	if len(build) > 0 && len(meta.indexes)+len(build) > maxIndexes {
+	if len(build) > 0 && len(meta.Indexes)+len(build) > maxIndexes {
 		return nil, mongoerr.Newf(mongoerr.CannotCreateIndex,
-			"add index fails, too many indexes for %s.%s key:%s", meta.db, meta.name, fmtDoc(build[0].key))
+			"add index fails, too many indexes for %s.%s key:%s", meta.DB, meta.Name, fmtDoc(build[0].key))
 	}
 	return build, nil
 }
@@ -135,49 +129,49 @@ next:
 // c, whose write lock the caller holds. On failure (a duplicate in a unique
 // index, parallel arrays) every entry written is removed again. It returns
 // the counter changes to publish with the indexes.
-func (e *Engine) buildIndexes(ctx context.Context, c *collection, newIdx []*indexMeta) (delta, error) {
-	var d delta
-	meta := c.meta
+func (e *Engine) buildIndexes(ctx context.Context, c *catalog.Collection, newIdx []*catalog.IndexMeta) (catalog.Delta, error) {
+	var d catalog.Delta
+	meta := c.Meta
 	vis := e.newVisibility(meta)
 	b := e.store.NewIndexedBatch()
 	defer func() { b.Close() }()
-	p := docPrefix(meta.id)
+	p := catalog.DocPrefix(meta.ID)
 	it, err := e.store.NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
 		return d, err
 	}
 	defer it.Close()
-	fail := func(err error) (delta, error) {
+	fail := func(err error) (catalog.Delta, error) {
 		e.dropIndexData(newIdx)
-		return delta{}, err
+		return catalog.Delta{}, err
 	}
 	n := 0
 	for ok := it.First(); ok; ok = it.Next() {
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
-		sd, err := newStoredDoc(append([]byte(nil), it.Value()...))
+		sd, err := stored.New(append([]byte(nil), it.Value()...))
 		if err != nil {
 			return fail(fmt.Errorf("docdb: stored document: %w", err))
 		}
 		for _, ix := range newIdx {
-			keys, mk, err := ix.indexKeys(sd.doc)
+			keys, mk, err := ix.IndexKeys(sd.Doc)
 			if err != nil {
 				return fail(buildFailed(meta, err))
 			}
 			if mk {
-				ix.multikey = true
+				ix.Multikey = true
 			}
 			for _, k := range keys {
-				if ix.unique {
+				if ix.Unique {
 					if err := e.buildUniqueCheck(b, meta, vis, ix, k, sd); err != nil {
 						return fail(buildFailed(meta, err))
 					}
 				}
-				if err := b.Set(entryKey(ix.id, k.enc, sd.idEnc), nil); err != nil {
+				if err := b.Set(catalog.EntryKey(ix.ID, k.Enc, sd.IDEnc), nil); err != nil {
 					return fail(err)
 				}
-				d.addIndex(ix.id, 1, int64(9+len(k.enc)+len(sd.idEnc)))
+				d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(sd.IDEnc)))
 			}
 		}
 		n++
@@ -204,8 +198,8 @@ func (e *Engine) buildIndexes(ctx context.Context, c *collection, newIdx []*inde
 // buildUniqueCheck fails when another document already holds key k in the
 // unique index being built; under strict visibility a conflict in which one
 // of the two documents is expired is not one.
-func (e *Engine) buildUniqueCheck(b *storage.Batch, meta *collMeta, vis visibility, ix *indexMeta, k indexKey, sd *storedDoc) error {
-	prefix := entryKey(ix.id, k.enc, nil)
+func (e *Engine) buildUniqueCheck(b *storage.Batch, meta *catalog.CollMeta, vis visibility, ix *catalog.IndexMeta, k catalog.IndexKey, sd *stored.Doc) error {
+	prefix := catalog.EntryKey(ix.ID, k.Enc, nil)
 	it, err := b.NewIter(prefix, storage.PrefixEnd(prefix))
 	if err != nil {
 		return err
@@ -213,37 +207,37 @@ func (e *Engine) buildUniqueCheck(b *storage.Batch, meta *collMeta, vis visibili
 	defer it.Close()
 	for ok := it.First(); ok; ok = it.Next() {
 		idEnc := it.Key()[len(prefix):]
-		if vis.hides(sd.doc) {
+		if vis.Hides(sd.Doc) {
 			return nil
 		}
-		v, err := b.Get(docKey(meta.id, idEnc))
+		v, err := b.Get(catalog.DocKey(meta.ID, idEnc))
 		if err != nil {
 			return err
 		}
-		other, err := newStoredDoc(v)
+		other, err := stored.New(v)
 		if err != nil {
 			return err
 		}
-		if vis.hides(other.doc) {
+		if vis.Hides(other.Doc) {
 			continue
 		}
-		return dupKeyError(meta, ix, toKeyDoc(ix, k.values))
+		return dupKeyError(meta, ix, catalog.ToKeyDoc(ix, k.Values))
 	}
 	return it.Error()
 }
 
 // buildFailed wraps an index build failure as mongod reports it, keeping
 // the code (and keyPattern/keyValue) of the cause.
-func buildFailed(m *collMeta, err error) error {
+func buildFailed(m *catalog.CollMeta, err error) error {
 	me, ok := mongoerr.As(err)
 	if !ok {
 		return err
 	}
-	uuid := newUUID()
+	uuid := catalog.NewUUID()
 	return &mongoerr.Error{
 		Code: me.Code,
 		Message: fmt.Sprintf("Index build failed: %s: Collection %s.%s ( %s ) :: caused by :: %s",
-			uuidString(uuid.Data), m.db, m.name, uuidString(m.uuid.Data), me.Message),
+			uuidString(uuid.Data), m.DB, m.Name, uuidString(m.UUID.Data), me.Message),
 		Info: me.Info,
 	}
 }
@@ -261,11 +255,11 @@ func uuidString(b []byte) string {
 // paths, entries of an index that is not in the catalog are never read,
 // and if the batch does not commit the records make the next Open delete
 // the entries.
-func (e *Engine) dropIndexData(idx []*indexMeta) {
+func (e *Engine) dropIndexData(idx []*catalog.IndexMeta) {
 	b := e.store.NewBatch()
 	defer b.Close()
 	for _, ix := range idx {
-		p := indexPrefix(ix.id)
+		p := catalog.IndexPrefix(ix.ID)
 		if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
 			return
 		}
@@ -276,7 +270,7 @@ func (e *Engine) dropIndexData(idx []*indexMeta) {
 	e.mu.Lock()
 	err := b.Commit()
 	for _, ix := range idx {
-		delete(e.building, ix.id)
+		delete(e.building, ix.ID)
 	}
 	e.mu.Unlock()
 	if err != nil {
@@ -288,53 +282,53 @@ func (e *Engine) dropIndexData(idx []*indexMeta) {
 // catalog record, the counter changes d and the deletion of the build
 // records of built (the indexes just built) in one batch and swaps the
 // metadata. The caller holds c's write lock.
-func (e *Engine) publishIndexes(c *collection, idx, built []*indexMeta, d delta) error {
-	next := c.meta.withIndexes(idx)
+func (e *Engine) publishIndexes(c *catalog.Collection, idx, built []*catalog.IndexMeta, d catalog.Delta) error {
+	next := c.Meta.WithIndexes(idx)
 	b := e.store.NewBatch()
 	defer b.Close()
-	if err := putRecord(b, next); err != nil {
+	if err := catalog.PutRecord(b, next); err != nil {
 		return err
 	}
 	if err := deleteBuildRecords(b, built); err != nil {
 		return err
 	}
-	apply, err := c.stats.stage(b, next.id, d)
+	apply, err := c.Stats.Stage(b, next.ID, d)
 	if err != nil {
 		return err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := b.Commit(); err != nil {
-		return fmt.Errorf("docdb: publish indexes of %s.%s: %w", next.db, next.name, err)
+		return fmt.Errorf("docdb: publish indexes of %s.%s: %w", next.DB, next.Name, err)
 	}
 	for _, ix := range built {
-		delete(e.building, ix.id)
+		delete(e.building, ix.ID)
 	}
-	c.meta = next
+	c.Meta = next
 	apply()
 	return nil
 }
 
 func (e *Engine) listIndexes(ctx context.Context, db, coll string) ([]bson.D, error) {
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
 	e.mu.RLock()
-	c := e.cat.lookup(db, coll)
-	var meta *collMeta
+	c := e.cat.Lookup(db, coll)
+	var meta *catalog.CollMeta
 	if c != nil {
-		meta = c.meta
+		meta = c.Meta
 	}
 	e.mu.RUnlock()
 	if meta == nil {
 		return nil, mongoerr.Newf(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
 	}
-	out := make([]bson.D, 0, len(meta.indexes))
-	for _, ix := range meta.indexes {
-		spec := ix.spec
-		if ix.isID && meta.clustered() {
+	out := make([]bson.D, 0, len(meta.Indexes))
+	for _, ix := range meta.Indexes {
+		spec := ix.Spec
+		if ix.IsID && meta.Clustered() {
 			// A clustered collection lists its clustered index.
-			ci, _ := fieldOf(meta.options, "clusteredIndex")
+			ci, _ := catalog.FieldOf(meta.Options, "clusteredIndex")
 			spec = append(append(bson.D(nil), ci.(bson.D)...), bson.E{Key: "clustered", Value: true})
 		}
 		out = append(out, spec)
@@ -345,18 +339,18 @@ func (e *Engine) listIndexes(ctx context.Context, db, coll string) ([]bson.D, er
 // errIDIndex is the refusal to drop _id_.
 var errIDIndex = mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
 
-func (e *Engine) dropIndexes(ctx context.Context, db, coll string, index any) (int, error) {
-	if err := checkReadNS(db, coll); err != nil {
+func (e *Engine) dropIndexes(ctx context.Context, db, coll string, req DropIndexesRequest) (int, error) {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return 0, err
 	}
 	c := e.lockColl(db, coll)
 	if c == nil {
 		return 0, mongoerr.Newf(mongoerr.NamespaceNotFound, "ns not found %s.%s", db, coll)
 	}
-	defer c.wmu.Unlock()
-	meta := c.meta
-	was := len(meta.indexes)
-	drop, err := indexesToDrop(meta, index)
+	defer c.WriteMu.Unlock()
+	meta := c.Meta
+	was := len(meta.Indexes)
+	drop, err := indexesToDrop(meta, req)
 	if err != nil {
 		return was, err
 	}
@@ -365,36 +359,36 @@ func (e *Engine) dropIndexes(ctx context.Context, db, coll string, index any) (i
 	}
 	gone := map[uint64]bool{}
 	for _, ix := range drop {
-		gone[ix.id] = true
+		gone[ix.ID] = true
 	}
-	var keep []*indexMeta
-	for _, ix := range meta.indexes {
-		if !gone[ix.id] {
+	var keep []*catalog.IndexMeta
+	for _, ix := range meta.Indexes {
+		if !gone[ix.ID] {
 			keep = append(keep, ix)
 		}
 	}
-	next := meta.withIndexes(keep)
+	next := meta.WithIndexes(keep)
 	b := e.store.NewBatch()
 	defer b.Close()
-	var d delta
+	var d catalog.Delta
 	for _, ix := range drop {
-		p := indexPrefix(ix.id)
+		p := catalog.IndexPrefix(ix.ID)
 		if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
 			return was, err
 		}
-		d.dropped = append(d.dropped, ix.id)
+		d.Dropped = append(d.Dropped, ix.ID)
 	}
-	if err := putRecord(b, next); err != nil {
+	if err := catalog.PutRecord(b, next); err != nil {
 		return was, err
 	}
-	apply, err := c.stats.stage(b, next.id, d)
+	apply, err := c.Stats.Stage(b, next.ID, d)
 	if err != nil {
 		return was, err
 	}
 	e.mu.Lock()
 	err = b.Commit()
 	if err == nil {
-		c.meta = next
+		c.Meta = next
 	}
 	e.mu.Unlock()
 	if err != nil {
@@ -406,99 +400,56 @@ func (e *Engine) dropIndexes(ctx context.Context, db, coll string, index any) (i
 }
 
 // indexesToDrop resolves dropIndexes' index argument.
-func indexesToDrop(meta *collMeta, index any) ([]*indexMeta, error) {
-	byName := func(name string) (*indexMeta, error) {
-		if name == idIndexName {
-			return nil, errIDIndex
-		}
-		ix := meta.index(name)
-		if ix == nil {
-			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "index not found with name [%s]", name)
-		}
-		return ix, nil
-	}
-	switch x := index.(type) {
-	case string:
-		if x == "*" {
-			var out []*indexMeta
-			for _, ix := range meta.indexes {
-				if !ix.isID {
-					out = append(out, ix)
-				}
+func indexesToDrop(meta *catalog.CollMeta, req DropIndexesRequest) ([]*catalog.IndexMeta, error) {
+	switch {
+	case req.All:
+		var out []*catalog.IndexMeta
+		for _, ix := range meta.Indexes {
+			if !ix.IsID {
+				out = append(out, ix)
 			}
-			return out, nil
 		}
-		ix, err := byName(x)
-		if err != nil {
-			return nil, err
-		}
-		return []*indexMeta{ix}, nil
-	case bson.D:
-		var found []*indexMeta
-		for _, ix := range meta.indexes {
-			if sameDoc(ix.key, x) {
+		return out, nil
+	case req.KeyPattern != nil:
+		var found []*catalog.IndexMeta
+		for _, ix := range meta.Indexes {
+			if catalog.SameDoc(ix.Key, req.KeyPattern) {
 				found = append(found, ix)
 			}
 		}
 		switch {
 		case len(found) == 0:
-			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "can't find index with key: %s", fmtDoc(x))
+			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "can't find index with key: %s", fmtDoc(req.KeyPattern))
 		case len(found) > 1:
-			return nil, ambiguousKey(meta, x, found)
-		case found[0].isID:
+			return nil, ambiguousKey(meta, req.KeyPattern, found)
+		case found[0].IsID:
 			return nil, errIDIndex
 		}
 		return found, nil
-	case bson.A, []string, []any:
-		names, err := stringList(x)
-		if err != nil {
-			return nil, err
-		}
-		var out []*indexMeta
-		for _, n := range names {
-			ix, err := byName(n)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ix)
-		}
-		return out, nil
 	}
-	return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-		"BSON field 'dropIndexes.index' is the wrong type '%s', expected types '[string, object, array]'", typeName(index))
+	out := make([]*catalog.IndexMeta, 0, len(req.Names))
+	for _, name := range req.Names {
+		if name == catalog.IDIndexName {
+			return nil, errIDIndex
+		}
+		ix := meta.Index(name)
+		if ix == nil {
+			return nil, mongoerr.Newf(mongoerr.IndexNotFound, "index not found with name [%s]", name)
+		}
+		out = append(out, ix)
+	}
+	return out, nil
 }
 
 // ambiguousKey is the error for a key pattern that matches several indexes.
-func ambiguousKey(meta *collMeta, key bson.D, found []*indexMeta) error {
+func ambiguousKey(meta *catalog.CollMeta, key bson.D, found []*catalog.IndexMeta) error {
 	var specs string
 	for i, ix := range found {
 		if i > 0 {
 			specs += ", "
 		}
-		specs += fmtDoc(ix.spec)
+		specs += fmtDoc(ix.Spec)
 	}
 	return mongoerr.Newf(mongoerr.AmbiguousIndexKeyPattern,
 		"%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s", len(found), fmtDoc(key), specs)
-}
-
-// stringList converts a list of index names.
-func stringList(v any) ([]string, error) {
-	switch x := v.(type) {
-	case []string:
-		return x, nil
-	case bson.A:
-		return stringList([]any(x))
-	case []any:
-		out := make([]string, len(x))
-		for i, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.TypeMismatch,
-					"BSON field 'dropIndexes.index.%d' is the wrong type '%s', expected type 'string'", i, typeName(e))
-			}
-			out[i] = s
-		}
-		return out, nil
-	}
-	return nil, errors.New("docdb: not a list")
 }

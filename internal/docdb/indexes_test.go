@@ -17,9 +17,19 @@ func d(kv ...any) bson.D {
 	return out
 }
 
+// indexSpecs returns trusted specs ({key, name, options...}, options as
+// stored) as CreateIndexes takes them.
+func indexSpecs(ds ...bson.D) []IndexSpec {
+	out := make([]IndexSpec, len(ds))
+	for i, d := range ds {
+		out[i] = storedIndexSpec(d)
+	}
+	return out
+}
+
 func (te *testEngine) mustCreateIndexes(db, coll string, specs ...bson.D) CreateIndexesResult {
 	te.t.Helper()
-	res, err := te.CreateIndexes(te.t.Context(), db, coll, specs)
+	res, err := te.CreateIndexes(te.t.Context(), db, coll, indexSpecs(specs...))
 	if err != nil {
 		te.t.Fatal(err)
 	}
@@ -42,9 +52,9 @@ func (te *testEngine) indexList(db, coll string) string {
 func TestCreateIndexesAndList(t *testing.T) {
 	te := newTestEngine(t)
 	res := te.mustCreateIndexes("db", "c",
-		d("key", d("a", int32(1)), "name", "a_1", "unique", true, "hidden", false),
-		d("key", d("b", int32(-1), "c", int32(1)), "name", "b_-1_c_1", "sparse", int32(1)),
-		d("key", d("t", int32(1)), "name", "t_1", "expireAfterSeconds", 3600.7),
+		d("key", d("a", int32(1)), "name", "a_1", "unique", true),
+		d("key", d("b", int32(-1), "c", int32(1)), "name", "b_-1_c_1", "sparse", true),
+		d("key", d("t", int32(1)), "name", "t_1", "expireAfterSeconds", int32(3600)),
 	)
 	if res.NumIndexesBefore != 1 || res.NumIndexesAfter != 4 || !res.CreatedCollectionAutomatically || res.Note != "" {
 		t.Fatalf("%+v", res)
@@ -81,7 +91,7 @@ func TestCreateIndexesConflicts(t *testing.T) {
 		code mongoerr.Code
 		msg  string
 	}{
-		{"same name and key, TTL added (spec 1.8)", d("key", d("x", int32(1)), "name", "x_1", "expireAfterSeconds", int32(10)), mongoerr.IndexOptionsConflict,
+		{"same name and key, TTL added", d("key", d("x", int32(1)), "name", "x_1", "expireAfterSeconds", int32(10)), mongoerr.IndexOptionsConflict,
 			`An equivalent index already exists with the same name but different options. Requested index: { v: 2, expireAfterSeconds: 10, key: { x: 1 }, name: "x_1" }, existing index: { v: 2, key: { x: 1 }, name: "x_1" }`},
 		{"same name and key, TTL changed", d("key", d("t", int32(1)), "name", "t_1", "expireAfterSeconds", int32(120)), mongoerr.IndexOptionsConflict,
 			`An equivalent index already exists with the same name but different options. Requested index: { v: 2, expireAfterSeconds: 120, key: { t: 1 }, name: "t_1" }, existing index: { v: 2, expireAfterSeconds: 60, key: { t: 1 }, name: "t_1" }`},
@@ -94,50 +104,13 @@ func TestCreateIndexesConflicts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := te.CreateIndexes(t.Context(), "db", "c", []bson.D{tc.spec})
+			_, err := te.CreateIndexes(t.Context(), "db", "c", indexSpecs(tc.spec))
 			wantCode(t, err, tc.code, tc.msg)
 		})
 	}
 	t.Run("same key with another partial filter is another index", func(t *testing.T) {
 		te.mustCreateIndexes("db", "c", d("key", d("x", int32(1)), "name", "x_p", "partialFilterExpression", d("y", d("$gt", int32(1)))))
 	})
-}
-
-func TestIndexSpecValidation(t *testing.T) {
-	te := newTestEngine(t)
-	tests := []struct {
-		name string
-		spec bson.D
-		code mongoerr.Code
-		msg  string
-	}{
-		{"TTL not numeric (spec 1.7)", d("key", d("w", int32(1)), "expireAfterSeconds", "abc", "name", "w_1"), mongoerr.CannotCreateIndex,
-			`. Index spec: { key: { w: 1 }, expireAfterSeconds: "abc", name: "w_1" } :: caused by :: TTL index 'expireAfterSeconds' option must be numeric, but received a type of 'string`},
-		{"TTL negative", d("key", d("w", int32(1)), "expireAfterSeconds", int32(-1), "name", "w_1"), mongoerr.CannotCreateIndex,
-			`. Index spec: { key: { w: 1 }, expireAfterSeconds: -1, name: "w_1" } :: caused by :: TTL index 'expireAfterSeconds' option cannot be less than 0`},
-		{"TTL NaN", d("key", d("w", int32(1)), "expireAfterSeconds", nan(), "name", "w_1"), mongoerr.CannotCreateIndex, ""},
-		{"TTL beyond int32", d("key", d("w", int32(1)), "expireAfterSeconds", int64(2147483648), "name", "w_1"), mongoerr.CannotCreateIndex,
-			`. Index spec: { key: { w: 1 }, expireAfterSeconds: 2147483648, name: "w_1" } :: caused by :: TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer`},
-		{"TTL on a compound key", d("key", d("a", int32(1), "b", int32(1)), "expireAfterSeconds", int32(5), "name", "ab"), mongoerr.CannotCreateIndex,
-			`TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: { key: { a: 1, b: 1 }, expireAfterSeconds: 5, name: "ab" }`},
-		{"TTL on _id", d("key", d("_id", int32(1)), "expireAfterSeconds", int32(5), "name", "_id_"), mongoerr.InvalidIndexSpecificationOption,
-			`The field 'expireAfterSeconds' is not valid for an _id index specification. Specification: { v: 2, key: { _id: 1 }, expireAfterSeconds: 5, name: "_id_" }`},
-		{"empty key", d("key", d(), "name", "x"), mongoerr.CannotCreateIndex, ""},
-		{"zero in key", d("key", d("a", int32(0)), "name", "x"), mongoerr.CannotCreateIndex,
-			`Error in specification { key: { a: 0 }, name: "x" } :: caused by :: Values in the index key pattern cannot be 0.`},
-		{"bool in key", d("key", d("a", true), "name", "x"), mongoerr.CannotCreateIndex, ""},
-		{"unknown option", d("key", d("a", int32(1)), "name", "x", "bogus", true), mongoerr.InvalidIndexSpecificationOption, ""},
-		{"sparse and partial", d("key", d("a", int32(1)), "name", "x", "sparse", true, "partialFilterExpression", d("a", int32(1))), mongoerr.CannotCreateIndex, ""},
-		{"partial with $not", d("key", d("a", int32(1)), "name", "x", "partialFilterExpression", d("a", d("$not", d("$eq", int32(1))))), mongoerr.CannotCreateIndex, ""},
-		{"name *", d("key", d("a", int32(1)), "name", "*"), mongoerr.BadValue, "The index name '*' is not valid."},
-		{"text index", d("key", d("a", "text"), "name", "t"), mongoerr.NotImplemented, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := te.CreateIndexes(t.Context(), "db", "c", []bson.D{tc.spec})
-			wantCode(t, err, tc.code, tc.msg)
-		})
-	}
 }
 
 func TestUniqueIndexes(t *testing.T) {
@@ -185,7 +158,7 @@ func TestUniqueIndexes(t *testing.T) {
 	})
 	t.Run("a unique build over duplicates fails and leaves no index", func(t *testing.T) {
 		te.mustInsert("db", "dups", d("_id", int32(1), "v", int32(7)), d("_id", int32(2), "v", int64(7)))
-		_, err := te.CreateIndexes(ctx, "db", "dups", []bson.D{d("key", d("v", int32(1)), "name", "v_1", "unique", true)})
+		_, err := te.CreateIndexes(ctx, "db", "dups", indexSpecs(d("key", d("v", int32(1)), "name", "v_1", "unique", true)))
 		me := wantCode(t, err, mongoerr.DuplicateKey, "")
 		if !strings.HasPrefix(me.Message, "Index build failed: ") ||
 			!strings.HasSuffix(me.Message, ":: caused by :: E11000 duplicate key error collection: db.dups index: v_1 dup key: { v: 7 }") {
@@ -212,11 +185,11 @@ func TestMultikeyAndParallelArrays(t *testing.T) {
 	// MongoDB rule: two arrays in one compound key cannot be indexed.
 	wantCode(t, res.WriteErrors[0].Err, mongoerr.CannotIndexParallelArrays, "cannot index parallel arrays [b] [a]")
 	c := te.lookupColl("db", "m")
-	if !c.meta.index("a_1_b_1").multikey {
+	if !c.Meta.Index("a_1_b_1").Multikey {
 		t.Fatal("index not marked multikey")
 	}
 	te.reopen()
-	if !te.lookupColl("db", "m").meta.index("a_1_b_1").multikey {
+	if !te.lookupColl("db", "m").Meta.Index("a_1_b_1").Multikey {
 		t.Fatal("multikey flag not persisted")
 	}
 }
@@ -235,17 +208,16 @@ func TestDropIndexes(t *testing.T) {
 	setup("c")
 	tests := []struct {
 		name  string
-		index any
+		index DropIndexesRequest
 		code  mongoerr.Code
 		msg   string
 	}{
-		{"_id_ by name", "_id_", mongoerr.InvalidOptions, "cannot drop _id index"},
-		{"_id_ by key", d("_id", int32(1)), mongoerr.InvalidOptions, "cannot drop _id index"},
-		{"_id_ in a list", bson.A{"a_1", "_id_"}, mongoerr.InvalidOptions, "cannot drop _id index"},
-		{"missing name", "nope", mongoerr.IndexNotFound, "index not found with name [nope]"},
-		{"missing in a list", bson.A{"a_1", "nope"}, mongoerr.IndexNotFound, "index not found with name [nope]"},
-		{"missing key", d("z", int32(1)), mongoerr.IndexNotFound, "can't find index with key: { z: 1 }"},
-		{"wrong type", int32(3), mongoerr.TypeMismatch, ""},
+		{"_id_ by name", DropIndexesRequest{Names: []string{"_id_"}}, mongoerr.InvalidOptions, "cannot drop _id index"},
+		{"_id_ by key", DropIndexesRequest{KeyPattern: d("_id", int32(1))}, mongoerr.InvalidOptions, "cannot drop _id index"},
+		{"_id_ in a list", DropIndexesRequest{Names: []string{"a_1", "_id_"}}, mongoerr.InvalidOptions, "cannot drop _id index"},
+		{"missing name", DropIndexesRequest{Names: []string{"nope"}}, mongoerr.IndexNotFound, "index not found with name [nope]"},
+		{"missing in a list", DropIndexesRequest{Names: []string{"a_1", "nope"}}, mongoerr.IndexNotFound, "index not found with name [nope]"},
+		{"missing key", DropIndexesRequest{KeyPattern: d("z", int32(1))}, mongoerr.IndexNotFound, "can't find index with key: { z: 1 }"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -253,18 +225,18 @@ func TestDropIndexes(t *testing.T) {
 			wantCode(t, err, tc.code, tc.msg)
 		})
 	}
-	if n, err := te.DropIndexes(ctx, "db", "c", d("b", int32(1))); err != nil || n != 4 {
+	if n, err := te.DropIndexes(ctx, "db", "c", DropIndexesRequest{KeyPattern: d("b", int32(1))}); err != nil || n != 4 {
 		t.Fatalf("by key: %d %v", n, err)
 	}
-	if n, err := te.DropIndexes(ctx, "db", "c", bson.A{"a_1"}); err != nil || n != 3 {
+	if n, err := te.DropIndexes(ctx, "db", "c", DropIndexesRequest{Names: []string{"a_1"}}); err != nil || n != 3 {
 		t.Fatalf("by list: %d %v", n, err)
 	}
-	if n, err := te.DropIndexes(ctx, "db", "c", "*"); err != nil || n != 2 {
+	if n, err := te.DropIndexes(ctx, "db", "c", DropIndexesRequest{All: true}); err != nil || n != 2 {
 		t.Fatalf("all: %d %v", n, err)
 	}
 	if got := te.indexList("db", "c"); got != `{ v: 2, key: { _id: 1 }, name: "_id_" }` {
 		t.Fatalf("left %s", got)
 	}
-	_, err := te.DropIndexes(ctx, "db", "missing", "*")
+	_, err := te.DropIndexes(ctx, "db", "missing", DropIndexesRequest{All: true})
 	wantCode(t, err, mongoerr.NamespaceNotFound, "ns not found db.missing")
 }

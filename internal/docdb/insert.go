@@ -3,32 +3,18 @@ package docdb
 import (
 	"context"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
-
-// maxWriteBatch is the most statements one write command may carry
-// (mongod's maxWriteBatchSize).
-const maxWriteBatch = 100000
 
 // prepareAhead is how many documents of an insert are prepared before the
 // collection's write lock is taken.
 const prepareAhead = 128
 
-// checkBatchSize enforces mongod's bounds on the statements of a write.
-func checkBatchSize(n int) error {
-	if n < 1 || n > maxWriteBatch {
-		return mongoerr.Newf(mongoerr.InvalidLength,
-			"Write batch sizes must be between 1 and %d. Got %d operations.", maxWriteBatch, n)
-	}
-	return nil
-}
-
 func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest) (InsertResult, error) {
 	var res InsertResult
-	if err := checkWriteNS(db, coll); err != nil {
-		return res, err
-	}
-	if err := checkBatchSize(len(req.Documents)); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
 	// Preparing a document (validating it, decoding it, placing its _id)
@@ -40,11 +26,11 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 	// been prepared there.
 	ahead := min(len(req.Documents), prepareAhead)
 	// A single document (insertOne) needs no slices on the heap.
-	var onePrepared [1]*storedDoc
+	var onePrepared [1]*stored.Doc
 	var onePrepErr [1]error
 	prepared, prepErrs := onePrepared[:], onePrepErr[:]
 	if ahead > 1 {
-		prepared, prepErrs = make([]*storedDoc, ahead), make([]error, ahead)
+		prepared, prepErrs = make([]*stored.Doc, ahead), make([]error, ahead)
 	}
 	for i, raw := range req.Documents[:ahead] {
 		prepared[i], prepErrs[i] = e.prepareInsert(raw)
@@ -53,10 +39,10 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 	if err != nil {
 		return res, err
 	}
-	defer c.wmu.Unlock()
+	defer c.WriteMu.Unlock()
 	w := e.newWriter(c)
 	defer w.close()
-	val, err := e.newValidator(c.meta, req.BypassDocumentValidation)
+	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
 		return res, err
 	}
@@ -69,7 +55,7 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 			res.N += pending
 			return res, err
 		}
-		var sd *storedDoc
+		var sd *stored.Doc
 		var err error
 		if i < ahead {
 			sd, err = prepared[i], prepErrs[i]

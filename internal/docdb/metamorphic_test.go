@@ -194,7 +194,7 @@ func TestMetamorphicPlansAgreeWithCollectionScan(t *testing.T) {
 		var names []string
 		for i := rapid.IntRange(1, 3).Draw(rt, "indexes"); i > 0; i-- {
 			name := fmt.Sprintf("ix%d", i)
-			_, err := e.CreateIndexes(ctx, "db", "m", []bson.D{d("key", genIndexKey(rt), "name", name)})
+			_, err := e.CreateIndexes(ctx, "db", "m", indexSpecs(d("key", genIndexKey(rt), "name", name)))
 			if err == nil {
 				names = append(names, name)
 			}

@@ -9,6 +9,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -19,7 +21,7 @@ import (
 func newBubbleEngine(t *testing.T, chunk int64, mods ...func(*Options)) *testEngine {
 	t.Helper()
 	te := newTestEngine(t, append([]func(*Options){func(o *Options) { o.Now = time.Now }}, mods...)...)
-	te.pol.chunk.Store(chunk)
+	te.pol.Chunk.Store(chunk)
 	return te
 }
 
@@ -40,7 +42,7 @@ func insertSessions(te *testEngine, db string, n, expired int) {
 	te.mustInsert(db, "sessions", docs...)
 }
 
-func (te *testEngine) mustOp(id string) Operation {
+func (te *testEngine) mustOp(id string) policy.Operation {
 	te.t.Helper()
 	op, err := te.GetOperation(te.t.Context(), id)
 	if err != nil {
@@ -59,10 +61,10 @@ func TestPolicyBuildResumesAfterRestart(t *testing.T) {
 		op := te.enable("sessions", "expireAt", 0)
 		syncWait()
 		got := te.mustOp(op.ID)
-		if got.Done || got.State != PolicyCreating || got.Progress.DocumentsScanned != 2 || got.Progress.ExpiredFound != 2 {
+		if got.Done || got.State != policy.Creating || got.Progress.DocumentsScanned != 2 || got.Progress.ExpiredFound != 2 {
 			t.Fatalf("after the first chunk: %+v", got)
 		}
-		time.Sleep(policyBuildPause)
+		time.Sleep(policy.BuildPause)
 		syncWait()
 		if got := te.mustOp(op.ID); got.Progress.DocumentsScanned != 4 {
 			t.Fatalf("after one pause: scanned %d, want 4", got.Progress.DocumentsScanned)
@@ -70,8 +72,8 @@ func TestPolicyBuildResumesAfterRestart(t *testing.T) {
 		te.reopen() // Close cancels the build; Open resumes it (1,000 a chunk)
 		syncWait()
 		got = te.mustOp(op.ID)
-		want := OperationProgress{DocumentsScanned: 7, DocumentsEstimate: 7, ExpiredFound: 3}
-		if !got.Done || got.State != PolicyActive || got.Progress != want {
+		want := policy.OperationProgress{DocumentsScanned: 7, DocumentsEstimate: 7, ExpiredFound: 3}
+		if !got.Done || got.State != policy.Active || got.Progress != want {
 			t.Fatalf("after the restart: %+v, want ACTIVE with %+v", got, want)
 		}
 		if n := te.policyEntries("app", "sessions"); n != 7 {
@@ -79,7 +81,7 @@ func TestPolicyBuildResumesAfterRestart(t *testing.T) {
 		}
 		te.mustCheckPolicies()
 		pol, err := te.GetPolicy(t.Context(), "sessions")
-		if err != nil || pol.State != PolicyActive {
+		if err != nil || pol.State != policy.Active {
 			t.Fatalf("policy after the restart: %+v, %v", pol, err)
 		}
 	})
@@ -113,7 +115,7 @@ func TestPolicyBuildWithConcurrentWrites(t *testing.T) {
 			}
 		})
 		wg.Wait()
-		if done := te.waitOp(op.ID); done.State != PolicyActive {
+		if done := te.waitOp(op.ID); done.State != policy.Active {
 			t.Fatalf("operation %+v", done)
 		}
 		te.mustCheckPolicies()
@@ -131,27 +133,27 @@ func TestPolicyDisableDuringBuild(t *testing.T) {
 		op := te.enable("sessions", "expireAt", 0)
 		syncWait()
 		c := te.lookupColl("app", "sessions")
-		ix := te.pol.indexOf(c.meta.id)
-		if ix == nil || ix.complete {
+		ix := te.pol.IndexOf(c.Meta.ID)
+		if ix == nil || ix.Complete {
 			t.Fatalf("index during the build: %+v", ix)
 		}
 		if got := idsOf(te, "app", "sessions"); got != "3,4,5,6" {
 			t.Fatalf("during the build: %s", got)
 		}
-		dis, err := te.UpdatePolicy(t.Context(), PolicyUpdate{Group: "sessions", Field: "expireAt"})
-		if err != nil || !dis.Done || dis.State != PolicyDisabled || dis.Type != OpDisableTTL {
+		dis, err := te.UpdatePolicy(t.Context(), policy.Update{Group: "sessions", Field: "expireAt"})
+		if err != nil || !dis.Done || dis.State != policy.Disabled || dis.Type != policy.OpDisableTTL {
 			t.Fatalf("disable = %+v, %v", dis, err)
 		}
 		time.Sleep(time.Second)
 		syncWait()
 		got := te.mustOp(op.ID)
-		if !got.Done || got.State != PolicyDisabled || got.Error != "superseded by "+dis.ID {
+		if !got.Done || got.State != policy.Disabled || got.Error != "superseded by "+dis.ID {
 			t.Fatalf("superseded build: %+v", got)
 		}
 		if got.Progress.DocumentsScanned != 2 {
 			t.Fatalf("the build went on after the disable: %+v", got.Progress)
 		}
-		if te.pol.indexOf(c.meta.id) != nil || countRange(t, te.store, indexPrefix(ix.ixID)) != 0 {
+		if te.pol.IndexOf(c.Meta.ID) != nil || countRange(t, te.store, catalog.IndexPrefix(ix.ID)) != 0 {
 			t.Fatal("the hidden index survived the disable")
 		}
 		if got := idsOf(te, "app", "sessions"); got != "0,1,2,3,4,5,6" {
@@ -161,16 +163,16 @@ func TestPolicyDisableDuringBuild(t *testing.T) {
 			t.Fatalf("sources after the disable: %v", reg.names())
 		}
 		pol, err := te.GetPolicy(t.Context(), "sessions")
-		if err != nil || pol.State != PolicyDisabled || pol.Operation != dis.ID {
+		if err != nil || pol.State != policy.Disabled || pol.Operation != dis.ID {
 			t.Fatalf("policy %+v, %v", pol, err)
 		}
 		// Disabling again is a no-op operation; enabling again rebuilds.
-		again, err := te.UpdatePolicy(t.Context(), PolicyUpdate{Group: "sessions", Field: "expireAt"})
-		if err != nil || again.State != PolicyDisabled || !again.Done {
+		again, err := te.UpdatePolicy(t.Context(), policy.Update{Group: "sessions", Field: "expireAt"})
+		if err != nil || again.State != policy.Disabled || !again.Done {
 			t.Fatalf("second disable: %+v, %v", again, err)
 		}
 		re := te.enable("sessions", "expireAt", 0)
-		if done := te.waitOp(re.ID); done.State != PolicyActive || done.Progress.DocumentsScanned != 7 {
+		if done := te.waitOp(re.ID); done.State != policy.Active || done.Progress.DocumentsScanned != 7 {
 			t.Fatalf("re-enable: %+v", done)
 		}
 		te.mustCheckPolicies()
@@ -210,30 +212,30 @@ func TestPolicyOffsetChange(t *testing.T) {
 			t.Fatalf("with a 90 minute offset: %s", got)
 		}
 		done := te.waitOp(op.ID)
-		if done.State != PolicyActive || done.Offset != 90*time.Minute {
+		if done.State != policy.Active || done.Offset != 90*time.Minute {
 			t.Fatalf("finished build %+v", done)
 		}
 		c := te.lookupColl("app", "sessions")
-		ixBefore := te.pol.indexOf(c.meta.id)
+		ixBefore := te.pol.IndexOf(c.Meta.ID)
 		src := reg.get("policy:sessions.expireAt")
 		before, _, _ := src.NextDue(t.Context())
 
 		upd := te.enable("sessions", "expireAt", 3*time.Hour)
-		if upd.Type != OpUpdateTTLOffset || !upd.Done || upd.State != PolicyActive || upd.Offset != 3*time.Hour {
+		if upd.Type != policy.OpUpdateTTLOffset || !upd.Done || upd.State != policy.Active || upd.Offset != 3*time.Hour {
 			t.Fatalf("offset change = %+v", upd)
 		}
 		after, _, _ := src.NextDue(t.Context())
 		if after.Sub(before) != 90*time.Minute {
 			t.Fatalf("NextDue moved by %v, want 90m", after.Sub(before))
 		}
-		if ix := te.pol.indexOf(c.meta.id); ix != ixBefore {
+		if ix := te.pol.IndexOf(c.Meta.ID); ix != ixBefore {
 			t.Fatal("an offset change rebuilt the hidden index")
 		}
 		if got := idsOf(te, "app", "sessions"); got != "0,1,2,3,4" {
 			t.Fatalf("with a 3 hour offset: %s", got)
 		}
 		pol, _ := te.GetPolicy(t.Context(), "sessions")
-		if pol.Offset != 3*time.Hour || pol.Operation != upd.ID || pol.State != PolicyActive {
+		if pol.Offset != 3*time.Hour || pol.Operation != upd.ID || pol.State != policy.Active {
 			t.Fatalf("policy %+v", pol)
 		}
 	})
@@ -247,7 +249,7 @@ func TestPolicyNeedsRepair(t *testing.T) {
 		te := newBubbleEngine(t, 1000)
 		insertSessions(te, "app", 3, 1)
 		c := te.lookupColl("app", "sessions")
-		bad := docKey(c.meta.id, []byte{0x7f, 0x01})
+		bad := catalog.DocKey(c.Meta.ID, []byte{0x7f, 0x01})
 		b := te.store.NewBatch()
 		if err := b.Set(bad, []byte("not bson")); err != nil {
 			t.Fatal(err)
@@ -257,11 +259,11 @@ func TestPolicyNeedsRepair(t *testing.T) {
 		}
 		b.Close()
 		op := te.waitOp(te.enable("sessions", "expireAt", 0).ID)
-		if op.State != PolicyNeedsRepair || !strings.Contains(op.Error, "index app.sessions for its TTL policy") {
+		if op.State != policy.NeedsRepair || !strings.Contains(op.Error, "index app.sessions for its TTL policy") {
 			t.Fatalf("failed build: %+v", op)
 		}
 		pol, _ := te.GetPolicy(t.Context(), "sessions")
-		if pol.State != PolicyNeedsRepair {
+		if pol.State != policy.NeedsRepair {
 			t.Fatalf("policy %+v", pol)
 		}
 		b = te.store.NewBatch()
@@ -275,7 +277,7 @@ func TestPolicyNeedsRepair(t *testing.T) {
 		if got := idsOf(te, "app", "sessions"); got != "1,2" {
 			t.Fatalf("a policy that needs repair still hides expired documents: %s", got)
 		}
-		if re := te.waitOp(te.enable("sessions", "expireAt", 0).ID); re.State != PolicyActive {
+		if re := te.waitOp(te.enable("sessions", "expireAt", 0).ID); re.State != policy.Active {
 			t.Fatalf("repair: %+v", re)
 		}
 		te.mustCheckPolicies()
@@ -291,7 +293,7 @@ func TestPolicyPersists(t *testing.T) {
 		insertSessions(te, "app", 4, 2)
 		op := te.waitOp(te.enable("sessions", "expireAt", time.Minute).ID)
 		te.waitOp(te.enable("carts", "at", 0).ID)
-		if _, err := te.UpdatePolicy(t.Context(), PolicyUpdate{Group: "carts", Field: "at"}); err != nil {
+		if _, err := te.UpdatePolicy(t.Context(), policy.Update{Group: "carts", Field: "at"}); err != nil {
 			t.Fatal(err)
 		}
 		before, _ := te.ListPolicies(t.Context())
@@ -333,35 +335,35 @@ func TestPolicyFollowsCatalog(t *testing.T) {
 		}
 		syncWait()
 		c := te.lookupColl("c", "sessions")
-		if ix := te.pol.indexOf(c.meta.id); ix == nil || !ix.complete || te.policyEntries("c", "sessions") != 1 {
+		if ix := te.pol.IndexOf(c.Meta.ID); ix == nil || !ix.Complete || te.policyEntries("c", "sessions") != 1 {
 			t.Fatalf("renamed-in collection's index: %+v", ix)
 		}
 		a := te.lookupColl("a", "sessions")
-		ixA := te.pol.indexOf(a.meta.id)
+		ixA := te.pol.IndexOf(a.Meta.ID)
 		if err := te.RenameCollection(t.Context(), "a", "sessions", "a", "archive", false); err != nil {
 			t.Fatal(err)
 		}
-		if te.pol.indexOf(a.meta.id) != nil || countRange(t, te.store, indexPrefix(ixA.ixID)) != 0 {
+		if te.pol.IndexOf(a.Meta.ID) != nil || countRange(t, te.store, catalog.IndexPrefix(ixA.ID)) != 0 {
 			t.Fatal("a collection renamed out of the group kept its hidden index")
 		}
 		if got := idsOf(te, "a", "archive"); got != "0,1,2" {
 			t.Fatalf("renamed-out collection: %s", got)
 		}
 		b := te.lookupColl("b", "sessions")
-		ixB := te.pol.indexOf(b.meta.id)
+		ixB := te.pol.IndexOf(b.Meta.ID)
 		if _, err := te.DropCollection(t.Context(), "b", "sessions"); err != nil {
 			t.Fatal(err)
 		}
-		if te.pol.indexOf(b.meta.id) != nil || countRange(t, te.store, indexPrefix(ixB.ixID)) != 0 {
+		if te.pol.IndexOf(b.Meta.ID) != nil || countRange(t, te.store, catalog.IndexPrefix(ixB.ID)) != 0 {
 			t.Fatal("a dropped collection's hidden index survived")
 		}
 		// A record left by a crash between a drop and its cleanup.
-		stray := &policyIndex{collID: 99999, ixID: 99998, group: "sessions", field: "expireAt"}
+		stray := &policy.Index{CollID: 99999, ID: 99998, Group: "sessions", Field: "expireAt"}
 		sb := te.store.NewBatch()
-		if err := putPolicyIndex(sb, stray); err != nil {
+		if err := policy.PutIndex(sb, stray); err != nil {
 			t.Fatal(err)
 		}
-		if err := sb.Set(policyEntryKey(stray.ixID, 1, []byte{1}), nil); err != nil {
+		if err := sb.Set(policy.EntryKey(stray.ID, 1, []byte{1}), nil); err != nil {
 			t.Fatal(err)
 		}
 		if err := sb.Commit(); err != nil {
@@ -370,7 +372,7 @@ func TestPolicyFollowsCatalog(t *testing.T) {
 		sb.Close()
 		te.reopen()
 		syncWait()
-		if countRange(t, te.store, policyIndexKey(stray.collID)) != 0 || countRange(t, te.store, indexPrefix(stray.ixID)) != 0 {
+		if countRange(t, te.store, policy.IndexKey(stray.CollID)) != 0 || countRange(t, te.store, catalog.IndexPrefix(stray.ID)) != 0 {
 			t.Fatal("Open kept a stray hidden index")
 		}
 		if n := te.policyEntries("c", "sessions"); n != 1 {
@@ -394,13 +396,13 @@ func TestPolicyDryRun(t *testing.T) {
 		// Already expired by a TTL index: the sweeper's backlog either way.
 		te.mustCreateIndexes("b", "sessions", d("key", d("createdAt", int32(1)), "name", "createdAt_1", "expireAfterSeconds", int32(0)))
 		te.mustInsert("b", "sessions", d("_id", "ttl", "createdAt", date(now.Add(-time.Minute)), "expireAt", date(now.Add(-time.Hour))))
-		u := PolicyUpdate{Group: "sessions", Field: "expireAt", Enable: true, Offset: 30 * time.Minute}
+		u := policy.Update{Group: "sessions", Field: "expireAt", Enable: true, Offset: 30 * time.Minute}
 		dry, err := te.DryRunPolicy(t.Context(), u)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := PolicyDryRun{Group: "sessions", Field: "expireAt", Offset: 30 * time.Minute, Collections: 2, Scanned: 17,
-			DryRun: DryRun{At: now.UTC(), WouldExpire: 6, OldestDue: now.Add(-4*time.Hour + 30*time.Minute).UTC(), NewestDue: now.Add(-time.Hour + 30*time.Minute).UTC()}}
+		want := policy.EnableDryRun{Group: "sessions", Field: "expireAt", Offset: 30 * time.Minute, Collections: 2, Scanned: 17,
+			DryRun: policy.DryRun{At: now.UTC(), WouldExpire: 6, OldestDue: now.Add(-4*time.Hour + 30*time.Minute).UTC(), NewestDue: now.Add(-time.Hour + 30*time.Minute).UTC()}}
 		if dry != want {
 			t.Fatalf("dry run\n%+v\nwant\n%+v", dry, want)
 		}
@@ -414,22 +416,22 @@ func TestPolicyDryRun(t *testing.T) {
 			t.Fatalf("a dry run hid documents: %s", got)
 		}
 		te.waitOp(te.enable(u.Group, u.Field, u.Offset).ID)
-		r, err := reg.get("policy:sessions.expireAt").Reap(t.Context(), time.Now(), expiry.Budget{BatchSize: 2})
+		r, err := expiry.Drain(t.Context(), reg.get("policy:sessions.expireAt"), time.Now(), 0, 2)
 		if err != nil || int64(r.Items) != dry.WouldExpire+1 {
-			t.Fatalf("Reap deleted %d (%v), the dry run said %d plus the TTL index's backlog", r.Items, err, dry.WouldExpire)
+			t.Fatalf("Drain deleted %d (%v), the dry run said %d plus the TTL index's backlog", r.Items, err, dry.WouldExpire)
 		}
 		// With the index: only entries a shorter offset makes due are read.
 		te.mustInsert("a", "sessions", d("_id", "recent", "expireAt", date(now.Add(-10*time.Minute))))
 		for offset, n := range map[time.Duration]int64{time.Hour: 0, 30 * time.Minute: 0, 0: 1} {
-			got, err := te.DryRunPolicy(t.Context(), PolicyUpdate{Group: "sessions", Field: "expireAt", Enable: true, Offset: offset})
+			got, err := te.DryRunPolicy(t.Context(), policy.Update{Group: "sessions", Field: "expireAt", Enable: true, Offset: offset})
 			if err != nil || got.WouldExpire != n || got.Scanned != n {
 				t.Fatalf("dry run of offset %v on the index: %+v, %v; want %d", offset, got, err, n)
 			}
 		}
-		if _, err := te.DryRunPolicy(t.Context(), PolicyUpdate{Group: "sessions", Field: "other", Enable: true}); !errors.Is(err, ErrPolicyConflict) {
+		if _, err := te.DryRunPolicy(t.Context(), policy.Update{Group: "sessions", Field: "other", Enable: true}); !errors.Is(err, policy.ErrConflict) {
 			t.Fatalf("dry run of a conflicting field: %v", err)
 		}
-		if _, err := te.DryRunPolicy(t.Context(), PolicyUpdate{Group: "sessions", Field: "expireAt"}); !errors.Is(err, ErrInvalidPolicy) {
+		if _, err := te.DryRunPolicy(t.Context(), policy.Update{Group: "sessions", Field: "expireAt"}); !errors.Is(err, policy.ErrInvalid) {
 			t.Fatalf("dry run of a disable: %v", err)
 		}
 	})
@@ -444,23 +446,23 @@ func TestOperationsListAndRetention(t *testing.T) {
 		if first.ID != "op-1" {
 			t.Fatalf("first id %q", first.ID)
 		}
-		for i := range maxDoneOperations {
+		for i := range policy.MaxDoneOperations {
 			te.enable("sessions", "expireAt", time.Duration(i+1)*time.Second)
 		}
 		ops, err := te.ListOperations(t.Context())
-		if err != nil || len(ops) != maxDoneOperations {
-			t.Fatalf("%d operations (%v), want %d", len(ops), err, maxDoneOperations)
+		if err != nil || len(ops) != policy.MaxDoneOperations {
+			t.Fatalf("%d operations (%v), want %d", len(ops), err, policy.MaxDoneOperations)
 		}
 		if ops[0].ID != "op-1001" || ops[len(ops)-1].ID != "op-2" {
 			t.Fatalf("newest %s, oldest %s", ops[0].ID, ops[len(ops)-1].ID)
 		}
 		for _, id := range []string{"op-1", "op-0", "op-x", "1", ""} {
-			if _, err := te.GetOperation(t.Context(), id); !errors.Is(err, ErrOperationNotFound) {
+			if _, err := te.GetOperation(t.Context(), id); !errors.Is(err, policy.ErrOperationNotFound) {
 				t.Errorf("GetOperation(%q) = %v", id, err)
 			}
 		}
 		te.reopen()
-		if ops, _ := te.ListOperations(t.Context()); len(ops) != maxDoneOperations || ops[0].ID != "op-1001" {
+		if ops, _ := te.ListOperations(t.Context()); len(ops) != policy.MaxDoneOperations || ops[0].ID != "op-1001" {
 			t.Fatalf("after a restart: %d operations, newest %s", len(ops), ops[0].ID)
 		}
 		if next := te.enable("sessions", "expireAt", 0); next.ID != "op-1002" {
@@ -475,11 +477,7 @@ func TestOperationsListAndRetention(t *testing.T) {
 func TestPolicyWorkerRunsOnlyForWork(t *testing.T) {
 	inBubble(t, func(t *testing.T) {
 		te := newBubbleEngine(t, 1000)
-		running := func() bool {
-			te.pol.mu.Lock()
-			defer te.pol.mu.Unlock()
-			return te.pol.running
-		}
+		running := te.pol.WorkerRunning
 		if running() {
 			t.Fatal("a worker runs without policies")
 		}

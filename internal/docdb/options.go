@@ -55,6 +55,10 @@ type Options struct {
 	// MaxDocumentSize is the largest document accepted, in bytes; zero means
 	// 16 MiB (MongoDB's BSONObjectMaxUserSize).
 	MaxDocumentSize int
+	// TempDir holds the files of sorts that spill past their memory limit
+	// (querymem.go); it is emptied at Open. Empty means a directory of the
+	// process under os.TempDir().
+	TempDir string
 }
 
 // DefaultMaxDocumentSize is MongoDB's limit on a stored document.

@@ -9,6 +9,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/match"
+	"github.com/mayfly/mayfly/internal/docdb/plan"
 )
 
 // Aggregation: the leading $match of a pipeline is planned like a find (so
@@ -18,11 +21,11 @@ import (
 // collections through the planner too) and its Writer ($out, $merge).
 
 func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRequest) (Cursor, error) {
-	if err := checkDB(db); err != nil {
+	if err := catalog.CheckDB(db); err != nil {
 		return nil, err
 	}
 	if coll != "" {
-		if err := checkReadNS(db, coll); err != nil {
+		if err := catalog.CheckReadNS(db, coll); err != nil {
 			return nil, err
 		}
 	}
@@ -35,32 +38,50 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 		if odb == "" {
 			odb = db
 		}
-		if err := checkWriteNS(odb, ocoll); err != nil {
+		if err := catalog.CheckWriteNS(odb, ocoll); err != nil {
 			return nil, err
 		}
 	}
-	match, rest := pl.LeadingMatch()
-	env := exprEnv{now: now, let: req.Let}
+	leading, rest := pl.LeadingMatch()
+	env := match.Env{Now: now, Let: req.Let}
 	var in aggregate.Iterator
+	var expired func(bson.D) bool
 	if coll == "" {
 		in = aggregate.SliceIterator(nil)
 		rest = pl
 	} else {
-		in, err = e.scan(db, coll, match, req.Hint, env, true)
+		in, err = e.scan(db, coll, leading, req.Hint, env, true)
 		if err != nil {
 			return nil, err
+		}
+		if di, ok := in.(*docIterator); ok && di.c.vis.strict {
+			expired = di.c.expired
 		}
 	}
 	out, err := rest.Run(ctx, in, aggregate.Env{
 		DB:       db,
 		Resolver: resolver{e: e, db: db},
 		Writer:   pipelineWriter{e: e, bypass: req.BypassDocumentValidation},
-		Vars:     env.vars(),
+		Vars:     env.Vars(),
+		Expired:  expired,
+		SortMemory: aggregate.MemoryLimit{
+			Limit:     e.SortMemoryLimit(),
+			AllowDisk: e.allowDiskUse(req.AllowDiskUse),
+			Dir:       e.qmem.dir,
+		},
+		GroupMemory: aggregate.MemoryLimit{
+			Limit:     e.GroupMemoryLimit(),
+			AllowDisk: e.allowDiskUse(req.AllowDiskUse),
+			Dir:       e.qmem.dir,
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
 	cur := &aggCursor{it: out}
+	if rest.KeepsDocuments() {
+		cur.expired = expired
+	}
 	if _, _, ok := pl.Output(); ok {
 		// $out and $merge write everything before the command returns,
 		// whatever batch size the client asked for.
@@ -81,10 +102,10 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 // planned like a find. With strictFilter the filter must parse (the
 // client's own $match); otherwise a filter that does not parse is dropped,
 // since a Resolver's filter is only a hint.
-func (e *Engine) scan(db, coll string, filterSpec bson.D, hint any, env exprEnv, strictFilter bool) (aggregate.Iterator, error) {
-	q := &findQuery{hint: hint, now: env.now}
+func (e *Engine) scan(db, coll string, filterSpec bson.D, hint any, env match.Env, strictFilter bool) (aggregate.Iterator, error) {
+	q := &findQuery{hint: hint, now: env.Now}
 	if len(filterSpec) > 0 {
-		f, err := parseQuery(filterSpec, env)
+		f, err := match.ParseQuery(filterSpec, env)
 		switch {
 		case err == nil:
 			q.filter = f
@@ -97,7 +118,7 @@ func (e *Engine) scan(db, coll string, filterSpec bson.D, hint any, env exprEnv,
 		view.close()
 		return aggregate.SliceIterator(nil), nil
 	}
-	p, err := choosePlan(view.meta, planRequest{filter: q.filter, hint: q.hint})
+	p, err := plan.Choose(view.meta, plan.Request{Filter: q.filter, Hint: q.hint})
 	if err != nil {
 		view.close()
 		return nil, err
@@ -118,7 +139,7 @@ func (it *docIterator) Next(ctx context.Context) (bson.D, bool, error) {
 	if err != nil || d == nil {
 		return nil, false, err
 	}
-	return d.sd.doc, true, nil
+	return d.Stored.Doc, true, nil
 }
 
 func (it *docIterator) Close() error {
@@ -130,6 +151,16 @@ func (it *docIterator) Close() error {
 type aggCursor struct {
 	it     aggregate.Iterator
 	closed bool
+	// expired re-checks an output document against the clock when the
+	// pipeline outputs the collection's documents unchanged; nil otherwise.
+	expired func(bson.D) bool
+	// last is the document the last Next returned, when expired is set.
+	last bson.D
+}
+
+// StillVisible implements Rechecker.
+func (c *aggCursor) StillVisible() bool {
+	return c.expired == nil || c.last == nil || !c.expired(c.last)
 }
 
 func (c *aggCursor) Next(ctx context.Context) (bson.Raw, error) {
@@ -142,6 +173,9 @@ func (c *aggCursor) Next(ctx context.Context) (bson.Raw, error) {
 	}
 	if !ok {
 		return nil, io.EOF
+	}
+	if c.expired != nil {
+		c.last = d
 	}
 	return marshalDoc(d)
 }
@@ -163,10 +197,10 @@ func (r resolver) Scan(ctx context.Context, db, coll string, filter bson.D) (agg
 	if db == "" {
 		db = r.db
 	}
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
-	return r.e.scan(db, coll, filter, nil, exprEnv{now: r.e.opts.Now()}, false)
+	return r.e.scan(db, coll, filter, nil, match.Env{Now: r.e.opts.Now()}, false)
 }
 
 // pipelineWriter implements aggregate.Writer over the Engine.
@@ -223,23 +257,23 @@ func withoutID(doc bson.D) bson.D {
 // never a mix.
 func (w pipelineWriter) ReplaceCollection(ctx context.Context, db, coll string, docs []bson.D) error {
 	e := w.e
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return err
 	}
 	var options bson.D
-	var specs []bson.D
+	var specs []IndexSpec
 	if c := e.lookupColl(db, coll); c != nil {
 		e.mu.RLock()
-		m := c.meta
+		m := c.Meta
 		e.mu.RUnlock()
-		options = m.options
-		for _, ix := range m.indexes {
-			if !ix.isID {
-				specs = append(specs, ix.spec)
+		options = m.Options
+		for _, ix := range m.Indexes {
+			if !ix.IsID {
+				specs = append(specs, storedIndexSpec(ix.Spec))
 			}
 		}
 	}
-	u := newUUID()
+	u := catalog.NewUUID()
 	tmp := fmt.Sprintf("tmp.agg_out.%x", u.Data[:8])
 	e.ddl.Lock()
 	_, err := e.createLocked(db, tmp, options)

@@ -8,7 +8,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/keycodec"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -76,12 +78,12 @@ func (e *Engine) findPoint(db, coll string, id any, req FindRequest) (cur Cursor
 	if raw == nil {
 		return &pointCursor{e: e, q: q, id: id}, true, nil
 	}
-	doc, err := decodeStored(raw)
+	doc, err := stored.Decode(raw)
 	if err != nil {
 		return nil, true, fmt.Errorf("docdb: stored document: %w", err)
 	}
 	// The cursor reads only the bytes and the decoded form.
-	sd := &storedDoc{raw: raw, doc: doc}
+	sd := &stored.Doc{Raw: raw, Doc: doc}
 	return &pointCursor{e: e, q: q, id: id, sd: sd, vis: e.newVisibility(meta)}, true, nil
 }
 
@@ -89,21 +91,21 @@ func (e *Engine) findPoint(db, coll string, id any, req FindRequest) (cur Cursor
 // with the collection's metadata looked up under the same read lock (as
 // openRead takes its snapshot). meta is nil when the collection does not
 // exist, raw nil when the document does not.
-func (e *Engine) getByID(db, coll string, idEnc []byte) (meta *collMeta, raw bson.Raw, err error) {
+func (e *Engine) getByID(db, coll string, idEnc []byte) (meta *catalog.CollMeta, raw bson.Raw, err error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	c := e.cat.lookup(db, coll)
+	c := e.cat.Lookup(db, coll)
 	if c == nil {
 		return nil, nil, nil
 	}
-	v, err := e.store.Get(docKey(c.meta.id, idEnc))
+	v, err := e.store.Get(catalog.DocKey(c.Meta.ID, idEnc))
 	if errors.Is(err, storage.ErrNotFound) {
-		return c.meta, nil, nil
+		return c.Meta, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	return c.meta, v, nil
+	return c.Meta, v, nil
 }
 
 // pointCursor yields the one document of a point read, if it is visible
@@ -114,7 +116,7 @@ type pointCursor struct {
 	// id is the _id the filter asks for.
 	id any
 	// sd is the document stored under the _id; nil when there is none.
-	sd     *storedDoc
+	sd     *stored.Doc
 	vis    visibility
 	done   bool
 	closed bool
@@ -133,18 +135,18 @@ func (c *pointCursor) Next(ctx context.Context) (bson.Raw, error) {
 		return nil, err
 	}
 	c.vis.refresh(c.e.opts.Now())
-	if c.vis.hides(c.sd.doc) {
+	if c.vis.Hides(c.sd.Doc) {
 		return nil, io.EOF
 	}
 	if !c.matches() {
 		return nil, io.EOF
 	}
 	if c.q.proj == nil {
-		return c.sd.raw, nil
+		return c.sd.Raw, nil
 	}
 	// The match went through no array: positional projections have no
 	// position, as with the general path's filter.
-	out, err := c.q.proj.Apply(c.sd.doc, query.MatchResult{Matched: true, ArrayIndex: -1})
+	out, err := c.q.proj.Apply(c.sd.Doc, query.MatchResult{Matched: true, ArrayIndex: -1})
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +157,7 @@ func (c *pointCursor) Next(ctx context.Context) (bson.Raw, error) {
 // as {_id: id} matches: by MongoDB's comparison (numbers by value across
 // types), which the key encoding agrees with, so this only guards it.
 func (c *pointCursor) matches() bool {
-	for _, el := range c.sd.doc {
+	for _, el := range c.sd.Doc {
 		if el.Key == "_id" {
 			return query.Compare(el.Value, c.id) == 0
 		}

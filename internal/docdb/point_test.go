@@ -141,7 +141,6 @@ func TestPointReadMatchesGeneralPath(t *testing.T) {
 	}{
 		{"positional projection", FindRequest{Filter: d("_id", int32(7)), Projection: d("arr.$", int32(1))}},
 		{"invalid projection", FindRequest{Filter: d("_id", int32(7)), Projection: d("a", int32(1), "b", int32(0))}},
-		{"negative limit", FindRequest{Filter: d("_id", int32(7)), Limit: -1}},
 	}
 	for _, tt := range errTests {
 		t.Run(tt.name+" fails as in the general path", func(t *testing.T) {

@@ -82,7 +82,7 @@ func TestPolicyBacklogIsRateLimited(t *testing.T) {
 			p.MaxDeletesPerSecond = 1000
 		})
 		insertSessions(te, "app", 3000, 2500)
-		te.pol.chunk.Store(500)
+		te.pol.Chunk.Store(500)
 		start := time.Now()
 		op := te.enable("sessions", "expireAt", 0)
 		syncWait()

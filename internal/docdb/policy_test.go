@@ -14,133 +14,40 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
 )
-
-// Ensure that offsets parse as Go durations plus days and weeks, refuse
-// negative, malformed and huge values, and format back.
-func TestParseOffset(t *testing.T) {
-	day := 24 * time.Hour
-	cases := []struct {
-		in      string
-		want    time.Duration
-		wantErr string
-	}{
-		{"0", 0, ""},
-		{"0s", 0, ""},
-		{"90s", 90 * time.Second, ""},
-		{"1h30m", 90 * time.Minute, ""},
-		{"7d", 7 * day, ""},
-		{"1w2d12h", 9*day + 12*time.Hour, ""},
-		{" 2d ", 2 * day, ""},
-		{"1.5h", 90 * time.Minute, ""},
-		{"", 0, "empty expiration offset"},
-		{"-1h", 0, "is negative"},
-		{"7days", 0, "want a duration such as"},
-		{"d", 0, "want a duration such as"},
-		{"36501d", 0, "longer than 100 years"},
-		{"99999999999999999999d", 0, "longer than 100 years"},
-	}
-	for _, c := range cases {
-		t.Run(c.in, func(t *testing.T) {
-			got, err := ParseOffset(c.in)
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !errors.Is(err, ErrInvalidPolicy) {
-					t.Fatalf("ParseOffset(%q) = %v, %v; want error containing %q", c.in, got, err, c.wantErr)
-				}
-				return
-			}
-			if err != nil || got != c.want {
-				t.Fatalf("ParseOffset(%q) = %v, %v; want %v", c.in, got, err, c.want)
-			}
-			back, err := ParseOffset(FormatOffset(got))
-			if err != nil || back != got {
-				t.Fatalf("round trip of %v through %q = %v, %v", got, FormatOffset(got), back, err)
-			}
-		})
-	}
-	for d, want := range map[time.Duration]string{0: "0s", 90 * time.Second: "1m30s", 7 * day: "7d", 2*day + 3*time.Hour: "2d3h0m0s"} {
-		if got := FormatOffset(d); got != want {
-			t.Errorf("FormatOffset(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
 
 // Ensure that malformed groups, fields and offsets are refused with
 // ErrInvalidPolicy before anything changes.
 func TestValidatePolicyUpdate(t *testing.T) {
 	cases := map[string]struct {
-		u    PolicyUpdate
+		u    policy.Update
 		want string
 	}{
-		"empty group":      {PolicyUpdate{Field: "at", Enable: true}, "empty collection group"},
-		"dollar group":     {PolicyUpdate{Group: "a$b", Field: "at", Enable: true}, "contains '$'"},
-		"dot group":        {PolicyUpdate{Group: ".a", Field: "at", Enable: true}, "starts with '.'"},
-		"system group":     {PolicyUpdate{Group: "system.users", Field: "at", Enable: true}, "system collection"},
-		"empty field":      {PolicyUpdate{Group: "s", Enable: true}, "empty field path"},
-		"empty component":  {PolicyUpdate{Group: "s", Field: "a..b", Enable: true}, "empty component"},
-		"dollar component": {PolicyUpdate{Group: "s", Field: "a.$b", Enable: true}, "starting with '$'"},
-		"negative offset":  {PolicyUpdate{Group: "s", Field: "at", Enable: true, Offset: -time.Second}, "negative"},
-		"sub-millisecond":  {PolicyUpdate{Group: "s", Field: "at", Enable: true, Offset: time.Microsecond}, "finer than a millisecond"},
-		"huge offset":      {PolicyUpdate{Group: "s", Field: "at", Enable: true, Offset: math.MaxInt64}, "longer than 100 years"},
+		"empty group":      {policy.Update{Field: "at", Enable: true}, "empty collection group"},
+		"dollar group":     {policy.Update{Group: "a$b", Field: "at", Enable: true}, "contains '$'"},
+		"dot group":        {policy.Update{Group: ".a", Field: "at", Enable: true}, "starts with '.'"},
+		"system group":     {policy.Update{Group: "system.users", Field: "at", Enable: true}, "system collection"},
+		"empty field":      {policy.Update{Group: "s", Enable: true}, "empty field path"},
+		"empty component":  {policy.Update{Group: "s", Field: "a..b", Enable: true}, "empty component"},
+		"dollar component": {policy.Update{Group: "s", Field: "a.$b", Enable: true}, "starting with '$'"},
+		"negative offset":  {policy.Update{Group: "s", Field: "at", Enable: true, Offset: -time.Second}, "negative"},
+		"sub-millisecond":  {policy.Update{Group: "s", Field: "at", Enable: true, Offset: time.Microsecond}, "finer than a millisecond"},
+		"huge offset":      {policy.Update{Group: "s", Field: "at", Enable: true, Offset: math.MaxInt64}, "longer than 100 years"},
 	}
 	te := newTestEngine(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, err := te.UpdatePolicy(t.Context(), c.u)
-			if !errors.Is(err, ErrInvalidPolicy) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, policy.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("UpdatePolicy(%+v) = %v, want ErrInvalidPolicy containing %q", c.u, err, c.want)
 			}
 		})
 	}
 	if ops, _ := te.ListOperations(t.Context()); len(ops) != 0 {
 		t.Fatalf("refused updates left operations: %+v", ops)
-	}
-}
-
-// Ensure that the rule reads the field as Firestore and TTL indexes do: a
-// Date expires, an array at its earliest Date, and null, missing or other
-// types never.
-func TestPolicyRuleDueTime(t *testing.T) {
-	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	ms := base.UnixMilli()
-	hour := time.Hour.Milliseconds()
-	cases := []struct {
-		name  string
-		field string
-		doc   bson.D
-		due   int64
-		ok    bool
-	}{
-		{"date", "at", d("at", date(base)), ms + hour, true},
-		{"array earliest", "at", d("at", bson.A{date(base.Add(time.Hour)), date(base), "x"}), ms + hour, true},
-		{"array without dates", "at", d("at", bson.A{int32(1), "x"}), 0, false},
-		{"empty array", "at", d("at", bson.A{}), 0, false},
-		{"null", "at", d("at", nil), 0, false},
-		{"missing", "at", d("other", date(base)), 0, false},
-		{"string", "at", d("at", "2026-03-01T12:00:00Z"), 0, false},
-		{"number", "at", d("at", int64(ms)), 0, false},
-		{"timestamp", "at", d("at", bson.Timestamp{T: uint32(base.Unix())}), 0, false},
-		{"nested", "meta.at", d("meta", d("at", date(base))), ms + hour, true},
-		{"array of subdocuments", "m.at", d("m", bson.A{d("at", date(base.Add(2*time.Hour))), d("at", date(base))}), ms + hour, true},
-		{"far future saturates", "at", d("at", bson.DateTime(math.MaxInt64)), math.MaxInt64, true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := newPolicyRule("g", c.field, hour)
-			due, ok := r.dueTime(c.doc)
-			if ok != c.ok || due != c.due {
-				t.Fatalf("dueTime = %d, %v; want %d, %v", due, ok, c.due, c.ok)
-			}
-			if got := r.expired(c.doc, ms+hour); got != (c.ok && c.due <= ms+hour) {
-				t.Fatalf("expired at due time = %v", got)
-			}
-		})
-	}
-	var nilRule *policyRule
-	if nilRule.expired(d("at", date(base)), math.MaxInt64) {
-		t.Fatal("a nil rule expired a document")
 	}
 }
 
@@ -176,9 +83,9 @@ func idsOf(te *testEngine, db, coll string) string {
 }
 
 // enable enables a policy and fails the test on error.
-func (te *testEngine) enable(group, field string, offset time.Duration) Operation {
+func (te *testEngine) enable(group, field string, offset time.Duration) policy.Operation {
 	te.t.Helper()
-	op, err := te.UpdatePolicy(te.t.Context(), PolicyUpdate{Group: group, Field: field, Enable: true, Offset: offset})
+	op, err := te.UpdatePolicy(te.t.Context(), policy.Update{Group: group, Field: field, Enable: true, Offset: offset})
 	if err != nil {
 		te.t.Fatal(err)
 	}
@@ -188,7 +95,7 @@ func (te *testEngine) enable(group, field string, offset time.Duration) Operatio
 // waitOp waits for the worker to finish operation id, advancing the
 // bubble's time (the build is paced on the clock); it must run inside a
 // synctest bubble.
-func (te *testEngine) waitOp(id string) Operation {
+func (te *testEngine) waitOp(id string) policy.Operation {
 	te.t.Helper()
 	for range 10000 {
 		syncWait()
@@ -199,10 +106,10 @@ func (te *testEngine) waitOp(id string) Operation {
 		if op.Done {
 			return op
 		}
-		time.Sleep(time.Duration(te.pol.pause.Load()) + time.Millisecond)
+		time.Sleep(time.Duration(te.pol.Pause.Load()) + time.Millisecond)
 	}
 	te.t.Fatalf("operation %s did not finish", id)
-	return Operation{}
+	return policy.Operation{}
 }
 
 // Ensure that strict visibility applies a policy to every collection of
@@ -226,7 +133,7 @@ func TestPolicyVisibility(t *testing.T) {
 			t.Fatalf("before the policy: %s", got)
 		}
 		op := te.enable("sessions", "expireAt", 0)
-		if op.State != PolicyCreating || op.Type != OpEnableTTL || op.Done {
+		if op.State != policy.Creating || op.Type != policy.OpEnableTTL || op.Done {
 			t.Fatalf("enable returned %+v", op)
 		}
 		for _, db := range []string{"app", "other"} {
@@ -277,9 +184,9 @@ func TestPolicyLazyVisibility(t *testing.T) {
 		te.mustUpdate("app", "sessions", UpdateStatement{
 			Filter: d("_id", "moved"), Update: d("$set", d("expireAt", date(now.Add(time.Hour)))),
 		})
-		r, err := reg.get("policy:sessions.expireAt").Reap(t.Context(), te.clock.Now(), expiry.Budget{BatchSize: 10})
+		r, err := expiry.Drain(t.Context(), reg.get("policy:sessions.expireAt"), te.clock.Now(), 0, 10)
 		if err != nil || r.Items != 1 {
-			t.Fatalf("Reap = %+v, %v", r, err)
+			t.Fatalf("Drain = %+v, %v", r, err)
 		}
 		if got := idsOf(te, "app", "sessions"); got != "moved" {
 			t.Fatalf("after reaping: %q", got)
@@ -295,11 +202,11 @@ func (te *testEngine) policyEntries(db, coll string) int {
 	if c == nil {
 		return 0
 	}
-	ix := te.pol.indexOf(c.meta.id)
+	ix := te.pol.IndexOf(c.Meta.ID)
 	if ix == nil {
 		return 0
 	}
-	lo, hi := policyDueRange(ix.ixID, math.MaxInt64)
+	lo, hi := policy.DueRange(ix.ID, math.MaxInt64)
 	it, err := te.store.NewIter(lo, hi)
 	if err != nil {
 		te.t.Fatal(err)
@@ -330,8 +237,8 @@ func TestCheckFindsStrayPolicyEntry(t *testing.T) {
 		te.mustInsert("a", "sessions", d("_id", 1, "expireAt", date(now.Add(time.Hour))))
 		te.waitOp(te.enable("sessions", "expireAt", time.Minute).ID)
 		te.mustCheckPolicies()
-		ix := te.pol.indexOf(te.lookupColl("a", "sessions").meta.id)
-		stray := policyEntryKey(ix.ixID, now.UnixMilli(), []byte("stray"))
+		ix := te.pol.IndexOf(te.lookupColl("a", "sessions").Meta.ID)
+		stray := policy.EntryKey(ix.ID, now.UnixMilli(), []byte("stray"))
 		write := func(f func(b *storage.Batch) error) {
 			b := te.store.NewBatch()
 			if err := f(b); err != nil {
@@ -371,12 +278,12 @@ func TestPolicyEnableBuildsAndReaps(t *testing.T) {
 			t.Errorf("estimate %d, want 6", op.Progress.DocumentsEstimate)
 		}
 		done := te.waitOp(op.ID)
-		want := OperationProgress{DocumentsScanned: 6, DocumentsEstimate: 6, ExpiredFound: 2}
-		if done.State != PolicyActive || done.Progress != want || done.End.IsZero() || done.Error != "" {
+		want := policy.OperationProgress{DocumentsScanned: 6, DocumentsEstimate: 6, ExpiredFound: 2}
+		if done.State != policy.Active || done.Progress != want || done.End.IsZero() || done.Error != "" {
 			t.Fatalf("finished operation %+v, want ACTIVE with %+v", done, want)
 		}
 		pol, err := te.GetPolicy(t.Context(), "sessions")
-		if err != nil || pol.State != PolicyActive || pol.Indexed != 2 || pol.Collections != 2 || pol.Operation != op.ID || pol.Offset != 10*time.Minute {
+		if err != nil || pol.State != policy.Active || pol.Indexed != 2 || pol.Collections != 2 || pol.Operation != op.ID || pol.Offset != 10*time.Minute {
 			t.Fatalf("policy %+v, %v", pol, err)
 		}
 		if names := strings.Join(reg.names(), ","); names != "policy:sessions.expireAt" {
@@ -396,9 +303,9 @@ func TestPolicyEnableBuildsAndReaps(t *testing.T) {
 		if err != nil || n != 2 || !oldest.Equal(now.Add(-110*time.Minute)) || !newest.Equal(now.Add(-50*time.Minute)) {
 			t.Fatalf("CountDue = %d %v %v %v", n, oldest, newest, err)
 		}
-		r, err := src.Reap(t.Context(), te.clock.Now(), expiry.Budget{BatchSize: 1})
+		r, err := expiry.Drain(t.Context(), src, te.clock.Now(), 0, 1)
 		if err != nil || r.Items != 2 || r.More || len(r.Due) != 2 || r.Keys != 4 {
-			t.Fatalf("Reap = %+v, %v", r, err)
+			t.Fatalf("Drain = %+v, %v", r, err)
 		}
 		if got := idsOf(te, "a", "sessions") + "/" + idsOf(te, "b", "sessions"); got != "2,3/2,3" {
 			t.Fatalf("after reaping: %s", got)
@@ -428,17 +335,17 @@ func TestPolicyEnableBuildsAndReaps(t *testing.T) {
 		// A collection created later in the group gets a complete index at once.
 		te.mustInsert("c", "sessions", d("_id", 1, "expireAt", date(now.Add(-time.Hour))))
 		c := te.lookupColl("c", "sessions")
-		if ix := te.pol.indexOf(c.meta.id); ix == nil || !ix.complete || te.policyEntries("c", "sessions") != 1 {
+		if ix := te.pol.IndexOf(c.Meta.ID); ix == nil || !ix.Complete || te.policyEntries("c", "sessions") != 1 {
 			t.Fatalf("new collection's index %+v", ix)
 		}
 		te.clock.Advance(time.Hour)
-		r, err = src.Reap(t.Context(), te.clock.Now(), expiry.Budget{BatchSize: 100})
+		r, err = expiry.Drain(t.Context(), src, te.clock.Now(), 0, 100)
 		if err != nil || r.Items != 5 {
-			t.Fatalf("second Reap = %+v, %v; want 5 deleted", r, err)
+			t.Fatalf("second Drain = %+v, %v; want 5 deleted", r, err)
 		}
 		te.mustCheckPolicies()
 		if got := idsOf(te, "a", "sessions") + "/" + idsOf(te, "b", "sessions") + "/" + idsOf(te, "c", "sessions"); got != "/2/" {
-			t.Fatalf("after the second Reap: %s", got)
+			t.Fatalf("after the second Drain: %s", got)
 		}
 	})
 }
@@ -451,30 +358,30 @@ func TestPolicyLimits(t *testing.T) {
 		te := newTestEngine(t)
 		ctx := t.Context()
 		te.waitOp(te.enable("sessions", "expireAt", 0).ID)
-		_, err := te.UpdatePolicy(ctx, PolicyUpdate{Group: "sessions", Field: "other", Enable: true})
-		if !errors.Is(err, ErrPolicyConflict) || !strings.Contains(err.Error(), `already has a TTL policy on field "expireAt"`) {
+		_, err := te.UpdatePolicy(ctx, policy.Update{Group: "sessions", Field: "other", Enable: true})
+		if !errors.Is(err, policy.ErrConflict) || !strings.Contains(err.Error(), `already has a TTL policy on field "expireAt"`) {
 			t.Fatalf("second field: %v", err)
 		}
-		for _, u := range []PolicyUpdate{{Group: "nope", Field: "expireAt"}, {Group: "sessions", Field: "other"}} {
-			if _, err := te.UpdatePolicy(ctx, u); !errors.Is(err, ErrPolicyNotFound) {
+		for _, u := range []policy.Update{{Group: "nope", Field: "expireAt"}, {Group: "sessions", Field: "other"}} {
+			if _, err := te.UpdatePolicy(ctx, u); !errors.Is(err, policy.ErrNotFound) {
 				t.Fatalf("disable %+v: %v", u, err)
 			}
 		}
-		for i := 1; i < MaxPolicies; i++ {
+		for i := 1; i < policy.MaxPolicies; i++ {
 			te.enable("g"+strconv.Itoa(i), "at", 0)
 		}
-		_, err = te.UpdatePolicy(ctx, PolicyUpdate{Group: "one-too-many", Field: "at", Enable: true})
-		if !errors.Is(err, ErrTooManyPolicies) || !strings.Contains(err.Error(), "the limit is 1000 TTL field configurations") {
+		_, err = te.UpdatePolicy(ctx, policy.Update{Group: "one-too-many", Field: "at", Enable: true})
+		if !errors.Is(err, policy.ErrTooMany) || !strings.Contains(err.Error(), "the limit is 1000 TTL field configurations") {
 			t.Fatalf("policy 1001: %v", err)
 		}
 		// Changing an enabled policy's offset is not a new configuration.
-		if _, err := te.UpdatePolicy(ctx, PolicyUpdate{Group: "sessions", Field: "expireAt", Enable: true, Offset: time.Hour}); err != nil {
+		if _, err := te.UpdatePolicy(ctx, policy.Update{Group: "sessions", Field: "expireAt", Enable: true, Offset: time.Hour}); err != nil {
 			t.Fatalf("offset change at the limit: %v", err)
 		}
-		if _, err := te.UpdatePolicy(ctx, PolicyUpdate{Group: "sessions", Field: "expireAt"}); err != nil {
+		if _, err := te.UpdatePolicy(ctx, policy.Update{Group: "sessions", Field: "expireAt"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := te.UpdatePolicy(ctx, PolicyUpdate{Group: "one-too-many", Field: "at", Enable: true}); err != nil {
+		if _, err := te.UpdatePolicy(ctx, policy.Update{Group: "one-too-many", Field: "at", Enable: true}); err != nil {
 			t.Fatalf("after disabling one: %v", err)
 		}
 		syncWait()

@@ -3,10 +3,11 @@ package docdb
 import (
 	"context"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
-// Statistics come from the per-collection counters (counters.go), kept
+// Statistics come from the per-collection counters (catalog.Counters), kept
 // exact in the same batches as the data, so dbStats, collStats and
 // listDatabases never scan. Sizes are logical: document bytes and index
 // entry key bytes; storageSize reports the same figures, as mayfly does not
@@ -14,18 +15,18 @@ import (
 
 func (e *Engine) dbStats(ctx context.Context, db string) (DBStats, error) {
 	var st DBStats
-	if err := checkDB(db); err != nil {
+	if err := catalog.CheckDB(db); err != nil {
 		return st, err
 	}
 	e.mu.RLock()
-	colls := e.cat.dbCollections(db)
+	colls := e.cat.DBCollections(db)
 	nIdx := make([]int, len(colls))
 	for i, c := range colls {
-		nIdx[i] = len(c.meta.indexes)
+		nIdx[i] = len(c.Meta.Indexes)
 	}
 	e.mu.RUnlock()
 	for i, c := range colls {
-		docs, bytes, idx := c.stats.snapshot()
+		docs, bytes, idx := c.Stats.Snapshot()
 		st.Collections++
 		st.Objects += docs
 		st.DataSize += bytes
@@ -39,30 +40,30 @@ func (e *Engine) dbStats(ctx context.Context, db string) (DBStats, error) {
 
 func (e *Engine) collStats(ctx context.Context, db, coll string) (CollStats, error) {
 	var st CollStats
-	if err := checkReadNS(db, coll); err != nil {
+	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return st, err
 	}
 	e.mu.RLock()
-	c := e.cat.lookup(db, coll)
-	var meta *collMeta
+	c := e.cat.Lookup(db, coll)
+	var meta *catalog.CollMeta
 	if c != nil {
-		meta = c.meta
+		meta = c.Meta
 	}
 	e.mu.RUnlock()
 	if c == nil {
 		return st, mongoerr.Newf(mongoerr.NamespaceNotFound, "Collection [%s.%s] not found.", db, coll)
 	}
-	docs, bytes, idx := c.stats.snapshot()
+	docs, bytes, idx := c.Stats.Snapshot()
 	st.Count = docs
 	st.Size = bytes
 	if docs > 0 {
 		st.AvgObjSize = bytes / docs
 	}
 	st.StorageSize = bytes
-	st.NIndexes = int64(len(meta.indexes))
-	for _, ix := range meta.indexes {
-		sz := idx[ix.id].bytes
-		st.IndexSizes = append(st.IndexSizes, IndexSize{Name: ix.name, Size: sz})
+	st.NIndexes = int64(len(meta.Indexes))
+	for _, ix := range meta.Indexes {
+		sz := idx[ix.ID].Bytes
+		st.IndexSizes = append(st.IndexSizes, IndexSize{Name: ix.Name, Size: sz})
 		st.TotalIndexSize += sz
 	}
 	return st, nil

@@ -11,12 +11,15 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/keycodec"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
-// TTL index sources (issue 5): every TTL index is an expiry.Source whose
+// TTL index sources: every TTL index is an expiry.Source whose
 // ordered index is the TTL index itself. Its Date-typed entries are in date
 // order, so the next due item is the first Date entry plus
 // expireAfterSeconds, and the due items are the Date entries up to
@@ -52,16 +55,15 @@ var (
 // ttlCatchUpFactor is how many times ttlDeleteBatchSize a TTL index's
 // batch may grow to while the reaper is behind: each batch waits its turn
 // for the collection's write lock behind every inserting connection, whose
-// turns hold whole insertMany requests (16 connections of 500 documents in
-// mayfly bench steady).
+// turns hold whole insertMany requests.
 const ttlCatchUpFactor = 16
 
 // CatchUpFactor implements expiry.CatchUp.
 func (s *ttlSource) CatchUpFactor() int { return ttlCatchUpFactor }
 
 // ttlSourceName is the source name of a TTL index: ttl_index:db.coll.index.
-func ttlSourceName(m *collMeta, ix *indexMeta) string {
-	return fmt.Sprintf("ttl_index:%s.%s.%s", m.db, m.name, ix.name)
+func ttlSourceName(m *catalog.CollMeta, ix *catalog.IndexMeta) string {
+	return fmt.Sprintf("ttl_index:%s.%s.%s", m.DB, m.Name, ix.Name)
 }
 
 // Name implements expiry.Source.
@@ -72,15 +74,15 @@ func (s *ttlSource) Kind() expiry.Kind { return expiry.KindTTLIndex }
 
 // current returns the live collection and index of the source, or nils
 // when either is gone or the index is no longer a usable TTL index.
-func (s *ttlSource) current() (*collection, *collMeta, *indexMeta) {
+func (s *ttlSource) current() (*catalog.Collection, *catalog.CollMeta, *catalog.IndexMeta) {
 	s.e.mu.RLock()
 	defer s.e.mu.RUnlock()
-	for _, c := range s.e.cat.colls {
-		if c.meta.id != s.collID {
+	for _, c := range s.e.cat.Colls {
+		if c.Meta.ID != s.collID {
 			continue
 		}
-		if ix := s.indexOf(c.meta); ix != nil {
-			return c, c.meta, ix
+		if ix := s.indexOf(c.Meta); ix != nil {
+			return c, c.Meta, ix
 		}
 		return nil, nil, nil
 	}
@@ -89,12 +91,12 @@ func (s *ttlSource) current() (*collection, *collMeta, *indexMeta) {
 
 // indexOf finds the source's index in m: a TTL index by id, or for id 0
 // the clustered collection's own TTL.
-func (s *ttlSource) indexOf(m *collMeta) *indexMeta {
+func (s *ttlSource) indexOf(m *catalog.CollMeta) *catalog.IndexMeta {
 	if s.ixID == 0 {
-		return m.clusteredTTLIndex()
+		return m.ClusteredTTLIndex()
 	}
-	for _, ix := range m.indexes {
-		if ix.id == s.ixID && ix.ttl && ix.ttlValid && len(ix.fields) == 1 {
+	for _, ix := range m.Indexes {
+		if ix.ID == s.ixID && ix.TTL && ix.TTLValid && len(ix.Fields) == 1 {
 			return ix
 		}
 	}
@@ -104,9 +106,9 @@ func (s *ttlSource) indexOf(m *collMeta) *indexMeta {
 // dateRange returns the key range of the index's Date entries with dates at
 // or before cutoff (Unix ms); all Date entries when all is set. For a
 // descending index the range holds the same entries in reverse order.
-func dateRange(ix *indexMeta, cutoff int64, all bool) (lo, hi []byte, err error) {
-	desc := ix.fields[0].desc
-	p := ix.entriesPrefix()
+func dateRange(ix *catalog.IndexMeta, cutoff int64, all bool) (lo, hi []byte, err error) {
+	desc := ix.Fields[0].Desc
+	p := ix.EntriesPrefix()
 	tlo, err := keycodec.TypeLowerBound(bson.TypeDateTime, desc)
 	if err != nil {
 		return nil, nil, err
@@ -134,11 +136,11 @@ func dateRange(ix *indexMeta, cutoff int64, all bool) (lo, hi []byte, err error)
 }
 
 // entryDate decodes the Date of a TTL index entry and its encoded _id.
-func entryDate(ix *indexMeta, key []byte) (int64, []byte, error) {
-	rest := key[len(ix.entriesPrefix()):]
+func entryDate(ix *catalog.IndexMeta, key []byte) (int64, []byte, error) {
+	rest := key[len(ix.EntriesPrefix()):]
 	var vals []any
 	var idEnc []byte
-	if ix.clusterColl != 0 {
+	if ix.ClusterColl != 0 {
 		// A document key: the encoded _id is the whole rest.
 		v, _, err := keycodec.DecodeValue(rest, false)
 		if err != nil {
@@ -147,7 +149,7 @@ func entryDate(ix *indexMeta, key []byte) (int64, []byte, error) {
 		vals, idEnc = []any{v}, rest
 	} else {
 		var err error
-		if vals, idEnc, err = ix.splitEntry(rest); err != nil {
+		if vals, idEnc, err = ix.SplitEntry(rest); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -175,7 +177,7 @@ func (s *ttlSource) NextDue(ctx context.Context) (time.Time, bool, error) {
 	}
 	defer it.Close()
 	var ok bool
-	if ix.fields[0].desc {
+	if ix.Fields[0].Desc {
 		ok = it.Last()
 	} else {
 		ok = it.First()
@@ -187,7 +189,7 @@ func (s *ttlSource) NextDue(ctx context.Context) (time.Time, bool, error) {
 	if err != nil {
 		return time.Time{}, false, err
 	}
-	return time.UnixMilli(addSeconds(date, ix.expireAfter)), true, nil
+	return time.UnixMilli(catalog.AddSeconds(date, ix.ExpireAfter)), true, nil
 }
 
 // dueEntries lists the encoded _ids of the documents with a Date entry due
@@ -195,13 +197,13 @@ func (s *ttlSource) NextDue(ctx context.Context) (time.Time, bool, error) {
 // times; more reports that entries were left. With after set, only entries
 // past after (in the scan's direction) are read; last is the key of the
 // last entry taken, from which a later call can go on.
-func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []byte) (ids [][]byte, dues []int64, more bool, last []byte, err error) {
-	cutoff := now.UnixMilli() - ix.expireAfter*1000
+func (s *ttlSource) dueEntries(ix *catalog.IndexMeta, now time.Time, max int, after []byte) (ids [][]byte, dues []int64, more bool, last []byte, err error) {
+	cutoff := now.UnixMilli() - ix.ExpireAfter*1000
 	lo, hi, err := dateRange(ix, cutoff, false)
 	if err != nil {
 		return nil, nil, false, nil, err
 	}
-	desc := ix.fields[0].desc
+	desc := ix.Fields[0].Desc
 	if after != nil {
 		if desc && bytes.Compare(after, hi) < 0 {
 			hi = after // a descending scan runs from hi down
@@ -225,7 +227,7 @@ func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []by
 		ok, step = it.Last(), it.Prev
 	}
 	var seen map[string]bool // only a multikey index has several entries per document
-	if ix.multikey {
+	if ix.Multikey {
 		seen = map[string]bool{}
 	}
 	for ; ok; ok = step() {
@@ -243,7 +245,7 @@ func (s *ttlSource) dueEntries(ix *indexMeta, now time.Time, max int, after []by
 			seen[string(idEnc)] = true
 		}
 		ids = append(ids, append([]byte(nil), idEnc...))
-		dues = append(dues, addSeconds(date, ix.expireAfter))
+		dues = append(dues, catalog.AddSeconds(date, ix.ExpireAfter))
 		last = append(last[:0], it.Key()...)
 	}
 	return ids, dues, false, last, it.Error()
@@ -260,157 +262,123 @@ type resumePoint struct {
 // resumeFor returns the key to go on after for a batch of the pass at
 // nowMs, or nil to start from the beginning of the due range.
 //
-// The engine calls Reap once per storage batch with the now of the pass,
-// so every batch of a pass but the first goes on where the previous one
+// The engine calls ReapBatch once per storage batch with the now of the
+// pass, so every batch of a pass but the first goes on where the previous one
 // stopped instead of seeking from the start of the range: the entries
 // before that point were all looked at in this pass, and the ones deleted
 // are Pebble tombstones until a compaction, which a scan from the start
-// would step over again in every batch (quadratic in a storm of a million
-// documents). An entry written behind the point during the pass waits for
+// would step over again in every batch (quadratic in the size of a
+// storm). An entry written behind the point during the pass waits for
 // the next pass, which starts over.
-func (s *ttlSource) resumeFor(nowMs int64, ix *indexMeta) []byte {
+func (s *ttlSource) resumeFor(nowMs int64, ix *catalog.IndexMeta) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.resume.now != nowMs || s.resume.ixID != ix.id {
+	if s.resume.now != nowMs || s.resume.ixID != ix.ID {
 		return nil
 	}
 	return s.resume.key
 }
 
-func (s *ttlSource) setResume(nowMs int64, ix *indexMeta, key []byte) {
+func (s *ttlSource) setResume(nowMs int64, ix *catalog.IndexMeta, key []byte) {
 	if key == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.resume = resumePoint{now: nowMs, ixID: ix.id, key: key}
+	s.resume = resumePoint{now: nowMs, ixID: ix.ID, key: key}
 }
 
-// Reap implements expiry.Source: it deletes due documents in batches of
-// budget.BatchSize, each under the collection's write lock and in one
-// storage batch with all of its index entries. Every document is checked
-// again before deletion (its date may have moved since it was indexed, or
-// a partial filter may no longer match).
-func (s *ttlSource) Reap(ctx context.Context, now time.Time, budget expiry.Budget) (expiry.Reaped, error) {
-	var r expiry.Reaped
-	batch := budget.BatchSize
-	if batch <= 0 {
-		batch = 1000
+// ReapBatch implements expiry.Source: it deletes up to b.Max due
+// documents under the collection's write lock, in one storage batch with
+// all of their index entries. Every document is checked again before
+// deletion (its date may have moved since it was indexed, or a partial
+// filter may no longer match).
+func (s *ttlSource) ReapBatch(ctx context.Context, now time.Time, b expiry.Batch) (expiry.Reaped, error) {
+	if err := ctx.Err(); err != nil {
+		return expiry.Reaped{}, err
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return r, err
-		}
-		want := batch
-		if budget.MaxItems > 0 {
-			left := budget.MaxItems - r.Items
-			if left <= 0 {
-				_, _, ix := s.current()
-				if ix != nil {
-					ids, _, _, _, err := s.dueEntries(ix, now, 1, s.resumeFor(now.UnixMilli(), ix))
-					if err != nil {
-						return r, err
-					}
-					r.More = len(ids) > 0
-				}
-				return r, nil
-			}
-			want = min(want, left)
-		}
-		n, keys, dues, more, err := s.reapBatch(now, want, budget)
-		r.Items += n
-		r.Keys += keys
-		r.Due = append(r.Due, dues...)
-		if err != nil {
-			return r, err
-		}
-		if !more {
-			return r, nil
-		}
-		if !budget.Deadline.IsZero() && s.e.opts.Now().After(budget.Deadline) {
-			r.More = true
-			return r, nil
-		}
-	}
+	return s.reapBatch(now, max(b.Max, 1), b)
 }
 
 // reapBatch deletes up to max due documents in one storage batch.
 //
 // The collection's write lock is what a steady stream of expiring inserts
-// and the reaper compete for: with 16 connections inserting 50,000
-// documents a second the lock was busy all the time, the reaper waited
-// three quarters of its time for it, and everything it did while holding
-// it (reading the index, decoding each document, computing its index
-// entries) was time no insert could run. So the batch is prepared without
-// the lock (prepareBatch) and only checked and committed under it: the
-// check reads each document again with one iterator and compares its
-// bytes with those the batch was built from, since every key the batch
-// deletes follows from those bytes, the collection's metadata and its TTL
-// policy index, which must be the same objects too. Anything else (a
-// document changed or gone, an index added, the collection dropped) makes
-// the batch be built again under the lock, as it was before.
-func (s *ttlSource) reapBatch(now time.Time, max int, budget expiry.Budget) (n, keys int, dues []int64, more bool, err error) {
+// and the reaper compete for, and everything the reaper does while
+// holding it (reading the index, decoding each document, computing its
+// index entries) is time no insert can run. So the batch is prepared
+// without the lock (prepareBatch) and only checked and committed under
+// it: the check reads each document again with one iterator and compares
+// its bytes with those the batch was built from, since every key the
+// batch deletes follows from those bytes, the collection's metadata and
+// its TTL policy index, which must be the same objects too. Anything else
+// (a document changed or gone, an index added, the collection dropped)
+// makes the batch be built again under the lock.
+func (s *ttlSource) reapBatch(now time.Time, max int, b expiry.Batch) (r expiry.Reaped, err error) {
 	c, meta, ix := s.current()
 	if ix == nil {
-		return 0, 0, nil, false, nil
+		return r, nil
 	}
 	nowMs := now.UnixMilli()
 	// Preparing reads the batch and builds its deletions without a lock,
 	// so the engine may run it at low priority (expiry.Config.Idle).
 	var p *reapPrep
-	budget.RunPrepare(func() { p, err = s.prepareBatch(c, meta, ix, now, max, s.resumeFor(nowMs, ix)) })
+	b.RunPrepare(func() { p, err = s.prepareBatch(c, meta, ix, now, max, s.resumeFor(nowMs, ix)) })
 	if err != nil {
-		return 0, 0, nil, false, err
+		return r, err
 	}
 	defer func() { p.close() }()
 	if s.afterPrepare != nil {
 		s.afterPrepare()
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.dropped {
-		return 0, 0, nil, false, nil
+	c.WriteMu.Lock()
+	defer c.WriteMu.Unlock()
+	if c.Dropped {
+		return r, nil
 	}
 	ok, err := p.stillValid(s.e, c)
 	if err != nil {
-		return 0, 0, nil, false, err
+		return r, err
 	}
 	if !ok {
 		// Re-read the index under the lock: collMod may have changed it.
-		if ix = s.indexOf(c.meta); ix == nil {
-			return 0, 0, nil, false, nil
+		if ix = s.indexOf(c.Meta); ix == nil {
+			return r, nil
 		}
 		p.close()
-		if p, err = s.prepareBatch(c, c.meta, ix, now, max, s.resumeFor(nowMs, ix)); err != nil {
-			return 0, 0, nil, false, err
+		if p, err = s.prepareBatch(c, c.Meta, ix, now, max, s.resumeFor(nowMs, ix)); err != nil {
+			return r, err
 		}
 	}
 	if len(p.dues) == 0 && p.last == nil {
-		return 0, 0, nil, false, nil
+		return r, nil
 	}
-	for _, ic := range p.w.d.idx {
-		keys -= int(ic.keys) // the _id index counts one key per document
+	keys := 0
+	for _, ic := range p.w.d.Idx {
+		keys -= int(ic.Keys) // the _id index counts one key per document
 	}
 	if err := p.w.commit(); err != nil {
-		return 0, 0, nil, false, err
+		return r, err
 	}
 	s.setResume(nowMs, p.ix, p.last)
-	return len(p.dues), keys, p.dues, p.more, nil
+	return expiry.Reaped{Items: len(p.dues), Keys: keys, Due: p.dues, Skipped: p.entries - len(p.dues), More: p.more}, nil
 }
 
 // reapPrep is a batch of TTL deletions built from what the store held when
 // it was read: the documents' bytes, the metadata and policy index the
 // keys were derived from, and the writer holding the deletions.
 type reapPrep struct {
-	meta *collMeta
-	ix   *indexMeta
-	pol  *policyIndex
+	meta *catalog.CollMeta
+	ix   *catalog.IndexMeta
+	pol  *policy.Index
 	keys [][]byte // document keys deleted, ascending
 	raws [][]byte // their bytes as read
 	dues []int64
-	more bool
-	last []byte
-	w    *writer
+	// entries is the number of due index entries read; those beyond
+	// len(dues) were left alone (the document changed or is gone).
+	entries int
+	more    bool
+	last    []byte
+	w       *writer
 }
 
 func (p *reapPrep) close() {
@@ -423,24 +391,23 @@ func (p *reapPrep) close() {
 // before now under index ix of metadata meta, going on after after. It
 // reads the documents in key order with one iterator over the collection,
 // so its seeks only move forward, and writes a plain batch: nothing reads
-// it. (Range deletions for runs of adjacent documents were tried and
-// measured harmful: Pebble fragments a memtable's range tombstones again
-// for every new iterator, foreground reads included, so one per batch made
-// a 200,000-document storm take 350 s instead of 8 s and findOne's p99
-// rise to 24ms.)
-func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, now time.Time, max int, after []byte) (*reapPrep, error) {
-	p := &reapPrep{meta: meta, ix: ix, pol: s.e.pol.indexOf(meta.id)}
+// it. It deletes document by document, not with range deletions: Pebble
+// fragments a memtable's range tombstones again for every new iterator,
+// foreground reads included, so a range deletion per batch slows every
+// read.
+func (s *ttlSource) prepareBatch(c *catalog.Collection, meta *catalog.CollMeta, ix *catalog.IndexMeta, now time.Time, max int, after []byte) (*reapPrep, error) {
+	p := &reapPrep{meta: meta, ix: ix, pol: s.e.pol.IndexOf(meta.ID)}
 	ids, _, more, last, err := s.dueEntries(ix, now, max, after)
 	if err != nil || len(ids) == 0 {
 		return p, err
 	}
-	p.more, p.last = more, last
+	p.more, p.last, p.entries = more, last, len(ids)
 	p.keys = make([][]byte, 0, len(ids))
 	p.raws = make([][]byte, 0, len(ids))
 	p.dues = make([]int64, 0, len(ids))
 	p.w = &writer{e: s.e, c: c, meta: meta, b: s.e.store.NewBatch()}
 	slices.SortFunc(ids, bytes.Compare)
-	pre := docPrefix(meta.id)
+	pre := catalog.DocPrefix(meta.ID)
 	it, err := s.e.store.NewIter(pre, storage.PrefixEnd(pre))
 	if err != nil {
 		return nil, errors.Join(err, p.w.b.Close())
@@ -448,7 +415,7 @@ func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, n
 	defer it.Close()
 	nowMs := now.UnixMilli()
 	for _, idEnc := range ids {
-		key := docKey(meta.id, idEnc)
+		key := catalog.DocKey(meta.ID, idEnc)
 		if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
 			if err := it.Error(); err != nil {
 				p.close()
@@ -457,12 +424,12 @@ func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, n
 			continue
 		}
 		raw := append([]byte(nil), it.Value()...)
-		sd, err := newStoredDocFast(raw)
+		sd, err := stored.NewFast(raw)
 		if err != nil {
 			p.close()
 			return nil, fmt.Errorf("docdb: stored document: %w", err)
 		}
-		due, ok := ix.dueTime(sd.doc)
+		due, ok := ix.DueTime(sd.Doc)
 		if !ok || due > nowMs {
 			continue
 		}
@@ -481,14 +448,14 @@ func (s *ttlSource) prepareBatch(c *collection, meta *collMeta, ix *indexMeta, n
 // were built now: c's metadata and TTL policy index are the ones it was
 // built from, and every document it deletes still holds the bytes it read.
 // The caller holds c's write lock.
-func (p *reapPrep) stillValid(e *Engine, c *collection) (bool, error) {
-	if c.meta != p.meta || e.pol.indexOf(p.meta.id) != p.pol {
+func (p *reapPrep) stillValid(e *Engine, c *catalog.Collection) (bool, error) {
+	if c.Meta != p.meta || e.pol.IndexOf(p.meta.ID) != p.pol {
 		return false, nil
 	}
 	if len(p.keys) == 0 {
 		return true, nil
 	}
-	pre := docPrefix(p.meta.id)
+	pre := catalog.DocPrefix(p.meta.ID)
 	it, err := e.store.NewIter(pre, storage.PrefixEnd(pre))
 	if err != nil {
 		return false, err
@@ -524,23 +491,23 @@ func (s *ttlSource) CountDue(ctx context.Context, now time.Time) (int64, time.Ti
 // Source registration, following the catalog.
 
 // registerTTL registers the sources of m's TTL indexes among idx.
-func (e *Engine) registerTTL(m *collMeta, idx []*indexMeta) {
+func (e *Engine) registerTTL(m *catalog.CollMeta, idx []*catalog.IndexMeta) {
 	if e.opts.Expiry == nil {
 		return
 	}
 	for _, ix := range idx {
-		if !ix.ttl || len(ix.fields) != 1 || ix.isID {
+		if !ix.TTL || len(ix.Fields) != 1 || ix.IsID {
 			continue
 		}
 		name := ttlSourceName(m, ix)
 		e.srcMu.Lock()
-		if _, ok := e.sources[ix.id]; ok {
+		if _, ok := e.sources[ix.ID]; ok {
 			e.srcMu.Unlock()
 			continue
 		}
-		e.sources[ix.id] = name
+		e.sources[ix.ID] = name
 		e.srcMu.Unlock()
-		if err := e.opts.Expiry.Register(&ttlSource{e: e, name: name, collID: m.id, ixID: ix.id}); err != nil {
+		if err := e.opts.Expiry.Register(&ttlSource{e: e, name: name, collID: m.ID, ixID: ix.ID}); err != nil {
 			e.opts.Logger.Error("docdb: register TTL index source", "source", name, "err", err)
 		}
 	}
@@ -551,15 +518,15 @@ func clusteredKey(collID uint64) uint64 { return collID | 1<<63 }
 
 // registerClustered registers (or, when it has none, unregisters) the
 // collection-level TTL source of m.
-func (e *Engine) registerClustered(m *collMeta) {
+func (e *Engine) registerClustered(m *catalog.CollMeta) {
 	if e.opts.Expiry == nil {
 		return
 	}
-	key := clusteredKey(m.id)
+	key := clusteredKey(m.ID)
 	e.srcMu.Lock()
 	name, registered := e.sources[key]
-	want := m.clusteredTTLIndex() != nil
-	newName := fmt.Sprintf("ttl_index:%s.%s.%s", m.db, m.name, idIndexName)
+	want := m.ClusteredTTLIndex() != nil
+	newName := fmt.Sprintf("ttl_index:%s.%s.%s", m.DB, m.Name, catalog.IDIndexName)
 	switch {
 	case registered && (!want || name != newName):
 		delete(e.sources, key)
@@ -572,20 +539,20 @@ func (e *Engine) registerClustered(m *collMeta) {
 		registered = false
 	}
 	if want && !registered {
-		if err := e.opts.Expiry.Register(&ttlSource{e: e, name: newName, collID: m.id}); err != nil {
+		if err := e.opts.Expiry.Register(&ttlSource{e: e, name: newName, collID: m.ID}); err != nil {
 			e.opts.Logger.Error("docdb: register clustered TTL source", "source", newName, "err", err)
 		}
 	}
 }
 
 // unregisterClustered removes the collection-level TTL source of m.
-func (e *Engine) unregisterClustered(m *collMeta) {
+func (e *Engine) unregisterClustered(m *catalog.CollMeta) {
 	if e.opts.Expiry == nil {
 		return
 	}
 	e.srcMu.Lock()
-	name, ok := e.sources[clusteredKey(m.id)]
-	delete(e.sources, clusteredKey(m.id))
+	name, ok := e.sources[clusteredKey(m.ID)]
+	delete(e.sources, clusteredKey(m.ID))
 	e.srcMu.Unlock()
 	if ok {
 		e.opts.Expiry.Unregister(name)
@@ -593,14 +560,14 @@ func (e *Engine) unregisterClustered(m *collMeta) {
 }
 
 // unregisterTTL removes the sources of idx.
-func (e *Engine) unregisterTTL(idx []*indexMeta) {
+func (e *Engine) unregisterTTL(idx []*catalog.IndexMeta) {
 	if e.opts.Expiry == nil {
 		return
 	}
 	for _, ix := range idx {
 		e.srcMu.Lock()
-		name, ok := e.sources[ix.id]
-		delete(e.sources, ix.id)
+		name, ok := e.sources[ix.ID]
+		delete(e.sources, ix.ID)
 		e.srcMu.Unlock()
 		if ok {
 			e.opts.Expiry.Unregister(name)
@@ -611,24 +578,24 @@ func (e *Engine) unregisterTTL(idx []*indexMeta) {
 // registerAllTTL registers every TTL index of the catalog (at Open).
 func (e *Engine) registerAllTTL() {
 	e.mu.RLock()
-	var metas []*collMeta
-	for _, c := range e.cat.colls {
-		metas = append(metas, c.meta)
+	var metas []*catalog.CollMeta
+	for _, c := range e.cat.Colls {
+		metas = append(metas, c.Meta)
 	}
 	e.mu.RUnlock()
 	for _, m := range metas {
-		e.registerTTL(m, m.indexes)
+		e.registerTTL(m, m.Indexes)
 		e.registerClustered(m)
 	}
 }
 
 func (e *Engine) unregisterAllSources() {
 	e.mu.RLock()
-	var all []*indexMeta
-	var metas []*collMeta
-	for _, c := range e.cat.colls {
-		all = append(all, c.meta.indexes...)
-		metas = append(metas, c.meta)
+	var all []*catalog.IndexMeta
+	var metas []*catalog.CollMeta
+	for _, c := range e.cat.Colls {
+		all = append(all, c.Meta.Indexes...)
+		metas = append(metas, c.Meta)
 	}
 	e.mu.RUnlock()
 	e.unregisterTTL(all)
@@ -638,38 +605,38 @@ func (e *Engine) unregisterAllSources() {
 }
 
 // collectionGone unregisters a dropped collection's sources.
-func (e *Engine) collectionGone(m *collMeta) {
-	e.policyCollectionGone(m)
-	e.unregisterTTL(m.indexes)
+func (e *Engine) collectionGone(m *catalog.CollMeta) {
+	e.pol.CollectionGone(m)
+	e.unregisterTTL(m.Indexes)
 	e.unregisterClustered(m)
 }
 
 // collectionRenamed moves a renamed collection's sources to their new names.
-func (e *Engine) collectionRenamed(old, renamed *collMeta) {
-	e.policyCollectionRenamed(old, renamed)
-	e.unregisterTTL(old.indexes)
-	e.registerTTL(renamed, renamed.indexes)
+func (e *Engine) collectionRenamed(old, renamed *catalog.CollMeta) {
+	e.pol.CollectionRenamed(old, renamed)
+	e.unregisterTTL(old.Indexes)
+	e.registerTTL(renamed, renamed.Indexes)
 	e.registerClustered(renamed)
 }
 
 // indexesAdded registers the sources of new TTL indexes.
-func (e *Engine) indexesAdded(m *collMeta, idx []*indexMeta) { e.registerTTL(m, idx) }
+func (e *Engine) indexesAdded(m *catalog.CollMeta, idx []*catalog.IndexMeta) { e.registerTTL(m, idx) }
 
 // indexesDropped unregisters the sources of dropped indexes.
-func (e *Engine) indexesDropped(_ *collMeta, idx []*indexMeta) { e.unregisterTTL(idx) }
+func (e *Engine) indexesDropped(_ *catalog.CollMeta, idx []*catalog.IndexMeta) { e.unregisterTTL(idx) }
 
 // indexesChanged follows collMod: an index that became a TTL index gets a
 // source, and the sweeper is woken because due times may now be earlier.
-func (e *Engine) indexesChanged(m *collMeta, idx []*indexMeta) {
+func (e *Engine) indexesChanged(m *catalog.CollMeta, idx []*catalog.IndexMeta) {
 	e.registerTTL(m, idx)
 	if e.opts.Expiry == nil {
 		return
 	}
 	for _, ix := range idx {
-		if !ix.ttl {
+		if !ix.TTL {
 			continue
 		}
-		src := &ttlSource{e: e, collID: m.id, ixID: ix.id}
+		src := &ttlSource{e: e, collID: m.ID, ixID: ix.ID}
 		if due, ok, err := src.NextDue(context.Background()); err == nil && ok {
 			e.opts.Expiry.Wake(due)
 		} else if err != nil && !errors.Is(err, storage.ErrClosed) {

@@ -17,11 +17,13 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
-// The TTL delete storm (DESIGN.md promise 3, issue 5): documents of a TTL
+// The TTL delete storm (many documents due at once are deleted in bounded,
+// paced batches without stalling the foreground): documents of a TTL
 // index fall due together or steadily, the real expiry engine deletes them
 // on a real clock from a store on disk, and a foreground reader measures
 // findOne latency before and during the deletion. Run it alone, once:
@@ -99,7 +101,7 @@ func runTTLStorm(b *testing.B, n int, spread time.Duration) {
 	defer e.Close()
 
 	due := time.Now().Add(24 * time.Hour).Truncate(time.Second)
-	if _, err := e.CreateIndexes(ctx, "bench", "storm", []bson.D{d("key", d("at", int32(1)), "name", "at_1", "expireAfterSeconds", int32(0))}); err != nil {
+	if _, err := e.CreateIndexes(ctx, "bench", "storm", indexSpecs(d("key", d("at", int32(1)), "name", "at_1", "expireAfterSeconds", int32(0)))); err != nil {
 		b.Fatal(err)
 	}
 	pad := bson.Binary{Data: make([]byte, 100)}
@@ -272,7 +274,7 @@ func storedIDs(b *testing.B, st *storage.Store, e *Engine, db, coll string) [][]
 	if c == nil {
 		return nil
 	}
-	p := docPrefix(c.meta.id)
+	p := catalog.DocPrefix(c.Meta.ID)
 	it, err := st.NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
 		b.Fatal(err)

@@ -58,7 +58,7 @@ func TestReapAmongLiveDocuments(t *testing.T) {
 
 			deleted := 0
 			for {
-				r, err := src.Reap(t.Context(), now, expiry.Budget{MaxItems: tc.batch, BatchSize: tc.batch})
+				r, err := expiry.Drain(t.Context(), src, now, tc.batch, tc.batch)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -56,7 +56,7 @@ func TestReapBatchBuiltAgainAfterAConcurrentWrite(t *testing.T) {
 				src.afterPrepare = nil
 				tc.change(te, now)
 			}
-			r, err := src.Reap(t.Context(), now, expiry.Budget{MaxItems: 10, BatchSize: 10})
+			r, err := expiry.Drain(t.Context(), src, now, 10, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestReapBatchBuiltAgainAfterAConcurrentWrite(t *testing.T) {
 	}
 }
 
-// The reaper hands the reading part of each batch to Budget.Prepare, which
+// The reaper hands the reading part of each batch to Batch.Prepare, which
 // the engine may run at low priority, and that part holds neither the
 // collection's write lock nor the engine's lock; the commit stays with the
 // caller.
@@ -89,10 +89,10 @@ func TestReapPreparesThroughBudgetWithoutLocks(t *testing.T) {
 	prepares := 0
 	prepare := func(f func()) {
 		prepares++
-		if !c.wmu.TryLock() {
+		if !c.WriteMu.TryLock() {
 			t.Error("the collection's write lock is held while preparing")
 		} else {
-			c.wmu.Unlock()
+			c.WriteMu.Unlock()
 		}
 		if !te.mu.TryLock() {
 			t.Error("the engine's lock is held while preparing")
@@ -105,9 +105,14 @@ func TestReapPreparesThroughBudgetWithoutLocks(t *testing.T) {
 			t.Errorf("preparing deleted %d documents; only the commit may", before-after)
 		}
 	}
-	r, err := src.Reap(t.Context(), now, expiry.Budget{BatchSize: 10, Prepare: prepare})
-	if err != nil {
-		t.Fatal(err)
+	var r expiry.Reaped
+	for more := true; more; {
+		b, err := src.ReapBatch(t.Context(), now, expiry.Batch{Max: 10, Prepare: prepare})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Items += b.Items
+		more = b.More
 	}
 	if r.Items != 25 || prepares != 3 {
 		t.Fatalf("reaped %d documents in %d preparations; want 25 in 3", r.Items, prepares)

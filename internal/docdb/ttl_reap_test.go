@@ -36,7 +36,7 @@ func TestReapResumesWithinAPass(t *testing.T) {
 			var got []int
 			var keys int
 			for i := 0; ; i++ {
-				r, err := src.Reap(ctx, now, expiry.Budget{MaxItems: 3, BatchSize: 3})
+				r, err := expiry.Drain(ctx, src, now, 3, 3)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -68,7 +68,7 @@ func TestReapResumesWithinAPass(t *testing.T) {
 			if err != nil || !ok || !due.Equal(now.Add(-2*time.Hour)) {
 				t.Fatalf("next due %v %v %v", due, ok, err)
 			}
-			r, err := src.Reap(ctx, now.Add(time.Second), expiry.Budget{MaxItems: 3, BatchSize: 3})
+			r, err := expiry.Drain(ctx, src, now.Add(time.Second), 3, 3)
 			if err != nil || r.Items != 1 || r.More {
 				t.Fatalf("next pass %+v %v", r, err)
 			}

@@ -218,7 +218,7 @@ func TestVisibilityRules(t *testing.T) {
 		if got := ids(te, "app", "m", FindRequest{}); got != "{ _id: 1 }" {
 			t.Fatalf("got %s", got)
 		}
-		reply, err := te.CollMod(ctx, "app", "m", d("collMod", "m", "index", d("name", "at_1", "expireAfterSeconds", int32(60))))
+		reply, err := te.CollMod(ctx, "app", "m", modTTL("at_1", 60, false))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestVisibilityRules(t *testing.T) {
 	t.Run("converting a normal index to TTL", func(t *testing.T) {
 		te.mustCreateIndexes("app", "c", d("key", d("at", int32(1)), "name", "at_1"))
 		te.mustInsert("app", "c", d("_id", int32(1), "at", date(now.Add(-time.Hour))))
-		reply, err := te.CollMod(ctx, "app", "c", d("collMod", "c", "index", d("keyPattern", d("at", int32(1)), "expireAfterSeconds", int32(10))))
+		reply, err := te.CollMod(ctx, "app", "c", CollModRequest{Index: &CollModIndex{KeyPattern: d("at", int32(1)), ExpireAfterSeconds: ptr(int64(10))}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,12 +283,12 @@ func TestTTLSources(t *testing.T) {
 	if err != nil || n != 4 || !oldest.Equal(due) || !newest.Equal(now.Add(3*time.Minute)) {
 		t.Fatalf("countDue %d %v %v %v", n, oldest, newest, err)
 	}
-	r, err := src.Reap(ctx, at, expiry.Budget{MaxItems: 3, BatchSize: 2})
+	r, err := expiry.Drain(ctx, src, at, 3, 2)
 	// doc 101 has two Date entries and a null k entry: 4 keys; docs 0 and 1 have 3.
 	if err != nil || r.Items != 3 || !r.More || r.Keys != 10 || len(r.Due) != 3 {
 		t.Fatalf("reap %+v %v", r, err)
 	}
-	r, err = src.Reap(ctx, at, expiry.Budget{BatchSize: 10})
+	r, err = expiry.Drain(ctx, src, at, 0, 10)
 	if err != nil || r.Items != 1 || r.More {
 		t.Fatalf("second reap %+v %v", r, err)
 	}
@@ -297,7 +297,7 @@ func TestTTLSources(t *testing.T) {
 	}
 	t.Run("a document whose date moved is left alone", func(t *testing.T) {
 		te.mustUpdate("app", "s", UpdateStatement{Filter: d("_id", int32(3)), Update: d("$set", d("at", date(now.Add(time.Hour))))})
-		r, err := src.Reap(ctx, now.Add(5*time.Minute), expiry.Budget{BatchSize: 10})
+		r, err := expiry.Drain(ctx, src, now.Add(5*time.Minute), 0, 10)
 		if err != nil || r.Items != 1 { // doc 4 only
 			t.Fatalf("reap %+v %v", r, err)
 		}
@@ -310,7 +310,7 @@ func TestTTLSources(t *testing.T) {
 			t.Fatalf("sources %v", got)
 		}
 		src := reg.get("ttl_index:app.s2.at_-1")
-		r, err := src.Reap(ctx, now.Add(6*time.Minute), expiry.Budget{})
+		r, err := expiry.Drain(ctx, src, now.Add(6*time.Minute), 0, 0)
 		if err != nil || r.Items != 1 {
 			t.Fatalf("reap after rename %+v %v", r, err)
 		}
@@ -318,7 +318,7 @@ func TestTTLSources(t *testing.T) {
 		if got := reg.names(); len(got) != 1 {
 			t.Fatalf("sources after reopen %v", got)
 		}
-		if _, err := te.DropIndexes(ctx, "app", "s2", "at_-1"); err != nil {
+		if _, err := te.DropIndexes(ctx, "app", "s2", DropIndexesRequest{Names: []string{"at_-1"}}); err != nil {
 			t.Fatal(err)
 		}
 		if got := reg.names(); len(got) != 0 {
@@ -332,15 +332,14 @@ func TestClusteredCollectionTTL(t *testing.T) {
 	te := newTestEngine(t, func(o *Options) { o.Expiry = reg })
 	ctx := t.Context()
 	now := te.clock.Now()
-	opts := d("clusteredIndex", d("key", d("_id", int32(1)), "unique", true), "expireAfterSeconds", int32(60))
-	if err := te.CreateCollection(ctx, "app", "events", opts); err != nil {
+	if err := te.CreateCollection(ctx, "app", "events", clusteredTTL(60)); err != nil {
 		t.Fatal(err)
 	}
 	old := bson.NewObjectIDFromTimestamp(now.Add(-24 * time.Hour))
 	te.mustInsert("app", "events",
 		d("_id", date(now.Add(-2*time.Minute)), "v", int32(1)), // Date _id past its TTL
 		d("_id", date(now), "v", int32(2)),                     // Date _id, live
-		d("_id", old, "v", int32(3)),                           // spec 1.6: ObjectId _ids never expire
+		d("_id", old, "v", int32(3)),                           // ObjectId _ids never expire, as in MongoDB
 	)
 	if got := te.mustFind("app", "events", FindRequest{Projection: d("v", int32(1), "_id", int32(0))}); got != "{ v: 3 } { v: 2 }" { // ObjectId sorts before Date
 		t.Fatalf("got %s", got)
@@ -356,12 +355,12 @@ func TestClusteredCollectionTTL(t *testing.T) {
 	if err != nil || !ok || !due.Equal(now.Add(-time.Minute)) {
 		t.Fatalf("next due %v %v %v", due, ok, err)
 	}
-	r, err := src.Reap(ctx, now, expiry.Budget{BatchSize: 10})
+	r, err := expiry.Drain(ctx, src, now, 0, 10)
 	if err != nil || r.Items != 1 {
 		t.Fatalf("reap %+v %v", r, err)
 	}
 	// collMod "off" removes the collection TTL and its source.
-	if _, err := te.CollMod(ctx, "app", "events", d("collMod", "events", "expireAfterSeconds", "off")); err != nil {
+	if _, err := te.CollMod(ctx, "app", "events", CollModRequest{ExpireAfterSeconds: &CollectionExpiry{Off: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if len(reg.names()) != 0 {

@@ -8,7 +8,10 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/change"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -20,17 +23,17 @@ import (
 // atomically. Reads through the writer see its own uncommitted writes.
 type writer struct {
 	e    *Engine
-	c    *collection
-	meta *collMeta
+	c    *catalog.Collection
+	meta *catalog.CollMeta
 	b    *storage.Batch
-	d    delta
+	d    catalog.Delta
 	vis  visibility
 	// multikey lists the indexes that became multikey in this batch.
 	multikey map[uint64]bool
-	// wake is the earliest TTL due time (Unix ms) among written documents.
-	wake    int64
-	hasWake bool
-	docs    int // documents written in the current batch
+	// wb is b as the write hooks see it, with the expiry wake-up they
+	// asked for.
+	wb   change.Batch
+	docs int // documents written in the current batch
 }
 
 // Batch limits: a writer commits once its batch holds this many documents
@@ -41,8 +44,8 @@ const (
 )
 
 // newWriter returns a writer on c, whose write lock the caller holds.
-func (e *Engine) newWriter(c *collection) *writer {
-	return &writer{e: e, c: c, meta: c.meta, b: e.store.NewIndexedBatch(), vis: e.newVisibility(c.meta)}
+func (e *Engine) newWriter(c *catalog.Collection) *writer {
+	return &writer{e: e, c: c, meta: c.Meta, b: e.store.NewIndexedBatch(), vis: e.newVisibility(c.Meta)}
 }
 
 // close discards uncommitted writes.
@@ -57,15 +60,15 @@ func (w *writer) close() {
 func (w *writer) full() bool { return w.docs >= maxBatchDocs || w.b.Len() >= maxBatchBytes }
 
 // fetch returns the stored document with encoded _id idEnc, or nil.
-func (w *writer) fetch(idEnc []byte) (*storedDoc, error) {
-	v, err := w.b.Get(docKey(w.meta.id, idEnc))
+func (w *writer) fetch(idEnc []byte) (*stored.Doc, error) {
+	v, err := w.b.Get(catalog.DocKey(w.meta.ID, idEnc))
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	sd, err := newStoredDoc(v)
+	sd, err := stored.New(v)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: stored document: %w", err)
 	}
@@ -74,21 +77,21 @@ func (w *writer) fetch(idEnc []byte) (*storedDoc, error) {
 
 // docKeys computes the entries of sd in every secondary index of the
 // collection, in index order.
-func (w *writer) docKeys(doc bson.D) ([][]indexKey, error) {
-	out := make([][]indexKey, len(w.meta.indexes))
-	for i, ix := range w.meta.indexes {
-		if ix.isID {
+func (w *writer) docKeys(doc bson.D) ([][]catalog.IndexKey, error) {
+	out := make([][]catalog.IndexKey, len(w.meta.Indexes))
+	for i, ix := range w.meta.Indexes {
+		if ix.IsID {
 			continue
 		}
-		keys, mk, err := ix.indexKeys(doc)
+		keys, mk, err := ix.IndexKeys(doc)
 		if err != nil {
 			return nil, err
 		}
-		if mk && !ix.multikey {
+		if mk && !ix.Multikey {
 			if w.multikey == nil {
 				w.multikey = map[uint64]bool{}
 			}
-			w.multikey[ix.id] = true
+			w.multikey[ix.ID] = true
 		}
 		out[i] = keys
 	}
@@ -99,13 +102,13 @@ func (w *writer) docKeys(doc bson.D) ([][]indexKey, error) {
 // the unique indexes. Conflicting documents that are expired (strict
 // visibility) are deleted on the spot, as the sweeper would; they are
 // returned through reaped so the caller can count them.
-func (w *writer) checkUnique(idEnc []byte, keys [][]indexKey) error {
-	for i, ix := range w.meta.indexes {
-		if ix.isID || !ix.unique {
+func (w *writer) checkUnique(idEnc []byte, keys [][]catalog.IndexKey) error {
+	for i, ix := range w.meta.Indexes {
+		if ix.IsID || !ix.Unique {
 			continue
 		}
 		for _, k := range keys[i] {
-			holders, err := w.holders(ix, k.enc, idEnc)
+			holders, err := w.holders(ix, k.Enc, idEnc)
 			if err != nil {
 				return err
 			}
@@ -115,15 +118,15 @@ func (w *writer) checkUnique(idEnc []byte, keys [][]indexKey) error {
 					return err
 				}
 				if other == nil {
-					return fmt.Errorf("docdb: index %s entry points to a missing document", ix.name)
+					return fmt.Errorf("docdb: index %s entry points to a missing document", ix.Name)
 				}
-				if w.vis.hides(other.doc) {
+				if w.vis.Hides(other.Doc) {
 					if err := w.remove(other); err != nil {
 						return err
 					}
 					continue
 				}
-				return w.dupKey(ix, k.values)
+				return w.dupKey(ix, k.Values)
 			}
 		}
 	}
@@ -132,8 +135,8 @@ func (w *writer) checkUnique(idEnc []byte, keys [][]indexKey) error {
 
 // holders returns the encoded _ids of the documents other than self that
 // have an entry with parts enc in ix.
-func (w *writer) holders(ix *indexMeta, enc, self []byte) ([][]byte, error) {
-	prefix := entryKey(ix.id, enc, nil)
+func (w *writer) holders(ix *catalog.IndexMeta, enc, self []byte) ([][]byte, error) {
+	prefix := catalog.EntryKey(ix.ID, enc, nil)
 	it, err := w.b.NewIter(prefix, storage.PrefixEnd(prefix))
 	if err != nil {
 		return nil, err
@@ -150,106 +153,105 @@ func (w *writer) holders(ix *indexMeta, enc, self []byte) ([][]byte, error) {
 }
 
 // dupKey builds the DuplicateKey error for ix and the key values.
-func (w *writer) dupKey(ix *indexMeta, values []any) error {
-	return dupKeyError(w.meta, ix, toKeyDoc(ix, values))
+func (w *writer) dupKey(ix *catalog.IndexMeta, values []any) error {
+	return dupKeyError(w.meta, ix, catalog.ToKeyDoc(ix, values))
 }
 
 // dupKeyError is mongod's E11000 error with keyPattern and keyValue.
-func dupKeyError(m *collMeta, ix *indexMeta, keyValue bson.D) error {
+func dupKeyError(m *catalog.CollMeta, ix *catalog.IndexMeta, keyValue bson.D) error {
 	return &mongoerr.Error{
 		Code: mongoerr.DuplicateKey,
 		Message: fmt.Sprintf("E11000 duplicate key error collection: %s.%s index: %s dup key: %s",
-			m.db, m.name, ix.name, fmtDoc(keyValue)),
-		Info: map[string]any{"keyPattern": ix.key, "keyValue": keyValue},
+			m.DB, m.Name, ix.Name, fmtDoc(keyValue)),
+		Info: map[string]any{"keyPattern": ix.Key, "keyValue": keyValue},
 	}
 }
 
 // insert writes a new document with its index entries. A live document
 // with the same _id or unique key fails with DuplicateKey; an expired one
 // is deleted first (strict visibility).
-func (w *writer) insert(sd *storedDoc) error {
-	existing, err := w.fetch(sd.idEnc)
+func (w *writer) insert(sd *stored.Doc) error {
+	existing, err := w.fetch(sd.IDEnc)
 	if err != nil {
 		return err
 	}
 	if existing != nil {
-		if !w.vis.hides(existing.doc) {
-			return dupKeyError(w.meta, w.meta.indexes[0], bson.D{{Key: "_id", Value: sd.doc[0].Value}})
+		if !w.vis.Hides(existing.Doc) {
+			return dupKeyError(w.meta, w.meta.Indexes[0], bson.D{{Key: "_id", Value: sd.Doc[0].Value}})
 		}
 		if err := w.remove(existing); err != nil {
 			return err
 		}
 	}
-	keys, err := w.docKeys(sd.doc)
+	keys, err := w.docKeys(sd.Doc)
 	if err != nil {
 		return err
 	}
-	if err := w.checkUnique(sd.idEnc, keys); err != nil {
+	if err := w.checkUnique(sd.IDEnc, keys); err != nil {
 		return err
 	}
 	if err := w.putDoc(sd); err != nil {
 		return err
 	}
-	w.d.docs++
-	for i, ix := range w.meta.indexes {
+	w.d.Docs++
+	for i, ix := range w.meta.Indexes {
 		for _, k := range keys[i] {
-			if err := w.b.Set(entryKey(ix.id, k.enc, sd.idEnc), nil); err != nil {
+			if err := w.b.Set(catalog.EntryKey(ix.ID, k.Enc, sd.IDEnc), nil); err != nil {
 				return err
 			}
-			w.d.addIndex(ix.id, 1, int64(9+len(k.enc)+len(sd.idEnc)))
+			w.d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(sd.IDEnc)))
 		}
 	}
-	w.noteDue(sd.doc)
-	return w.policyPut(nil, sd)
+	return w.documentChanged(nil, sd)
 }
 
 // putDoc writes the document record and counts its bytes.
-func (w *writer) putDoc(sd *storedDoc) error {
-	if err := w.b.Set(docKey(w.meta.id, sd.idEnc), sd.raw); err != nil {
+func (w *writer) putDoc(sd *stored.Doc) error {
+	if err := w.b.Set(catalog.DocKey(w.meta.ID, sd.IDEnc), sd.Raw); err != nil {
 		return err
 	}
-	w.d.bytes += int64(len(sd.raw))
-	w.d.addIndex(w.meta.indexes[0].id, 1, int64(9+len(sd.idEnc)))
+	w.d.Bytes += int64(len(sd.Raw))
+	w.d.AddIndex(w.meta.Indexes[0].ID, 1, int64(9+len(sd.IDEnc)))
 	w.docs++
 	return nil
 }
 
 // remove deletes a stored document and all of its index entries.
-func (w *writer) remove(sd *storedDoc) error {
-	keys, err := w.entryKeysOf(sd.doc)
+func (w *writer) remove(sd *stored.Doc) error {
+	keys, err := w.entryKeysOf(sd.Doc)
 	if err != nil {
 		return err
 	}
-	if err := w.b.Delete(docKey(w.meta.id, sd.idEnc)); err != nil {
+	if err := w.b.Delete(catalog.DocKey(w.meta.ID, sd.IDEnc)); err != nil {
 		return err
 	}
-	w.d.docs--
-	w.d.bytes -= int64(len(sd.raw))
-	w.d.addIndex(w.meta.indexes[0].id, -1, -int64(9+len(sd.idEnc)))
-	for i, ix := range w.meta.indexes {
+	w.d.Docs--
+	w.d.Bytes -= int64(len(sd.Raw))
+	w.d.AddIndex(w.meta.Indexes[0].ID, -1, -int64(9+len(sd.IDEnc)))
+	for i, ix := range w.meta.Indexes {
 		for _, k := range keys[i] {
-			if err := w.b.Delete(entryKey(ix.id, k.enc, sd.idEnc)); err != nil {
+			if err := w.b.Delete(catalog.EntryKey(ix.ID, k.Enc, sd.IDEnc)); err != nil {
 				return err
 			}
-			w.d.addIndex(ix.id, -1, -int64(9+len(k.enc)+len(sd.idEnc)))
+			w.d.AddIndex(ix.ID, -1, -int64(9+len(k.Enc)+len(sd.IDEnc)))
 		}
 	}
 	w.docs++
-	return w.policyPut(sd, nil)
+	return w.documentChanged(sd, nil)
 }
 
 // entryKeysOf recomputes the entries a stored document has. A stored
 // document always produced valid keys when it was written, so an error here
 // means the store is corrupt.
-func (w *writer) entryKeysOf(doc bson.D) ([][]indexKey, error) {
-	out := make([][]indexKey, len(w.meta.indexes))
-	for i, ix := range w.meta.indexes {
-		if ix.isID {
+func (w *writer) entryKeysOf(doc bson.D) ([][]catalog.IndexKey, error) {
+	out := make([][]catalog.IndexKey, len(w.meta.Indexes))
+	for i, ix := range w.meta.Indexes {
+		if ix.IsID {
 			continue
 		}
-		keys, _, err := ix.indexKeys(doc)
+		keys, _, err := ix.IndexKeys(doc)
 		if err != nil {
-			return nil, fmt.Errorf("docdb: keys of a stored document in %s: %w", ix.name, err)
+			return nil, fmt.Errorf("docdb: keys of a stored document in %s: %w", ix.Name, err)
 		}
 		out[i] = keys
 	}
@@ -259,51 +261,50 @@ func (w *writer) entryKeysOf(doc bson.D) ([][]indexKey, error) {
 // replace writes next in place of prev (same _id), updating only the index
 // entries that changed. A unique key held by another live document fails
 // with DuplicateKey and writes nothing.
-func (w *writer) replace(prev, next *storedDoc) error {
-	oldKeys, err := w.entryKeysOf(prev.doc)
+func (w *writer) replace(prev, next *stored.Doc) error {
+	oldKeys, err := w.entryKeysOf(prev.Doc)
 	if err != nil {
 		return err
 	}
-	newKeys, err := w.docKeys(next.doc)
+	newKeys, err := w.docKeys(next.Doc)
 	if err != nil {
 		return err
 	}
-	if err := w.checkUnique(next.idEnc, newKeys); err != nil {
+	if err := w.checkUnique(next.IDEnc, newKeys); err != nil {
 		return err
 	}
 	if err := w.putDoc(next); err != nil {
 		return err
 	}
-	w.d.bytes -= int64(len(prev.raw))
-	w.d.addIndex(w.meta.indexes[0].id, -1, -int64(9+len(prev.idEnc)))
-	for i, ix := range w.meta.indexes {
-		if ix.isID {
+	w.d.Bytes -= int64(len(prev.Raw))
+	w.d.AddIndex(w.meta.Indexes[0].ID, -1, -int64(9+len(prev.IDEnc)))
+	for i, ix := range w.meta.Indexes {
+		if ix.IsID {
 			continue
 		}
 		gone, added := diffKeys(oldKeys[i], newKeys[i])
 		for _, k := range gone {
-			if err := w.b.Delete(entryKey(ix.id, k.enc, prev.idEnc)); err != nil {
+			if err := w.b.Delete(catalog.EntryKey(ix.ID, k.Enc, prev.IDEnc)); err != nil {
 				return err
 			}
-			w.d.addIndex(ix.id, -1, -int64(9+len(k.enc)+len(prev.idEnc)))
+			w.d.AddIndex(ix.ID, -1, -int64(9+len(k.Enc)+len(prev.IDEnc)))
 		}
 		for _, k := range added {
-			if err := w.b.Set(entryKey(ix.id, k.enc, next.idEnc), nil); err != nil {
+			if err := w.b.Set(catalog.EntryKey(ix.ID, k.Enc, next.IDEnc), nil); err != nil {
 				return err
 			}
-			w.d.addIndex(ix.id, 1, int64(9+len(k.enc)+len(next.idEnc)))
+			w.d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(next.IDEnc)))
 		}
 	}
-	w.noteDue(next.doc)
-	return w.policyPut(prev, next)
+	return w.documentChanged(prev, next)
 }
 
 // diffKeys returns the keys only in a and those only in b; both are sorted
 // by encoding.
-func diffKeys(a, b []indexKey) (onlyA, onlyB []indexKey) {
+func diffKeys(a, b []catalog.IndexKey) (onlyA, onlyB []catalog.IndexKey) {
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
-		switch c := bytes.Compare(a[i].enc, b[j].enc); {
+		switch c := bytes.Compare(a[i].Enc, b[j].Enc); {
 		case c == 0:
 			i++
 			j++
@@ -320,27 +321,6 @@ func diffKeys(a, b []indexKey) (onlyA, onlyB []indexKey) {
 	return onlyA, onlyB
 }
 
-// noteDue records the document's TTL due time, so the sweeper can be woken
-// if it is earlier than what it planned.
-func (w *writer) noteDue(doc bson.D) {
-	if w.e.opts.Expiry == nil {
-		return
-	}
-	for _, ix := range w.meta.indexes {
-		w.noteDueOf(ix, doc)
-	}
-	if ix := w.meta.clusteredTTLIndex(); ix != nil {
-		w.noteDueOf(ix, doc)
-	}
-}
-
-// noteDueOf records the document's due time under TTL index ix.
-func (w *writer) noteDueOf(ix *indexMeta, doc bson.D) {
-	if due, ok := ix.dueTime(doc); ok && (!w.hasWake || due < w.wake) {
-		w.wake, w.hasWake = due, true
-	}
-}
-
 // commit applies the batch: documents, entries, counters and, when an index
 // became multikey, the catalog record, atomically. The writer can be used
 // again afterwards with a fresh batch.
@@ -355,53 +335,52 @@ func (w *writer) commitBatch(again bool) error {
 	if w.b.Empty() {
 		return nil
 	}
-	apply, err := w.c.stats.stage(w.b, w.meta.id, w.d)
+	apply, err := w.c.Stats.Stage(w.b, w.meta.ID, w.d)
 	if err != nil {
 		return err
 	}
-	var next *collMeta
+	var next *catalog.CollMeta
 	if len(w.multikey) > 0 {
-		idx := make([]*indexMeta, len(w.meta.indexes))
-		for i, ix := range w.meta.indexes {
+		idx := make([]*catalog.IndexMeta, len(w.meta.Indexes))
+		for i, ix := range w.meta.Indexes {
 			idx[i] = ix
-			if w.multikey[ix.id] {
-				c := ix.clone()
-				c.multikey = true
+			if w.multikey[ix.ID] {
+				c := ix.Clone()
+				c.Multikey = true
 				idx[i] = c
 			}
 		}
-		next = w.meta.withIndexes(idx)
-		if err := putRecord(w.b, next); err != nil {
+		next = w.meta.WithIndexes(idx)
+		if err := catalog.PutRecord(w.b, next); err != nil {
 			return err
 		}
 		w.e.mu.Lock()
 		err = w.b.Commit()
 		if err == nil {
-			w.c.meta = next
+			w.c.Meta = next
 		}
 		w.e.mu.Unlock()
 	} else {
 		err = w.b.Commit()
 	}
 	if err != nil {
-		return fmt.Errorf("docdb: write %s.%s: %w", w.meta.db, w.meta.name, err)
+		return fmt.Errorf("docdb: write %s.%s: %w", w.meta.DB, w.meta.Name, err)
 	}
 	apply()
 	if next != nil {
 		w.meta = next
 		w.vis.meta = next
 	}
-	if w.hasWake {
-		w.e.opts.Expiry.Wake(time.UnixMilli(w.wake))
+	if due, ok := w.wb.TakeWake(); ok {
+		w.e.opts.Expiry.Wake(time.UnixMilli(due))
 	}
 	w.b.Close()
 	w.b = nil
 	if again {
 		w.b = w.e.store.NewIndexedBatch()
 	}
-	w.d = delta{}
+	w.d = catalog.Delta{}
 	w.multikey = nil
-	w.hasWake = false
 	w.docs = 0
 	return nil
 }

@@ -6,8 +6,12 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/plan"
 	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/docdb/update"
 )
 
@@ -20,7 +24,7 @@ import (
 
 // lockForWrite returns db.coll locked for writing; create says whether a
 // missing collection is created (upserts) or nil is returned.
-func (e *Engine) lockForWrite(db, coll string, create bool) (*collection, error) {
+func (e *Engine) lockForWrite(db, coll string, create bool) (*catalog.Collection, error) {
 	if create {
 		c, _, err := e.lockOrCreateColl(db, coll)
 		return c, err
@@ -30,20 +34,20 @@ func (e *Engine) lockForWrite(db, coll string, create bool) (*collection, error)
 
 // openMatches commits the writer's pending writes and opens a scan of the
 // collection's current state for plan p.
-func (w *writer) openMatches(p *plan) (*matcher, func(), error) {
+func (w *writer) openMatches(p *plan.Plan) (*plan.Matcher, func(), error) {
 	if err := w.commit(); err != nil {
 		return nil, nil, err
 	}
 	snap := w.e.store.NewSnapshot()
-	stats := &execStats{}
-	sc := newScanner(snap, p, stats)
+	stats := &plan.Stats{}
+	sc := plan.NewScanner(snap, p, stats)
 	vis := w.vis
-	return &matcher{sc: sc, vis: &vis, stats: stats}, func() { sc.close(); snap.Close() }, nil
+	return &plan.Matcher{Scanner: sc, Vis: &vis, Stats: stats}, func() { sc.Close(); snap.Close() }, nil
 }
 
 // parseUpdate parses the update of a statement.
-func parseUpdate(upd bson.D, pipeline []bson.D, multi bool, arrayFilters []bson.D, env exprEnv) (*update.Update, error) {
-	opts := update.Options{Multi: multi, ArrayFilters: arrayFilters, ExprCompiler: env.compiler()}
+func parseUpdate(upd bson.D, pipeline []bson.D, multi bool, arrayFilters []bson.D, env match.Env) (*update.Update, error) {
+	opts := update.Options{Multi: multi, ArrayFilters: arrayFilters, ExprCompiler: env.Compiler()}
 	if pipeline != nil {
 		arr := make(bson.A, len(pipeline))
 		for i, s := range pipeline {
@@ -58,20 +62,20 @@ func parseUpdate(upd bson.D, pipeline []bson.D, multi bool, arrayFilters []bson.
 }
 
 // applyContext builds the context of one update application.
-func applyContext(env exprEnv, m query.MatchResult, insert bool, ctx context.Context) update.ApplyContext {
+func applyContext(env match.Env, m query.MatchResult, insert bool, ctx context.Context) update.ApplyContext {
 	return update.ApplyContext{
 		Insert:      insert,
 		HasPosition: m.ArrayIndex >= 0,
 		Position:    m.ArrayIndex,
-		Now:         env.now,
-		Vars:        env.vars(),
+		Now:         env.Now,
+		Vars:        env.Vars(),
 		Context:     ctx,
 	}
 }
 
 // updatedDoc encodes the result of an update as the stored document,
-// enforcing the size limit (mongod's message for updates).
-func (e *Engine) updatedDoc(d bson.D) (*storedDoc, error) {
+// enforcing the size and nesting limits (mongod's messages for updates).
+func (e *Engine) updatedDoc(d bson.D) (*stored.Doc, error) {
 	d = idFirst(d)
 	raw, err := marshalDoc(d)
 	if err != nil {
@@ -81,7 +85,10 @@ func (e *Engine) updatedDoc(d bson.D) (*storedDoc, error) {
 		return nil, mongoerr.Newf(mongoerr.BSONObjectTooLarge,
 			"Resulting document after update is larger than %d", e.opts.MaxDocumentSize)
 	}
-	return newStoredDoc(raw)
+	if err := checkUpdateDepth(raw); err != nil {
+		return nil, err
+	}
+	return stored.New(raw)
 }
 
 // idFirst moves _id to the front of d.
@@ -102,10 +109,7 @@ func idFirst(d bson.D) bson.D {
 
 func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest) (UpdateResult, error) {
 	var res UpdateResult
-	if err := checkWriteNS(db, coll); err != nil {
-		return res, err
-	}
-	if err := checkBatchSize(len(req.Statements)); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
 	anyUpsert := false
@@ -118,7 +122,7 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	}
 	if c == nil {
 		// Nothing to update, but each statement's syntax is still checked.
-		env := exprEnv{now: e.opts.Now(), let: req.Let}
+		env := match.Env{Now: e.opts.Now(), Let: req.Let}
 		for i, st := range req.Statements {
 			if err := checkUpdateStatement(st, env); err != nil {
 				res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: err})
@@ -129,14 +133,14 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 		}
 		return res, nil
 	}
-	defer c.wmu.Unlock()
+	defer c.WriteMu.Unlock()
 	w := e.newWriter(c)
 	defer w.close()
-	val, err := e.newValidator(c.meta, req.BypassDocumentValidation)
+	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
 		return res, err
 	}
-	env := exprEnv{now: e.opts.Now(), let: req.Let}
+	env := match.Env{Now: e.opts.Now(), Let: req.Let}
 	for i, st := range req.Statements {
 		if err := ctx.Err(); err != nil {
 			return res, errors.Join(err, w.commit())
@@ -163,8 +167,8 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 
 // checkUpdateStatement parses a statement's filter and update, for
 // statements that have no collection to run on.
-func checkUpdateStatement(st UpdateStatement, env exprEnv) error {
-	if _, err := parseQuery(st.Filter, env); err != nil {
+func checkUpdateStatement(st UpdateStatement, env match.Env) error {
+	if _, err := match.ParseQuery(st.Filter, env); err != nil {
 		return err
 	}
 	_, err := parseUpdate(st.Update, st.Pipeline, st.Multi, st.ArrayFilters, env)
@@ -173,8 +177,8 @@ func checkUpdateStatement(st UpdateStatement, env exprEnv) error {
 
 // updateStatement runs one update statement; it returns the documents
 // matched and modified and the _id of an upserted document.
-func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *validator, env exprEnv) (n, modified int64, upserted *bson.RawValue, err error) {
-	f, err := parseQuery(st.Filter, env)
+func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *validator, env match.Env) (n, modified int64, upserted *bson.RawValue, err error) {
+	f, err := match.ParseQuery(st.Filter, env)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -182,7 +186,7 @@ func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *v
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	p, err := choosePlan(w.meta, planRequest{filter: f, hint: st.Hint})
+	p, err := plan.Choose(w.meta, plan.Request{Filter: f, Hint: st.Hint})
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -192,7 +196,7 @@ func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *v
 	}
 	defer done()
 	for {
-		d, err := m.next(ctx)
+		d, err := m.Next(ctx)
 		if err != nil {
 			return n, modified, nil, err
 		}
@@ -223,13 +227,13 @@ func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *v
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	return 0, 0, &sd.id, nil
+	return 0, 0, &sd.ID, nil
 }
 
 // applyUpdate applies u to a matched document and writes the result if it
 // changed.
-func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *matched, val *validator, env exprEnv) (bool, error) {
-	out, changed, err := u.Apply(d.sd.doc, applyContext(env, d.m, false, ctx))
+func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *plan.Matched, val *validator, env match.Env) (bool, error) {
+	out, changed, err := u.Apply(d.Stored.Doc, applyContext(env, d.Result, false, ctx))
 	if err != nil || !changed {
 		return false, err
 	}
@@ -237,10 +241,10 @@ func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *matched, 
 	if err != nil {
 		return false, err
 	}
-	if err := val.check(next, d.sd); err != nil {
+	if err := val.check(next, d.Stored); err != nil {
 		return false, err
 	}
-	if err := w.replace(d.sd, next); err != nil {
+	if err := w.replace(d.Stored, next); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -248,7 +252,7 @@ func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *matched, 
 
 // upsert inserts the document an upsert builds from the filter's
 // equalities and the update.
-func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update, val *validator, env exprEnv) (*storedDoc, error) {
+func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update, val *validator, env match.Env) (*stored.Doc, error) {
 	seed, err := update.UpsertSeed(filterSpec, u.Kind() == update.Replacement)
 	if err != nil {
 		return nil, err
@@ -257,11 +261,14 @@ func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := fieldOf(out, "_id"); !ok {
+	if _, ok := catalog.FieldOf(out, "_id"); !ok {
 		out = append(bson.D{{Key: "_id", Value: bson.NewObjectID()}}, out...)
 	}
 	raw, err := marshalDoc(idFirst(out))
 	if err != nil {
+		return nil, err
+	}
+	if err := checkUpdateDepth(raw); err != nil {
 		return nil, err
 	}
 	sd, err := w.e.prepareInsert(raw)
@@ -279,17 +286,14 @@ func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update
 
 func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest) (DeleteResult, error) {
 	var res DeleteResult
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	if err := checkBatchSize(len(req.Statements)); err != nil {
-		return res, err
-	}
-	env := exprEnv{now: e.opts.Now(), let: req.Let}
+	env := match.Env{Now: e.opts.Now(), Let: req.Let}
 	c := e.lockColl(db, coll)
 	var w *writer
 	if c != nil {
-		defer c.wmu.Unlock()
+		defer c.WriteMu.Unlock()
 		w = e.newWriter(c)
 		defer w.close()
 	}
@@ -320,15 +324,15 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 
 // deleteStatement runs one delete statement (w is nil when the collection
 // does not exist).
-func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatement, env exprEnv) (int64, error) {
+func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatement, env match.Env) (int64, error) {
 	if st.Limit != 0 && st.Limit != 1 {
 		return 0, mongoerr.Newf(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", st.Limit)
 	}
-	f, err := parseQuery(st.Filter, env)
+	f, err := match.ParseQuery(st.Filter, env)
 	if err != nil || w == nil {
 		return 0, err
 	}
-	p, err := choosePlan(w.meta, planRequest{filter: f, hint: st.Hint})
+	p, err := plan.Choose(w.meta, plan.Request{Filter: f, Hint: st.Hint})
 	if err != nil {
 		return 0, err
 	}
@@ -339,11 +343,11 @@ func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatem
 	defer done()
 	var n int64
 	for {
-		d, err := m.next(ctx)
+		d, err := m.Next(ctx)
 		if err != nil || d == nil {
 			return n, err
 		}
-		if err := w.remove(d.sd); err != nil {
+		if err := w.remove(d.Stored); err != nil {
 			return n, err
 		}
 		n++
@@ -360,54 +364,26 @@ func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatem
 
 func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAndModifyRequest) (FindAndModifyResult, error) {
 	var res FindAndModifyResult
-	if err := checkWriteNS(db, coll); err != nil {
+	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	hasUpdate := req.Update != nil || req.Pipeline != nil
-	switch {
-	case req.Remove && hasUpdate:
-		return res, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both an update and remove=true")
-	case req.Remove && req.Upsert:
-		return res, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both upsert=true and remove=true ")
-	case req.Remove && req.New:
-		return res, mongoerr.New(mongoerr.FailedToParse,
-			"Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
-	case !req.Remove && !hasUpdate:
-		return res, mongoerr.New(mongoerr.FailedToParse, "Either an update or remove=true must be specified")
-	}
-	env := exprEnv{now: e.opts.Now(), let: req.Let}
-	f, err := parseQuery(req.Query, env)
+	env := match.Env{Now: e.opts.Now(), Let: req.Let}
+	fm, err := compileFindAndModify(req, env)
 	if err != nil {
 		return res, err
-	}
-	srt, natural, err := parseSort(req.Sort)
-	if err != nil {
-		return res, err
-	}
-	var proj *query.Projection
-	if len(req.Fields) > 0 {
-		if proj, err = parseProjection(req.Fields, env.now); err != nil {
-			return res, err
-		}
-	}
-	var u *update.Update
-	if hasUpdate {
-		if u, err = parseUpdate(req.Update, req.Pipeline, false, req.ArrayFilters, env); err != nil {
-			return res, err
-		}
 	}
 	c, err := e.lockForWrite(db, coll, req.Upsert)
 	if err != nil || c == nil {
 		return res, err
 	}
-	defer c.wmu.Unlock()
+	defer c.WriteMu.Unlock()
 	w := e.newWriter(c)
 	defer w.close()
-	val, err := e.newValidator(c.meta, req.BypassDocumentValidation)
+	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
 		return res, err
 	}
-	p, err := choosePlan(w.meta, planRequest{filter: f, sort: srt, hint: req.Hint, natural: natural})
+	p, err := plan.Choose(w.meta, plan.Request{Filter: fm.filter, Sort: fm.sort, Hint: req.Hint, Natural: fm.natural})
 	if err != nil {
 		return res, err
 	}
@@ -415,96 +391,149 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err != nil {
 		return res, err
 	}
-	project := func(doc bson.D, m query.MatchResult) (bson.Raw, error) {
-		if proj != nil {
-			out, err := proj.Apply(doc, m)
-			if err != nil {
-				return nil, err
-			}
-			doc = out
-		}
-		return marshalDoc(doc)
-	}
 	switch {
 	case d == nil && req.Upsert:
-		sd, err := w.upsert(ctx, req.Query, u, val, env)
-		if err != nil {
-			return res, err
-		}
-		res.N = 1
-		res.Upserted = sd.id
-		if req.New {
-			if res.Value, err = project(sd.doc, query.MatchResult{ArrayIndex: -1}); err != nil {
-				return res, err
-			}
-		}
+		res, err = fm.upsert(ctx, w, val)
 	case d == nil:
-		if !req.Remove {
-			res.UpdatedExisting = false
-		}
 	case req.Remove:
-		if err := w.remove(d.sd); err != nil {
-			return res, err
-		}
-		res.N = 1
-		if res.Value, err = project(d.sd.doc, d.m); err != nil {
-			return res, err
-		}
+		res, err = fm.remove(w, d)
 	default:
-		res.N = 1
-		res.UpdatedExisting = true
-		out, changed, err := u.Apply(d.sd.doc, applyContext(env, d.m, false, ctx))
-		if err != nil {
-			return res, err
-		}
-		after := d.sd
-		if changed {
-			next, err := e.updatedDoc(out)
-			if err != nil {
-				return res, err
-			}
-			if err := val.check(next, d.sd); err != nil {
-				return res, err
-			}
-			if err := w.replace(d.sd, next); err != nil {
-				return res, err
-			}
-			after = next
-		}
-		shown := d.sd.doc
-		if req.New {
-			shown = after.doc
-		}
-		if res.Value, err = project(shown, d.m); err != nil {
-			return res, err
-		}
+		res, err = fm.update(ctx, w, val, d)
+	}
+	if err != nil {
+		return res, err
 	}
 	return res, w.commit()
 }
 
+// findAndModify is a findAndModify command with its query, sort,
+// projection and update compiled.
+type findAndModify struct {
+	req     FindAndModifyRequest
+	env     match.Env
+	filter  *match.Filter
+	sort    *query.Sort
+	natural int
+	proj    *query.Projection
+	upd     *update.Update // nil for remove
+}
+
+// compileFindAndModify compiles req's query, sort, fields and update.
+func compileFindAndModify(req FindAndModifyRequest, env match.Env) (*findAndModify, error) {
+	fm := &findAndModify{req: req, env: env}
+	var err error
+	if fm.filter, err = match.ParseQuery(req.Query, env); err != nil {
+		return nil, err
+	}
+	if fm.sort, fm.natural, err = parseSort(req.Sort); err != nil {
+		return nil, err
+	}
+	if len(req.Fields) > 0 {
+		if fm.proj, err = parseProjection(req.Fields, env.Now); err != nil {
+			return nil, err
+		}
+	}
+	if req.Update != nil || req.Pipeline != nil {
+		if fm.upd, err = parseUpdate(req.Update, req.Pipeline, false, req.ArrayFilters, env); err != nil {
+			return nil, err
+		}
+	}
+	return fm, nil
+}
+
+// project returns doc as the reply's value: projected by fields, if given.
+func (fm *findAndModify) project(doc bson.D, m query.MatchResult) (bson.Raw, error) {
+	if fm.proj != nil {
+		out, err := fm.proj.Apply(doc, m)
+		if err != nil {
+			return nil, err
+		}
+		doc = out
+	}
+	return marshalDoc(doc)
+}
+
+// upsert inserts the document built from the query and the update, when
+// nothing matched.
+func (fm *findAndModify) upsert(ctx context.Context, w *writer, val *validator) (FindAndModifyResult, error) {
+	var res FindAndModifyResult
+	sd, err := w.upsert(ctx, fm.req.Query, fm.upd, val, fm.env)
+	if err != nil {
+		return res, err
+	}
+	res.N = 1
+	res.Upserted = sd.ID
+	if fm.req.New {
+		res.Value, err = fm.project(sd.Doc, query.MatchResult{ArrayIndex: -1})
+	}
+	return res, err
+}
+
+// remove deletes the matched document d and returns it.
+func (fm *findAndModify) remove(w *writer, d *plan.Matched) (FindAndModifyResult, error) {
+	var res FindAndModifyResult
+	if err := w.remove(d.Stored); err != nil {
+		return res, err
+	}
+	res.N = 1
+	var err error
+	res.Value, err = fm.project(d.Stored.Doc, d.Result)
+	return res, err
+}
+
+// update applies the update to the matched document d and returns it as
+// it was before, or after with New.
+func (fm *findAndModify) update(ctx context.Context, w *writer, val *validator, d *plan.Matched) (FindAndModifyResult, error) {
+	res := FindAndModifyResult{N: 1, UpdatedExisting: true}
+	out, changed, err := fm.upd.Apply(d.Stored.Doc, applyContext(fm.env, d.Result, false, ctx))
+	if err != nil {
+		return res, err
+	}
+	after := d.Stored
+	if changed {
+		next, err := w.e.updatedDoc(out)
+		if err != nil {
+			return res, err
+		}
+		if err := val.check(next, d.Stored); err != nil {
+			return res, err
+		}
+		if err := w.replace(d.Stored, next); err != nil {
+			return res, err
+		}
+		after = next
+	}
+	shown := d.Stored.Doc
+	if fm.req.New {
+		shown = after.Doc
+	}
+	res.Value, err = fm.project(shown, d.Result)
+	return res, err
+}
+
 // firstMatch returns the first document of plan p in its sort order, or
 // nil.
-func (w *writer) firstMatch(ctx context.Context, p *plan) (*matched, error) {
+func (w *writer) firstMatch(ctx context.Context, p *plan.Plan) (*plan.Matched, error) {
 	m, done, err := w.openMatches(p)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	if p.sort == nil || p.sort.Empty() || p.sortProvided {
-		return m.next(ctx)
+	if p.Sort == nil || p.Sort.Empty() || p.SortProvided {
+		return m.Next(ctx)
 	}
-	var best *matched
+	var best *plan.Matched
 	var bestKey []any
 	for {
-		d, err := m.next(ctx)
+		d, err := m.Next(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if d == nil {
 			return best, nil
 		}
-		k := p.sort.KeyOf(d.sd.doc)
-		if best == nil || p.sort.CompareKeys(k, bestKey) < 0 {
+		k := p.Sort.KeyOf(d.Stored.Doc)
+		if best == nil || p.Sort.CompareKeys(k, bestKey) < 0 {
 			best, bestKey = d, k
 		}
 	}

@@ -65,11 +65,33 @@ const busyTail = time.Millisecond
 type window [2][fgBuckets]uint64
 
 // backoff is the sweeper's pacing controller (owned by the sweeper
-// goroutine); doc.go states the rule. The sweeper works a fraction
-// duty = 2^-level of the time: batches shrink to BatchSize·duty items and
-// each batch's time t is followed by t·(1/duty − 1) of pause, owed as a
-// debt and paid once it reaches minPause so timer granularity does not
-// stretch short pauses.
+// goroutine). The sweeper works a fraction duty = 2^-level of the time:
+// batches shrink to BatchSize·duty items (at least one) and each batch's
+// time t is followed by t·(1/duty − 1) of pause, owed as a debt and paid
+// once it reaches minPause so timer granularity does not stretch short
+// pauses. The rule that moves the level:
+//
+//   - Before each pass and each batch the sweeper judges a window: the span
+//     since the previous judged one, once it is at least Window long and
+//     holds MinSamples requests; one open for sparseWindows Windows without
+//     them is judged calm.
+//   - The baseline is the foreground's p90 without the sweeper: a window
+//     with MinSamples idle requests moves it halfway toward their p90, so
+//     a heavier workload is not taken for the sweeper's doing; with none
+//     yet, the first judged window sets it.
+//   - A window with MinSamples busy requests is slow when their p90 >
+//     Factor × baseline and > Floor: the level rises by
+//     log2(p90 / (Factor × baseline)), at most 1, up to MaxLevel. Any other
+//     window is calm: the level falls by Recover, down to 0.
+//   - After each batch the level is capped at MaxLevel·(1 − lag/LagBound),
+//     lag being how late the batch's earliest item was, so the duty climbs
+//     back to full speed as deletions near LagBound behind.
+//   - The first batch after a window with foreground requests and no
+//     deletion starts at StartLevel at least.
+//
+// The debt and the lag are forgotten when a pass ends. The sweeper does not
+// yield between batches (runtime.Gosched): that would hand the source's
+// locks to the queued clients first and let the lag grow without bound.
 type backoff struct {
 	cfg      BackoffConfig
 	prev     window
@@ -184,8 +206,8 @@ func (f *foreground) load() window {
 // p90 returns the p90 of a window's histogram holding n requests: the upper
 // bound of the bucket holding rank ceil(0.9 n); 0 for none. Not the p99: on
 // a busy machine a window's p99 is a handful of requests that other
-// processes delayed, and moves by 10x from one window to the next whatever
-// the sweeper does, while the sweeper's own effect (requests waiting for a
+// processes delayed, and swings from one window to the next whatever the
+// sweeper does, while the sweeper's own effect (requests waiting for a
 // core or a lock) lifts the body of the distribution.
 func p90(h *[fgBuckets]uint64, n uint64) time.Duration {
 	if n == 0 {
@@ -250,8 +272,8 @@ func (b *backoff) duty() float64 { return math.Exp2(-b.effective()) }
 // of items at the last batch's pace, but not under size/minBatchDiv: a
 // batch's time includes waiting for the source's locks, and under many
 // writers that wait would otherwise shrink batches down to one item, each
-// paying a whole wait (measured: a RESP steady load at 35,000 writes/s
-// left the sweeper 5x behind).
+// paying a whole wait (see BENCHMARKS.md, "Notes moved from code
+// comments").
 func (b *backoff) batch(size int) int {
 	if b.cfg.Disabled {
 		return size

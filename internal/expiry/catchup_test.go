@@ -58,7 +58,7 @@ func TestCatchUpBatches(t *testing.T) {
 					t.Fatalf("%d batches", len(calls))
 				}
 				for i, w := range tc.want {
-					if got := calls[i].Budget.MaxItems; got != w {
+					if got := calls[i].Batch.Max; got != w {
 						t.Fatalf("batch %d of %d items, want %d (batches %v)", i, got, w, sizes(calls))
 					}
 				}
@@ -101,7 +101,7 @@ func TestCatchUpShrinksWhenOnTime(t *testing.T) {
 func sizes(calls []call) []int {
 	out := make([]int, len(calls))
 	for i, c := range calls {
-		out[i] = c.Budget.MaxItems
+		out[i] = c.Batch.Max
 	}
 	return out
 }

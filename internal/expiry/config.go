@@ -23,7 +23,7 @@ type Config struct {
 	// of the next, so writes that become due close together are reaped in
 	// one pass. Default 10ms.
 	MinPeriod time.Duration
-	// ErrorRetry is how long a source whose NextDue or Reap failed is left
+	// ErrorRetry is how long a source whose NextDue or ReapBatch failed is left
 	// alone before it is tried again. Default 1s.
 	ErrorRetry time.Duration
 	// BacklogInterval is the least time between two CountDue calls on the
@@ -31,21 +31,21 @@ type Config struct {
 	BacklogInterval time.Duration
 	// Backoff configures the foreground-latency back-off.
 	Backoff BackoffConfig
-	// OnReaped, if set, is called on the sweeper goroutine after every Reap
-	// call that deleted at least one item. It must return quickly and must
+	// OnReaped, if set, is called on the sweeper goroutine after every
+	// ReapBatch call that deleted at least one item. It must return quickly and must
 	// not call Close. It is the hook for expiry events and, later,
 	// replication.
 	OnReaped func(source string, r Reaped)
 	// Idle, if set, runs the part of each batch that sources hand to
-	// Budget.Prepare (reading and deciding, without a lock that foreground
+	// Batch.Prepare (reading and deciding, without a lock that foreground
 	// requests wait for) at the operating system's idle priority, falling
-	// back to the sweeper's own thread while it is starved; doc.go states
+	// back to the sweeper's own thread while it is starved; idle.go states
 	// the rule.
 	Idle Idle
 }
 
 // BackoffConfig is the controller that paces the sweeper by foreground
-// latency; doc.go states the rule in full. A zero field means its default.
+// latency; the backoff type states the rule in full. A zero field means its default.
 type BackoffConfig struct {
 	// Window is the least span of one foreground-latency window. Default
 	// 500ms.
@@ -77,9 +77,8 @@ type BackoffConfig struct {
 	// at the pace of the previous batch (but at least BatchSize/8), so the
 	// locks it takes are held briefly. Default 0: off, since every batch
 	// queues for those locks behind the clients (kv's store lock serves
-	// waiters in turn), and under a RESP steady load of 20,000-30,000
-	// writes/s batches bounded to 1ms left the sweeper's lag p99 at 68 s
-	// against 49 s for batches of ttlDeleteBatchSize.
+	// waiters in turn), so shorter batches pay that wait more often and
+	// fall further behind.
 	BatchTime time.Duration
 	// LagBound bounds how far the controller lets deletions fall behind to
 	// spare the foreground: while the items a batch deletes are late by
@@ -87,9 +86,8 @@ type BackoffConfig struct {
 	// climbs from 2^-MaxLevel back to full speed as the lag nears
 	// LagBound. Default 500ms, so that a steady load is deleted within
 	// the 1s lag the engine promises (at the rate it needs, the cap settles
-	// below the bound): without it, a foreground that every batch slows (requests
-	// wait for the store's lock while a batch holds it) kept a RESP storm
-	// of 300,000 keys at 2,100 deletions/s, not done after a minute. A
+	// below the bound), even under a foreground that every batch slows
+	// (requests wait for the store's lock while a batch holds it). A
 	// negative LagBound turns the bound off.
 	LagBound time.Duration
 	// Disabled turns the controller off: ObserveForeground is still cheap

@@ -37,6 +37,11 @@ type Engine struct {
 
 	fg foreground
 
+	// batchHook, set only by tests before Run, sees every ReapBatch call
+	// the sweeper is about to make: the source, the time, the visit's
+	// deadline (zero: none) and whether it is the visit's first batch.
+	batchHook func(source string, at, deadline time.Time, first bool)
+
 	// sw is the sweeper's own state, touched only by the goroutine in Run.
 	sw sweeper
 
@@ -75,16 +80,20 @@ type sourceState struct {
 
 type sourceCounters struct {
 	items, keys, reaps, errors, capHits int64
-	reapTime                            time.Duration
-	lag                                 histogram
-	backlog                             int64
-	backlogKnown                        bool
-	backlogAt, oldest, newest           time.Time
+	// batchedReaps counts the reaps of visits under ttlMonitorBatchDeletes.
+	batchedReaps              int64
+	reapTime                  time.Duration
+	lag                       histogram
+	backlog                   int64
+	backlogKnown              bool
+	backlogAt, oldest, newest time.Time
 }
 
 type kindCounters struct {
 	items, keys int64
-	lag         histogram
+	// batchedItems counts the items deleted under ttlMonitorBatchDeletes.
+	batchedItems int64
+	lag          histogram
 }
 
 type totals struct {
@@ -92,7 +101,7 @@ type totals struct {
 	reapTime, rateWait, pauseTime                                               time.Duration
 	pauses                                                                      int64
 	lag                                                                         histogram
-	// Budget.Prepare calls run on Config.Idle and on the sweeper's thread,
+	// Batch.Prepare calls run on Config.Idle and on the sweeper's thread,
 	// the idle ones' CPU and wall time, and how often the idle thread was
 	// found starved.
 	idlePrepares, normalPrepares, busyPrepares, idleStarved int64
@@ -167,7 +176,7 @@ func (e *Engine) Register(s Source) error {
 }
 
 // Unregister removes the named source and reports whether it was
-// registered. It does not wait: a Reap of that source already running
+// registered. It does not wait: a ReapBatch call of that source already running
 // finishes its batch, after which the sweeper calls the source no more.
 // Counters per kind keep what the source deleted; its own stats go.
 func (e *Engine) Unregister(name string) bool {
@@ -220,7 +229,7 @@ func (e *Engine) signal() {
 }
 
 // ObserveForeground records the latency of one foreground request, which
-// ends now; the back-off rule (doc.go) compares the latencies of requests
+// ends now; the back-off rule (backoff.go) compares the latencies of requests
 // that ended during or just after the sweeper's batches with those of the
 // others. It is
 // lock-free: a clock read, two atomic loads and one atomic add.
@@ -326,6 +335,33 @@ func (e *Engine) CountDue(ctx context.Context) ([]Backlog, error) {
 	}
 	sortBy(out, func(b Backlog) string { return b.Source })
 	return out, errors.Join(errs...)
+}
+
+// RefreshBacklogs counts again, at the current time, the backlog of every
+// registered Counter source whose gauge is unknown or older than
+// Config.BacklogInterval, so that the gauges count what is due whether or
+// not the sweeper runs (a disabled monitor, a long sleep between passes).
+// A source that fails keeps an unknown gauge and its error is counted and
+// logged as the sweeper's are.
+func (e *Engine) RefreshBacklogs(ctx context.Context) {
+	now := e.now()
+	nowMs := now.UnixMilli()
+	e.mu.Lock()
+	var stale []*sourceState
+	for _, st := range e.order {
+		if st.counter != nil && (!st.c.backlogKnown || nowMs-st.c.backlogAt.UnixMilli() >= e.cfg.BacklogInterval.Milliseconds()) {
+			stale = append(stale, st)
+		}
+	}
+	e.mu.Unlock()
+	for _, st := range stale {
+		if ctx.Err() != nil {
+			return
+		}
+		if !st.removed.Load() {
+			e.countBacklog(ctx, st, now)
+		}
+	}
 }
 
 // setBacklog records a backlog measurement; e.mu must be held.

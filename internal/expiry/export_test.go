@@ -14,3 +14,10 @@ func (e *Engine) PassForTest(ctx context.Context) {
 	}
 	e.pass(ctx, true)
 }
+
+// SetBatchHook installs f to see every ReapBatch call the sweeper is about
+// to make, with the visit's deadline and whether the call is the visit's
+// first; call it before Run.
+func (e *Engine) SetBatchHook(f func(source string, at, deadline time.Time, first bool)) {
+	e.batchHook = f
+}

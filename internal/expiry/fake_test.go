@@ -23,15 +23,18 @@ type clock struct{ off atomic.Int64 }
 func (c *clock) Now() time.Time          { return time.Now().Add(time.Duration(c.off.Load())) }
 func (c *clock) Advance(d time.Duration) { c.off.Add(int64(d)) }
 
-// call records one Reap call of a fake source.
+// call records one ReapBatch call of a fake source.
 type call struct {
-	Budget  expiry.Budget
-	At      time.Time // the clock when Reap was entered
-	Deleted int
+	Batch    expiry.Batch
+	Deadline time.Time // the deadline of the engine's visit (zero: none)
+	First    bool      // the call is the first of its visit
+	At       time.Time // the clock when ReapBatch was entered
+	Deleted  int
 }
 
 // fakeSource is an in-memory source: a sorted slice of due times in Unix
-// ms. It honours the whole Reap contract (MaxItems, BatchSize, Deadline).
+// ms. It honours the whole ReapBatch contract: one batch of at most Max
+// items, earliest first, More when due items remain.
 type fakeSource struct {
 	name string
 	kind expiry.Kind
@@ -42,10 +45,14 @@ type fakeSource struct {
 	calls    []call
 	perBatch time.Duration   // clock advance per storage batch
 	perItem  time.Duration   // clock advance per item deleted
-	onReap   func(nCall int) // called inside Reap, before deleting, with the 0-based call number
-	reapErr  error           // returned by the next Reap
+	onReap   func(nCall int) // called inside ReapBatch, before deleting, with the 0-based call number
+	reapErr  error           // returned by the next ReapBatch
 	nextErr  error           // returned by the next NextDue
 	stuck    bool            // report More without deleting (a broken source)
+
+	// The engine's view of the next call, from its batch hook.
+	nextDeadline time.Time
+	nextFirst    bool
 }
 
 func newFake(name string, kind expiry.Kind, clk *clock) *fakeSource {
@@ -101,10 +108,10 @@ func (f *fakeSource) NextDue(context.Context) (time.Time, bool, error) {
 	return time.UnixMilli(f.items[0]), true, nil
 }
 
-func (f *fakeSource) Reap(ctx context.Context, now time.Time, b expiry.Budget) (expiry.Reaped, error) {
+func (f *fakeSource) ReapBatch(ctx context.Context, now time.Time, b expiry.Batch) (expiry.Reaped, error) {
 	f.mu.Lock()
 	n := len(f.calls)
-	f.calls = append(f.calls, call{Budget: b, At: f.clk.Now()})
+	f.calls = append(f.calls, call{Batch: b, Deadline: f.nextDeadline, First: f.nextFirst, At: f.clk.Now()})
 	hook := f.onReap
 	f.mu.Unlock()
 	if hook != nil {
@@ -120,30 +127,21 @@ func (f *fakeSource) Reap(ctx context.Context, now time.Time, b expiry.Budget) (
 	if f.stuck {
 		return expiry.Reaped{More: due > 0}, nil
 	}
-	var r expiry.Reaped
-	for {
-		k := due - r.Items
-		if b.BatchSize > 0 {
-			k = min(k, b.BatchSize)
-		}
-		if b.MaxItems > 0 {
-			k = min(k, b.MaxItems-r.Items)
-		}
-		if k <= 0 {
-			break
-		}
-		r.Items += k
+	k := min(due, b.Max)
+	if k > 0 {
 		f.clk.Advance(f.perBatch + time.Duration(k)*f.perItem)
-		if !b.Deadline.IsZero() && !f.clk.Now().Before(b.Deadline) {
-			break
-		}
 	}
-	r.Due = f.items[:r.Items:r.Items]
-	f.items = f.items[r.Items:]
-	r.Keys = 2 * r.Items
-	r.More = r.Items < due
-	f.calls[n].Deleted = r.Items
+	r := expiry.Reaped{Items: k, Keys: 2 * k, Due: f.items[:k:k], More: k < due}
+	f.items = f.items[k:]
+	f.calls[n].Deleted = k
 	return r, ctx.Err()
+}
+
+// setNext records what the engine's batch hook says of the next call.
+func (f *fakeSource) setNext(deadline time.Time, first bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextDeadline, f.nextFirst = deadline, first
 }
 
 // countingSource is a fakeSource that also implements expiry.Counter.
@@ -179,11 +177,13 @@ func (s *syncBuffer) String() string {
 
 // harness runs an engine inside a synctest bubble.
 type harness struct {
-	t    *testing.T
-	clk  *clock
-	e    *expiry.Engine
-	logs *syncBuffer
-	done chan error
+	t     *testing.T
+	mu    sync.Mutex
+	fakes map[string]*fakeSource // registered fake sources, for the batch hook
+	clk   *clock
+	e     *expiry.Engine
+	logs  *syncBuffer
+	done  chan error
 }
 
 // newHarness builds an engine with the clock and a text logger; edit may
@@ -202,6 +202,15 @@ func newHarness(t *testing.T, edit func(*expiry.Config)) *harness {
 		t.Fatalf("New: %v", err)
 	}
 	h.e = e
+	h.fakes = map[string]*fakeSource{}
+	e.SetBatchHook(func(source string, _, deadline time.Time, first bool) {
+		h.mu.Lock()
+		f := h.fakes[source]
+		h.mu.Unlock()
+		if f != nil {
+			f.setNext(deadline, first)
+		}
+	})
 	return h
 }
 
@@ -230,6 +239,11 @@ func (h *harness) stop() {
 func (h *harness) register(srcs ...expiry.Source) {
 	h.t.Helper()
 	for _, s := range srcs {
+		if f := asFake(s); f != nil {
+			h.mu.Lock()
+			h.fakes[s.Name()] = f
+			h.mu.Unlock()
+		}
 		if err := h.e.Register(s); err != nil {
 			h.t.Fatalf("Register(%s): %v", s.Name(), err)
 		}
@@ -241,4 +255,19 @@ func (h *harness) register(srcs ...expiry.Source) {
 func advance(d time.Duration) {
 	<-time.After(d)
 	synctest.Wait()
+}
+
+// asFake returns the fakeSource behind s, or nil.
+func asFake(s expiry.Source) *fakeSource {
+	switch f := s.(type) {
+	case *fakeSource:
+		return f
+	case countingSource:
+		return f.fakeSource
+	case *preparingSource:
+		return f.fakeSource
+	case catchUpSource:
+		return f.fakeSource
+	}
+	return nil
 }

@@ -52,7 +52,7 @@ func (h *histogram) snapshot() Histogram {
 }
 
 // Histogram is a snapshot of a lag histogram: for each deletion, the time
-// from the item's due time until the Reap call that deleted it returned.
+// from the item's due time until the ReapBatch call that deleted it returned.
 type Histogram struct {
 	// Bounds are the buckets' inclusive upper bounds (LagBounds).
 	Bounds []time.Duration

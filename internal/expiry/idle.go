@@ -11,12 +11,13 @@ type Idle interface {
 	Spare() float64
 }
 
-// The starvation rule of Config.Idle (doc.go): a preparation that took at
-// least idleStarvedWall of wall time but got less than idleStarvedShare of
-// it as CPU time shows the CPUs busy with foreground work (during a storm,
-// with the compactions as the only other low-priority work, it gets a
-// third or more); the sweeper then prepares on its own thread, at normal
-// priority, for idleStarvedHold before it tries the idle thread again.
+// The starvation rule of Config.Idle: a preparation that took at least
+// idleStarvedWall of wall time but got less than idleStarvedShare of it as
+// CPU time shows the CPUs busy with foreground work; the sweeper then
+// prepares on its own thread, at normal priority, for idleStarvedHold
+// before it tries the idle thread again. A thread at the lowest priority
+// gets no CPU while the foreground keeps every CPU busy, so the commit
+// never runs there: it holds the locks foreground requests wait for.
 //
 // Before that, a preparation goes to the idle thread only while Spare is
 // at least idleMinSpare: when normal-priority work (the foreground) leaves
@@ -30,7 +31,7 @@ const (
 	idleMinSpare     = 0.25
 )
 
-// prepare is Budget.Prepare: it runs f on cfg.Idle unless there is none,
+// prepare is Batch.Prepare: it runs f on cfg.Idle unless there is none,
 // the idle thread was found starved within idleStarvedHold, or the
 // foreground leaves too little CPU.
 func (e *Engine) prepare(f func()) {

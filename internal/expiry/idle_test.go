@@ -3,6 +3,7 @@ package expiry_test
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,15 +12,15 @@ import (
 )
 
 // preparingSource is a fake source that hands a preparation step of every
-// batch to Budget.RunPrepare, as the TTL index reaper does.
+// batch to Batch.RunPrepare, as the TTL index reaper does.
 type preparingSource struct {
 	*fakeSource
-	prepared int // preparations run, wherever they ran
+	prepared atomic.Int64 // preparations run, wherever they ran
 }
 
-func (p *preparingSource) Reap(ctx context.Context, now time.Time, b expiry.Budget) (expiry.Reaped, error) {
-	b.RunPrepare(func() { p.prepared++ })
-	return p.fakeSource.Reap(ctx, now, b)
+func (p *preparingSource) ReapBatch(ctx context.Context, now time.Time, b expiry.Batch) (expiry.Reaped, error) {
+	b.RunPrepare(func() { p.prepared.Add(1) })
+	return p.fakeSource.ReapBatch(ctx, now, b)
 }
 
 // fakeIdle runs f inline and reports the CPU and wall time its next
@@ -103,19 +104,19 @@ func TestIdlePrepareAndStarvation(t *testing.T) {
 		// At 1s: six batches; the third is starved, so the last three
 		// prepare on the sweeper's thread.
 		advance(time.Second)
-		if got := idle.doCalls(); got != 3 || src.prepared != 6 {
-			t.Fatalf("after the first pass: %d preparations, %d on the idle thread; want 6 and 3", src.prepared, got)
+		if got := idle.doCalls(); got != 3 || src.prepared.Load() != 6 {
+			t.Fatalf("after the first pass: %d preparations, %d on the idle thread; want 6 and 3", src.prepared.Load(), got)
 		}
 		// At 1.5s, within the second after the starved one: the sweeper's
 		// thread still.
 		advance(500 * time.Millisecond)
-		if got := idle.doCalls(); got != 3 || src.prepared != 8 {
-			t.Fatalf("at 1.5s: %d preparations, %d on the idle thread; want 8 and 3", src.prepared, got)
+		if got := idle.doCalls(); got != 3 || src.prepared.Load() != 8 {
+			t.Fatalf("at 1.5s: %d preparations, %d on the idle thread; want 8 and 3", src.prepared.Load(), got)
 		}
 		// At 2.1s the hold is over: back to the idle thread.
 		advance(600 * time.Millisecond)
-		if got := idle.doCalls(); got != 5 || src.prepared != 10 {
-			t.Fatalf("at 2.1s: %d preparations, %d on the idle thread; want 10 and 5", src.prepared, got)
+		if got := idle.doCalls(); got != 5 || src.prepared.Load() != 10 {
+			t.Fatalf("at 2.1s: %d preparations, %d on the idle thread; want 10 and 5", src.prepared.Load(), got)
 		}
 		st := h.e.Stats().Prepare
 		want := expiry.PrepareStats{Idle: 5, IdleCPU: 14 * time.Millisecond, IdleWall: 102 * time.Millisecond, Normal: 5, Starved: 1}
@@ -131,8 +132,8 @@ func TestPrepareWithoutIdle(t *testing.T) {
 		h, src := startPreparing(t, nil, []time.Duration{time.Second}, []int{30})
 		defer h.stop()
 		advance(time.Second)
-		if st := h.e.Stats().Prepare; src.prepared != 3 || st != (expiry.PrepareStats{Normal: 3}) {
-			t.Errorf("%d preparations, Stats().Prepare = %+v; want 3, all normal", src.prepared, st)
+		if st := h.e.Stats().Prepare; src.prepared.Load() != 3 || st != (expiry.PrepareStats{Normal: 3}) {
+			t.Errorf("%d preparations, Stats().Prepare = %+v; want 3, all normal", src.prepared.Load(), st)
 		}
 	})
 }
@@ -146,13 +147,13 @@ func TestIdlePrepareWhenForegroundBusy(t *testing.T) {
 		defer h.stop()
 
 		advance(time.Second)
-		if got := idle.doCalls(); got != 0 || src.prepared != 3 {
-			t.Fatalf("busy foreground: %d preparations, %d on the idle thread; want 3 and 0", src.prepared, got)
+		if got := idle.doCalls(); got != 0 || src.prepared.Load() != 3 {
+			t.Fatalf("busy foreground: %d preparations, %d on the idle thread; want 3 and 0", src.prepared.Load(), got)
 		}
 		idle.setSpare(0.25)
 		advance(time.Second)
-		if got := idle.doCalls(); got != 2 || src.prepared != 5 {
-			t.Fatalf("a quarter spare: %d preparations, %d on the idle thread; want 5 and 2", src.prepared, got)
+		if got := idle.doCalls(); got != 2 || src.prepared.Load() != 5 {
+			t.Fatalf("a quarter spare: %d preparations, %d on the idle thread; want 5 and 2", src.prepared.Load(), got)
 		}
 		st := h.e.Stats().Prepare
 		if st.Idle != 2 || st.Normal != 3 || st.Busy != 3 || st.Starved != 0 {

@@ -31,8 +31,8 @@ func TestRateLimit(t *testing.T) {
 		}
 		for _, src := range []*fakeSource{a, b} {
 			for _, c := range src.reapCalls() {
-				if c.Budget.MaxItems > 10 {
-					t.Fatalf("%s: batch of %d items, want at most 10 (the bucket's capacity)", src.name, c.Budget.MaxItems)
+				if c.Batch.Max > 10 {
+					t.Fatalf("%s: batch of %d items, want at most 10 (the bucket's capacity)", src.name, c.Batch.Max)
 				}
 			}
 		}
@@ -121,17 +121,17 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 		if src.len() != 0 {
 			t.Fatalf("%d items left", src.len())
 		}
-		if got := calls[0].Budget.MaxItems; got != 250 {
+		if got := calls[0].Batch.Max; got != 250 {
 			t.Errorf("first batch of the storm %d, want 250 (1000 at StartLevel 2)", got)
 		}
 		fullBefore := false
 		minBatch, maxGap := 1<<30, time.Duration(0)
 		for i, c := range calls {
 			at := c.At.Sub(t0)
-			if at < 1500*time.Millisecond && c.Budget.MaxItems == 1000 {
+			if at < 1500*time.Millisecond && c.Batch.Max == 1000 {
 				fullBefore = true
 			}
-			minBatch = min(minBatch, c.Budget.MaxItems)
+			minBatch = min(minBatch, c.Batch.Max)
 			if i > 0 {
 				maxGap = max(maxGap, c.At.Sub(calls[i-1].At))
 			}
@@ -147,8 +147,8 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 		if maxGap != 80*time.Millisecond {
 			t.Errorf("largest gap between batches %v, want 80ms", maxGap)
 		}
-		if last := calls[len(calls)-1]; last.Budget.MaxItems != 1000 {
-			t.Errorf("last batch %d, want 1000 after latency recovered", last.Budget.MaxItems)
+		if last := calls[len(calls)-1]; last.Batch.Max != 1000 {
+			t.Errorf("last batch %d, want 1000 after latency recovered", last.Batch.Max)
 		}
 		st := h.e.Stats().Backoff
 		if st.Level != 0 || st.Duty != 1 || st.SlowWindows < 3 || st.Pauses == 0 || st.PauseTime == 0 {
@@ -236,9 +236,9 @@ func TestBackoffLagBound(t *testing.T) {
 		for _, c := range calls {
 			switch at := c.At.Sub(storm); {
 			case at < 300*time.Millisecond:
-				early = max(early, c.Budget.MaxItems)
+				early = max(early, c.Batch.Max)
 			case at > 1100*time.Millisecond:
-				late = max(late, c.Budget.MaxItems)
+				late = max(late, c.Batch.Max)
 			}
 		}
 		if early == 0 || early > 1000/8 {
@@ -295,7 +295,7 @@ func TestBackoffBatchTime(t *testing.T) {
 					t.Fatalf("%d items left", src.len())
 				}
 				calls := src.reapCalls()
-				if got := calls[len(calls)-1].Budget.MaxItems; got != tc.want {
+				if got := calls[len(calls)-1].Batch.Max; got != tc.want {
 					t.Errorf("last batch %d items, want %d", got, tc.want)
 				}
 			})
@@ -328,8 +328,8 @@ func TestBackoffDisabled(t *testing.T) {
 		defer h.stop()
 		advance(time.Second)
 		for _, c := range src.reapCalls() {
-			if c.Budget.MaxItems != 1000 {
-				t.Fatalf("batch of %d with back-off disabled", c.Budget.MaxItems)
+			if c.Batch.Max != 1000 {
+				t.Fatalf("batch of %d with back-off disabled", c.Batch.Max)
 			}
 		}
 		if st := h.e.Stats().Backoff; st.Windows != 0 || st.Pauses != 0 {
@@ -361,8 +361,8 @@ func TestRateLimitSlowerThanTimeTarget(t *testing.T) {
 		}
 		for _, src := range []*fakeSource{a, b} {
 			for _, c := range src.reapCalls() {
-				if c.Deleted != 1 || !c.Budget.Deadline.IsZero() && !c.At.Before(c.Budget.Deadline) {
-					t.Fatalf("%s: call %+v: want one item per call and never a past deadline", src.name, c)
+				if c.Deleted != 1 || !c.First && !c.Deadline.IsZero() && !c.At.Before(c.Deadline) {
+					t.Fatalf("%s: call %+v: want one item per call and no batch but a visit's first past its deadline", src.name, c)
 				}
 			}
 		}
@@ -425,8 +425,8 @@ func TestBackoffFollowsWorkload(t *testing.T) {
 			t.Fatalf("%d items left", src.len())
 		}
 		for _, c := range src.reapCalls() {
-			if at := c.At.Sub(t0); at > 3*time.Second && c.Budget.MaxItems != 1000 {
-				t.Fatalf("batch of %d at %v: the sweeper slowed down for a workload it did not cause", c.Budget.MaxItems, at)
+			if at := c.At.Sub(t0); at > 3*time.Second && c.Batch.Max != 1000 {
+				t.Fatalf("batch of %d at %v: the sweeper slowed down for a workload it did not cause", c.Batch.Max, at)
 			}
 		}
 		st := h.e.Stats()

@@ -52,7 +52,7 @@ type Params struct {
 	// unlimited) is a global rate limit on deleted items across all sources.
 	MaxDeletesPerSecond int64
 	// BatchSize (ttlDeleteBatchSize, 1..MaxBatchSize, default 1000) is the
-	// most items deleted in one storage batch, that is in one Reap call.
+	// most items deleted in one storage batch, that is in one ReapBatch call.
 	BatchSize int32
 }
 

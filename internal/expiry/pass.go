@@ -124,8 +124,8 @@ func (e *Engine) askNextDue(ctx context.Context, st *sourceState, passNow time.T
 		return false
 	}
 	// Items fell due after the pass started: they wait for the next pass,
-	// and the gauge must not say there are none (a steady stream's gauge
-	// read 0 throughout while 300,000 documents were due).
+	// and the gauge must not say there are none, or under a steady stream
+	// it would read 0 throughout however many items are due.
 	fresh := st.c.backlogKnown && now.UnixMilli()-st.lastCount < e.cfg.BacklogInterval.Milliseconds()
 	if st.counter == nil {
 		st.c.backlogKnown = false
@@ -198,7 +198,7 @@ func (e *Engine) subPass(ctx context.Context, list []*sourceState, passNow time.
 	return list, true
 }
 
-// visit reaps one source, batch by batch, until it has nothing due, its
+// visit reaps one source, one ReapBatch call per storage batch, until it has nothing due, its
 // per-visit budget (ttlIndexDeleteTargetDocs, ttlIndexDeleteTargetTimeMS)
 // is spent, it fails, or the sweeper must stop. It reports whether the
 // source has more due items for a later visit.
@@ -214,6 +214,7 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 		}
 	}
 	var deleted int64
+	batches := 0
 	for {
 		if st.removed.Load() || e.stopping(ctx) {
 			return false
@@ -252,23 +253,23 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 			return false
 		}
 		t0 := e.now()
-		// Reap is never called with a deadline already past, so a batch
-		// always makes progress: after waiting for tokens or a pause past
-		// the deadline, the visit ends, or (first batch) runs unbounded.
-		batchDeadline := deadline
-		if !deadline.IsZero() && !t0.Before(deadline) {
-			if deleted > 0 {
-				// The tokens go back; the time spent waiting for them
-				// still counts toward the rate.
-				e.sw.limiter.refund(want)
-				e.sw.rate.add(0, t0.Sub(batchStart))
-				e.capHit(st)
-				return true
-			}
-			batchDeadline = time.Time{}
+		// A visit's first batch always runs, so every visit makes
+		// progress; a later one does not start once the deadline has
+		// passed while waiting for tokens or a pause.
+		if !deadline.IsZero() && !t0.Before(deadline) && batches > 0 {
+			// The tokens go back; the time spent waiting for them still
+			// counts toward the rate.
+			e.sw.limiter.refund(want)
+			e.sw.rate.add(0, t0.Sub(batchStart))
+			e.capHit(st)
+			return true
 		}
+		if e.batchHook != nil {
+			e.batchHook(st.name, t0, deadline, batches == 0)
+		}
+		batches++
 		e.fg.inBatch.Store(true)
-		r, err := st.src.Reap(ctx, passNow, Budget{MaxItems: want, Deadline: batchDeadline, BatchSize: want, Prepare: e.prepare})
+		r, err := reapBatch(ctx, st.src, passNow, Batch{Max: want, Prepare: e.prepare})
 		t1 := e.now()
 		e.fg.batchEnd.Store(t1.UnixNano())
 		e.fg.inBatch.Store(false)
@@ -279,14 +280,14 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 		st.catchUp(r, want, t1)
 		e.sw.limiter.refund(want - r.Items)
 		deleted += int64(r.Items)
-		e.account(ctx, st, r, t0, t1, batchStart, err)
+		e.account(ctx, st, r, p.BatchDeletes, t0, t1, batchStart, err)
 		switch {
 		case err != nil:
 			return false
 		case !r.More:
 			e.afterVisit(ctx, st, passNow, deleted)
 			return false
-		case r.Items == 0:
+		case r.Items == 0 && r.Skipped == 0:
 			// More with no progress: a broken source. Leave it for
 			// ErrorRetry rather than spin on it.
 			e.mu.Lock()
@@ -359,9 +360,10 @@ func (e *Engine) afterVisit(ctx context.Context, st *sourceState, passNow time.T
 // overflow for items due at extreme dates.
 const maxLagMs = 1 << 42
 
-// account records one Reap call: counters, lag, rate, errors, and the
-// OnReaped hook.
-func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, t0, t1, batchStart time.Time, err error) {
+// account records one ReapBatch call: counters, lag, rate, errors, and the
+// OnReaped hook. batched is whether the visit ran under
+// ttlMonitorBatchDeletes.
+func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, batched bool, t0, t1, batchStart time.Time, err error) {
 	rateMoved := e.sw.rate.add(r.Items, t1.Sub(batchStart))
 	e.mu.Lock()
 	k := e.kinds[st.kind]
@@ -375,6 +377,10 @@ func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, t0, t1,
 	st.c.reaps++
 	st.c.reapTime += took
 	k.items += int64(r.Items)
+	if batched {
+		st.c.batchedReaps++
+		k.batchedItems += int64(r.Items)
+	}
 	k.keys += int64(r.Keys)
 	e.tot.items += int64(r.Items)
 	e.tot.keys += int64(r.Keys)

@@ -216,11 +216,11 @@ func TestBudgets(t *testing.T) {
 				}
 				calls := a.reapCalls()
 				for _, c := range calls {
-					if c.Budget.MaxItems > tc.wantMaxItems || c.Budget.BatchSize > tc.wantMaxItems {
-						t.Fatalf("Reap budget %+v exceeds %d items", c.Budget, tc.wantMaxItems)
+					if c.Batch.Max > tc.wantMaxItems {
+						t.Fatalf("batch %+v exceeds %d items", c.Batch, tc.wantMaxItems)
 					}
 				}
-				first := calls[0].Budget.Deadline
+				first := calls[0].Deadline
 				if tc.wantFirstDeadlineMS == 0 {
 					if !first.IsZero() {
 						t.Errorf("first deadline %v, want none", first)

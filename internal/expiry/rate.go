@@ -8,7 +8,7 @@ import (
 // Rate estimation: the sweeper keeps exponentially decayed sums of the
 // items it deleted and the time it spent, and the rate is their ratio.
 // Time spent counts from the start of a batch's wait for tokens or back-off
-// pause to the return of its Reap call, so the estimate is the rate the
+// pause to the return of its ReapBatch call, so the estimate is the rate the
 // sweeper really achieves with rate limiting and back-off in force;
 // sleeping between passes does not count. Both sums decay by e^(−Δt/τ) per
 // Δt of reaping time, with τ = rateTau, so the estimate follows the last

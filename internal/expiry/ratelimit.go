@@ -9,7 +9,7 @@ import (
 // the sweeper goroutine. The bucket refills at rate tokens per second and
 // holds at most a tenth of a second's worth (at least one token), so
 // deletions are spread evenly rather than released in one-second bursts.
-// Before each Reap the sweeper takes tokens for the batch (waiting if the
+// Before each ReapBatch call the sweeper takes tokens for the batch (waiting if the
 // bucket is short) and afterwards gives back those the batch did not use.
 type limiter struct {
 	tokens float64

@@ -35,12 +35,12 @@ type Stats struct {
 	// SubPassTargetReached counts sub-passes cut short by
 	// ttlMonitorSubPassTargetSecs.
 	SubPassTargetReached int64
-	// ReapTime is the time spent inside Reap calls, Redis's
+	// ReapTime is the time spent inside ReapBatch calls, Redis's
 	// expire_cycle_cpu_milliseconds.
 	ReapTime time.Duration
-	// Reaps is the number of Reap calls (storage batches).
+	// Reaps is the number of ReapBatch calls (storage batches).
 	Reaps int64
-	// Errors counts failed NextDue, Reap and CountDue calls.
+	// Errors counts failed NextDue, ReapBatch and CountDue calls.
 	Errors int64
 	// Stalls counts sources held back for claiming due items they did not
 	// reap.
@@ -52,7 +52,7 @@ type Stats struct {
 	Rate float64
 	// Backoff is the foreground-latency back-off state.
 	Backoff BackoffStats
-	// Prepare counts where Budget.Prepare ran (Config.Idle).
+	// Prepare counts where Batch.Prepare ran (Config.Idle).
 	Prepare PrepareStats
 	// Lag is the lag histogram over all sources.
 	Lag Histogram
@@ -90,7 +90,7 @@ type BackoffStats struct {
 	PauseTime time.Duration
 }
 
-// PrepareStats count the batch preparations (Budget.Prepare) and where
+// PrepareStats count the batch preparations (Batch.Prepare) and where
 // they ran: on Config.Idle's thread at idle priority, or on the sweeper's
 // own thread (no Idle, or the idle thread found starved).
 type PrepareStats struct {
@@ -103,7 +103,7 @@ type PrepareStats struct {
 	// of the CPUs (Idle.Spare).
 	Normal, Busy int64
 	// Starved counts idle preparations that found the idle thread starved
-	// (doc.go), each of which moved preparation to the sweeper's thread for
+	// (idle.go), each of which moved preparation to the sweeper's thread for
 	// a second.
 	Starved int64
 }
@@ -116,7 +116,11 @@ type SourceStats struct {
 	DeletedItems, DeletedKeys int64
 	// Reaps, Errors and TimeCapReached as in Stats.
 	Reaps, Errors, TimeCapReached int64
-	// ReapTime is the time spent in this source's Reap.
+	// BatchedReaps counts the ReapBatch calls made while
+	// ttlMonitorBatchDeletes was on (MongoDB's batched deletes; with it
+	// off, deletes are not batched).
+	BatchedReaps int64
+	// ReapTime is the time spent in this source's ReapBatch calls.
 	ReapTime time.Duration
 	// NextDue is the due time of its earliest item as last asked; HasNext
 	// is false when it holds nothing that expires or was not asked yet.
@@ -137,7 +141,10 @@ type SourceStats struct {
 type KindStats struct {
 	Kind                      Kind
 	DeletedItems, DeletedKeys int64
-	Lag                       Histogram
+	// BatchedItems counts the items deleted while ttlMonitorBatchDeletes
+	// was on.
+	BatchedItems int64
+	Lag          Histogram
 }
 
 // Stats returns a snapshot. It takes the engine's lock briefly and calls no
@@ -195,6 +202,7 @@ func (e *Engine) Stats() Stats {
 			DeletedItems:   st.c.items,
 			DeletedKeys:    st.c.keys,
 			Reaps:          st.c.reaps,
+			BatchedReaps:   st.c.batchedReaps,
 			Errors:         st.c.errors,
 			TimeCapReached: st.c.capHits,
 			ReapTime:       st.c.reapTime,
@@ -213,7 +221,7 @@ func (e *Engine) Stats() Stats {
 	}
 	sortBy(s.Sources, func(x SourceStats) string { return x.Name })
 	for k, c := range e.kinds {
-		s.Kinds = append(s.Kinds, KindStats{Kind: k, DeletedItems: c.items, DeletedKeys: c.keys, Lag: c.lag.snapshot()})
+		s.Kinds = append(s.Kinds, KindStats{Kind: k, DeletedItems: c.items, DeletedKeys: c.keys, BatchedItems: c.batchedItems, Lag: c.lag.snapshot()})
 	}
 	sortBy(s.Kinds, func(x KindStats) Kind { return x.Kind })
 	return s

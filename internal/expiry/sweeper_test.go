@@ -13,7 +13,7 @@ import (
 	"github.com/mayfly/mayfly/internal/expiry"
 )
 
-// reapTimes returns, for each Reap call that deleted something, its time
+// reapTimes returns, for each ReapBatch call that deleted something, its time
 // relative to t0 and the number deleted.
 func reapTimes(src *fakeSource, t0 time.Time) (at []time.Duration, n []int) {
 	for _, c := range src.reapCalls() {
@@ -209,7 +209,7 @@ func TestDisableStopsPassMidway(t *testing.T) {
 		defer h.stop()
 		advance(time.Minute)
 		if got := len(src.reapCalls()); got != 4 {
-			t.Errorf("Reap calls = %d, want 4 (the sweeper stops after the batch that disabled it)", got)
+			t.Errorf("ReapBatch calls = %d, want 4 (the sweeper stops after the batch that disabled it)", got)
 		}
 		if st := h.e.Stats(); st.Passes != 0 || st.AbandonedPasses != 1 {
 			t.Errorf("passes = %d, abandoned %d; want 0 and 1: an abandoned pass does not count", st.Passes, st.AbandonedPasses)

@@ -497,7 +497,7 @@ func TestCheckAfterRandomCommands(t *testing.T) {
 			case 1:
 				now := time.UnixMilli(cs.now)
 				for _, src := range append(cs.Sources(), cs.FieldSources()...) {
-					if _, err := src.Reap(t.Context(), now, expiry.Budget{BatchSize: 2}); err != nil {
+					if _, err := expiry.Drain(t.Context(), src, now, 0, 2); err != nil {
 						rt.Fatal(err)
 					}
 				}

@@ -27,7 +27,7 @@ func BenchmarkDBSizeAfterReap(b *testing.B) {
 	c.Advance(time.Second)
 	src := s.Sources()[0]
 	for left := 190_000; left > 0; left -= 1000 {
-		if _, err := src.Reap(b.Context(), c.Now(), expiry.Budget{MaxItems: 1000, BatchSize: 1000}); err != nil {
+		if _, err := expiry.Drain(b.Context(), src, c.Now(), 1000, 1000); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -45,7 +45,7 @@
 // One Tx is open at a time (Store.Begin takes the lock, Commit or Rollback
 // releases it), so commands are serializable as in Redis's single thread.
 // The wire layer runs a whole pipeline chunk in one Tx: one batch, one
-// commit. Reap and the garbage collector take the same lock per batch.
+// commit. ReapBatch and the garbage collector take the same lock per batch.
 // Events and touched keys are handed to the Observer after each commit.
 //
 // # Adding a collection type
@@ -63,5 +63,6 @@
 // # Testing
 //
 // Tests use an in-memory storage.Store and a fake clock; expiry is driven by
-// moving the clock and calling a Source's Reap, never by sleeping.
+// moving the clock and reaping the sources (expiry.Drain), never by
+// sleeping.
 package kv

@@ -6,9 +6,8 @@ import "bytes"
 // index holds below a time (keys that had expired by then) and the sum of
 // their expiry times, so that DBSIZE and INFO keyspace, which subtract the
 // keys that have expired but are still stored, do not walk all of them on
-// every call. During a storm of a million keys due at one instant that walk
-// took most of the server's CPU while a client polled INFO every 20 ms,
-// and it held the store's lock, so the sweeper waited for it.
+// every call: that walk is as long as the backlog and holds the store's
+// lock, so the sweeper would wait for it.
 //
 // The count is exact: it is kept under the store's lock, moved by every
 // Tx that adds or removes an entry below upTo (putMeta, deleteMeta: the

@@ -1,13 +1,13 @@
 package kv
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"time"
 
 	"github.com/mayfly/mayfly/internal/expiry"
-	"github.com/mayfly/mayfly/internal/storage"
 )
 
 // Hash field expiry. Each database has a field expiry index beside its key
@@ -17,9 +17,7 @@ import (
 // field, by hashFinish. A field with expireAt E is expired when now > E and
 // due for the sweeper at E+1 ms, the rule of keys.
 //
-// The field Source reaps a hash's expired fields from its own time index
-// ('t' sub-keys), emits one `hexpired` per hash per batch, deletes a hash
-// left empty with `del`, and moves the entry to the next field expiry. An
+// The field source (fieldReaper) reaps a hash's expired fields. An
 // entry can outlive its hash when the core deletes, overwrites or renames
 // the key (DEL, EXPIRE, SET, RENAME drop or move only the record): the
 // Source recognises such an entry (no hash at the name, or one whose
@@ -356,58 +354,30 @@ func (tx *Tx) HSetEx(key []byte, cond HSetExCond, mode HSetExMode, at int64, pai
 	return err == nil, err
 }
 
-// fieldSource is the expiry source of the hash fields of one logical
-// database.
-type fieldSource struct {
-	s  *Store
-	db int
-}
-
-var (
-	_ expiry.Source  = (*fieldSource)(nil)
-	_ expiry.Counter = (*fieldSource)(nil)
-)
+// fieldReaper reaps the entries of the hash-field index: it deletes a
+// hash's expired fields from its own time index ('t' sub-keys), emits one
+// `hexpired` per hash per batch, deletes a hash left empty with `del`, and
+// moves the entry to the hash's next field expiry. Every expired field
+// counts in expired_fields.
+type fieldReaper struct{ s *Store }
 
 // FieldSources returns one expiry source per logical database for the
 // expiring hash fields, for the engine (Kind expiry.KindRedisField).
 func (s *Store) FieldSources() []expiry.Source {
 	out := make([]expiry.Source, NumDBs)
 	for i := range out {
-		out[i] = &fieldSource{s: s, db: i}
+		out[i] = &indexSource{s: s, db: i, name: fmt.Sprintf("redis_fields:db%d", i), kind: expiry.KindRedisField, field: true, reaper: fieldReaper{s}}
 	}
 	return out
 }
 
-func (f *fieldSource) Name() string      { return fmt.Sprintf("redis_fields:db%d", f.db) }
-func (f *fieldSource) Kind() expiry.Kind { return expiry.KindRedisField }
-
-func (f *fieldSource) pdb() byte { return fieldExpiryDB | f.s.dbmapAtomic.Load()[f.db] }
-
-// NextDue seeks the first entry of the database's field expiry index.
-func (f *fieldSource) NextDue(ctx context.Context) (time.Time, bool, error) {
-	lo := expiryPrefix(f.pdb())
-	it, err := f.s.st.NewIter(lo, storage.PrefixEnd(lo))
-	if err != nil {
-		return time.Time{}, false, fmt.Errorf("kv: %s next due: %w", f.Name(), err)
-	}
-	defer it.Close()
-	if !it.First() {
-		return time.Time{}, false, it.Error()
-	}
-	at, _, ok := decodeExpiryKey(it.Key())
-	if !ok {
-		return time.Time{}, false, fmt.Errorf("%w: field expiry index key", ErrCorrupt)
-	}
-	return time.UnixMilli(at + 1), true, nil
-}
-
-// CountDue counts the fields due at or before now.
-func (f *fieldSource) CountDue(ctx context.Context, now time.Time) (int64, time.Time, time.Time, error) {
+// countDue counts the fields due at or before now.
+func (f fieldReaper) countDue(ctx context.Context, x *indexSource, now time.Time) (int64, time.Time, time.Time, error) {
 	tx := f.s.Begin()
 	defer tx.Rollback()
 	tx.SetNow(now)
-	tx.Use(f.db)
-	entries, err := f.dueEntries(tx, 0)
+	tx.Use(x.db)
+	entries, err := f.dueEntries(tx)
 	if err != nil {
 		return 0, time.Time{}, time.Time{}, err
 	}
@@ -448,32 +418,23 @@ func (f *fieldSource) CountDue(ctx context.Context, now time.Time) (int64, time.
 	return n, time.UnixMilli(oldest), time.UnixMilli(newest), nil
 }
 
+// fieldEntry is one entry of the field expiry index.
 type fieldEntry struct {
 	at  int64
 	key []byte
 }
 
-// dueEntries returns up to limit (0: all) entries of the field expiry
-// index due at tx's now.
-func (f *fieldSource) dueEntries(tx *Tx, limit int) ([]fieldEntry, error) {
+// dueEntries returns every entry of the field expiry index due at tx's
+// now.
+func (f fieldReaper) dueEntries(tx *Tx) ([]fieldEntry, error) {
 	pdb := fieldExpiryDB | tx.pdb
-	it, err := tx.reader().NewIter(expiryPrefix(pdb), expiryKey(nil, pdb, tx.now, nil))
-	if err != nil {
-		return nil, err
-	}
-	var out []fieldEntry
-	for ok := it.First(); ok && (limit == 0 || len(out) < limit); ok = it.Next() {
-		if at, key, ok := decodeExpiryKey(it.Key()); ok {
-			out = append(out, fieldEntry{at, append([]byte{}, key...)})
-		}
-	}
-	return out, it.Close()
+	return tx.fieldEntries(expiryPrefix(pdb), expiryKey(nil, pdb, tx.now, nil))
 }
 
 // entryHash returns the hash an index entry stands for; ok is false for a
 // stale entry (no hash at the name, or one whose earliest field expiry is
 // another), which the caller deletes.
-func (f *fieldSource) entryHash(tx *Tx, e fieldEntry) (hashState, bool, error) {
+func (f fieldReaper) entryHash(tx *Tx, e fieldEntry) (hashState, bool, error) {
 	m, ok, err := tx.getMeta(tx.pdb, e.key)
 	if err != nil || !ok || m.Type != TypeHash {
 		return hashState{}, false, err
@@ -488,105 +449,57 @@ func (f *fieldSource) entryHash(tx *Tx, e fieldEntry) (hashState, bool, error) {
 	return h, true, nil
 }
 
-// Reap deletes the fields due at or before now, earliest hash first, in
-// batches of budget.BatchSize fields, each in its own Tx.
-func (f *fieldSource) Reap(ctx context.Context, now time.Time, budget expiry.Budget) (expiry.Reaped, error) {
-	var r expiry.Reaped
-	batch := budget.BatchSize
-	if batch <= 0 {
-		batch = 1000
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return r, err
-		}
-		limit := batch
-		if budget.MaxItems > 0 && budget.MaxItems-r.Items < limit {
-			limit = budget.MaxItems - r.Items
-		}
-		n, cleaned, more, err := f.reapBatch(now, limit, &r)
-		if err != nil {
-			return r, err
-		}
-		if !more {
-			return r, nil
-		}
-		if n == 0 && cleaned {
-			continue // a batch of stale entries only: keep going
-		}
-		if (budget.MaxItems > 0 && r.Items >= budget.MaxItems) ||
-			(!budget.Deadline.IsZero() && !f.s.opts.Now().Before(budget.Deadline)) || n == 0 {
-			r.More = true
-			return r, nil
-		}
-	}
-}
-
-// reapBatch deletes up to limit due fields in one Tx. cleaned reports that
-// stale entries were removed; more that due entries remain.
-func (f *fieldSource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (n int, cleaned, more bool, err error) {
-	tx := f.s.Begin()
-	tx.SetNow(now)
-	tx.Use(f.db)
-	entries, err := f.dueEntries(tx, limit+1)
-	if err != nil {
-		tx.Rollback()
-		return 0, false, false, err
-	}
-	if len(entries) > limit {
-		entries, more = entries[:limit], true
-	}
-	for _, e := range entries {
-		if n == limit {
-			more = true
+// reapEntries deletes up to max due fields of the entries' hashes, earliest
+// hash first. A hash that expired as a whole is deleted as the key source
+// would; a stale entry is removed (Reaped.Skipped).
+func (f fieldReaper) reapEntries(tx *Tx, entries []indexEntry, max int, r *expiry.Reaped) (handled int, err error) {
+	n := 0
+	for _, ie := range entries {
+		if n == max {
 			break
 		}
+		e := fieldEntry{ie.at, bytes.Clone(ie.key)} // the hash state keeps the key past the batch's buffer
 		m, ok, err := tx.getMeta(tx.pdb, e.key)
 		if err != nil {
-			tx.Rollback()
-			return 0, false, false, err
+			return 0, err
 		}
 		if ok && m.expiredAt(tx.now) {
-			// The whole hash expired: delete it as the key source would.
 			if err := tx.expireKey(e.key, m, false); err != nil {
-				tx.Rollback()
-				return 0, false, false, err
+				return 0, err
 			}
 			ok = false
 		}
 		h, valid, err := f.entryHash(tx, e)
 		if err != nil {
-			tx.Rollback()
-			return 0, false, false, err
+			return 0, err
 		}
 		if !ok || !valid {
 			if err := tx.batch().Delete(fieldIndexKey(tx.pdb, e.at, e.key)); err != nil {
-				tx.Rollback()
-				return 0, false, false, err
+				return 0, err
 			}
-			cleaned = true
+			r.Skipped++
+			handled++
 			continue
 		}
-		k, left, err := tx.hashExpireDue(&h, limit-n, &r.Due)
+		k, left, err := tx.hashExpireDue(&h, max-n, &r.Due)
 		if err != nil {
-			tx.Rollback()
-			return 0, false, false, err
+			return 0, err
 		}
 		if k > 0 {
 			tx.notify(ClassHash, "hexpired", e.key)
 		}
 		if _, err := tx.hashFinish(e.key, &h, ""); err != nil {
-			tx.Rollback()
-			return 0, false, false, err
+			return 0, err
 		}
 		n += k
-		more = more || left
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, false, false, fmt.Errorf("kv: reap %s: %w", f.Name(), err)
+		if !left {
+			// Done: a hash with due fields left keeps its entry (moved to
+			// its next field expiry, maybe the same key) for the next batch.
+			handled++
+		}
 	}
 	f.s.hashStats.expiredFields.Add(int64(n))
 	r.Items += n
 	r.Keys += n
-	return n, cleaned, more, nil
+	return handled, nil
 }

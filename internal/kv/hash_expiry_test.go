@@ -142,7 +142,7 @@ func TestFieldExpiryHidesThenReaps(t *testing.T) {
 		t.Fatalf("count due %d %v", n, err)
 	}
 	rec.names()
-	r, err := src.Reap(t.Context(), c.Now(), expiry.Budget{BatchSize: 10})
+	r, err := expiry.Drain(t.Context(), src, c.Now(), 0, 10)
 	if err != nil || r.Items != 2 || r.More || !slices.Equal(r.Due, []int64{now + 1001, now + 2001}) {
 		t.Fatalf("reap %+v %v", r, err)
 	}
@@ -166,7 +166,7 @@ func TestFieldExpiryHidesThenReaps(t *testing.T) {
 	})
 	c.Advance(time.Second)
 	rec.names()
-	if r, err := src.Reap(t.Context(), c.Now(), expiry.Budget{}); err != nil || r.Items != 1 {
+	if r, err := expiry.Drain(t.Context(), src, c.Now(), 0, 0); err != nil || r.Items != 1 {
 		t.Fatalf("reap %+v %v", r, err)
 	}
 	if got := rec.names(); !slices.Equal(got, []string{"hexpired:h", "del:h"}) {
@@ -217,7 +217,7 @@ func TestFieldExpiryLazyOnAccess(t *testing.T) {
 		t.Fatalf("events %v", got)
 	}
 	// Nothing left for the sweeper: the access deleted them.
-	if r, err := fieldSource(t, s, 0).Reap(t.Context(), c.Now(), expiry.Budget{}); err != nil || r.Items != 0 {
+	if r, err := expiry.Drain(t.Context(), fieldSource(t, s, 0), c.Now(), 0, 0); err != nil || r.Items != 0 {
 		t.Fatalf("reap after lazy %+v %v", r, err)
 	}
 }
@@ -250,11 +250,11 @@ func TestFieldExpiryAfterDelRenameMoveCopy(t *testing.T) {
 	rec.names()
 	// Nothing touched the hashes since: the sources find them by their
 	// new names.
-	r, err := fieldSource(t, s, 0).Reap(t.Context(), c.Now(), expiry.Budget{BatchSize: 2})
+	r, err := expiry.Drain(t.Context(), fieldSource(t, s, 0), c.Now(), 0, 2)
 	if err != nil || r.Items != 3 || r.More {
 		t.Fatalf("reap db0 %+v %v", r, err)
 	}
-	if r, err := fieldSource(t, s, 3).Reap(t.Context(), c.Now(), expiry.Budget{}); err != nil || r.Items != 1 {
+	if r, err := expiry.Drain(t.Context(), fieldSource(t, s, 3), c.Now(), 0, 0); err != nil || r.Items != 1 {
 		t.Fatalf("reap db3 %+v %v", r, err)
 	}
 	got := rec.names()
@@ -348,14 +348,14 @@ func TestFieldReapBudget(t *testing.T) {
 	})
 	c.Advance(time.Minute)
 	src := fieldSource(t, s, 0)
-	r, err := src.Reap(t.Context(), c.Now(), expiry.Budget{MaxItems: 10, BatchSize: 4})
+	r, err := expiry.Drain(t.Context(), src, c.Now(), 10, 4)
 	if err != nil || r.Items != 10 || !r.More {
 		t.Fatalf("reap %+v %v", r, err)
 	}
 	if n, _, _, _ := src.(expiry.Counter).CountDue(t.Context(), c.Now()); n != 20 {
 		t.Fatalf("count due %d", n)
 	}
-	r, err = src.Reap(t.Context(), c.Now(), expiry.Budget{BatchSize: 7})
+	r, err = expiry.Drain(t.Context(), src, c.Now(), 0, 7)
 	if err != nil || r.Items != 20 || r.More {
 		t.Fatalf("reap rest %+v %v", r, err)
 	}

@@ -149,7 +149,7 @@ func TestGoneHashDeletedOnLookupWithEvents(t *testing.T) {
 func TestGoneHashReaped(t *testing.T) {
 	s, c, rec := goneHash(t, false)
 	src := fieldSource(t, s, 0)
-	r, err := src.Reap(t.Context(), c.Now(), expiry.Budget{BatchSize: 1})
+	r, err := expiry.Drain(t.Context(), src, c.Now(), 0, 1)
 	if err != nil || r.Items != 2 || r.More {
 		t.Fatalf("reap %+v %v", r, err)
 	}

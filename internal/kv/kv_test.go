@@ -127,7 +127,7 @@ func TestExpiryHidesThenReapDeletes(t *testing.T) {
 	if err != nil || !ok || due.UnixMilli() != now+1001 {
 		t.Fatalf("next due %v %v %v", due, ok, err)
 	}
-	r, err := src.Reap(t.Context(), c.Now(), expiry.Budget{BatchSize: 10})
+	r, err := expiry.Drain(t.Context(), src, c.Now(), 0, 10)
 	if err != nil || r.Items != 1 || r.More || len(r.Due) != 1 || r.Due[0] != now+1001 {
 		t.Fatalf("reap %+v %v", r, err)
 	}
@@ -160,7 +160,7 @@ func TestLazyExpiryEmitsOnce(t *testing.T) {
 			return err
 		})
 	}
-	r, err := s.Sources()[0].Reap(t.Context(), c.Now(), expiry.Budget{})
+	r, err := expiry.Drain(t.Context(), s.Sources()[0], c.Now(), 0, 0)
 	if err != nil || r.Items != 0 {
 		t.Fatalf("reap after lazy: %+v %v", r, err)
 	}
@@ -182,7 +182,7 @@ func TestReapBudget(t *testing.T) {
 	})
 	c.Advance(time.Hour)
 	src := s.Sources()[0]
-	r, err := src.Reap(t.Context(), c.Now(), expiry.Budget{MaxItems: 10, BatchSize: 4})
+	r, err := expiry.Drain(t.Context(), src, c.Now(), 10, 4)
 	if err != nil || r.Items != 10 || !r.More {
 		t.Fatalf("reap %+v %v", r, err)
 	}
@@ -193,7 +193,7 @@ func TestReapBudget(t *testing.T) {
 	if err != nil || n != 15 {
 		t.Fatalf("count due %d %v", n, err)
 	}
-	r, err = src.Reap(t.Context(), c.Now(), expiry.Budget{BatchSize: 4})
+	r, err = expiry.Drain(t.Context(), src, c.Now(), 0, 4)
 	if err != nil || r.Items != 15 || r.More {
 		t.Fatalf("reap rest %+v %v", r, err)
 	}
@@ -327,7 +327,7 @@ func TestReapResumesWithinAPass(t *testing.T) {
 	c.Advance(time.Hour)
 	src := s.Sources()[0]
 	pass := c.Now()
-	r, err := src.Reap(t.Context(), pass, expiry.Budget{MaxItems: 4, BatchSize: 4})
+	r, err := expiry.Drain(t.Context(), src, pass, 4, 4)
 	if err != nil || r.Items != 4 || !r.More {
 		t.Fatalf("first batch %+v %v", r, err)
 	}
@@ -336,7 +336,7 @@ func TestReapResumesWithinAPass(t *testing.T) {
 		_, err := tx.Set([]byte("early"), []byte("v"), kv.SetOptions{ExpireAt: now})
 		return err
 	})
-	r, err = src.Reap(t.Context(), pass, expiry.Budget{BatchSize: 4})
+	r, err = expiry.Drain(t.Context(), src, pass, 0, 4)
 	if err != nil || r.Items != 6 || r.More {
 		t.Fatalf("rest of the pass %+v %v", r, err)
 	}
@@ -344,7 +344,7 @@ func TestReapResumesWithinAPass(t *testing.T) {
 		t.Fatalf("dbsize %d: the early key must be hidden already", n)
 	}
 	c.Advance(time.Millisecond)
-	r, err = src.Reap(t.Context(), c.Now(), expiry.Budget{BatchSize: 4})
+	r, err = expiry.Drain(t.Context(), src, c.Now(), 0, 4)
 	if err != nil || r.Items != 1 {
 		t.Fatalf("next pass %+v %v, want the early key", r, err)
 	}
@@ -442,7 +442,7 @@ func TestDBSizeDueCountFollowsTime(t *testing.T) {
 	step("after the writing Tx", 4)
 	c.Advance(20 * time.Millisecond)
 	step("forward again", 2)
-	if _, err := s.Sources()[0].Reap(t.Context(), c.Now(), expiry.Budget{}); err != nil {
+	if _, err := expiry.Drain(t.Context(), s.Sources()[0], c.Now(), 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	step("reaped", 2)

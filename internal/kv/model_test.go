@@ -214,7 +214,7 @@ func TestModelStringsAndExpiry(t *testing.T) {
 			},
 			"reap": func(rt *rapid.T) {
 				for _, src := range s.Sources()[:1] {
-					if _, err := src.Reap(t.Context(), c.Now(), expiry.Budget{BatchSize: 2}); err != nil {
+					if _, err := expiry.Drain(t.Context(), src, c.Now(), 0, 2); err != nil {
 						rt.Fatal(err)
 					}
 				}

@@ -40,7 +40,7 @@ func BenchmarkReapStorm(b *testing.B) {
 				cpu0 := cpuTime()
 				deleted := 0
 				for {
-					r, err := src.Reap(b.Context(), c.Now(), expiry.Budget{MaxItems: batch, BatchSize: batch})
+					r, err := expiry.Drain(b.Context(), src, c.Now(), batch, batch)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -318,7 +318,7 @@ func TestBigCollectionsConstantWork(t *testing.T) {
 			return err
 		})
 		c.Advance(time.Second)
-		if r, err := s.Sources()[0].Reap(t.Context(), c.Now(), expiry.Budget{}); err != nil || r.Items != 1 {
+		if r, err := expiry.Drain(t.Context(), s.Sources()[0], c.Now(), 0, 0); err != nil || r.Items != 1 {
 			t.Fatalf("%s: reap %+v %v", name, r, err)
 		}
 	}

@@ -11,46 +11,82 @@ import (
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
-// keySource is the expiry source of the keys of one logical database. A key
-// with expireAt E is due at E+1 ms, the first millisecond at which Redis's
-// rule (now > E) hides it, so the sweeper never deletes a key a read could
-// still see.
-type keySource struct {
-	s  *Store
-	db int
+// indexSource is the expiry source over one expiry index of one logical
+// database: the key index or the hash-field index. Both hold entries
+// [PrefixExpiry][index db][at u64][key] in due order, and both are reaped
+// the same way: one Tx per batch walks the due entries and the index's
+// reaper deletes what they stand for. An entry with expireAt E is due at
+// E+1 ms, the first millisecond at which Redis's rule (now > E) hides its
+// item, so the sweeper never deletes an item a read could still see.
+type indexSource struct {
+	s      *Store
+	db     int
+	name   string
+	kind   expiry.Kind
+	field  bool // the hash-field index (fieldExpiryDB)
+	reaper indexReaper
 
-	// resumeAfter is the last expiry-index key a Reap of the pass at
-	// resumeNow (Unix ms) handled. The next Reap of the same pass starts just
-	// after it instead of stepping again over the tombstones of everything the
-	// pass already deleted, which made a storm quadratic. A key indexed behind
-	// it during the pass waits for the next pass (reads hide it meanwhile).
-	// Only the sweeper's goroutine calls Reap, so these need no lock.
+	// resumeAfter is the last entry a batch of the pass at resumeNow (Unix
+	// ms) handled. The next batch of the same pass starts just after it
+	// instead of stepping again over the tombstones of everything the pass
+	// already deleted. An entry indexed behind it during the pass waits
+	// for the next pass (reads hide its item meanwhile). Only the sweeper's
+	// goroutine reaps, so these need no lock.
 	resumeAfter []byte
 	resumeNow   int64
 
 	// Buffers reused by every batch (sweeper goroutine only).
-	due   []dueKey
-	buf   []byte
-	metas []foundMeta
-	keys  [][]byte
+	entries []indexEntry
+	buf     []byte
+}
+
+// indexEntry is one due entry of a batch: its expiry time, its index key
+// and the item's key, both slices of the batch's buffer, valid until the
+// batch ends.
+type indexEntry struct {
+	at      int64
+	ek, key []byte
+}
+
+// indexReaper deletes what the due entries of one kind of index stand for.
+type indexReaper interface {
+	// reapEntries deletes in tx the items of entries, in order, deleting
+	// at most max items, and counts them in r (Items, Keys, Due, Skipped
+	// for stale entries removed). It returns how many entries it handled
+	// completely; the next batch starts after the last of them.
+	reapEntries(tx *Tx, entries []indexEntry, max int, r *expiry.Reaped) (handled int, err error)
+	// countDue implements expiry.Counter for the index.
+	countDue(ctx context.Context, src *indexSource, now time.Time) (int64, time.Time, time.Time, error)
 }
 
 var (
-	_ expiry.Source  = (*keySource)(nil)
-	_ expiry.Counter = (*keySource)(nil)
+	_ expiry.Source  = (*indexSource)(nil)
+	_ expiry.Counter = (*indexSource)(nil)
 )
 
-func (k *keySource) Name() string      { return fmt.Sprintf("redis_keys:db%d", k.db) }
-func (k *keySource) Kind() expiry.Kind { return expiry.KindRedisKeys }
+// newKeySource returns the expiry source of the keys of logical database
+// db.
+func newKeySource(s *Store, db int) *indexSource {
+	return &indexSource{s: s, db: db, name: fmt.Sprintf("redis_keys:db%d", db), kind: expiry.KindRedisKeys, reaper: &keyReaper{}}
+}
 
-func (k *keySource) pdb() byte { return k.s.dbmapAtomic.Load()[k.db] }
+func (x *indexSource) Name() string      { return x.name }
+func (x *indexSource) Kind() expiry.Kind { return x.kind }
 
-// NextDue seeks the first entry of the database's expiry index.
-func (k *keySource) NextDue(ctx context.Context) (time.Time, bool, error) {
-	lo := expiryPrefix(k.pdb())
-	it, err := k.s.st.NewIter(lo, storage.PrefixEnd(lo))
+// indexDB is the db byte of the index in physical database pdb.
+func (x *indexSource) indexDB(pdb byte) byte {
+	if x.field {
+		return fieldExpiryDB | pdb
+	}
+	return pdb
+}
+
+// NextDue seeks the first entry of the index.
+func (x *indexSource) NextDue(ctx context.Context) (time.Time, bool, error) {
+	lo := expiryPrefix(x.indexDB(x.s.dbmapAtomic.Load()[x.db]))
+	it, err := x.s.st.NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
-		return time.Time{}, false, fmt.Errorf("kv: %s next due: %w", k.Name(), err)
+		return time.Time{}, false, fmt.Errorf("kv: %s next due: %w", x.name, err)
 	}
 	defer it.Close()
 	if !it.First() {
@@ -58,18 +94,137 @@ func (k *keySource) NextDue(ctx context.Context) (time.Time, bool, error) {
 	}
 	at, _, ok := decodeExpiryKey(it.Key())
 	if !ok {
-		return time.Time{}, false, fmt.Errorf("%w: expiry index key", ErrCorrupt)
+		return time.Time{}, false, fmt.Errorf("%w: %s index key", ErrCorrupt, x.name)
 	}
 	return time.UnixMilli(at + 1), true, nil
 }
 
-// CountDue counts the keys due at or before now.
-func (k *keySource) CountDue(ctx context.Context, now time.Time) (int64, time.Time, time.Time, error) {
-	pdb := k.pdb()
-	lo := expiryPrefix(pdb)
-	it, err := k.s.st.NewIter(lo, expiryKey(nil, pdb, now.UnixMilli(), nil))
+// CountDue counts the items due at or before now.
+func (x *indexSource) CountDue(ctx context.Context, now time.Time) (int64, time.Time, time.Time, error) {
+	return x.reaper.countDue(ctx, x, now)
+}
+
+// ReapBatch reaps the items of the entries due at or before now in one Tx,
+// at most b.Max of them. It reads the index from the store itself, not
+// through the Tx's indexed batch: nothing is written until the reads are
+// done, and the Tx holds the store's lock, so both see the same data.
+func (x *indexSource) ReapBatch(ctx context.Context, now time.Time, b expiry.Batch) (expiry.Reaped, error) {
+	var r expiry.Reaped
+	if err := ctx.Err(); err != nil {
+		return r, err
+	}
+	max := max(b.Max, 1)
+	tx := x.s.Begin()
+	tx.SetNow(now)
+	tx.Use(x.db)
+	idb := x.indexDB(tx.pdb)
+	lo := expiryPrefix(idb)
+	if x.resumeAfter != nil && x.resumeNow == now.UnixMilli() && bytes.HasPrefix(x.resumeAfter, lo) {
+		lo = append(append([]byte(nil), x.resumeAfter...), 0) // the smallest key after it
+	}
+	it, err := tx.reader().NewIter(lo, expiryKey(nil, idb, tx.now, nil)) // the store itself, once the commit before tx is applied
 	if err != nil {
-		return 0, time.Time{}, time.Time{}, fmt.Errorf("kv: %s count due: %w", k.Name(), err)
+		tx.Rollback()
+		return r, err
+	}
+	entries, buf := x.entries[:0], x.buf[:0]
+	more := false
+	for ok := it.First(); ok; ok = it.Next() {
+		if len(entries) == max {
+			more = true
+			break
+		}
+		ek := it.Key()
+		at, _, ok := decodeExpiryKey(ek)
+		if !ok {
+			continue
+		}
+		start := len(buf)
+		buf = append(buf, ek...)
+		entries = append(entries, indexEntry{at: at, ek: buf[start:len(buf):len(buf)]})
+	}
+	if err := it.Close(); err != nil {
+		tx.Rollback()
+		return r, err
+	}
+	for i := range entries {
+		_, entries[i].key, _ = decodeExpiryKey(entries[i].ek)
+	}
+	handled, err := x.reaper.reapEntries(tx, entries, max, &r)
+	if err != nil {
+		tx.Rollback()
+		return expiry.Reaped{}, err
+	}
+	var last []byte
+	if handled > 0 {
+		last = bytes.Clone(entries[handled-1].ek)
+	}
+	x.entries, x.buf = entries[:0], buf[:0]
+	if err := tx.Commit(); err != nil {
+		return expiry.Reaped{}, fmt.Errorf("kv: reap %s: %w", x.name, err)
+	}
+	r.More = more || handled < len(entries)
+	if r.More && last != nil {
+		x.resumeAfter, x.resumeNow = last, now.UnixMilli()
+	} else if !r.More {
+		x.resumeAfter = nil
+	}
+	return r, nil
+}
+
+// keyReaper reaps the entries of the key index: each due key is deleted
+// with an `expired` event and counts in expired_keys.
+type keyReaper struct {
+	// Buffers reused by every batch (sweeper goroutine only).
+	metas []foundMeta
+	keys  [][]byte
+}
+
+// reapEntries expires the keys of entries. Their metadata is read in one
+// pass (readMetas); an entry whose key is gone or has another expiry is
+// stale and removed.
+func (k *keyReaper) reapEntries(tx *Tx, entries []indexEntry, _ int, r *expiry.Reaped) (int, error) {
+	tx.forgetDeleted = true
+	keys := k.keys[:0]
+	for _, e := range entries {
+		keys = append(keys, e.key)
+	}
+	metas, err := tx.readMetas(tx.pdb, keys, k.metas[:0])
+	k.keys = keys[:0]
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i, e := range entries {
+		m, ok := metas[i].m, metas[i].ok
+		if !ok || m.ExpireAt != e.at {
+			// A stale index entry (never written by kv, but harmless).
+			if err := tx.batch().Delete(e.ek); err != nil {
+				return 0, err
+			}
+			tx.noteDueEntry(tx.pdb, e.at, -1)
+			r.Skipped++
+			continue
+		}
+		if err := tx.expireKey(e.key, m, false); err != nil {
+			return 0, err
+		}
+		r.Due = append(r.Due, e.at+1)
+		n++
+	}
+	k.metas = metas[:0]
+	r.Items += n
+	r.Keys += n
+	return len(entries), nil
+}
+
+// countDue counts the key index's entries due at or before now.
+func (k *keyReaper) countDue(ctx context.Context, x *indexSource, now time.Time) (int64, time.Time, time.Time, error) {
+	pdb := x.s.dbmapAtomic.Load()[x.db]
+	lo := expiryPrefix(pdb)
+	it, err := x.s.st.NewIter(lo, expiryKey(nil, pdb, now.UnixMilli(), nil))
+	if err != nil {
+		return 0, time.Time{}, time.Time{}, fmt.Errorf("kv: %s count due: %w", x.name, err)
 	}
 	defer it.Close()
 	var n int64
@@ -91,136 +246,6 @@ func (k *keySource) CountDue(ctx context.Context, now time.Time) (int64, time.Ti
 	return n, oldest, newest, it.Error()
 }
 
-// Reap deletes the keys due at or before now in batches of budget.BatchSize,
-// each in its own Tx so clients run between batches. Every deleted key gets
-// an `expired` event and counts in expired_keys.
-func (k *keySource) Reap(ctx context.Context, now time.Time, budget expiry.Budget) (expiry.Reaped, error) {
-	var r expiry.Reaped
-	batch := budget.BatchSize
-	if batch <= 0 {
-		batch = 1000
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return r, err
-		}
-		limit := batch
-		if budget.MaxItems > 0 && budget.MaxItems-r.Items < limit {
-			limit = budget.MaxItems - r.Items
-		}
-		n, more, err := k.reapBatch(now, limit, &r)
-		if err != nil {
-			return r, err
-		}
-		if !more {
-			return r, nil
-		}
-		if (budget.MaxItems > 0 && r.Items >= budget.MaxItems) ||
-			(!budget.Deadline.IsZero() && !k.s.opts.Now().Before(budget.Deadline)) || n == 0 {
-			r.More = true
-			return r, nil
-		}
-	}
-}
-
-// reapBatch deletes up to limit due keys in one Tx. It reads the expiry
-// index and the keys' metadata from the store itself, not through the Tx's
-// indexed batch: nothing is written until every read is done, and the Tx
-// holds the store's lock, so both see the same data, and a plain read
-// skips merging an (empty) batch. The reads of one batch share one
-// buffer.
-func (k *keySource) reapBatch(now time.Time, limit int, r *expiry.Reaped) (int, bool, error) {
-	tx := k.s.Begin()
-	tx.SetNow(now)
-	tx.Use(k.db)
-	tx.forgetDeleted = true
-	lo := expiryPrefix(tx.pdb)
-	if k.resumeAfter != nil && k.resumeNow == now.UnixMilli() && bytes.HasPrefix(k.resumeAfter, lo) {
-		lo = append(append([]byte(nil), k.resumeAfter...), 0) // the smallest key after it
-	}
-	hi := expiryKey(nil, tx.pdb, tx.now, nil)
-	it, err := tx.reader().NewIter(lo, hi) // the store itself, once the commit before tx is applied
-	if err != nil {
-		tx.Rollback()
-		return 0, false, err
-	}
-	due := k.due[:0]
-	buf := k.buf[:0]
-	var last []byte
-	more := false
-	for ok := it.First(); ok; ok = it.Next() {
-		if len(due) == limit {
-			more = true
-			break
-		}
-		ek := it.Key()
-		at, _, ok := decodeExpiryKey(ek)
-		if !ok {
-			continue
-		}
-		start := len(buf)
-		buf = append(buf, ek...)
-		due = append(due, dueKey{at: at, start: start, end: len(buf)})
-	}
-	if err := it.Close(); err != nil {
-		tx.Rollback()
-		return 0, false, err
-	}
-	if n := len(due); n > 0 {
-		last = append([]byte(nil), buf[due[n-1].start:due[n-1].end]...)
-	}
-	keys := k.keys[:0]
-	for _, e := range due {
-		_, key, _ := decodeExpiryKey(buf[e.start:e.end])
-		keys = append(keys, key)
-	}
-	metas, err := tx.readMetas(tx.pdb, keys, k.metas[:0])
-	if err != nil {
-		tx.Rollback()
-		return 0, false, err
-	}
-	k.keys = keys[:0]
-	n := 0
-	for i, e := range due {
-		_, key, _ := decodeExpiryKey(buf[e.start:e.end])
-		m, ok := metas[i].m, metas[i].ok
-		if !ok || m.ExpireAt != e.at {
-			// A stale index entry (never written by kv, but harmless).
-			if err := tx.batch().Delete(buf[e.start:e.end]); err != nil {
-				tx.Rollback()
-				return 0, false, err
-			}
-			tx.noteDueEntry(tx.pdb, e.at, -1)
-			continue
-		}
-		if err := tx.expireKey(key, m, false); err != nil {
-			tx.Rollback()
-			return 0, false, err
-		}
-		r.Due = append(r.Due, e.at+1)
-		n++
-	}
-	k.due, k.buf, k.metas = due[:0], buf[:0], metas[:0]
-	if err := tx.Commit(); err != nil {
-		return 0, false, fmt.Errorf("kv: reap %s: %w", k.Name(), err)
-	}
-	if more {
-		k.resumeAfter, k.resumeNow = last, now.UnixMilli()
-	} else {
-		k.resumeAfter = nil
-	}
-	r.Items += n
-	r.Keys += n
-	return n, more, nil
-}
-
-// dueKey is one due entry of a reap batch: its expiry time and where its
-// expiry-index key lies in the batch's buffer.
-type dueKey struct {
-	at         int64
-	start, end int
-}
-
 // foundMeta is the metadata read for one due entry.
 type foundMeta struct {
 	m  Meta
@@ -231,8 +256,7 @@ type foundMeta struct {
 // getMeta would one by one: the Tx's own writes and the cache first, then
 // storage. The records storage must supply are read with one iterator
 // seeking through them in key order, which costs a fraction of a point
-// read each: a storm's keys are mostly not in the cache, and their point
-// reads were 79% of the reaper's CPU.
+// read each: the keys the sweeper reaps are mostly not in the cache.
 func (tx *Tx) readMetas(pdb byte, keys [][]byte, out []foundMeta) ([]foundMeta, error) {
 	var misses []int
 	for i, key := range keys {

@@ -27,7 +27,7 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Waker is told when an expiry earlier than before is written; nil
-	// means no one is told (tests call Reap directly).
+	// means no one is told (tests reap with expiry.Drain).
 	Waker Waker
 	// Logger receives background errors; nil means slog.Default().
 	Logger *slog.Logger
@@ -238,7 +238,7 @@ func (s *Store) Close() error {
 func (s *Store) Sources() []expiry.Source {
 	out := make([]expiry.Source, NumDBs)
 	for i := range out {
-		out[i] = &keySource{s: s, db: i}
+		out[i] = newKeySource(s, i)
 	}
 	return out
 }
@@ -249,7 +249,7 @@ func (s *Store) SetMaxStringSize(n int64) { s.maxString.Store(n) }
 
 // Stats are kv's counters since Open, for INFO and metrics.
 type Stats struct {
-	ExpiredKeys     int64 // keys deleted because they expired (lazily or by Reap)
+	ExpiredKeys     int64 // keys deleted because they expired (lazily or by the sweeper)
 	LazyExpiredKeys int64 // of which found expired by a read or write
 	KeyspaceHits    int64
 	KeyspaceMisses  int64

@@ -232,7 +232,7 @@ func TestSubexpiryFollowsEveryPath(t *testing.T) {
 		c.Advance(step.advance)
 		if step.reap {
 			for _, src := range []expiry.Source{s.Sources()[0], s.FieldSources()[0]} {
-				if _, err := src.Reap(t.Context(), c.Now(), expiry.Budget{}); err != nil {
+				if _, err := expiry.Drain(t.Context(), src, c.Now(), 0, 0); err != nil {
 					t.Fatal(err)
 				}
 			}

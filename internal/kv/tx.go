@@ -42,8 +42,7 @@ type Tx struct {
 	// forgetDeleted makes Commit drop the records the Tx deleted from the
 	// cache instead of caching them as absent: the sweeper's Txs set it,
 	// since the keys it reaps are ones nobody asked for lately, and
-	// caching a storm's million absent keys evicted the useful entries and
-	// cost a quarter of the reaper's time.
+	// caching them as absent would evict the useful entries.
 	forgetDeleted bool
 	// pending holds the metadata records written by this Tx, keyed by
 	// metaKey, nil for deleted ones: what Commit applies to the cache.

@@ -13,17 +13,28 @@ import (
 
 const module = "github.com/mayfly/mayfly/"
 
-// allowed is DESIGN.md's import table: for each package (a path below the
-// module; sub-packages inherit their parent's row), the internal packages
-// its non-test files may import. internal/invariants may be imported by all.
+// allowed is the architecture's import table (docs/ARCHITECTURE.md): for
+// each package (a path below the module; sub-packages inherit their
+// parent's row), the internal packages its non-test files may import. internal/invariants may be imported by all.
 var allowed = map[string][]string{
-	"cmd/mayfly":          {"internal/server", "internal/admin", "internal/bench"},
-	"internal/bench":      {},
-	"internal/storage":    {"internal/lowprio"},
-	"internal/lowprio":    {},
-	"internal/keycodec":   {},
-	"internal/expiry":     {"internal/storage"},
-	"internal/docdb":      {"internal/docdb", "internal/expiry", "internal/storage", "internal/keycodec"},
+	"cmd/mayfly":        {"internal/server", "internal/admin", "internal/bench"},
+	"internal/bench":    {},
+	"internal/storage":  {"internal/lowprio"},
+	"internal/lowprio":  {},
+	"internal/keycodec": {},
+	"internal/expiry":   {"internal/storage"},
+	"internal/docdb":    {"internal/docdb", "internal/expiry", "internal/storage", "internal/keycodec"},
+	// The catalog knows collections and indexes, never policies, plans or
+	// the engine.
+	"internal/docdb/catalog": {"internal/docdb/match", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
+	"internal/docdb/match":   {"internal/docdb/query", "internal/docdb/aggregate"},
+	"internal/docdb/stored":  {"internal/docdb/catalog", "internal/docdb/mongoerr"},
+	"internal/docdb/change":  {"internal/docdb/catalog", "internal/docdb/stored", "internal/storage"},
+	// Policies see collections through the catalog and follow writes as a
+	// change hook; they never plan queries.
+	"internal/docdb/policy": {"internal/docdb/catalog", "internal/docdb/change", "internal/docdb/stored", "internal/expiry", "internal/storage"},
+	// The planner reads the catalog and stored documents; it never writes.
+	"internal/docdb/plan": {"internal/docdb/catalog", "internal/docdb/stored", "internal/docdb/match", "internal/docdb/query", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
 	"internal/kv":         {"internal/expiry", "internal/storage"},
 	"internal/wire/mongo": {"internal/docdb"},
 	"internal/wire/resp":  {"internal/kv"},
@@ -63,8 +74,8 @@ func within(pkg string, prefixes []string) bool {
 	return false
 }
 
-// Ensure that every package imports only what DESIGN.md's architecture lets
-// it, so a front end can never reach into the other.
+// Ensure that every package imports only what the architecture lets it,
+// so a front end can never reach into the other.
 func TestImportDirection(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -100,11 +111,11 @@ func TestImportDirection(t *testing.T) {
 				}
 				key, ok := row(allowed, pkg)
 				if !ok {
-					t.Errorf("%s: package %s has no row in the import table; add one (DESIGN.md)", path, pkg)
+					t.Errorf("%s: package %s has no row in the import table; add one (docs/ARCHITECTURE.md)", path, pkg)
 					continue
 				}
 				if !within(target, allowed[key]) {
-					t.Errorf("%s: %s may not import %s (DESIGN.md import table)", path, pkg, target)
+					t.Errorf("%s: %s may not import %s (docs/ARCHITECTURE.md import table)", path, pkg, target)
 				}
 				continue
 			}

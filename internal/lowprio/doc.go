@@ -17,9 +17,7 @@
 // class (SCHED_IDLE): a nice-19 thread still gets a small share of busy
 // CPUs, so work that others wait for (a compaction) always finishes, and
 // the sweeper's Worker and the compactions share what the foreground
-// leaves on equal terms. (Measured on a 1,000,000-document storm, the idle
-// class was no better for reads, and the sweeper's thread starved behind
-// nice-19 compactions.)
+// leaves on equal terms.
 //
 // Two forms:
 //

@@ -44,7 +44,7 @@ func fillDir(t *testing.T) string {
 	if _, err := db.Insert(ctx, "app", "c", docdb.InsertRequest{Documents: docs, Ordered: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CreateIndexes(ctx, "app", "c", []bson.D{{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}}}); err != nil {
+	if _, err := db.CreateIndexes(ctx, "app", "c", []docdb.IndexSpec{{Key: bson.D{{Key: "a", Value: int32(1)}}, Name: "a_1"}}); err != nil {
 		t.Fatal(err)
 	}
 	keys, err := kv.Open(ctx, kv.Options{Store: st, Logger: log})

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mayfly/mayfly/internal/expiry"
@@ -57,6 +58,10 @@ func (c *expiryCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector.
 func (c *expiryCollector) Collect(ch chan<- prometheus.Metric) {
+	// The backlog gauges count what is due whether or not the sweeper runs.
+	ctx, cancel := context.WithTimeout(context.Background(), backlogCountTimeout)
+	c.engine.RefreshBacklogs(ctx)
+	cancel()
 	st := c.engine.Stats()
 	counter := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)

@@ -15,14 +15,12 @@ import (
 // lowered threads too: a thread at nice 19 may wait milliseconds for a CPU
 // before it can stop, and every request waits with it. mayfly's own heap
 // is small (Pebble's block cache lives outside it), so at the default
-// GOGC of 100 the allocations of a storm of expirations started a
-// collection every 25-50 ms. The floor raises GOGC while the live heap is
-// small, so the heap may grow to heapFloor before a collection: a
-// 1,000,000-document storm was then deleted in 7.6-9.1 s instead of
-// 10.9-11.1 s, and findOne's p99 during it was 4.8-4.9 ms instead of
-// 5.6-5.8 ms. Once the live heap is above half the floor, GOGC is 100
-// again. An operator's GOGC environment
-// variable turns the floor off.
+// GOGC of 100 the allocations of a storm of expirations start collections
+// many times a second. The floor raises GOGC while the live heap is small,
+// so the heap may grow to heapFloor before a collection. Once the live
+// heap is above half the floor, GOGC is 100 again. An operator's GOGC
+// environment variable turns the floor off. (See BENCHMARKS.md, "Notes
+// moved from code comments".)
 const (
 	heapFloor      = 64 << 20
 	heapFloorEvery = 500 * time.Millisecond

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -22,7 +24,7 @@ type mongoSide struct {
 }
 
 // documentKinds are the expiry kinds MongoDB's metrics.ttl counts.
-var documentKinds = []expiry.Kind{expiry.KindTTLIndex, expiry.KindPolicy, expiry.KindTimeSeries}
+var documentKinds = []expiry.Kind{expiry.KindTTLIndex, expiry.KindPolicy}
 
 // openMongo opens the document model on the server's storage (its TTL
 // indexes register themselves with the engine) and builds the MongoDB wire
@@ -34,16 +36,21 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		Visibility: s.cfg.Visibility,
 		Expiry:     s.engine,
 		Logger:     s.log,
+		TempDir:    filepath.Join(s.cfg.Dir, "tmp"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open document data: %w", err)
+	}
+	if err := applyQueryParameters(db, s.cfg.Parameters); err != nil {
+		db.Close()
+		return nil, err
 	}
 	wire := mongo.NewServer(mongo.Options{
 		DB:          db,
 		Logger:      s.log,
 		RAMLog:      s.ramLog,
 		Now:         s.cfg.Now,
-		Parameters:  s.expiryParameters(),
+		Parameters:  append(s.expiryParameters(), queryParameters(db)...),
 		CmdLineOpts: s.cmdLineOpts(),
 		// net.maxIncomingConnections, and the frame timeout.
 		MaxConnections: s.cfg.MongoMaxConnections,
@@ -102,9 +109,18 @@ func parameterError(err error) error {
 	return err
 }
 
+// backlogCountTimeout bounds the counting of stale backlogs that a
+// serverStatus does.
+const backlogCountTimeout = 5 * time.Second
+
 // ttlMetrics is serverStatus's metrics.ttl: MongoDB's counters (int64, as
-// MongoDB's Counter64) plus mayfly's lag quantiles and backlog.
+// MongoDB's Counter64) plus mayfly's lag quantiles and backlog, counted
+// again for the sources whose count is stale (whether or not the TTL
+// monitor runs).
 func (s *Server) ttlMetrics() bson.D {
+	ctx, cancel := context.WithTimeout(context.Background(), backlogCountTimeout)
+	s.engine.RefreshBacklogs(ctx)
+	cancel()
 	st := s.engine.Stats()
 	var deletedDocs, deletedKeys int64
 	var lag expiry.Histogram
@@ -166,19 +182,21 @@ func (s *Server) cmdLineOpts() *mongo.CmdLineOpts {
 }
 
 // batchedDeletes is serverStatus's batchedDeletes section, which TTL
-// deletions feed in MongoDB: every Reap of a document source is one storage
-// batch. Batches of sources dropped since are not counted; docs are.
+// deletions feed in MongoDB while ttlMonitorBatchDeletes is on: every
+// ReapBatch call of a document source is then one batch. Deletions with it
+// off are not batched and not counted. Batches of sources dropped since
+// are not counted; docs are.
 func (s *Server) batchedDeletes() bson.D {
 	st := s.engine.Stats()
 	var batches, docs int64
 	for _, src := range st.Sources {
 		if isDocumentKind(src.Kind) {
-			batches += src.Reaps
+			batches += src.BatchedReaps
 		}
 	}
 	for _, k := range st.Kinds {
 		if isDocumentKind(k.Kind) {
-			docs += k.DeletedItems
+			docs += k.BatchedItems
 		}
 	}
 	return bson.D{{Key: "batches", Value: batches}, {Key: "docs", Value: docs}}

@@ -8,24 +8,37 @@ import (
 	"github.com/mayfly/mayfly/internal/expiry"
 )
 
-// setParameters applies "name=value" settings to the engine at startup.
+// setParameters applies "name=value" settings to the engine at startup,
+// except the document database's query parameters (applyQueryParameters).
 // Values are parsed as booleans (true/false) or integers; anything else is
 // passed as a string and refused by the parameter's own validation.
 func setParameters(e *expiry.Engine, params []string) error {
 	for _, p := range params {
-		name, raw, ok := strings.Cut(p, "=")
-		if !ok || name == "" {
-			return fmt.Errorf("--set-parameter %q: want name=value", p)
+		name, v, err := parseParameter(p)
+		if err != nil {
+			return err
 		}
-		var v any = raw
-		if b, err := strconv.ParseBool(raw); err == nil && (raw == "true" || raw == "false") {
-			v = b
-		} else if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
-			v = n
+		if isQueryParameter(name) {
+			continue
 		}
 		if _, err := e.SetParameter(name, v); err != nil {
 			return fmt.Errorf("--set-parameter %s: %w", name, err)
 		}
 	}
 	return nil
+}
+
+// parseParameter splits a --set-parameter value into its name and value.
+func parseParameter(p string) (string, any, error) {
+	name, raw, ok := strings.Cut(p, "=")
+	if !ok || name == "" {
+		return "", nil, fmt.Errorf("--set-parameter %q: want name=value", p)
+	}
+	var v any = raw
+	if b, err := strconv.ParseBool(raw); err == nil && (raw == "true" || raw == "false") {
+		v = b
+	} else if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
+		v = n
+	}
+	return name, v, nil
 }

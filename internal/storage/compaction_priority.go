@@ -13,8 +13,8 @@ import (
 // Compactions at low priority (Options.LowPriorityCompactions).
 //
 // A compaction rewrites what the writes and deletions before it left
-// behind; during a storm of expirations it takes about as much CPU as the
-// sweeper. Pebble runs each compaction on a goroutine of its own that ends
+// behind; after a storm of expirations that is a large share of the
+// server's CPU. Pebble runs each compaction on a goroutine of its own that ends
 // with it, and calls the CompactionBegin listener on that goroutine. The
 // listener locks the goroutine to its thread and lowers the thread to nice
 // 19 (lowprio.LowerThread), so a foreground request that wakes up takes

@@ -14,8 +14,8 @@
 // batch is appended to the log's buffer and fsyncs the log at least every
 // GroupSyncInterval (100 ms). Pebble keeps unsynced log records in its own
 // buffer until they are written out, so a crash of the process, like a
-// power failure, can lose the writes of roughly the last interval (the crash
-// test measured up to about 0.3 s on an overloaded machine).
+// power failure, can lose the writes of roughly the last interval, more on
+// an overloaded machine.
 //
 // Reads go through a Reader: the Store itself (the latest state), a Snapshot
 // (a fixed point in time) or an indexed Batch (the batch's own writes over the

@@ -16,7 +16,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-// Bounded physical purge (DESIGN.md promise 4): after an item is deleted,
+// Bounded physical purge: after an item is deleted,
 // its bytes leave every file of the data directory within Options.PurgeAfter.
 //
 // The tracker notes, for every committed batch that deletes something, the

@@ -146,169 +146,210 @@ func convertValue(x any, to string) (any, error) {
 	}
 	switch to {
 	case "double":
-		switch {
-		case isNumber(x):
-			if classify(x) == numDecimal {
-				f := decToFloat(toDecimal(x))
-				if math.IsInf(f, 0) && toDecimal(x).IsInf() == 0 {
-					return nil, overflow(x)
-				}
-				return f, nil
-			}
-			return toFloat(x), nil
-		case isDate(x):
-			return float64(asDateTime(x)), nil
-		}
-		switch t := x.(type) {
-		case bool:
-			return b2f(t), nil
-		case string:
-			f, err := parseNumber(t)
-			if err != nil {
-				return nil, err
+		return convertToDouble(x)
+	case "int", "long":
+		return convertToInteger(x, to)
+	case "decimal":
+		return convertToDecimal(x)
+	case "string":
+		return convertToString(x)
+	case "bool":
+		return convertToBool(x)
+	case "date":
+		return convertToDate(x)
+	case "objectId":
+		return convertToObjectID(x)
+	}
+	return nil, unsupported(x, to)
+}
+
+// convertToDouble converts x for $convert to double.
+func convertToDouble(x any) (any, error) {
+	switch {
+	case isNumber(x):
+		if classify(x) == numDecimal {
+			f := decToFloat(toDecimal(x))
+			if math.IsInf(f, 0) && toDecimal(x).IsInf() == 0 {
+				return nil, overflow(x)
 			}
 			return f, nil
 		}
-	case "int", "long":
-		var i int64
-		switch {
-		case classify(x) == numInt || classify(x) == numLong:
-			i = toInt64(x)
-		case classify(x) == numDouble:
-			f := toFloat(x)
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Attempt to convert %s value to integer type in $convert with no onError value", formatDouble(f))
-			}
-			t := math.Trunc(f)
-			if t >= 9.2233720368547758e18 || t < -9.2233720368547758e18 {
-				return nil, overflow(x)
-			}
-			i = int64(t)
-		case classify(x) == numDecimal:
-			d := decRound(toDecimal(x), 0, 't')
-			b, ok := decToBigInt(d)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Attempt to convert %s value to integer type in $convert with no onError value", toDecimal(x).String())
-			}
-			if !b.IsInt64() {
-				return nil, overflow(x)
-			}
-			i = b.Int64()
-		case isDate(x) && to == "long":
-			i = int64(asDateTime(x))
-		default:
-			switch t := x.(type) {
-			case bool:
-				if t {
-					i = 1
-				}
-			case string:
-				n, err := strconv.ParseInt(t, 10, 64)
-				if err != nil {
-					if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-						return nil, overflow(x)
-					}
-					return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Did not consume whole string.", t)
-				}
-				i = n
-			default:
-				return nil, unsupported(x, to)
-			}
+		return toFloat(x), nil
+	case isDate(x):
+		return float64(asDateTime(x)), nil
+	}
+	switch t := x.(type) {
+	case bool:
+		return b2f(t), nil
+	case string:
+		f, err := parseNumber(t)
+		if err != nil {
+			return nil, err
 		}
-		if to == "int" {
-			if i > math.MaxInt32 || i < math.MinInt32 {
-				return nil, overflow(x)
-			}
-			return int32(i), nil
+		return f, nil
+	}
+	return nil, unsupported(x, "double")
+}
+
+// convertToInteger converts x for $convert to int or long (to).
+func convertToInteger(x any, to string) (any, error) {
+	var i int64
+	switch {
+	case classify(x) == numInt || classify(x) == numLong:
+		i = toInt64(x)
+	case classify(x) == numDouble:
+		f := toFloat(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Attempt to convert %s value to integer type in $convert with no onError value", formatDouble(f))
 		}
-		return i, nil
-	case "decimal":
-		switch {
-		case isNumber(x):
-			if classify(x) == numDouble {
-				return decFromFloat(toFloat(x)), nil
-			}
-			return toDecimal(x), nil
-		case isDate(x):
-			return decFromInt(int64(asDateTime(x))), nil
+		t := math.Trunc(f)
+		if t >= 9.2233720368547758e18 || t < -9.2233720368547758e18 {
+			return nil, overflow(x)
 		}
+		i = int64(t)
+	case classify(x) == numDecimal:
+		d := decRound(toDecimal(x), 0, 't')
+		b, ok := decToBigInt(d)
+		if !ok {
+			return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Attempt to convert %s value to integer type in $convert with no onError value", toDecimal(x).String())
+		}
+		if !b.IsInt64() {
+			return nil, overflow(x)
+		}
+		i = b.Int64()
+	case isDate(x) && to == "long":
+		i = int64(asDateTime(x))
+	default:
 		switch t := x.(type) {
 		case bool:
 			if t {
-				return decFromInt(1), nil
+				i = 1
 			}
-			return decFromInt(0), nil
 		case string:
-			d, err := bson.ParseDecimal128(strings.TrimSpace(t))
-			if err != nil || strings.TrimSpace(t) != t {
-				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Failed to parse string to decimal", t)
-			}
-			return d, nil
-		}
-	case "string":
-		switch {
-		case isNumber(x):
-			return numberString(x), nil
-		case isDate(x):
-			return formatISODate(asDateTime(x)), nil
-		}
-		switch t := x.(type) {
-		case bool:
-			return strconv.FormatBool(t), nil
-		case bson.ObjectID:
-			return t.Hex(), nil
-		case bson.Symbol:
-			return string(t), nil
-		}
-	case "bool":
-		switch {
-		case isNumber(x):
-			return truthy(x), nil
-		}
-		switch x.(type) {
-		case string, bson.ObjectID, bson.DateTime, bson.D, bson.A, bson.Binary, bson.Timestamp, bson.Regex,
-			bson.JavaScript, bson.CodeWithScope, bson.Symbol, bson.DBPointer, bson.MinKey, bson.MaxKey:
-			return true, nil
-		}
-	case "date":
-		switch classify(x) {
-		case numLong:
-			return bson.DateTime(toInt64(x)), nil
-		case numDouble:
-			f := toFloat(x)
-			if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.2233720368547758e18 || f < -9.2233720368547758e18 {
-				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", fmtValue(x))
-			}
-			return bson.DateTime(int64(f)), nil
-		case numDecimal:
-			b, _ := decToBigInt(decRound(toDecimal(x), 0, 't'))
-			if b == nil || !b.IsInt64() {
-				return nil, overflow(x)
-			}
-			return bson.DateTime(b.Int64()), nil
-		}
-		switch t := x.(type) {
-		case string:
-			d, err := parseDateString(t)
+			n, err := strconv.ParseInt(t, 10, 64)
 			if err != nil {
-				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Error parsing date string '%s'; 0: passing a time zone identifier as part of the string is not allowed", t)
+				if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+					return nil, overflow(x)
+				}
+				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Did not consume whole string.", t)
 			}
-			return d, nil
-		case bson.ObjectID:
-			return bson.NewDateTimeFromTime(t.Timestamp()), nil
-		case bson.Timestamp:
-			return bson.DateTime(int64(t.T) * 1000), nil
-		}
-	case "objectId":
-		if s, ok := x.(string); ok {
-			id, err := bson.ObjectIDFromHex(s)
-			if err != nil {
-				return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Failed to parse objectId '%s' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found %d", s, len(s))
-			}
-			return id, nil
+			i = n
+		default:
+			return nil, unsupported(x, to)
 		}
 	}
-	return nil, unsupported(x, to)
+	if to == "int" {
+		if i > math.MaxInt32 || i < math.MinInt32 {
+			return nil, overflow(x)
+		}
+		return int32(i), nil
+	}
+	return i, nil
+}
+
+// convertToDecimal converts x for $convert to decimal.
+func convertToDecimal(x any) (any, error) {
+	switch {
+	case isNumber(x):
+		if classify(x) == numDouble {
+			return decFromFloat(toFloat(x)), nil
+		}
+		return toDecimal(x), nil
+	case isDate(x):
+		return decFromInt(int64(asDateTime(x))), nil
+	}
+	switch t := x.(type) {
+	case bool:
+		if t {
+			return decFromInt(1), nil
+		}
+		return decFromInt(0), nil
+	case string:
+		d, err := bson.ParseDecimal128(strings.TrimSpace(t))
+		if err != nil || strings.TrimSpace(t) != t {
+			return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Failed to parse string to decimal", t)
+		}
+		return d, nil
+	}
+	return nil, unsupported(x, "decimal")
+}
+
+// convertToString converts x for $convert to string.
+func convertToString(x any) (any, error) {
+	switch {
+	case isNumber(x):
+		return numberString(x), nil
+	case isDate(x):
+		return formatISODate(asDateTime(x)), nil
+	}
+	switch t := x.(type) {
+	case bool:
+		return strconv.FormatBool(t), nil
+	case bson.ObjectID:
+		return t.Hex(), nil
+	case bson.Symbol:
+		return string(t), nil
+	}
+	return nil, unsupported(x, "string")
+}
+
+// convertToBool converts x for $convert to bool.
+func convertToBool(x any) (any, error) {
+	switch {
+	case isNumber(x):
+		return truthy(x), nil
+	}
+	switch x.(type) {
+	case string, bson.ObjectID, bson.DateTime, bson.D, bson.A, bson.Binary, bson.Timestamp, bson.Regex,
+		bson.JavaScript, bson.CodeWithScope, bson.Symbol, bson.DBPointer, bson.MinKey, bson.MaxKey:
+		return true, nil
+	}
+	return nil, unsupported(x, "bool")
+}
+
+// convertToDate converts x for $convert to date.
+func convertToDate(x any) (any, error) {
+	switch classify(x) {
+	case numLong:
+		return bson.DateTime(toInt64(x)), nil
+	case numDouble:
+		f := toFloat(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.2233720368547758e18 || f < -9.2233720368547758e18 {
+			return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", fmtValue(x))
+		}
+		return bson.DateTime(int64(f)), nil
+	case numDecimal:
+		b, _ := decToBigInt(decRound(toDecimal(x), 0, 't'))
+		if b == nil || !b.IsInt64() {
+			return nil, overflow(x)
+		}
+		return bson.DateTime(b.Int64()), nil
+	}
+	switch t := x.(type) {
+	case string:
+		d, err := parseDateString(t)
+		if err != nil {
+			return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Error parsing date string '%s'; 0: passing a time zone identifier as part of the string is not allowed", t)
+		}
+		return d, nil
+	case bson.ObjectID:
+		return bson.NewDateTimeFromTime(t.Timestamp()), nil
+	case bson.Timestamp:
+		return bson.DateTime(int64(t.T) * 1000), nil
+	}
+	return nil, unsupported(x, "date")
+}
+
+// convertToObjectID converts x for $convert to objectId.
+func convertToObjectID(x any) (any, error) {
+	if s, ok := x.(string); ok {
+		id, err := bson.ObjectIDFromHex(s)
+		if err != nil {
+			return nil, mongoerr.Newf(mongoerr.ConversionFailure, "Failed to parse objectId '%s' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found %d", s, len(s))
+		}
+		return id, nil
+	}
+	return nil, unsupported(x, "objectId")
 }
 
 func b2f(b bool) float64 {

@@ -60,6 +60,25 @@ type Env struct {
 	// Rand returns a non-negative pseudo-random int64 for $sample; nil
 	// uses a generator seeded from $$NOW.
 	Rand func() int64
+	// Expired reports whether a document of the pipeline's input has
+	// expired since it was read (strict visibility); nil when documents
+	// never expire. A stage that holds input documents back unchanged
+	// ($sort, $sample) asks it as it hands each one out, as long as every
+	// stage before it passes its input documents through unchanged.
+	Expired func(doc bson.D) bool
+	// SortMemory bounds the memory of $sort, GroupMemory that of $group
+	// (and $bucket, $sortByCount); the zero value runs in memory without a
+	// bound.
+	SortMemory, GroupMemory MemoryLimit
+}
+
+// MemoryLimit bounds a blocking stage's memory: past Limit bytes it spills
+// sorted runs to files in Dir when AllowDisk is set, and fails with
+// QueryExceededMemoryLimitNoDiskUseAllowed otherwise.
+type MemoryLimit struct {
+	Limit     int64
+	AllowDisk bool
+	Dir       string
 }
 
 // Options configures Parse.
@@ -111,6 +130,11 @@ func Parse(pipeline bson.A, opts Options) (*Pipeline, error) {
 			return nil, mongoerr.Newf(mongoerr.Location40323, "A pipeline stage specification object must contain exactly one field.")
 		}
 		name := d[0].Key
+		if name == "$changeStream" {
+			// Change streams read a replica set's oplog; a standalone
+			// server has none.
+			return nil, mongoerr.New(mongoerr.Location40573, "The $changeStream stage is only supported on replica sets")
+		}
 		parse, ok := stageParsers[name]
 		if !ok {
 			return nil, mongoerr.Newf(mongoerr.Location40324, "Unrecognized pipeline stage name: '%s'", name)
@@ -214,14 +238,40 @@ func (p *Pipeline) Run(ctx context.Context, in Iterator, env Env) (Iterator, err
 	}
 	it := in
 	for _, s := range p.stages {
-		next, err := s.run(ctx, it, &env)
+		stageEnv := env
+		next, err := s.run(ctx, it, &stageEnv)
 		if err != nil {
 			it.Close()
 			return nil, err
 		}
 		it = next
+		if !keepsDocuments(s) {
+			env.Expired = nil
+		}
 	}
 	return it, nil
+}
+
+// KeepsDocuments reports whether the pipeline outputs input documents
+// unchanged (only $match, $sort, $limit, $skip and $sample), so that an
+// output document can still expire like the document it is.
+func (p *Pipeline) KeepsDocuments() bool {
+	for _, s := range p.stages {
+		if !keepsDocuments(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepsDocuments reports whether s passes input documents through
+// unchanged.
+func keepsDocuments(s stage) bool {
+	switch s.(type) {
+	case *matchStage, *sortStage, *limitStage, *skipStage, *sampleStage:
+		return true
+	}
+	return false
 }
 
 // Collect runs the pipeline over docs and returns all results.

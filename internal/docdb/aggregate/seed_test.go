@@ -12,7 +12,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/update"
 )
 
-// The pipelines of seed 003 (data modelling, Turkish): referencing with
+// The pipelines of a Turkish MongoDB data-modelling article: referencing with
 // $lookup, hierarchies with $graphLookup, computed values materialised with
 // $merge, the bucket and subset patterns, archiving and polymorphic data.
 // Each runs over in-memory collections through the Resolver/Writer fakes.

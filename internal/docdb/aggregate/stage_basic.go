@@ -307,6 +307,7 @@ func (s *sampleStage) run(ctx context.Context, in Iterator, env *Env) (Iterator,
 	var out []bson.D
 	loaded := false
 	i := 0
+	expired := env.Expired
 	return &funcIter{in: in, next: func(ctx context.Context) (bson.D, bool, error) {
 		if !loaded {
 			loaded = true
@@ -331,10 +332,15 @@ func (s *sampleStage) run(ctx context.Context, in Iterator, env *Env) (Iterator,
 				out[k], out[j] = out[j], out[k]
 			}
 		}
-		if i >= len(out) {
-			return nil, false, nil
+		for i < len(out) {
+			d := out[i]
+			i++
+			// Re-check: the document may have expired since it was drawn.
+			if expired != nil && expired(d) {
+				continue
+			}
+			return d, true, nil
 		}
-		i++
-		return out[i-1], true, nil
+		return nil, false, nil
 	}}, nil
 }

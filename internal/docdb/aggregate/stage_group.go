@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/big"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
+	"github.com/mayfly/mayfly/internal/docdb/spill"
 )
 
 func init() {
@@ -145,11 +147,28 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 	var out []bson.D
 	loaded := false
 	i := 0
-	return &funcIter{in: in, next: func(ctx context.Context) (bson.D, bool, error) {
+	mem := env.GroupMemory
+	var sp *spill.Sorter[groupRecord]
+	var merged *mergedGroups
+	closeSpill := func() {
+		if sp != nil {
+			sp.Close()
+		}
+	}
+	result := func(g *group) bson.D {
+		doc := bson.D{{Key: "_id", Value: g.id}}
+		for j, a := range s.accs {
+			doc = append(doc, bson.E{Key: a.field, Value: g.accs[j].result()})
+		}
+		return doc
+	}
+	return &funcIter{in: in, close: closeSpill, next: func(ctx context.Context) (bson.D, bool, error) {
 		if !loaded {
 			loaded = true
 			groups := map[string]*group{}
 			var order []*group
+			var keys []string
+			var used int64
 			for {
 				d, ok, err := in.Next(ctx)
 				if err != nil {
@@ -176,23 +195,60 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 					}
 					groups[key] = g
 					order = append(order, g)
+					keys = append(keys, key)
+					used += groupRecordSize(key, id, len(s.accs))
 				}
 				for j, a := range s.accs {
 					x, err := a.expr(v, d)
 					if err != nil {
 						return nil, false, err
 					}
+					if growingAccumulator(a.op) {
+						used += docSize(x)
+					}
 					if err := g.accs[j].add(x); err != nil {
 						return nil, false, err
 					}
 				}
-			}
-			for _, g := range order {
-				doc := bson.D{{Key: "_id", Value: g.id}}
-				for j, a := range s.accs {
-					doc = append(doc, bson.E{Key: a.field, Value: g.accs[j].result()})
+				if mem.Limit > 0 && used > mem.Limit {
+					if !mem.AllowDisk {
+						return nil, false, mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "PlanExecutor error during aggregation :: caused by :: Exceeded memory limit for $group, but didn't allow external sort. Pass allowDiskUse:true to opt in.")
+					}
+					if sp == nil {
+						sp = newGroupSpill(mem)
+					}
+					if err := spillGroups(sp, order, keys); err != nil {
+						return nil, false, err
+					}
+					groups, order, keys, used = map[string]*group{}, nil, nil, 0
 				}
-				out = append(out, doc)
+			}
+			if sp == nil {
+				for _, g := range order {
+					out = append(out, result(g))
+				}
+			} else {
+				if err := addGroups(sp, order, keys); err != nil {
+					return nil, false, err
+				}
+				if err := sp.Sort(); err != nil {
+					return nil, false, err
+				}
+				merged = &mergedGroups{sp: sp, s: s}
+				if s.sortByID || s.sortCountDesc {
+					for {
+						g, ok, err := merged.next()
+						if err != nil {
+							return nil, false, err
+						}
+						if !ok {
+							break
+						}
+						out = append(out, result(g))
+					}
+					merged = nil
+					closeSpill()
+				}
 			}
 			switch {
 			case s.sortByID:
@@ -200,6 +256,14 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 			case s.sortCountDesc:
 				sort.SliceStable(out, func(a, b int) bool { return compare(out[a][1].Value, out[b][1].Value) > 0 })
 			}
+		}
+		if merged != nil {
+			g, ok, err := merged.next()
+			if err != nil || !ok {
+				closeSpill()
+				return nil, false, err
+			}
+			return result(g), true, nil
 		}
 		if i >= len(out) {
 			return nil, false, nil
@@ -297,93 +361,132 @@ func parseBucket(arg any, opts Options) (stage, error) {
 		return nil, mongoerr.Newf(mongoerr.Location40201, "Argument to $bucket stage must be an object, but found type: %s.", TypeName(arg))
 	}
 	c := newCompiler(opts.Vars)
-	var groupBy evalFn
-	var boundaries bson.A
-	var def any
-	hasDefault := false
-	var output bson.D
-	hasOutput := false
-	for _, e := range d {
-		switch e.Key {
-		case "groupBy":
-			valid := false
-			switch x := e.Value.(type) {
-			case string:
-				valid = strings.HasPrefix(x, "$")
-			case bson.D:
-				valid = len(x) > 0 && strings.HasPrefix(x[0].Key, "$")
-			}
-			if !valid {
-				return nil, mongoerr.Newf(mongoerr.Location40202, "The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: %s.", fmtValue(e.Value))
-			}
-			f, err := c.compile(e.Value)
-			if err != nil {
-				return nil, err
-			}
-			groupBy = f
-		case "boundaries":
-			a, ok := asArray(e.Value)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.Location40200, "The $bucket 'boundaries' field must be an array, but found type: %s.", TypeName(e.Value))
-			}
-			boundaries = a
-		case "default":
-			def, hasDefault = e.Value, true
-		case "output":
-			o, ok := asDoc(e.Value)
-			if !ok {
-				return nil, mongoerr.Newf(mongoerr.Location40196, "The $bucket 'output' field must be an object, but found type: %s.", TypeName(e.Value))
-			}
-			output, hasOutput = o, true
-		default:
-			return nil, mongoerr.Newf(mongoerr.Location40197, "Unrecognized option to $bucket: %s.", e.Key)
-		}
+	bo, err := parseBucketOptions(d, c)
+	if err != nil {
+		return nil, err
 	}
-	if groupBy == nil || boundaries == nil {
-		return nil, mongoerr.New(mongoerr.Location40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.")
-	}
-	if len(boundaries) < 2 {
-		return nil, mongoerr.Newf(mongoerr.Location40192, "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(boundaries))
-	}
-	for i := 1; i < len(boundaries); i++ {
-		a, b := boundaries[i-1], boundaries[i]
-		if typeRank(a) != typeRank(b) {
-			return nil, mongoerr.Newf(mongoerr.Location40193, "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", TypeName(a), TypeName(b))
-		}
-		if compare(a, b) >= 0 {
-			return nil, mongoerr.Newf(mongoerr.Location40194, "The 'boundaries' option to $bucket must be sorted, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, fmtValue(a), fmtValue(b))
-		}
-	}
-	if hasDefault && typeRank(def) == typeRank(boundaries[0]) && compare(def, boundaries[0]) >= 0 && compare(def, boundaries[len(boundaries)-1]) < 0 {
-		return nil, mongoerr.New(mongoerr.Location40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
+	if err := bo.check(); err != nil {
+		return nil, err
 	}
 	var accs []accSpec
-	if hasOutput {
-		var err error
-		if accs, err = parseAccumulators("$bucket", output, c, false); err != nil {
+	if bo.hasOutput {
+		if accs, err = parseAccumulators("$bucket", bo.output, c, false); err != nil {
 			return nil, err
 		}
 	} else {
 		accs = []accSpec{{field: "count", op: "$sum", expr: constant(int32(1))}}
 	}
-	id := func(v *Vars, doc bson.D) (any, error) {
-		x, err := groupBy(v, doc)
-		if err != nil {
-			return nil, err
+	return &groupStage{stageName: "$bucket", id: bo.id, accs: accs, sortByID: true}, nil
+}
+
+// bucketOptions are $bucket's options.
+type bucketOptions struct {
+	groupBy    evalFn
+	boundaries bson.A
+	def        any
+	hasDefault bool
+	output     bson.D
+	hasOutput  bool
+}
+
+// parseBucketOptions reads $bucket's options, compiling groupBy.
+func parseBucketOptions(d bson.D, c *compiler) (*bucketOptions, error) {
+	bo := &bucketOptions{}
+	for _, e := range d {
+		switch e.Key {
+		case "groupBy":
+			f, err := bucketGroupBy(e.Value, c)
+			if err != nil {
+				return nil, err
+			}
+			bo.groupBy = f
+		case "boundaries":
+			a, ok := asArray(e.Value)
+			if !ok {
+				return nil, mongoerr.Newf(mongoerr.Location40200, "The $bucket 'boundaries' field must be an array, but found type: %s.", TypeName(e.Value))
+			}
+			bo.boundaries = a
+		case "default":
+			bo.def, bo.hasDefault = e.Value, true
+		case "output":
+			o, ok := asDoc(e.Value)
+			if !ok {
+				return nil, mongoerr.Newf(mongoerr.Location40196, "The $bucket 'output' field must be an object, but found type: %s.", TypeName(e.Value))
+			}
+			bo.output, bo.hasOutput = o, true
+		default:
+			return nil, mongoerr.Newf(mongoerr.Location40197, "Unrecognized option to $bucket: %s.", e.Key)
 		}
-		if IsMissing(x) {
-			x = nil
-		}
-		if typeRank(x) == typeRank(boundaries[0]) && compare(x, boundaries[0]) >= 0 && compare(x, boundaries[len(boundaries)-1]) < 0 {
-			i := sort.Search(len(boundaries), func(i int) bool { return compare(boundaries[i], x) > 0 })
-			return boundaries[i-1], nil
-		}
-		if !hasDefault {
-			return nil, mongoerr.New(mongoerr.Location40066, "$switch could not find a matching branch for an input, and no default was specified.")
-		}
-		return def, nil
 	}
-	return &groupStage{stageName: "$bucket", id: id, accs: accs, sortByID: true}, nil
+	return bo, nil
+}
+
+// bucketGroupBy compiles $bucket's groupBy: a $-prefixed path or an
+// expression object.
+func bucketGroupBy(v any, c *compiler) (evalFn, error) {
+	valid := false
+	switch x := v.(type) {
+	case string:
+		valid = strings.HasPrefix(x, "$")
+	case bson.D:
+		valid = len(x) > 0 && strings.HasPrefix(x[0].Key, "$")
+	}
+	if !valid {
+		return nil, mongoerr.Newf(mongoerr.Location40202, "The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: %s.", fmtValue(v))
+	}
+	return c.compile(v)
+}
+
+// check enforces the rules on groupBy, boundaries and default together.
+func (bo *bucketOptions) check() error {
+	if bo.groupBy == nil || bo.boundaries == nil {
+		return mongoerr.New(mongoerr.Location40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.")
+	}
+	bounds := bo.boundaries
+	if len(bounds) < 2 {
+		return mongoerr.Newf(mongoerr.Location40192, "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(bounds))
+	}
+	for i := 1; i < len(bounds); i++ {
+		a, b := bounds[i-1], bounds[i]
+		if typeRank(a) != typeRank(b) {
+			return mongoerr.Newf(mongoerr.Location40193, "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", TypeName(a), TypeName(b))
+		}
+		if compare(a, b) >= 0 {
+			return mongoerr.Newf(mongoerr.Location40194, "The 'boundaries' option to $bucket must be sorted, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, fmtValue(a), fmtValue(b))
+		}
+	}
+	if bo.hasDefault && bo.inRange(bo.def) {
+		return mongoerr.New(mongoerr.Location40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
+	}
+	return nil
+}
+
+// inRange reports whether x falls between the lowest boundary (included)
+// and the highest (excluded).
+func (bo *bucketOptions) inRange(x any) bool {
+	b := bo.boundaries
+	return typeRank(x) == typeRank(b[0]) && compare(x, b[0]) >= 0 && compare(x, b[len(b)-1]) < 0
+}
+
+// id returns the bucket of doc: the boundary at or below its groupBy
+// value, or the default.
+func (bo *bucketOptions) id(v *Vars, doc bson.D) (any, error) {
+	x, err := bo.groupBy(v, doc)
+	if err != nil {
+		return nil, err
+	}
+	if IsMissing(x) {
+		x = nil
+	}
+	if bo.inRange(x) {
+		b := bo.boundaries
+		i := sort.Search(len(b), func(i int) bool { return compare(b[i], x) > 0 })
+		return b[i-1], nil
+	}
+	if !bo.hasDefault {
+		return nil, mongoerr.New(mongoerr.Location40066, "$switch could not find a matching branch for an input, and no default was specified.")
+	}
+	return bo.def, nil
 }
 
 // typeRank groups values by canonical type for $bucket's checks.
@@ -422,22 +525,34 @@ func parseSortStage(arg any, _ Options) (stage, error) {
 }
 
 func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, error) {
-	type keyed struct {
-		doc bson.D
-		key []any
+	mem := env.SortMemory
+	limit := mem.Limit
+	if limit <= 0 {
+		limit = math.MaxInt64
 	}
-	var out []keyed
+	var keep int64
+	if s.limit >= 0 {
+		keep = s.limit
+	}
+	srt := s.sort
+	sorter := spill.New(spill.Options[sortedDoc]{
+		Compare: func(a, b sortedDoc) int { return srt.CompareKeys(a.key, b.key) },
+		Size:    func(v sortedDoc) int64 { return docSize(v.doc) },
+		Encode: func(dst []byte, v sortedDoc) ([]byte, error) {
+			raw, err := bson.Marshal(v.doc)
+			return append(dst, raw...), err
+		},
+		Decode:    func(b []byte) (sortedDoc, error) { return decodeSorted(b, srt) },
+		MaxMemory: limit,
+		AllowDisk: mem.AllowDisk,
+		Dir:       mem.Dir,
+		Keep:      keep,
+	})
 	loaded := false
-	i := 0
-	return &funcIter{in: in, next: func(ctx context.Context) (bson.D, bool, error) {
+	expired := env.Expired
+	return &funcIter{in: in, close: func() { sorter.Close() }, next: func(ctx context.Context) (bson.D, bool, error) {
 		if !loaded {
 			loaded = true
-			trim := func() {
-				sort.SliceStable(out, func(a, b int) bool { return s.sort.CompareKeys(out[a].key, out[b].key) < 0 })
-				if s.limit >= 0 && int64(len(out)) > s.limit {
-					out = out[:s.limit]
-				}
-			}
 			for {
 				d, ok, err := in.Next(ctx)
 				if err != nil {
@@ -446,17 +561,66 @@ func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, e
 				if !ok {
 					break
 				}
-				out = append(out, keyed{doc: d, key: s.sort.KeyOf(d)})
-				if s.limit >= 0 && int64(len(out)) > 2*s.limit+64 {
-					trim()
+				err = sorter.Add(sortedDoc{doc: d, key: srt.KeyOf(d)})
+				if errors.Is(err, spill.ErrMemoryLimit) {
+					return nil, false, mongoerr.Newf(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "PlanExecutor error during aggregation :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", mem.Limit)
+				}
+				if err != nil {
+					return nil, false, err
 				}
 			}
-			trim()
+			if err := sorter.Sort(); err != nil {
+				return nil, false, err
+			}
 		}
-		if i >= len(out) {
-			return nil, false, nil
+		for {
+			v, ok, err := sorter.Next()
+			if err != nil || !ok {
+				sorter.Close()
+				return nil, false, err
+			}
+			// Re-check: the document may have expired since the sort.
+			if expired != nil && expired(v.doc) {
+				continue
+			}
+			return v.doc, true, nil
 		}
-		i++
-		return out[i-1].doc, true, nil
 	}}, nil
+}
+
+// sortedDoc is a document held by $sort with its sort key.
+type sortedDoc struct {
+	doc bson.D
+	key []any
+}
+
+func decodeSorted(b []byte, srt *query.Sort) (sortedDoc, error) {
+	var d bson.D
+	if err := bson.Unmarshal(b, &d); err != nil {
+		return sortedDoc{}, err
+	}
+	return sortedDoc{doc: d, key: srt.KeyOf(d)}, nil
+}
+
+// docSize estimates the memory a decoded document holds.
+func docSize(v any) int64 {
+	switch x := v.(type) {
+	case bson.D:
+		n := int64(24)
+		for _, e := range x {
+			n += 32 + int64(len(e.Key)) + docSize(e.Value)
+		}
+		return n
+	case bson.A:
+		n := int64(24)
+		for _, e := range x {
+			n += 16 + docSize(e)
+		}
+		return n
+	case string:
+		return 16 + int64(len(x))
+	case bson.Binary:
+		return 32 + int64(len(x.Data))
+	}
+	return 16
 }

@@ -92,93 +92,112 @@ func parseProject(arg any, opts Options) (stage, error) {
 	if len(d) == 0 {
 		return nil, projErr(mongoerr.Location51272, "projection specification must have at least one field")
 	}
-	p := &projection{stageName: "$project", root: newProjNode()}
-	c := newCompiler(opts.Vars)
-	mode := 0 // 1 inclusion, -1 exclusion
-	setMode := func(incl bool, path string) error {
-		want := -1
-		if incl {
-			want = 1
-		}
-		if mode == 0 {
-			mode = want
-			return nil
-		}
-		if mode != want {
-			if incl {
-				return projErr(mongoerr.Location31253, "Cannot do inclusion on field %s in exclusion projection", path)
-			}
-			return projErr(mongoerr.Location31254, "Cannot do exclusion on field %s in inclusion projection", path)
-		}
-		return nil
-	}
-	var walk func(prefix string, d bson.D) error
-	walk = func(prefix string, d bson.D) error {
-		if len(d) == 0 {
-			return projErr(mongoerr.Location51270, "An empty sub-projection is not a valid value. Found empty object at path")
-		}
-		for _, e := range d {
-			path := e.Key
-			if prefix != "" {
-				path = prefix + "." + e.Key
-			}
-			if strings.HasPrefix(e.Key, "$") {
-				return projErr(mongoerr.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
-			}
-			if isFlag, incl := projectionFlag(e.Value); isFlag {
-				if path == "_id" {
-					p.excludeID = !incl
-					if incl {
-						if err := p.insertPath(path, &projNode{leaf: true, include: true}); err != nil {
-							return err
-						}
-					}
-					continue
-				}
-				if err := setMode(incl, path); err != nil {
-					return err
-				}
-				if err := p.insertPath(path, &projNode{leaf: true, include: incl}); err != nil {
-					return err
-				}
-				continue
-			}
-			if sub, ok := asDoc(e.Value); ok && (len(sub) == 0 || !strings.HasPrefix(sub[0].Key, "$")) {
-				if err := walk(path, sub); err != nil {
-					return err
-				}
-				continue
-			}
-			f, err := c.compile(e.Value)
-			if err != nil {
-				return err
-			}
-			if err := setMode(true, path); err != nil {
-				if mode == -1 {
-					return projErr(mongoerr.Location31252, "Cannot use expression other than $meta in exclusion projection")
-				}
-				return err
-			}
-			if err := p.insertPath(path, &projNode{leaf: true, expr: f}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk("", d); err != nil {
+	pp := &projectParser{p: &projection{stageName: "$project", root: newProjNode()}, c: newCompiler(opts.Vars)}
+	if err := pp.walk("", d); err != nil {
 		return nil, err
 	}
-	if mode == 0 {
+	return pp.finish(), nil
+}
+
+// projectParser builds a $project stage field by field.
+type projectParser struct {
+	p    *projection
+	c    *compiler
+	mode int // 0 not yet known, 1 inclusion, -1 exclusion
+}
+
+// setMode records that path includes (or excludes) and refuses mixing
+// inclusion and exclusion.
+func (pp *projectParser) setMode(incl bool, path string) error {
+	want := -1
+	if incl {
+		want = 1
+	}
+	if pp.mode == 0 {
+		pp.mode = want
+		return nil
+	}
+	if pp.mode != want {
+		if incl {
+			return projErr(mongoerr.Location31253, "Cannot do inclusion on field %s in exclusion projection", path)
+		}
+		return projErr(mongoerr.Location31254, "Cannot do exclusion on field %s in inclusion projection", path)
+	}
+	return nil
+}
+
+// walk adds the fields of the (sub-)projection d under prefix.
+func (pp *projectParser) walk(prefix string, d bson.D) error {
+	if len(d) == 0 {
+		return projErr(mongoerr.Location51270, "An empty sub-projection is not a valid value. Found empty object at path")
+	}
+	for _, e := range d {
+		path := e.Key
+		if prefix != "" {
+			path = prefix + "." + e.Key
+		}
+		if err := pp.field(path, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// field adds one field: an inclusion or exclusion flag, a sub-projection or
+// a computed expression.
+func (pp *projectParser) field(path string, e bson.E) error {
+	if strings.HasPrefix(e.Key, "$") {
+		return projErr(mongoerr.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+	}
+	if isFlag, incl := projectionFlag(e.Value); isFlag {
+		return pp.flag(path, incl)
+	}
+	if sub, ok := asDoc(e.Value); ok && (len(sub) == 0 || !strings.HasPrefix(sub[0].Key, "$")) {
+		return pp.walk(path, sub)
+	}
+	f, err := pp.c.compile(e.Value)
+	if err != nil {
+		return err
+	}
+	if err := pp.setMode(true, path); err != nil {
+		if pp.mode == -1 {
+			return projErr(mongoerr.Location31252, "Cannot use expression other than $meta in exclusion projection")
+		}
+		return err
+	}
+	return pp.p.insertPath(path, &projNode{leaf: true, expr: f})
+}
+
+// flag adds an inclusion or exclusion of path; _id's does not set the mode.
+func (pp *projectParser) flag(path string, incl bool) error {
+	if path == "_id" {
+		pp.p.excludeID = !incl
+		if incl {
+			return pp.p.insertPath(path, &projNode{leaf: true, include: true})
+		}
+		return nil
+	}
+	if err := pp.setMode(incl, path); err != nil {
+		return err
+	}
+	return pp.p.insertPath(path, &projNode{leaf: true, include: incl})
+}
+
+// finish settles the mode when only _id was named and places _id as the
+// mode wants it.
+func (pp *projectParser) finish() *projection {
+	p := pp.p
+	if pp.mode == 0 {
 		// Only _id was named.
 		if p.excludeID {
-			mode = -1
+			pp.mode = -1
 			p.root.children["_id"] = &projNode{leaf: true, include: false}
 			p.root.order = append(p.root.order, "_id")
 		} else {
-			mode = 1
+			pp.mode = 1
 		}
 	}
-	p.inclusion = mode == 1
+	p.inclusion = pp.mode == 1
 	if !p.inclusion && p.excludeID {
 		if _, ok := p.root.children["_id"]; !ok {
 			p.root.children["_id"] = &projNode{leaf: true, include: false}
@@ -191,7 +210,7 @@ func parseProject(arg any, opts Options) (stage, error) {
 			p.root.order = append([]string{"_id"}, p.root.order...)
 		}
 	}
-	return p, nil
+	return p
 }
 
 func parseUnset(arg any, _ Options) (stage, error) {

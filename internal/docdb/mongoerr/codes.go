@@ -689,6 +689,7 @@ const (
 	Location40535                                               Code = 40535
 	Location40539                                               Code = 40539
 	Location40571                                               Code = 40571
+	Location40573                                               Code = 40573
 	Location40587                                               Code = 40587
 	Location40600                                               Code = 40600
 	Location40601                                               Code = 40601
@@ -770,973 +771,494 @@ const (
 	ReadThroughCacheTimeMonotonicityViolation                   Code = 10171600
 )
 
+// names holds the codeName of every code error_codes.yml names.
+var names = map[Code]string{
+	OK:                                       "OK",
+	InternalError:                            "InternalError",
+	BadValue:                                 "BadValue",
+	OBSOLETE_DuplicateKey:                    "OBSOLETE_DuplicateKey",
+	NoSuchKey:                                "NoSuchKey",
+	GraphContainsCycle:                       "GraphContainsCycle",
+	HostUnreachable:                          "HostUnreachable",
+	HostNotFound:                             "HostNotFound",
+	UnknownError:                             "UnknownError",
+	FailedToParse:                            "FailedToParse",
+	CannotMutateObject:                       "CannotMutateObject",
+	UserNotFound:                             "UserNotFound",
+	UnsupportedFormat:                        "UnsupportedFormat",
+	Unauthorized:                             "Unauthorized",
+	TypeMismatch:                             "TypeMismatch",
+	Overflow:                                 "Overflow",
+	InvalidLength:                            "InvalidLength",
+	ProtocolError:                            "ProtocolError",
+	AuthenticationFailed:                     "AuthenticationFailed",
+	CannotReuseObject:                        "CannotReuseObject",
+	IllegalOperation:                         "IllegalOperation",
+	EmptyArrayOperation:                      "EmptyArrayOperation",
+	InvalidBSON:                              "InvalidBSON",
+	AlreadyInitialized:                       "AlreadyInitialized",
+	LockTimeout:                              "LockTimeout",
+	RemoteValidationError:                    "RemoteValidationError",
+	NamespaceNotFound:                        "NamespaceNotFound",
+	IndexNotFound:                            "IndexNotFound",
+	PathNotViable:                            "PathNotViable",
+	NonExistentPath:                          "NonExistentPath",
+	InvalidPath:                              "InvalidPath",
+	RoleNotFound:                             "RoleNotFound",
+	RolesNotRelated:                          "RolesNotRelated",
+	PrivilegeNotFound:                        "PrivilegeNotFound",
+	CannotBackfillArray:                      "CannotBackfillArray",
+	UserModificationFailed:                   "UserModificationFailed",
+	RemoteChangeDetected:                     "RemoteChangeDetected",
+	FileRenameFailed:                         "FileRenameFailed",
+	FileNotOpen:                              "FileNotOpen",
+	FileStreamFailed:                         "FileStreamFailed",
+	ConflictingUpdateOperators:               "ConflictingUpdateOperators",
+	FileAlreadyOpen:                          "FileAlreadyOpen",
+	LogWriteFailed:                           "LogWriteFailed",
+	CursorNotFound:                           "CursorNotFound",
+	UserDataInconsistent:                     "UserDataInconsistent",
+	LockBusy:                                 "LockBusy",
+	NoMatchingDocument:                       "NoMatchingDocument",
+	NamespaceExists:                          "NamespaceExists",
+	InvalidRoleModification:                  "InvalidRoleModification",
+	MaxTimeMSExpired:                         "MaxTimeMSExpired",
+	ManualInterventionRequired:               "ManualInterventionRequired",
+	DollarPrefixedFieldName:                  "DollarPrefixedFieldName",
+	InvalidIdField:                           "InvalidIdField",
+	NotSingleValueField:                      "NotSingleValueField",
+	InvalidDBRef:                             "InvalidDBRef",
+	EmptyFieldName:                           "EmptyFieldName",
+	DottedFieldName:                          "DottedFieldName",
+	RoleModificationFailed:                   "RoleModificationFailed",
+	CommandNotFound:                          "CommandNotFound",
+	OBSOLETE_DatabaseNotFound:                "OBSOLETE_DatabaseNotFound",
+	ShardKeyNotFound:                         "ShardKeyNotFound",
+	OplogOperationUnsupported:                "OplogOperationUnsupported",
+	OBSOLETE_StaleShardVersion:               "OBSOLETE_StaleShardVersion",
+	WriteConcernTimeout:                      "WriteConcernTimeout",
+	MultipleErrorsOccurred:                   "MultipleErrorsOccurred",
+	ImmutableField:                           "ImmutableField",
+	CannotCreateIndex:                        "CannotCreateIndex",
+	IndexAlreadyExists:                       "IndexAlreadyExists",
+	AuthSchemaIncompatible:                   "AuthSchemaIncompatible",
+	ShardNotFound:                            "ShardNotFound",
+	ReplicaSetNotFound:                       "ReplicaSetNotFound",
+	InvalidOptions:                           "InvalidOptions",
+	InvalidNamespace:                         "InvalidNamespace",
+	NodeNotFound:                             "NodeNotFound",
+	WriteConcernLegacyOK:                     "WriteConcernLegacyOK",
+	NoReplicationEnabled:                     "NoReplicationEnabled",
+	OperationIncomplete:                      "OperationIncomplete",
+	CommandResultSchemaViolation:             "CommandResultSchemaViolation",
+	UnknownReplWriteConcern:                  "UnknownReplWriteConcern",
+	RoleDataInconsistent:                     "RoleDataInconsistent",
+	NoMatchParseContext:                      "NoMatchParseContext",
+	NoProgressMade:                           "NoProgressMade",
+	RemoteResultsUnavailable:                 "RemoteResultsUnavailable",
+	OBSOLETE_DuplicateKeyValue:               "OBSOLETE_DuplicateKeyValue",
+	IndexOptionsConflict:                     "IndexOptionsConflict",
+	IndexKeySpecsConflict:                    "IndexKeySpecsConflict",
+	CannotSplit:                              "CannotSplit",
+	OBSOLETE_SplitFailed:                     "OBSOLETE_SplitFailed",
+	NetworkTimeout:                           "NetworkTimeout",
+	CallbackCanceled:                         "CallbackCanceled",
+	ShutdownInProgress:                       "ShutdownInProgress",
+	SecondaryAheadOfPrimary:                  "SecondaryAheadOfPrimary",
+	InvalidReplicaSetConfig:                  "InvalidReplicaSetConfig",
+	NotYetInitialized:                        "NotYetInitialized",
+	NotSecondary:                             "NotSecondary",
+	OperationFailed:                          "OperationFailed",
+	NoProjectionFound:                        "NoProjectionFound",
+	DBPathInUse:                              "DBPathInUse",
+	UnsatisfiableWriteConcern:                "UnsatisfiableWriteConcern",
+	OutdatedClient:                           "OutdatedClient",
+	IncompatibleAuditMetadata:                "IncompatibleAuditMetadata",
+	NewReplicaSetConfigurationIncompatible:   "NewReplicaSetConfigurationIncompatible",
+	NodeNotElectable:                         "NodeNotElectable",
+	IncompatibleShardingMetadata:             "IncompatibleShardingMetadata",
+	DistributedClockSkewed:                   "DistributedClockSkewed",
+	LockFailed:                               "LockFailed",
+	InconsistentReplicaSetNames:              "InconsistentReplicaSetNames",
+	ConfigurationInProgress:                  "ConfigurationInProgress",
+	CannotInitializeNodeWithData:             "CannotInitializeNodeWithData",
+	NotExactValueField:                       "NotExactValueField",
+	WriteConflict:                            "WriteConflict",
+	InitialSyncFailure:                       "InitialSyncFailure",
+	InitialSyncOplogSourceMissing:            "InitialSyncOplogSourceMissing",
+	CommandNotSupported:                      "CommandNotSupported",
+	DocTooLargeForCapped:                     "DocTooLargeForCapped",
+	ConflictingOperationInProgress:           "ConflictingOperationInProgress",
+	NamespaceNotSharded:                      "NamespaceNotSharded",
+	InvalidSyncSource:                        "InvalidSyncSource",
+	OplogStartMissing:                        "OplogStartMissing",
+	DocumentValidationFailure:                "DocumentValidationFailure",
+	OBSOLETE_ReadAfterOptimeTimeout:          "OBSOLETE_ReadAfterOptimeTimeout",
+	NotAReplicaSet:                           "NotAReplicaSet",
+	IncompatibleElectionProtocol:             "IncompatibleElectionProtocol",
+	CommandFailed:                            "CommandFailed",
+	RPCProtocolNegotiationFailed:             "RPCProtocolNegotiationFailed",
+	UnrecoverableRollbackError:               "UnrecoverableRollbackError",
+	LockNotFound:                             "LockNotFound",
+	LockStateChangeFailed:                    "LockStateChangeFailed",
+	SymbolNotFound:                           "SymbolNotFound",
+	OBSOLETE_ConfigServersInconsistent:       "OBSOLETE_ConfigServersInconsistent",
+	FailedToSatisfyReadPreference:            "FailedToSatisfyReadPreference",
+	ReadConcernMajorityNotAvailableYet:       "ReadConcernMajorityNotAvailableYet",
+	StaleTerm:                                "StaleTerm",
+	CappedPositionLost:                       "CappedPositionLost",
+	IncompatibleShardingConfigVersion:        "IncompatibleShardingConfigVersion",
+	RemoteOplogStale:                         "RemoteOplogStale",
+	JSInterpreterFailure:                     "JSInterpreterFailure",
+	InvalidSSLConfiguration:                  "InvalidSSLConfiguration",
+	SSLHandshakeFailed:                       "SSLHandshakeFailed",
+	JSUncatchableError:                       "JSUncatchableError",
+	CursorInUse:                              "CursorInUse",
+	IncompatibleCatalogManager:               "IncompatibleCatalogManager",
+	PooledConnectionsDropped:                 "PooledConnectionsDropped",
+	ExceededMemoryLimit:                      "ExceededMemoryLimit",
+	ZLibError:                                "ZLibError",
+	ReadConcernMajorityNotEnabled:            "ReadConcernMajorityNotEnabled",
+	NoConfigPrimary:                          "NoConfigPrimary",
+	StaleEpoch:                               "StaleEpoch",
+	OperationCannotBeBatched:                 "OperationCannotBeBatched",
+	OplogOutOfOrder:                          "OplogOutOfOrder",
+	ChunkTooBig:                              "ChunkTooBig",
+	InconsistentShardIdentity:                "InconsistentShardIdentity",
+	CannotApplyOplogWhilePrimary:             "CannotApplyOplogWhilePrimary",
+	OBSOLETE_NeedsDocumentMove:               "OBSOLETE_NeedsDocumentMove",
+	CanRepairToDowngrade:                     "CanRepairToDowngrade",
+	MustUpgrade:                              "MustUpgrade",
+	DurationOverflow:                         "DurationOverflow",
+	MaxStalenessOutOfRange:                   "MaxStalenessOutOfRange",
+	IncompatibleCollationVersion:             "IncompatibleCollationVersion",
+	CollectionIsEmpty:                        "CollectionIsEmpty",
+	ZoneStillInUse:                           "ZoneStillInUse",
+	InitialSyncActive:                        "InitialSyncActive",
+	ViewDepthLimitExceeded:                   "ViewDepthLimitExceeded",
+	CommandNotSupportedOnView:                "CommandNotSupportedOnView",
+	OptionNotSupportedOnView:                 "OptionNotSupportedOnView",
+	InvalidPipelineOperator:                  "InvalidPipelineOperator",
+	CommandOnShardedViewNotSupportedOnMongod: "CommandOnShardedViewNotSupportedOnMongod",
+	TooManyMatchingDocuments:                 "TooManyMatchingDocuments",
+	CannotIndexParallelArrays:                "CannotIndexParallelArrays",
+	TransportSessionClosed:                   "TransportSessionClosed",
+	TransportSessionNotFound:                 "TransportSessionNotFound",
+	TransportSessionUnknown:                  "TransportSessionUnknown",
+	QueryPlanKilled:                          "QueryPlanKilled",
+	FileOpenFailed:                           "FileOpenFailed",
+	ZoneNotFound:                             "ZoneNotFound",
+	RangeOverlapConflict:                     "RangeOverlapConflict",
+	WindowsPdhError:                          "WindowsPdhError",
+	BadPerfCounterPath:                       "BadPerfCounterPath",
+	AmbiguousIndexKeyPattern:                 "AmbiguousIndexKeyPattern",
+	InvalidViewDefinition:                    "InvalidViewDefinition",
+	ClientMetadataMissingField:               "ClientMetadataMissingField",
+	ClientMetadataAppNameTooLarge:            "ClientMetadataAppNameTooLarge",
+	ClientMetadataDocumentTooLarge:           "ClientMetadataDocumentTooLarge",
+	ClientMetadataCannotBeMutated:            "ClientMetadataCannotBeMutated",
+	LinearizableReadConcernError:             "LinearizableReadConcernError",
+	IncompatibleServerVersion:                "IncompatibleServerVersion",
+	PrimarySteppedDown:                       "PrimarySteppedDown",
+	MasterSlaveConnectionFailure:             "MasterSlaveConnectionFailure",
+	OBSOLETE_BalancerLostDistributedLock:     "OBSOLETE_BalancerLostDistributedLock",
+	FailPointEnabled:                         "FailPointEnabled",
+	OBSOLETE_NoShardingEnabled:               "OBSOLETE_NoShardingEnabled",
+	BalancerInterrupted:                      "BalancerInterrupted",
+	ViewPipelineMaxSizeExceeded:              "ViewPipelineMaxSizeExceeded",
+	InvalidIndexSpecificationOption:          "InvalidIndexSpecificationOption",
+	OBSOLETE_ReceivedOpReplyMessage:          "OBSOLETE_ReceivedOpReplyMessage",
+	ReplicaSetMonitorRemoved:                 "ReplicaSetMonitorRemoved",
+	ChunkRangeCleanupPending:                 "ChunkRangeCleanupPending",
+	CannotBuildIndexKeys:                     "CannotBuildIndexKeys",
+	NetworkInterfaceExceededTimeLimit:        "NetworkInterfaceExceededTimeLimit",
+	ShardingStateNotInitialized:              "ShardingStateNotInitialized",
+	TimeProofMismatch:                        "TimeProofMismatch",
+	ClusterTimeFailsRateLimiter:              "ClusterTimeFailsRateLimiter",
+	NoSuchSession:                            "NoSuchSession",
+	InvalidUUID:                              "InvalidUUID",
+	TooManyLocks:                             "TooManyLocks",
+	StaleClusterTime:                         "StaleClusterTime",
+	CannotVerifyAndSignLogicalTime:           "CannotVerifyAndSignLogicalTime",
+	KeyNotFound:                              "KeyNotFound",
+	IncompatibleRollbackAlgorithm:            "IncompatibleRollbackAlgorithm",
+	DuplicateSession:                         "DuplicateSession",
+	AuthenticationRestrictionUnmet:           "AuthenticationRestrictionUnmet",
+	DatabaseDropPending:                      "DatabaseDropPending",
+	ElectionInProgress:                       "ElectionInProgress",
+	IncompleteTransactionHistory:             "IncompleteTransactionHistory",
+	UpdateOperationFailed:                    "UpdateOperationFailed",
+	FTDCPathNotSet:                           "FTDCPathNotSet",
+	FTDCPathAlreadySet:                       "FTDCPathAlreadySet",
+	IndexModified:                            "IndexModified",
+	CloseChangeStream:                        "CloseChangeStream",
+	IllegalOpMsgFlag:                         "IllegalOpMsgFlag",
+	QueryFeatureNotAllowed:                   "QueryFeatureNotAllowed",
+	TransactionTooOld:                        "TransactionTooOld",
+	AtomicityFailure:                         "AtomicityFailure",
+	CannotImplicitlyCreateCollection:         "CannotImplicitlyCreateCollection",
+	SessionTransferIncomplete:                "SessionTransferIncomplete",
+	MustDowngrade:                            "MustDowngrade",
+	DNSHostNotFound:                          "DNSHostNotFound",
+	DNSProtocolError:                         "DNSProtocolError",
+	MaxSubPipelineDepthExceeded:              "MaxSubPipelineDepthExceeded",
+	TooManyDocumentSequences:                 "TooManyDocumentSequences",
+	RetryChangeStream:                        "RetryChangeStream",
+	InternalErrorNotSupported:                "InternalErrorNotSupported",
+	ForTestingErrorExtraInfo:                 "ForTestingErrorExtraInfo",
+	CursorKilled:                             "CursorKilled",
+	NotImplemented:                           "NotImplemented",
+	SnapshotTooOld:                           "SnapshotTooOld",
+	DNSRecordTypeMismatch:                    "DNSRecordTypeMismatch",
+	ConversionFailure:                        "ConversionFailure",
+	CannotCreateCollection:                   "CannotCreateCollection",
+	IncompatibleWithUpgradedServer:           "IncompatibleWithUpgradedServer",
+	NOT_YET_AVAILABLE_TransactionAborted:     "NOT_YET_AVAILABLE_TransactionAborted",
+	BrokenPromise:                            "BrokenPromise",
+	SnapshotUnavailable:                      "SnapshotUnavailable",
+	ProducerConsumerQueueBatchTooLarge:       "ProducerConsumerQueueBatchTooLarge",
+	ProducerConsumerQueueEndClosed:           "ProducerConsumerQueueEndClosed",
+	StaleDbVersion:                           "StaleDbVersion",
+	StaleChunkHistory:                        "StaleChunkHistory",
+	NoSuchTransaction:                        "NoSuchTransaction",
+	ReentrancyNotAllowed:                     "ReentrancyNotAllowed",
+	FreeMonHttpInFlight:                      "FreeMonHttpInFlight",
+	FreeMonHttpTemporaryFailure:              "FreeMonHttpTemporaryFailure",
+	FreeMonHttpPermanentFailure:              "FreeMonHttpPermanentFailure",
+	TransactionCommitted:                     "TransactionCommitted",
+	TransactionTooLarge:                      "TransactionTooLarge",
+	UnknownFeatureCompatibilityVersion:       "UnknownFeatureCompatibilityVersion",
+	KeyedExecutorRetry:                       "KeyedExecutorRetry",
+	InvalidResumeToken:                       "InvalidResumeToken",
+	TooManyLogicalSessions:                   "TooManyLogicalSessions",
+	ExceededTimeLimit:                        "ExceededTimeLimit",
+	OperationNotSupportedInTransaction:       "OperationNotSupportedInTransaction",
+	TooManyFilesOpen:                         "TooManyFilesOpen",
+	OrphanedRangeCleanUpFailed:               "OrphanedRangeCleanUpFailed",
+	FailPointSetFailed:                       "FailPointSetFailed",
+	PreparedTransactionInProgress:            "PreparedTransactionInProgress",
+	CannotBackup:                             "CannotBackup",
+	DataModifiedByRepair:                     "DataModifiedByRepair",
+	RepairedReplicaSetNode:                   "RepairedReplicaSetNode",
+	JSInterpreterFailureWithStack:            "JSInterpreterFailureWithStack",
+	MigrationConflict:                        "MigrationConflict",
+	ProducerConsumerQueueProducerQueueDepthExceeded:             "ProducerConsumerQueueProducerQueueDepthExceeded",
+	ProducerConsumerQueueConsumed:                               "ProducerConsumerQueueConsumed",
+	ExchangePassthrough:                                         "ExchangePassthrough",
+	IndexBuildAborted:                                           "IndexBuildAborted",
+	AlarmAlreadyFulfilled:                                       "AlarmAlreadyFulfilled",
+	UnsatisfiableCommitQuorum:                                   "UnsatisfiableCommitQuorum",
+	ClientDisconnect:                                            "ClientDisconnect",
+	ChangeStreamFatalError:                                      "ChangeStreamFatalError",
+	TransactionCoordinatorSteppingDown:                          "TransactionCoordinatorSteppingDown",
+	TransactionCoordinatorReachedAbortDecision:                  "TransactionCoordinatorReachedAbortDecision",
+	WouldChangeOwningShard:                                      "WouldChangeOwningShard",
+	ForTestingErrorExtraInfoWithExtraInfoInNamespace:            "ForTestingErrorExtraInfoWithExtraInfoInNamespace",
+	IndexBuildAlreadyInProgress:                                 "IndexBuildAlreadyInProgress",
+	ChangeStreamHistoryLost:                                     "ChangeStreamHistoryLost",
+	TransactionCoordinatorDeadlineTaskCanceled:                  "TransactionCoordinatorDeadlineTaskCanceled",
+	ChecksumMismatch:                                            "ChecksumMismatch",
+	WaitForMajorityServiceEarlierOpTimeAvailable:                "WaitForMajorityServiceEarlierOpTimeAvailable",
+	TransactionExceededLifetimeLimitSeconds:                     "TransactionExceededLifetimeLimitSeconds",
+	NoQueryExecutionPlans:                                       "NoQueryExecutionPlans",
+	QueryExceededMemoryLimitNoDiskUseAllowed:                    "QueryExceededMemoryLimitNoDiskUseAllowed",
+	InvalidSeedList:                                             "InvalidSeedList",
+	InvalidTopologyType:                                         "InvalidTopologyType",
+	InvalidHeartBeatFrequency:                                   "InvalidHeartBeatFrequency",
+	TopologySetNameRequired:                                     "TopologySetNameRequired",
+	HierarchicalAcquisitionLevelViolation:                       "HierarchicalAcquisitionLevelViolation",
+	InvalidServerType:                                           "InvalidServerType",
+	OCSPCertificateStatusRevoked:                                "OCSPCertificateStatusRevoked",
+	RangeDeletionAbandonedBecauseCollectionWithUUIDDoesNotExist: "RangeDeletionAbandonedBecauseCollectionWithUUIDDoesNotExist",
+	DataCorruptionDetected:                                      "DataCorruptionDetected",
+	OCSPCertificateStatusUnknown:                                "OCSPCertificateStatusUnknown",
+	SplitHorizonChange:                                          "SplitHorizonChange",
+	ReadThroughCacheLookupCanceled:                              "ReadThroughCacheLookupCanceled",
+	RangeDeletionAbandonedBecauseTaskDocumentDoesNotExist:       "RangeDeletionAbandonedBecauseTaskDocumentDoesNotExist",
+	CurrentConfigNotCommittedYet:                                "CurrentConfigNotCommittedYet",
+	ExhaustCommandFinished:                                      "ExhaustCommandFinished",
+	PeriodicJobIsStopped:                                        "PeriodicJobIsStopped",
+	TransactionCoordinatorCanceled:                              "TransactionCoordinatorCanceled",
+	OperationIsKilledAndDelisted:                                "OperationIsKilledAndDelisted",
+	ResumableRangeDeleterDisabled:                               "ResumableRangeDeleterDisabled",
+	ObjectIsBusy:                                                "ObjectIsBusy",
+	TooStaleToSyncFromSource:                                    "TooStaleToSyncFromSource",
+	QueryTrialRunCompleted:                                      "QueryTrialRunCompleted",
+	ConnectionPoolExpired:                                       "ConnectionPoolExpired",
+	ForTestingOptionalErrorExtraInfo:                            "ForTestingOptionalErrorExtraInfo",
+	MovePrimaryInProgress:                                       "MovePrimaryInProgress",
+	APIVersionError:                                             "APIVersionError",
+	APIStrictError:                                              "APIStrictError",
+	APIDeprecationError:                                         "APIDeprecationError",
+	OplogQueryMinTsMissing:                                      "OplogQueryMinTsMissing",
+	SkipCommandExecution:                                        "SkipCommandExecution",
+	FailedToRunWithReplyBuilder:                                 "FailedToRunWithReplyBuilder",
+	CannotDowngrade:                                             "CannotDowngrade",
+	ServiceExecutorInShutdown:                                   "ServiceExecutorInShutdown",
+	MechanismUnavailable:                                        "MechanismUnavailable",
+	TimeseriesBucketCleared:                                     "TimeseriesBucketCleared",
+	AuthenticationAbandoned:                                     "AuthenticationAbandoned",
+	ReshardCollectionInProgress:                                 "ReshardCollectionInProgress",
+	NoSuchReshardCollection:                                     "NoSuchReshardCollection",
+	ReshardCollectionCommitted:                                  "ReshardCollectionCommitted",
+	ReshardCollectionAborted:                                    "ReshardCollectionAborted",
+	ReshardingCriticalSectionTimeout:                            "ReshardingCriticalSectionTimeout",
+	ShardCannotRefreshDueToLocksHeld:                            "ShardCannotRefreshDueToLocksHeld",
+	AuditingNotEnabled:                                          "AuditingNotEnabled",
+	RuntimeAuditConfigurationNotEnabled:                         "RuntimeAuditConfigurationNotEnabled",
+	ChangeStreamInvalidated:                                     "ChangeStreamInvalidated",
+	APIMismatchError:                                            "APIMismatchError",
+	ChangeStreamTopologyChange:                                  "ChangeStreamTopologyChange",
+	KeyPatternShorterThanBound:                                  "KeyPatternShorterThanBound",
+	ReshardCollectionTruncatedError:                             "ReshardCollectionTruncatedError",
+	ChangeStreamStartAfterInvalidate:                            "ChangeStreamStartAfterInvalidate",
+	UnsupportedOpQueryCommand:                                   "UnsupportedOpQueryCommand",
+	LoadBalancerSupportMismatch:                                 "LoadBalancerSupportMismatch",
+	InterruptedDueToStorageChange:                               "InterruptedDueToStorageChange",
+	TxnRetryCounterTooOld:                                       "TxnRetryCounterTooOld",
+	InvalidBSONType:                                             "InvalidBSONType",
+	InternalTransactionNotSupported:                             "InternalTransactionNotSupported",
+	CannotConvertIndexToUnique:                                  "CannotConvertIndexToUnique",
+	PlacementVersionRefreshCanceled:                             "PlacementVersionRefreshCanceled",
+	CollectionUUIDMismatch:                                      "CollectionUUIDMismatch",
+	FutureAlreadyRetrieved:                                      "FutureAlreadyRetrieved",
+	RetryableTransactionInProgress:                              "RetryableTransactionInProgress",
+	TemporarilyUnavailable:                                      "TemporarilyUnavailable",
+	WouldChangeOwningShardDeletedNoDocument:                     "WouldChangeOwningShardDeletedNoDocument",
+	FLECompactionPlaceholder:                                    "FLECompactionPlaceholder",
+	FLETransactionAbort:                                         "FLETransactionAbort",
+	CannotDropShardKeyIndex:                                     "CannotDropShardKeyIndex",
+	UserWritesBlocked:                                           "UserWritesBlocked",
+	CloseConnectionForShutdownCommand:                           "CloseConnectionForShutdownCommand",
+	InternalTransactionsExhaustiveFindHasMore:                   "InternalTransactionsExhaustiveFindHasMore",
+	TransactionAPIMustRetryTransaction:                          "TransactionAPIMustRetryTransaction",
+	TransactionAPIMustRetryCommit:                               "TransactionAPIMustRetryCommit",
+	ChangeStreamNotEnabled:                                      "ChangeStreamNotEnabled",
+	FLEMaxTagLimitExceeded:                                      "FLEMaxTagLimitExceeded",
+	NonConformantBSON:                                           "NonConformantBSON",
+	DatabaseMetadataRefreshCanceled:                             "DatabaseMetadataRefreshCanceled",
+	RequestAlreadyFulfilled:                                     "RequestAlreadyFulfilled",
+	ReshardingCoordinatorServiceConflictingOperationInProgress:  "ReshardingCoordinatorServiceConflictingOperationInProgress",
+	RemoteCommandExecutionError:                                 "RemoteCommandExecutionError",
+	CollectionIsEmptyLocally:                                    "CollectionIsEmptyLocally",
+	ConnectionError:                                             "ConnectionError",
+	ConflictingServerlessOperation:                              "ConflictingServerlessOperation",
+	DuplicateKeyId:                                              "DuplicateKeyId",
+	EncounteredFLEPayloadWhileApplyingHmac:                      "EncounteredFLEPayloadWhileApplyingHmac",
+	TransactionTooLargeForCache:                                 "TransactionTooLargeForCache",
+	LibmongocryptError:                                          "LibmongocryptError",
+	InvalidSignature:                                            "InvalidSignature",
+	ReauthenticationRequired:                                    "ReauthenticationRequired",
+	InvalidJWT:                                                  "InvalidJWT",
+	InvalidTenantId:                                             "InvalidTenantId",
+	TruncatedSerialization:                                      "TruncatedSerialization",
+	IndexInformationTooLarge:                                    "IndexInformationTooLarge",
+	StreamTerminated:                                            "StreamTerminated",
+	CannotUpgrade:                                               "CannotUpgrade",
+	ResumeTenantChangeStream:                                    "ResumeTenantChangeStream",
+	ResourceExhausted:                                           "ResourceExhausted",
+	UnsupportedShardingEventNotification:                        "UnsupportedShardingEventNotification",
+	LDAPRoleAcquisitionError:                                    "LDAPRoleAcquisitionError",
+	CannotCreateChunkDistribution:                               "CannotCreateChunkDistribution",
+	MigrationBlockingOperationCoordinatorCleaningUp:             "MigrationBlockingOperationCoordinatorCleaningUp",
+	PooledConnectionAcquisitionExceededTimeLimit:                "PooledConnectionAcquisitionExceededTimeLimit",
+	CannotInsertTimeseriesBucketsWithMixedSchema:                "CannotInsertTimeseriesBucketsWithMixedSchema",
+	TimeseriesBucketCompressionFailed:                           "TimeseriesBucketCompressionFailed",
+	TimeseriesBucketFrozen:                                      "TimeseriesBucketFrozen",
+	QueryRejectedBySettings:                                     "QueryRejectedBySettings",
+	UpdatesStillPending:                                         "UpdatesStillPending",
+	TransactionParticipantFailedUnyield:                         "TransactionParticipantFailedUnyield",
+	AddOrRemoveShardInProgress:                                  "AddOrRemoveShardInProgress",
+	StreamProcessorDoesNotExist:                                 "StreamProcessorDoesNotExist",
+	StreamProcessorAlreadyExists:                                "StreamProcessorAlreadyExists",
+	StreamProcessorWorkerShuttingDown:                           "StreamProcessorWorkerShuttingDown",
+	StreamProcessorWorkerOutOfMemory:                            "StreamProcessorWorkerOutOfMemory",
+	StreamProcessorKafkaConnectionError:                         "StreamProcessorKafkaConnectionError",
+	StreamProcessorInvalidOptions:                               "StreamProcessorInvalidOptions",
+	StreamProcessorAtlasConnectionError:                         "StreamProcessorAtlasConnectionError",
+	StreamProcessorAtlasUnauthorizedError:                       "StreamProcessorAtlasUnauthorizedError",
+	StreamProcessorSourceDocTooLarge:                            "StreamProcessorSourceDocTooLarge",
+	StreamProcessorTooManyOutputTargets:                         "StreamProcessorTooManyOutputTargets",
+	StreamProcessorCannotResumeFromSource:                       "StreamProcessorCannotResumeFromSource",
+	IndexIsEmpty:                                                "IndexIsEmpty",
+	DbCheckSecondaryBatchTimeout:                                "DbCheckSecondaryBatchTimeout",
+	DbCheckAttemptOnClusteredCollectionIdIndex:                  "DbCheckAttemptOnClusteredCollectionIdIndex",
+	DbCheckInconsistentHash:                                     "DbCheckInconsistentHash",
+	IndexKeyOrderViolation:                                      "IndexKeyOrderViolation",
+	ChunkMetadataInconsistency:                                  "ChunkMetadataInconsistency",
+	OfflineValidationFailedToComplete:                           "OfflineValidationFailedToComplete",
+	AdmissionQueueOverflow:                                      "AdmissionQueueOverflow",
+	NoDistinctScansForDistinctEligibleQuery:                     "NoDistinctScansForDistinctEligibleQuery",
+	QueryStatsFailedToRecord:                                    "QueryStatsFailedToRecord",
+	StreamProcessorHTTPSConnectionError:                         "StreamProcessorHTTPSConnectionError",
+	StreamProcessorExternalFunctionConnectionError:              "StreamProcessorExternalFunctionConnectionError",
+	RetryMultiPlanning:                                          "RetryMultiPlanning",
+	StreamProcessorS3ConnectionError:                            "StreamProcessorS3ConnectionError",
+	StreamProcessorS3Error:                                      "StreamProcessorS3Error",
+	DatabaseMetadataRefreshCanceledDueToFCVTransition:           "DatabaseMetadataRefreshCanceledDueToFCVTransition",
+	ClusterUMCErrorWithWriteConcernError:                        "ClusterUMCErrorWithWriteConcernError",
+	ObjectAlreadyExists:                                         "ObjectAlreadyExists",
+	StreamProcessorInvalidNamespace:                             "StreamProcessorInvalidNamespace",
+	RateLimitExceeded:                                           "RateLimitExceeded",
+	PooledConnectionAcquisitionRejected:                         "PooledConnectionAcquisitionRejected",
+	StreamProcessorS3TokenExpired:                               "StreamProcessorS3TokenExpired",
+	ReleaseMemoryShardError:                                     "ReleaseMemoryShardError",
+	InterruptedDueToReshardingCriticalSection:                   "InterruptedDueToReshardingCriticalSection",
+	ReplayClientConfigurationError:                              "ReplayClientConfigurationError",
+	ReplayClientNotConnected:                                    "ReplayClientNotConnected",
+	ReplayClientFailedToProcessBSON:                             "ReplayClientFailedToProcessBSON",
+	ReplayClientInternalError:                                   "ReplayClientInternalError",
+	ReplayClientSessionSchedulerError:                           "ReplayClientSessionSchedulerError",
+	ReplayClientSessionSimulationError:                          "ReplayClientSessionSimulationError",
+	StreamProcessorKinesisConnectionError:                       "StreamProcessorKinesisConnectionError",
+	StreamProcessorKinesisError:                                 "StreamProcessorKinesisError",
+	IngressRequestRateLimitExceeded:                             "IngressRequestRateLimitExceeded",
+	SocketException:                                             "SocketException",
+	OBSOLETE_RecvStaleConfig:                                    "OBSOLETE_RecvStaleConfig",
+	CannotGrowDocumentInCappedNamespace:                         "CannotGrowDocumentInCappedNamespace",
+	LegacyNotPrimary:                                            "LegacyNotPrimary",
+	NotWritablePrimary:                                          "NotWritablePrimary",
+	BSONObjectTooLarge:                                          "BSONObjectTooLarge",
+	DuplicateKey:                                                "DuplicateKey",
+	InterruptedAtShutdown:                                       "InterruptedAtShutdown",
+	Interrupted:                                                 "Interrupted",
+	InterruptedDueToReplStateChange:                             "InterruptedDueToReplStateChange",
+	BackgroundOperationInProgressForDatabase:                    "BackgroundOperationInProgressForDatabase",
+	BackgroundOperationInProgressForNamespace:                   "BackgroundOperationInProgressForNamespace",
+	OBSOLETE_PrepareConfigsFailed:                               "OBSOLETE_PrepareConfigsFailed",
+	MergeStageNoMatchingDocument:                                "MergeStageNoMatchingDocument",
+	DatabaseDifferCase:                                          "DatabaseDifferCase",
+	StaleConfig:                                                 "StaleConfig",
+	NotPrimaryNoSecondaryOk:                                     "NotPrimaryNoSecondaryOk",
+	NotPrimaryOrSecondary:                                       "NotPrimaryOrSecondary",
+	OutOfDiskSpace:                                              "OutOfDiskSpace",
+	OBSOLETE_KeyTooLong:                                         "OBSOLETE_KeyTooLong",
+	NamespaceCannotBeSharded:                                    "NamespaceCannotBeSharded",
+	SearchNotEnabled:                                            "SearchNotEnabled",
+	IDLDuplicateField:                                           "IDLDuplicateField",
+	IDLFailedToParse:                                            "IDLFailedToParse",
+	IDLUnknownField:                                             "IDLUnknownField",
+	ClientMarkedKilled:                                          "ClientMarkedKilled",
+	NotARetryableWriteCommand:                                   "NotARetryableWriteCommand",
+	BackupCursorOpenConflictWithCheckpoint:                      "BackupCursorOpenConflictWithCheckpoint",
+	ConfigServerUnreachable:                                     "ConfigServerUnreachable",
+	RetryableInternalTransactionNotSupported:                    "RetryableInternalTransactionNotSupported",
+	RetriableRemoteCommandFailure:                               "RetriableRemoteCommandFailure",
+	IllegalChangeToExpectedShardVersion:                         "IllegalChangeToExpectedShardVersion",
+	IllegalChangeToExpectedDatabaseVersion:                      "IllegalChangeToExpectedDatabaseVersion",
+	RemoveShardDrainingInProgress:                               "RemoveShardDrainingInProgress",
+	IDLUnknownFieldPossibleMongocryptd:                          "IDLUnknownFieldPossibleMongocryptd",
+	IndexNotFoundCachedPlan:                                     "IndexNotFoundCachedPlan",
+	UnsupportedCbrNode:                                          "UnsupportedCbrNode",
+	HistogramCEFailure:                                          "HistogramCEFailure",
+	SamplingCEFailure:                                           "SamplingCEFailure",
+	CEFailure:                                                   "CEFailure",
+	InterruptedDueToFCVChange:                                   "InterruptedDueToFCVChange",
+	ReadThroughCacheTimeMonotonicityViolation:                   "ReadThroughCacheTimeMonotonicityViolation",
+}
+
 // knownName returns the codeName of a code error_codes.yml names.
 func knownName(c Code) (string, bool) {
-	switch c {
-	case OK:
-		return "OK", true
-	case InternalError:
-		return "InternalError", true
-	case BadValue:
-		return "BadValue", true
-	case OBSOLETE_DuplicateKey:
-		return "OBSOLETE_DuplicateKey", true
-	case NoSuchKey:
-		return "NoSuchKey", true
-	case GraphContainsCycle:
-		return "GraphContainsCycle", true
-	case HostUnreachable:
-		return "HostUnreachable", true
-	case HostNotFound:
-		return "HostNotFound", true
-	case UnknownError:
-		return "UnknownError", true
-	case FailedToParse:
-		return "FailedToParse", true
-	case CannotMutateObject:
-		return "CannotMutateObject", true
-	case UserNotFound:
-		return "UserNotFound", true
-	case UnsupportedFormat:
-		return "UnsupportedFormat", true
-	case Unauthorized:
-		return "Unauthorized", true
-	case TypeMismatch:
-		return "TypeMismatch", true
-	case Overflow:
-		return "Overflow", true
-	case InvalidLength:
-		return "InvalidLength", true
-	case ProtocolError:
-		return "ProtocolError", true
-	case AuthenticationFailed:
-		return "AuthenticationFailed", true
-	case CannotReuseObject:
-		return "CannotReuseObject", true
-	case IllegalOperation:
-		return "IllegalOperation", true
-	case EmptyArrayOperation:
-		return "EmptyArrayOperation", true
-	case InvalidBSON:
-		return "InvalidBSON", true
-	case AlreadyInitialized:
-		return "AlreadyInitialized", true
-	case LockTimeout:
-		return "LockTimeout", true
-	case RemoteValidationError:
-		return "RemoteValidationError", true
-	case NamespaceNotFound:
-		return "NamespaceNotFound", true
-	case IndexNotFound:
-		return "IndexNotFound", true
-	case PathNotViable:
-		return "PathNotViable", true
-	case NonExistentPath:
-		return "NonExistentPath", true
-	case InvalidPath:
-		return "InvalidPath", true
-	case RoleNotFound:
-		return "RoleNotFound", true
-	case RolesNotRelated:
-		return "RolesNotRelated", true
-	case PrivilegeNotFound:
-		return "PrivilegeNotFound", true
-	case CannotBackfillArray:
-		return "CannotBackfillArray", true
-	case UserModificationFailed:
-		return "UserModificationFailed", true
-	case RemoteChangeDetected:
-		return "RemoteChangeDetected", true
-	case FileRenameFailed:
-		return "FileRenameFailed", true
-	case FileNotOpen:
-		return "FileNotOpen", true
-	case FileStreamFailed:
-		return "FileStreamFailed", true
-	case ConflictingUpdateOperators:
-		return "ConflictingUpdateOperators", true
-	case FileAlreadyOpen:
-		return "FileAlreadyOpen", true
-	case LogWriteFailed:
-		return "LogWriteFailed", true
-	case CursorNotFound:
-		return "CursorNotFound", true
-	case UserDataInconsistent:
-		return "UserDataInconsistent", true
-	case LockBusy:
-		return "LockBusy", true
-	case NoMatchingDocument:
-		return "NoMatchingDocument", true
-	case NamespaceExists:
-		return "NamespaceExists", true
-	case InvalidRoleModification:
-		return "InvalidRoleModification", true
-	case MaxTimeMSExpired:
-		return "MaxTimeMSExpired", true
-	case ManualInterventionRequired:
-		return "ManualInterventionRequired", true
-	case DollarPrefixedFieldName:
-		return "DollarPrefixedFieldName", true
-	case InvalidIdField:
-		return "InvalidIdField", true
-	case NotSingleValueField:
-		return "NotSingleValueField", true
-	case InvalidDBRef:
-		return "InvalidDBRef", true
-	case EmptyFieldName:
-		return "EmptyFieldName", true
-	case DottedFieldName:
-		return "DottedFieldName", true
-	case RoleModificationFailed:
-		return "RoleModificationFailed", true
-	case CommandNotFound:
-		return "CommandNotFound", true
-	case OBSOLETE_DatabaseNotFound:
-		return "OBSOLETE_DatabaseNotFound", true
-	case ShardKeyNotFound:
-		return "ShardKeyNotFound", true
-	case OplogOperationUnsupported:
-		return "OplogOperationUnsupported", true
-	case OBSOLETE_StaleShardVersion:
-		return "OBSOLETE_StaleShardVersion", true
-	case WriteConcernTimeout:
-		return "WriteConcernTimeout", true
-	case MultipleErrorsOccurred:
-		return "MultipleErrorsOccurred", true
-	case ImmutableField:
-		return "ImmutableField", true
-	case CannotCreateIndex:
-		return "CannotCreateIndex", true
-	case IndexAlreadyExists:
-		return "IndexAlreadyExists", true
-	case AuthSchemaIncompatible:
-		return "AuthSchemaIncompatible", true
-	case ShardNotFound:
-		return "ShardNotFound", true
-	case ReplicaSetNotFound:
-		return "ReplicaSetNotFound", true
-	case InvalidOptions:
-		return "InvalidOptions", true
-	case InvalidNamespace:
-		return "InvalidNamespace", true
-	case NodeNotFound:
-		return "NodeNotFound", true
-	case WriteConcernLegacyOK:
-		return "WriteConcernLegacyOK", true
-	case NoReplicationEnabled:
-		return "NoReplicationEnabled", true
-	case OperationIncomplete:
-		return "OperationIncomplete", true
-	case CommandResultSchemaViolation:
-		return "CommandResultSchemaViolation", true
-	case UnknownReplWriteConcern:
-		return "UnknownReplWriteConcern", true
-	case RoleDataInconsistent:
-		return "RoleDataInconsistent", true
-	case NoMatchParseContext:
-		return "NoMatchParseContext", true
-	case NoProgressMade:
-		return "NoProgressMade", true
-	case RemoteResultsUnavailable:
-		return "RemoteResultsUnavailable", true
-	case OBSOLETE_DuplicateKeyValue:
-		return "OBSOLETE_DuplicateKeyValue", true
-	case IndexOptionsConflict:
-		return "IndexOptionsConflict", true
-	case IndexKeySpecsConflict:
-		return "IndexKeySpecsConflict", true
-	case CannotSplit:
-		return "CannotSplit", true
-	case OBSOLETE_SplitFailed:
-		return "OBSOLETE_SplitFailed", true
-	case NetworkTimeout:
-		return "NetworkTimeout", true
-	case CallbackCanceled:
-		return "CallbackCanceled", true
-	case ShutdownInProgress:
-		return "ShutdownInProgress", true
-	case SecondaryAheadOfPrimary:
-		return "SecondaryAheadOfPrimary", true
-	case InvalidReplicaSetConfig:
-		return "InvalidReplicaSetConfig", true
-	case NotYetInitialized:
-		return "NotYetInitialized", true
-	case NotSecondary:
-		return "NotSecondary", true
-	case OperationFailed:
-		return "OperationFailed", true
-	case NoProjectionFound:
-		return "NoProjectionFound", true
-	case DBPathInUse:
-		return "DBPathInUse", true
-	case UnsatisfiableWriteConcern:
-		return "UnsatisfiableWriteConcern", true
-	case OutdatedClient:
-		return "OutdatedClient", true
-	case IncompatibleAuditMetadata:
-		return "IncompatibleAuditMetadata", true
-	case NewReplicaSetConfigurationIncompatible:
-		return "NewReplicaSetConfigurationIncompatible", true
-	case NodeNotElectable:
-		return "NodeNotElectable", true
-	case IncompatibleShardingMetadata:
-		return "IncompatibleShardingMetadata", true
-	case DistributedClockSkewed:
-		return "DistributedClockSkewed", true
-	case LockFailed:
-		return "LockFailed", true
-	case InconsistentReplicaSetNames:
-		return "InconsistentReplicaSetNames", true
-	case ConfigurationInProgress:
-		return "ConfigurationInProgress", true
-	case CannotInitializeNodeWithData:
-		return "CannotInitializeNodeWithData", true
-	case NotExactValueField:
-		return "NotExactValueField", true
-	case WriteConflict:
-		return "WriteConflict", true
-	case InitialSyncFailure:
-		return "InitialSyncFailure", true
-	case InitialSyncOplogSourceMissing:
-		return "InitialSyncOplogSourceMissing", true
-	case CommandNotSupported:
-		return "CommandNotSupported", true
-	case DocTooLargeForCapped:
-		return "DocTooLargeForCapped", true
-	case ConflictingOperationInProgress:
-		return "ConflictingOperationInProgress", true
-	case NamespaceNotSharded:
-		return "NamespaceNotSharded", true
-	case InvalidSyncSource:
-		return "InvalidSyncSource", true
-	case OplogStartMissing:
-		return "OplogStartMissing", true
-	case DocumentValidationFailure:
-		return "DocumentValidationFailure", true
-	case OBSOLETE_ReadAfterOptimeTimeout:
-		return "OBSOLETE_ReadAfterOptimeTimeout", true
-	case NotAReplicaSet:
-		return "NotAReplicaSet", true
-	case IncompatibleElectionProtocol:
-		return "IncompatibleElectionProtocol", true
-	case CommandFailed:
-		return "CommandFailed", true
-	case RPCProtocolNegotiationFailed:
-		return "RPCProtocolNegotiationFailed", true
-	case UnrecoverableRollbackError:
-		return "UnrecoverableRollbackError", true
-	case LockNotFound:
-		return "LockNotFound", true
-	case LockStateChangeFailed:
-		return "LockStateChangeFailed", true
-	case SymbolNotFound:
-		return "SymbolNotFound", true
-	case OBSOLETE_ConfigServersInconsistent:
-		return "OBSOLETE_ConfigServersInconsistent", true
-	case FailedToSatisfyReadPreference:
-		return "FailedToSatisfyReadPreference", true
-	case ReadConcernMajorityNotAvailableYet:
-		return "ReadConcernMajorityNotAvailableYet", true
-	case StaleTerm:
-		return "StaleTerm", true
-	case CappedPositionLost:
-		return "CappedPositionLost", true
-	case IncompatibleShardingConfigVersion:
-		return "IncompatibleShardingConfigVersion", true
-	case RemoteOplogStale:
-		return "RemoteOplogStale", true
-	case JSInterpreterFailure:
-		return "JSInterpreterFailure", true
-	case InvalidSSLConfiguration:
-		return "InvalidSSLConfiguration", true
-	case SSLHandshakeFailed:
-		return "SSLHandshakeFailed", true
-	case JSUncatchableError:
-		return "JSUncatchableError", true
-	case CursorInUse:
-		return "CursorInUse", true
-	case IncompatibleCatalogManager:
-		return "IncompatibleCatalogManager", true
-	case PooledConnectionsDropped:
-		return "PooledConnectionsDropped", true
-	case ExceededMemoryLimit:
-		return "ExceededMemoryLimit", true
-	case ZLibError:
-		return "ZLibError", true
-	case ReadConcernMajorityNotEnabled:
-		return "ReadConcernMajorityNotEnabled", true
-	case NoConfigPrimary:
-		return "NoConfigPrimary", true
-	case StaleEpoch:
-		return "StaleEpoch", true
-	case OperationCannotBeBatched:
-		return "OperationCannotBeBatched", true
-	case OplogOutOfOrder:
-		return "OplogOutOfOrder", true
-	case ChunkTooBig:
-		return "ChunkTooBig", true
-	case InconsistentShardIdentity:
-		return "InconsistentShardIdentity", true
-	case CannotApplyOplogWhilePrimary:
-		return "CannotApplyOplogWhilePrimary", true
-	case OBSOLETE_NeedsDocumentMove:
-		return "OBSOLETE_NeedsDocumentMove", true
-	case CanRepairToDowngrade:
-		return "CanRepairToDowngrade", true
-	case MustUpgrade:
-		return "MustUpgrade", true
-	case DurationOverflow:
-		return "DurationOverflow", true
-	case MaxStalenessOutOfRange:
-		return "MaxStalenessOutOfRange", true
-	case IncompatibleCollationVersion:
-		return "IncompatibleCollationVersion", true
-	case CollectionIsEmpty:
-		return "CollectionIsEmpty", true
-	case ZoneStillInUse:
-		return "ZoneStillInUse", true
-	case InitialSyncActive:
-		return "InitialSyncActive", true
-	case ViewDepthLimitExceeded:
-		return "ViewDepthLimitExceeded", true
-	case CommandNotSupportedOnView:
-		return "CommandNotSupportedOnView", true
-	case OptionNotSupportedOnView:
-		return "OptionNotSupportedOnView", true
-	case InvalidPipelineOperator:
-		return "InvalidPipelineOperator", true
-	case CommandOnShardedViewNotSupportedOnMongod:
-		return "CommandOnShardedViewNotSupportedOnMongod", true
-	case TooManyMatchingDocuments:
-		return "TooManyMatchingDocuments", true
-	case CannotIndexParallelArrays:
-		return "CannotIndexParallelArrays", true
-	case TransportSessionClosed:
-		return "TransportSessionClosed", true
-	case TransportSessionNotFound:
-		return "TransportSessionNotFound", true
-	case TransportSessionUnknown:
-		return "TransportSessionUnknown", true
-	case QueryPlanKilled:
-		return "QueryPlanKilled", true
-	case FileOpenFailed:
-		return "FileOpenFailed", true
-	case ZoneNotFound:
-		return "ZoneNotFound", true
-	case RangeOverlapConflict:
-		return "RangeOverlapConflict", true
-	case WindowsPdhError:
-		return "WindowsPdhError", true
-	case BadPerfCounterPath:
-		return "BadPerfCounterPath", true
-	case AmbiguousIndexKeyPattern:
-		return "AmbiguousIndexKeyPattern", true
-	case InvalidViewDefinition:
-		return "InvalidViewDefinition", true
-	case ClientMetadataMissingField:
-		return "ClientMetadataMissingField", true
-	case ClientMetadataAppNameTooLarge:
-		return "ClientMetadataAppNameTooLarge", true
-	case ClientMetadataDocumentTooLarge:
-		return "ClientMetadataDocumentTooLarge", true
-	case ClientMetadataCannotBeMutated:
-		return "ClientMetadataCannotBeMutated", true
-	case LinearizableReadConcernError:
-		return "LinearizableReadConcernError", true
-	case IncompatibleServerVersion:
-		return "IncompatibleServerVersion", true
-	case PrimarySteppedDown:
-		return "PrimarySteppedDown", true
-	case MasterSlaveConnectionFailure:
-		return "MasterSlaveConnectionFailure", true
-	case OBSOLETE_BalancerLostDistributedLock:
-		return "OBSOLETE_BalancerLostDistributedLock", true
-	case FailPointEnabled:
-		return "FailPointEnabled", true
-	case OBSOLETE_NoShardingEnabled:
-		return "OBSOLETE_NoShardingEnabled", true
-	case BalancerInterrupted:
-		return "BalancerInterrupted", true
-	case ViewPipelineMaxSizeExceeded:
-		return "ViewPipelineMaxSizeExceeded", true
-	case InvalidIndexSpecificationOption:
-		return "InvalidIndexSpecificationOption", true
-	case OBSOLETE_ReceivedOpReplyMessage:
-		return "OBSOLETE_ReceivedOpReplyMessage", true
-	case ReplicaSetMonitorRemoved:
-		return "ReplicaSetMonitorRemoved", true
-	case ChunkRangeCleanupPending:
-		return "ChunkRangeCleanupPending", true
-	case CannotBuildIndexKeys:
-		return "CannotBuildIndexKeys", true
-	case NetworkInterfaceExceededTimeLimit:
-		return "NetworkInterfaceExceededTimeLimit", true
-	case ShardingStateNotInitialized:
-		return "ShardingStateNotInitialized", true
-	case TimeProofMismatch:
-		return "TimeProofMismatch", true
-	case ClusterTimeFailsRateLimiter:
-		return "ClusterTimeFailsRateLimiter", true
-	case NoSuchSession:
-		return "NoSuchSession", true
-	case InvalidUUID:
-		return "InvalidUUID", true
-	case TooManyLocks:
-		return "TooManyLocks", true
-	case StaleClusterTime:
-		return "StaleClusterTime", true
-	case CannotVerifyAndSignLogicalTime:
-		return "CannotVerifyAndSignLogicalTime", true
-	case KeyNotFound:
-		return "KeyNotFound", true
-	case IncompatibleRollbackAlgorithm:
-		return "IncompatibleRollbackAlgorithm", true
-	case DuplicateSession:
-		return "DuplicateSession", true
-	case AuthenticationRestrictionUnmet:
-		return "AuthenticationRestrictionUnmet", true
-	case DatabaseDropPending:
-		return "DatabaseDropPending", true
-	case ElectionInProgress:
-		return "ElectionInProgress", true
-	case IncompleteTransactionHistory:
-		return "IncompleteTransactionHistory", true
-	case UpdateOperationFailed:
-		return "UpdateOperationFailed", true
-	case FTDCPathNotSet:
-		return "FTDCPathNotSet", true
-	case FTDCPathAlreadySet:
-		return "FTDCPathAlreadySet", true
-	case IndexModified:
-		return "IndexModified", true
-	case CloseChangeStream:
-		return "CloseChangeStream", true
-	case IllegalOpMsgFlag:
-		return "IllegalOpMsgFlag", true
-	case QueryFeatureNotAllowed:
-		return "QueryFeatureNotAllowed", true
-	case TransactionTooOld:
-		return "TransactionTooOld", true
-	case AtomicityFailure:
-		return "AtomicityFailure", true
-	case CannotImplicitlyCreateCollection:
-		return "CannotImplicitlyCreateCollection", true
-	case SessionTransferIncomplete:
-		return "SessionTransferIncomplete", true
-	case MustDowngrade:
-		return "MustDowngrade", true
-	case DNSHostNotFound:
-		return "DNSHostNotFound", true
-	case DNSProtocolError:
-		return "DNSProtocolError", true
-	case MaxSubPipelineDepthExceeded:
-		return "MaxSubPipelineDepthExceeded", true
-	case TooManyDocumentSequences:
-		return "TooManyDocumentSequences", true
-	case RetryChangeStream:
-		return "RetryChangeStream", true
-	case InternalErrorNotSupported:
-		return "InternalErrorNotSupported", true
-	case ForTestingErrorExtraInfo:
-		return "ForTestingErrorExtraInfo", true
-	case CursorKilled:
-		return "CursorKilled", true
-	case NotImplemented:
-		return "NotImplemented", true
-	case SnapshotTooOld:
-		return "SnapshotTooOld", true
-	case DNSRecordTypeMismatch:
-		return "DNSRecordTypeMismatch", true
-	case ConversionFailure:
-		return "ConversionFailure", true
-	case CannotCreateCollection:
-		return "CannotCreateCollection", true
-	case IncompatibleWithUpgradedServer:
-		return "IncompatibleWithUpgradedServer", true
-	case NOT_YET_AVAILABLE_TransactionAborted:
-		return "NOT_YET_AVAILABLE_TransactionAborted", true
-	case BrokenPromise:
-		return "BrokenPromise", true
-	case SnapshotUnavailable:
-		return "SnapshotUnavailable", true
-	case ProducerConsumerQueueBatchTooLarge:
-		return "ProducerConsumerQueueBatchTooLarge", true
-	case ProducerConsumerQueueEndClosed:
-		return "ProducerConsumerQueueEndClosed", true
-	case StaleDbVersion:
-		return "StaleDbVersion", true
-	case StaleChunkHistory:
-		return "StaleChunkHistory", true
-	case NoSuchTransaction:
-		return "NoSuchTransaction", true
-	case ReentrancyNotAllowed:
-		return "ReentrancyNotAllowed", true
-	case FreeMonHttpInFlight:
-		return "FreeMonHttpInFlight", true
-	case FreeMonHttpTemporaryFailure:
-		return "FreeMonHttpTemporaryFailure", true
-	case FreeMonHttpPermanentFailure:
-		return "FreeMonHttpPermanentFailure", true
-	case TransactionCommitted:
-		return "TransactionCommitted", true
-	case TransactionTooLarge:
-		return "TransactionTooLarge", true
-	case UnknownFeatureCompatibilityVersion:
-		return "UnknownFeatureCompatibilityVersion", true
-	case KeyedExecutorRetry:
-		return "KeyedExecutorRetry", true
-	case InvalidResumeToken:
-		return "InvalidResumeToken", true
-	case TooManyLogicalSessions:
-		return "TooManyLogicalSessions", true
-	case ExceededTimeLimit:
-		return "ExceededTimeLimit", true
-	case OperationNotSupportedInTransaction:
-		return "OperationNotSupportedInTransaction", true
-	case TooManyFilesOpen:
-		return "TooManyFilesOpen", true
-	case OrphanedRangeCleanUpFailed:
-		return "OrphanedRangeCleanUpFailed", true
-	case FailPointSetFailed:
-		return "FailPointSetFailed", true
-	case PreparedTransactionInProgress:
-		return "PreparedTransactionInProgress", true
-	case CannotBackup:
-		return "CannotBackup", true
-	case DataModifiedByRepair:
-		return "DataModifiedByRepair", true
-	case RepairedReplicaSetNode:
-		return "RepairedReplicaSetNode", true
-	case JSInterpreterFailureWithStack:
-		return "JSInterpreterFailureWithStack", true
-	case MigrationConflict:
-		return "MigrationConflict", true
-	case ProducerConsumerQueueProducerQueueDepthExceeded:
-		return "ProducerConsumerQueueProducerQueueDepthExceeded", true
-	case ProducerConsumerQueueConsumed:
-		return "ProducerConsumerQueueConsumed", true
-	case ExchangePassthrough:
-		return "ExchangePassthrough", true
-	case IndexBuildAborted:
-		return "IndexBuildAborted", true
-	case AlarmAlreadyFulfilled:
-		return "AlarmAlreadyFulfilled", true
-	case UnsatisfiableCommitQuorum:
-		return "UnsatisfiableCommitQuorum", true
-	case ClientDisconnect:
-		return "ClientDisconnect", true
-	case ChangeStreamFatalError:
-		return "ChangeStreamFatalError", true
-	case TransactionCoordinatorSteppingDown:
-		return "TransactionCoordinatorSteppingDown", true
-	case TransactionCoordinatorReachedAbortDecision:
-		return "TransactionCoordinatorReachedAbortDecision", true
-	case WouldChangeOwningShard:
-		return "WouldChangeOwningShard", true
-	case ForTestingErrorExtraInfoWithExtraInfoInNamespace:
-		return "ForTestingErrorExtraInfoWithExtraInfoInNamespace", true
-	case IndexBuildAlreadyInProgress:
-		return "IndexBuildAlreadyInProgress", true
-	case ChangeStreamHistoryLost:
-		return "ChangeStreamHistoryLost", true
-	case TransactionCoordinatorDeadlineTaskCanceled:
-		return "TransactionCoordinatorDeadlineTaskCanceled", true
-	case ChecksumMismatch:
-		return "ChecksumMismatch", true
-	case WaitForMajorityServiceEarlierOpTimeAvailable:
-		return "WaitForMajorityServiceEarlierOpTimeAvailable", true
-	case TransactionExceededLifetimeLimitSeconds:
-		return "TransactionExceededLifetimeLimitSeconds", true
-	case NoQueryExecutionPlans:
-		return "NoQueryExecutionPlans", true
-	case QueryExceededMemoryLimitNoDiskUseAllowed:
-		return "QueryExceededMemoryLimitNoDiskUseAllowed", true
-	case InvalidSeedList:
-		return "InvalidSeedList", true
-	case InvalidTopologyType:
-		return "InvalidTopologyType", true
-	case InvalidHeartBeatFrequency:
-		return "InvalidHeartBeatFrequency", true
-	case TopologySetNameRequired:
-		return "TopologySetNameRequired", true
-	case HierarchicalAcquisitionLevelViolation:
-		return "HierarchicalAcquisitionLevelViolation", true
-	case InvalidServerType:
-		return "InvalidServerType", true
-	case OCSPCertificateStatusRevoked:
-		return "OCSPCertificateStatusRevoked", true
-	case RangeDeletionAbandonedBecauseCollectionWithUUIDDoesNotExist:
-		return "RangeDeletionAbandonedBecauseCollectionWithUUIDDoesNotExist", true
-	case DataCorruptionDetected:
-		return "DataCorruptionDetected", true
-	case OCSPCertificateStatusUnknown:
-		return "OCSPCertificateStatusUnknown", true
-	case SplitHorizonChange:
-		return "SplitHorizonChange", true
-	case ReadThroughCacheLookupCanceled:
-		return "ReadThroughCacheLookupCanceled", true
-	case RangeDeletionAbandonedBecauseTaskDocumentDoesNotExist:
-		return "RangeDeletionAbandonedBecauseTaskDocumentDoesNotExist", true
-	case CurrentConfigNotCommittedYet:
-		return "CurrentConfigNotCommittedYet", true
-	case ExhaustCommandFinished:
-		return "ExhaustCommandFinished", true
-	case PeriodicJobIsStopped:
-		return "PeriodicJobIsStopped", true
-	case TransactionCoordinatorCanceled:
-		return "TransactionCoordinatorCanceled", true
-	case OperationIsKilledAndDelisted:
-		return "OperationIsKilledAndDelisted", true
-	case ResumableRangeDeleterDisabled:
-		return "ResumableRangeDeleterDisabled", true
-	case ObjectIsBusy:
-		return "ObjectIsBusy", true
-	case TooStaleToSyncFromSource:
-		return "TooStaleToSyncFromSource", true
-	case QueryTrialRunCompleted:
-		return "QueryTrialRunCompleted", true
-	case ConnectionPoolExpired:
-		return "ConnectionPoolExpired", true
-	case ForTestingOptionalErrorExtraInfo:
-		return "ForTestingOptionalErrorExtraInfo", true
-	case MovePrimaryInProgress:
-		return "MovePrimaryInProgress", true
-	case APIVersionError:
-		return "APIVersionError", true
-	case APIStrictError:
-		return "APIStrictError", true
-	case APIDeprecationError:
-		return "APIDeprecationError", true
-	case OplogQueryMinTsMissing:
-		return "OplogQueryMinTsMissing", true
-	case SkipCommandExecution:
-		return "SkipCommandExecution", true
-	case FailedToRunWithReplyBuilder:
-		return "FailedToRunWithReplyBuilder", true
-	case CannotDowngrade:
-		return "CannotDowngrade", true
-	case ServiceExecutorInShutdown:
-		return "ServiceExecutorInShutdown", true
-	case MechanismUnavailable:
-		return "MechanismUnavailable", true
-	case TimeseriesBucketCleared:
-		return "TimeseriesBucketCleared", true
-	case AuthenticationAbandoned:
-		return "AuthenticationAbandoned", true
-	case ReshardCollectionInProgress:
-		return "ReshardCollectionInProgress", true
-	case NoSuchReshardCollection:
-		return "NoSuchReshardCollection", true
-	case ReshardCollectionCommitted:
-		return "ReshardCollectionCommitted", true
-	case ReshardCollectionAborted:
-		return "ReshardCollectionAborted", true
-	case ReshardingCriticalSectionTimeout:
-		return "ReshardingCriticalSectionTimeout", true
-	case ShardCannotRefreshDueToLocksHeld:
-		return "ShardCannotRefreshDueToLocksHeld", true
-	case AuditingNotEnabled:
-		return "AuditingNotEnabled", true
-	case RuntimeAuditConfigurationNotEnabled:
-		return "RuntimeAuditConfigurationNotEnabled", true
-	case ChangeStreamInvalidated:
-		return "ChangeStreamInvalidated", true
-	case APIMismatchError:
-		return "APIMismatchError", true
-	case ChangeStreamTopologyChange:
-		return "ChangeStreamTopologyChange", true
-	case KeyPatternShorterThanBound:
-		return "KeyPatternShorterThanBound", true
-	case ReshardCollectionTruncatedError:
-		return "ReshardCollectionTruncatedError", true
-	case ChangeStreamStartAfterInvalidate:
-		return "ChangeStreamStartAfterInvalidate", true
-	case UnsupportedOpQueryCommand:
-		return "UnsupportedOpQueryCommand", true
-	case LoadBalancerSupportMismatch:
-		return "LoadBalancerSupportMismatch", true
-	case InterruptedDueToStorageChange:
-		return "InterruptedDueToStorageChange", true
-	case TxnRetryCounterTooOld:
-		return "TxnRetryCounterTooOld", true
-	case InvalidBSONType:
-		return "InvalidBSONType", true
-	case InternalTransactionNotSupported:
-		return "InternalTransactionNotSupported", true
-	case CannotConvertIndexToUnique:
-		return "CannotConvertIndexToUnique", true
-	case PlacementVersionRefreshCanceled:
-		return "PlacementVersionRefreshCanceled", true
-	case CollectionUUIDMismatch:
-		return "CollectionUUIDMismatch", true
-	case FutureAlreadyRetrieved:
-		return "FutureAlreadyRetrieved", true
-	case RetryableTransactionInProgress:
-		return "RetryableTransactionInProgress", true
-	case TemporarilyUnavailable:
-		return "TemporarilyUnavailable", true
-	case WouldChangeOwningShardDeletedNoDocument:
-		return "WouldChangeOwningShardDeletedNoDocument", true
-	case FLECompactionPlaceholder:
-		return "FLECompactionPlaceholder", true
-	case FLETransactionAbort:
-		return "FLETransactionAbort", true
-	case CannotDropShardKeyIndex:
-		return "CannotDropShardKeyIndex", true
-	case UserWritesBlocked:
-		return "UserWritesBlocked", true
-	case CloseConnectionForShutdownCommand:
-		return "CloseConnectionForShutdownCommand", true
-	case InternalTransactionsExhaustiveFindHasMore:
-		return "InternalTransactionsExhaustiveFindHasMore", true
-	case TransactionAPIMustRetryTransaction:
-		return "TransactionAPIMustRetryTransaction", true
-	case TransactionAPIMustRetryCommit:
-		return "TransactionAPIMustRetryCommit", true
-	case ChangeStreamNotEnabled:
-		return "ChangeStreamNotEnabled", true
-	case FLEMaxTagLimitExceeded:
-		return "FLEMaxTagLimitExceeded", true
-	case NonConformantBSON:
-		return "NonConformantBSON", true
-	case DatabaseMetadataRefreshCanceled:
-		return "DatabaseMetadataRefreshCanceled", true
-	case RequestAlreadyFulfilled:
-		return "RequestAlreadyFulfilled", true
-	case ReshardingCoordinatorServiceConflictingOperationInProgress:
-		return "ReshardingCoordinatorServiceConflictingOperationInProgress", true
-	case RemoteCommandExecutionError:
-		return "RemoteCommandExecutionError", true
-	case CollectionIsEmptyLocally:
-		return "CollectionIsEmptyLocally", true
-	case ConnectionError:
-		return "ConnectionError", true
-	case ConflictingServerlessOperation:
-		return "ConflictingServerlessOperation", true
-	case DuplicateKeyId:
-		return "DuplicateKeyId", true
-	case EncounteredFLEPayloadWhileApplyingHmac:
-		return "EncounteredFLEPayloadWhileApplyingHmac", true
-	case TransactionTooLargeForCache:
-		return "TransactionTooLargeForCache", true
-	case LibmongocryptError:
-		return "LibmongocryptError", true
-	case InvalidSignature:
-		return "InvalidSignature", true
-	case ReauthenticationRequired:
-		return "ReauthenticationRequired", true
-	case InvalidJWT:
-		return "InvalidJWT", true
-	case InvalidTenantId:
-		return "InvalidTenantId", true
-	case TruncatedSerialization:
-		return "TruncatedSerialization", true
-	case IndexInformationTooLarge:
-		return "IndexInformationTooLarge", true
-	case StreamTerminated:
-		return "StreamTerminated", true
-	case CannotUpgrade:
-		return "CannotUpgrade", true
-	case ResumeTenantChangeStream:
-		return "ResumeTenantChangeStream", true
-	case ResourceExhausted:
-		return "ResourceExhausted", true
-	case UnsupportedShardingEventNotification:
-		return "UnsupportedShardingEventNotification", true
-	case LDAPRoleAcquisitionError:
-		return "LDAPRoleAcquisitionError", true
-	case CannotCreateChunkDistribution:
-		return "CannotCreateChunkDistribution", true
-	case MigrationBlockingOperationCoordinatorCleaningUp:
-		return "MigrationBlockingOperationCoordinatorCleaningUp", true
-	case PooledConnectionAcquisitionExceededTimeLimit:
-		return "PooledConnectionAcquisitionExceededTimeLimit", true
-	case CannotInsertTimeseriesBucketsWithMixedSchema:
-		return "CannotInsertTimeseriesBucketsWithMixedSchema", true
-	case TimeseriesBucketCompressionFailed:
-		return "TimeseriesBucketCompressionFailed", true
-	case TimeseriesBucketFrozen:
-		return "TimeseriesBucketFrozen", true
-	case QueryRejectedBySettings:
-		return "QueryRejectedBySettings", true
-	case UpdatesStillPending:
-		return "UpdatesStillPending", true
-	case TransactionParticipantFailedUnyield:
-		return "TransactionParticipantFailedUnyield", true
-	case AddOrRemoveShardInProgress:
-		return "AddOrRemoveShardInProgress", true
-	case StreamProcessorDoesNotExist:
-		return "StreamProcessorDoesNotExist", true
-	case StreamProcessorAlreadyExists:
-		return "StreamProcessorAlreadyExists", true
-	case StreamProcessorWorkerShuttingDown:
-		return "StreamProcessorWorkerShuttingDown", true
-	case StreamProcessorWorkerOutOfMemory:
-		return "StreamProcessorWorkerOutOfMemory", true
-	case StreamProcessorKafkaConnectionError:
-		return "StreamProcessorKafkaConnectionError", true
-	case StreamProcessorInvalidOptions:
-		return "StreamProcessorInvalidOptions", true
-	case StreamProcessorAtlasConnectionError:
-		return "StreamProcessorAtlasConnectionError", true
-	case StreamProcessorAtlasUnauthorizedError:
-		return "StreamProcessorAtlasUnauthorizedError", true
-	case StreamProcessorSourceDocTooLarge:
-		return "StreamProcessorSourceDocTooLarge", true
-	case StreamProcessorTooManyOutputTargets:
-		return "StreamProcessorTooManyOutputTargets", true
-	case StreamProcessorCannotResumeFromSource:
-		return "StreamProcessorCannotResumeFromSource", true
-	case IndexIsEmpty:
-		return "IndexIsEmpty", true
-	case DbCheckSecondaryBatchTimeout:
-		return "DbCheckSecondaryBatchTimeout", true
-	case DbCheckAttemptOnClusteredCollectionIdIndex:
-		return "DbCheckAttemptOnClusteredCollectionIdIndex", true
-	case DbCheckInconsistentHash:
-		return "DbCheckInconsistentHash", true
-	case IndexKeyOrderViolation:
-		return "IndexKeyOrderViolation", true
-	case ChunkMetadataInconsistency:
-		return "ChunkMetadataInconsistency", true
-	case OfflineValidationFailedToComplete:
-		return "OfflineValidationFailedToComplete", true
-	case AdmissionQueueOverflow:
-		return "AdmissionQueueOverflow", true
-	case NoDistinctScansForDistinctEligibleQuery:
-		return "NoDistinctScansForDistinctEligibleQuery", true
-	case QueryStatsFailedToRecord:
-		return "QueryStatsFailedToRecord", true
-	case StreamProcessorHTTPSConnectionError:
-		return "StreamProcessorHTTPSConnectionError", true
-	case StreamProcessorExternalFunctionConnectionError:
-		return "StreamProcessorExternalFunctionConnectionError", true
-	case RetryMultiPlanning:
-		return "RetryMultiPlanning", true
-	case StreamProcessorS3ConnectionError:
-		return "StreamProcessorS3ConnectionError", true
-	case StreamProcessorS3Error:
-		return "StreamProcessorS3Error", true
-	case DatabaseMetadataRefreshCanceledDueToFCVTransition:
-		return "DatabaseMetadataRefreshCanceledDueToFCVTransition", true
-	case ClusterUMCErrorWithWriteConcernError:
-		return "ClusterUMCErrorWithWriteConcernError", true
-	case ObjectAlreadyExists:
-		return "ObjectAlreadyExists", true
-	case StreamProcessorInvalidNamespace:
-		return "StreamProcessorInvalidNamespace", true
-	case RateLimitExceeded:
-		return "RateLimitExceeded", true
-	case PooledConnectionAcquisitionRejected:
-		return "PooledConnectionAcquisitionRejected", true
-	case StreamProcessorS3TokenExpired:
-		return "StreamProcessorS3TokenExpired", true
-	case ReleaseMemoryShardError:
-		return "ReleaseMemoryShardError", true
-	case InterruptedDueToReshardingCriticalSection:
-		return "InterruptedDueToReshardingCriticalSection", true
-	case ReplayClientConfigurationError:
-		return "ReplayClientConfigurationError", true
-	case ReplayClientNotConnected:
-		return "ReplayClientNotConnected", true
-	case ReplayClientFailedToProcessBSON:
-		return "ReplayClientFailedToProcessBSON", true
-	case ReplayClientInternalError:
-		return "ReplayClientInternalError", true
-	case ReplayClientSessionSchedulerError:
-		return "ReplayClientSessionSchedulerError", true
-	case ReplayClientSessionSimulationError:
-		return "ReplayClientSessionSimulationError", true
-	case StreamProcessorKinesisConnectionError:
-		return "StreamProcessorKinesisConnectionError", true
-	case StreamProcessorKinesisError:
-		return "StreamProcessorKinesisError", true
-	case IngressRequestRateLimitExceeded:
-		return "IngressRequestRateLimitExceeded", true
-	case SocketException:
-		return "SocketException", true
-	case OBSOLETE_RecvStaleConfig:
-		return "OBSOLETE_RecvStaleConfig", true
-	case CannotGrowDocumentInCappedNamespace:
-		return "CannotGrowDocumentInCappedNamespace", true
-	case LegacyNotPrimary:
-		return "LegacyNotPrimary", true
-	case NotWritablePrimary:
-		return "NotWritablePrimary", true
-	case BSONObjectTooLarge:
-		return "BSONObjectTooLarge", true
-	case DuplicateKey:
-		return "DuplicateKey", true
-	case InterruptedAtShutdown:
-		return "InterruptedAtShutdown", true
-	case Interrupted:
-		return "Interrupted", true
-	case InterruptedDueToReplStateChange:
-		return "InterruptedDueToReplStateChange", true
-	case BackgroundOperationInProgressForDatabase:
-		return "BackgroundOperationInProgressForDatabase", true
-	case BackgroundOperationInProgressForNamespace:
-		return "BackgroundOperationInProgressForNamespace", true
-	case OBSOLETE_PrepareConfigsFailed:
-		return "OBSOLETE_PrepareConfigsFailed", true
-	case MergeStageNoMatchingDocument:
-		return "MergeStageNoMatchingDocument", true
-	case DatabaseDifferCase:
-		return "DatabaseDifferCase", true
-	case StaleConfig:
-		return "StaleConfig", true
-	case NotPrimaryNoSecondaryOk:
-		return "NotPrimaryNoSecondaryOk", true
-	case NotPrimaryOrSecondary:
-		return "NotPrimaryOrSecondary", true
-	case OutOfDiskSpace:
-		return "OutOfDiskSpace", true
-	case OBSOLETE_KeyTooLong:
-		return "OBSOLETE_KeyTooLong", true
-	case NamespaceCannotBeSharded:
-		return "NamespaceCannotBeSharded", true
-	case SearchNotEnabled:
-		return "SearchNotEnabled", true
-	case IDLDuplicateField:
-		return "IDLDuplicateField", true
-	case IDLFailedToParse:
-		return "IDLFailedToParse", true
-	case IDLUnknownField:
-		return "IDLUnknownField", true
-	case ClientMarkedKilled:
-		return "ClientMarkedKilled", true
-	case NotARetryableWriteCommand:
-		return "NotARetryableWriteCommand", true
-	case BackupCursorOpenConflictWithCheckpoint:
-		return "BackupCursorOpenConflictWithCheckpoint", true
-	case ConfigServerUnreachable:
-		return "ConfigServerUnreachable", true
-	case RetryableInternalTransactionNotSupported:
-		return "RetryableInternalTransactionNotSupported", true
-	case RetriableRemoteCommandFailure:
-		return "RetriableRemoteCommandFailure", true
-	case IllegalChangeToExpectedShardVersion:
-		return "IllegalChangeToExpectedShardVersion", true
-	case IllegalChangeToExpectedDatabaseVersion:
-		return "IllegalChangeToExpectedDatabaseVersion", true
-	case RemoveShardDrainingInProgress:
-		return "RemoveShardDrainingInProgress", true
-	case IDLUnknownFieldPossibleMongocryptd:
-		return "IDLUnknownFieldPossibleMongocryptd", true
-	case IndexNotFoundCachedPlan:
-		return "IndexNotFoundCachedPlan", true
-	case UnsupportedCbrNode:
-		return "UnsupportedCbrNode", true
-	case HistogramCEFailure:
-		return "HistogramCEFailure", true
-	case SamplingCEFailure:
-		return "SamplingCEFailure", true
-	case CEFailure:
-		return "CEFailure", true
-	case InterruptedDueToFCVChange:
-		return "InterruptedDueToFCVChange", true
-	case ReadThroughCacheTimeMonotonicityViolation:
-		return "ReadThroughCacheTimeMonotonicityViolation", true
-	}
-	return "", false
+	n, ok := names[c]
+	return n, ok
 }

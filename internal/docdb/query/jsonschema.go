@@ -435,85 +435,128 @@ func (s *schema) parseArrayKeywords(get func(string) (any, bool)) error {
 	return nil
 }
 
+// parseObjectKeywords parses the keywords that apply to objects.
 func (s *schema) parseObjectKeywords(get func(string) (any, bool)) error {
-	if v, ok := get("required"); ok {
-		arr, isArr := AsArray(v)
-		if !isArr {
-			return typeMismatch("$jsonSchema keyword 'required' must be an array, but found an element of type %s", TypeName(v))
+	for _, parse := range []func(func(string) (any, bool)) error{
+		s.parseRequired, s.parseProperties, s.parsePatternProperties,
+		s.parseAdditionalProperties, s.parsePropertyCounts, s.parseDependencies,
+	} {
+		if err := parse(get); err != nil {
+			return err
 		}
-		for _, e := range arr {
-			str, isStr := e.(string)
-			if !isStr {
-				return typeMismatch("$jsonSchema keyword 'required' must be an array of strings, but found an element of type: %s", TypeName(e))
-			}
-			if slices.Contains(s.required, str) {
-				return failedToParse("$jsonSchema keyword 'required' array cannot contain duplicate values")
-			}
-			s.required = append(s.required, str)
-		}
-		if len(s.required) == 0 {
-			return failedToParse("$jsonSchema keyword 'required' cannot be an empty array")
-		}
-		slices.Sort(s.required)
-		s.requiredArg = v
 	}
-	if v, ok := get("properties"); ok {
+	return nil
+}
+
+// parseRequired parses the required keyword: distinct field names, sorted.
+func (s *schema) parseRequired(get func(string) (any, bool)) error {
+	v, ok := get("required")
+	if !ok {
+		return nil
+	}
+	arr, isArr := AsArray(v)
+	if !isArr {
+		return typeMismatch("$jsonSchema keyword 'required' must be an array, but found an element of type %s", TypeName(v))
+	}
+	for _, e := range arr {
+		str, isStr := e.(string)
+		if !isStr {
+			return typeMismatch("$jsonSchema keyword 'required' must be an array of strings, but found an element of type: %s", TypeName(e))
+		}
+		if slices.Contains(s.required, str) {
+			return failedToParse("$jsonSchema keyword 'required' array cannot contain duplicate values")
+		}
+		s.required = append(s.required, str)
+	}
+	if len(s.required) == 0 {
+		return failedToParse("$jsonSchema keyword 'required' cannot be an empty array")
+	}
+	slices.Sort(s.required)
+	s.requiredArg = v
+	return nil
+}
+
+// parseProperties parses the properties keyword: a schema per field.
+func (s *schema) parseProperties(get func(string) (any, bool)) error {
+	v, ok := get("properties")
+	if !ok {
+		return nil
+	}
+	d, isDoc := AsDocument(v)
+	if !isDoc {
+		return typeMismatch("$jsonSchema keyword 'properties' must be an object")
+	}
+	for _, e := range d {
+		pd, isDoc := AsDocument(e.Value)
+		if !isDoc {
+			return typeMismatch("Nested schema for $jsonSchema property '%s' must be an object", e.Key)
+		}
+		sub, err := parseSchema(pd)
+		if err != nil {
+			return err
+		}
+		s.properties = append(s.properties, property{name: e.Key, schema: sub})
+	}
+	return nil
+}
+
+// parsePatternProperties parses the patternProperties keyword: a schema
+// per field name pattern.
+func (s *schema) parsePatternProperties(get func(string) (any, bool)) error {
+	v, ok := get("patternProperties")
+	if !ok {
+		return nil
+	}
+	s.hasAllowedProps = true
+	d, isDoc := AsDocument(v)
+	if !isDoc {
+		return typeMismatch("$jsonSchema keyword 'patternProperties' must be an object")
+	}
+	for _, e := range d {
+		pd, isDoc := AsDocument(e.Value)
+		if !isDoc {
+			return typeMismatch("$jsonSchema keyword 'patternProperties' has property '%s' which is not an object", e.Key)
+		}
+		re, err := CompileRegex(e.Key, "")
+		if err != nil {
+			return err
+		}
+		sub, err := parseSchema(pd)
+		if err != nil {
+			return err
+		}
+		s.patternProperties = append(s.patternProperties, patternProperty{pattern: e.Key, re: re, schema: sub})
+	}
+	return nil
+}
+
+// parseAdditionalProperties parses additionalProperties: a bool or a schema.
+func (s *schema) parseAdditionalProperties(get func(string) (any, bool)) error {
+	v, ok := get("additionalProperties")
+	if !ok {
+		return nil
+	}
+	s.hasAllowedProps = true
+	s.additionalArg = v
+	switch x := v.(type) {
+	case bool:
+		s.additionalPropsOK = &x
+	default:
 		d, isDoc := AsDocument(v)
 		if !isDoc {
-			return typeMismatch("$jsonSchema keyword 'properties' must be an object")
+			return typeMismatch("$jsonSchema keyword 'additionalProperties' must be an object or a boolean")
 		}
-		for _, e := range d {
-			pd, isDoc := AsDocument(e.Value)
-			if !isDoc {
-				return typeMismatch("Nested schema for $jsonSchema property '%s' must be an object", e.Key)
-			}
-			sub, err := parseSchema(pd)
-			if err != nil {
-				return err
-			}
-			s.properties = append(s.properties, property{name: e.Key, schema: sub})
+		sub, err := parseSchema(d)
+		if err != nil {
+			return err
 		}
+		s.additionalProps = sub
 	}
-	if v, ok := get("patternProperties"); ok {
-		s.hasAllowedProps = true
-		d, isDoc := AsDocument(v)
-		if !isDoc {
-			return typeMismatch("$jsonSchema keyword 'patternProperties' must be an object")
-		}
-		for _, e := range d {
-			pd, isDoc := AsDocument(e.Value)
-			if !isDoc {
-				return typeMismatch("$jsonSchema keyword 'patternProperties' has property '%s' which is not an object", e.Key)
-			}
-			re, err := CompileRegex(e.Key, "")
-			if err != nil {
-				return err
-			}
-			sub, err := parseSchema(pd)
-			if err != nil {
-				return err
-			}
-			s.patternProperties = append(s.patternProperties, patternProperty{pattern: e.Key, re: re, schema: sub})
-		}
-	}
-	if v, ok := get("additionalProperties"); ok {
-		s.hasAllowedProps = true
-		s.additionalArg = v
-		switch x := v.(type) {
-		case bool:
-			s.additionalPropsOK = &x
-		default:
-			d, isDoc := AsDocument(v)
-			if !isDoc {
-				return typeMismatch("$jsonSchema keyword 'additionalProperties' must be an object or a boolean")
-			}
-			sub, err := parseSchema(d)
-			if err != nil {
-				return err
-			}
-			s.additionalProps = sub
-		}
-	}
+	return nil
+}
+
+// parsePropertyCounts parses minProperties and maxProperties.
+func (s *schema) parsePropertyCounts(get func(string) (any, bool)) error {
 	for _, k := range []string{"minProperties", "maxProperties"} {
 		if v, ok := get(k); ok {
 			l, err := parseNonNegativeLong(k, v)
@@ -527,43 +570,51 @@ func (s *schema) parseObjectKeywords(get func(string) (any, bool)) error {
 			}
 		}
 	}
-	if v, ok := get("dependencies"); ok {
-		d, isDoc := AsDocument(v)
-		if !isDoc {
-			return typeMismatch("$jsonSchema keyword 'dependencies' must be an object")
+	return nil
+}
+
+// parseDependencies parses the dependencies keyword: per field, a schema or
+// the fields it requires.
+func (s *schema) parseDependencies(get func(string) (any, bool)) error {
+	v, ok := get("dependencies")
+	if !ok {
+		return nil
+	}
+	d, isDoc := AsDocument(v)
+	if !isDoc {
+		return typeMismatch("$jsonSchema keyword 'dependencies' must be an object")
+	}
+	for _, e := range d {
+		if sd, isDoc := AsDocument(e.Value); isDoc {
+			sub, err := parseSchema(sd)
+			if err != nil {
+				return err
+			}
+			s.dependencies = append(s.dependencies, dependency{name: e.Key, schema: sub, arg: e.Value})
+			continue
 		}
-		for _, e := range d {
-			if sd, isDoc := AsDocument(e.Value); isDoc {
-				sub, err := parseSchema(sd)
-				if err != nil {
-					return err
-				}
-				s.dependencies = append(s.dependencies, dependency{name: e.Key, schema: sub, arg: e.Value})
+		arr, isArr := AsArray(e.Value)
+		if !isArr {
+			if _, isStr := e.Value.(string); isStr && (e.Key == "title" || e.Key == "description") {
 				continue
 			}
-			arr, isArr := AsArray(e.Value)
-			if !isArr {
-				if _, isStr := e.Value.(string); isStr && (e.Key == "title" || e.Key == "description") {
-					continue
-				}
-				return typeMismatch("property '%s' in $jsonSchema keyword 'dependencies' must be either an object or an array", e.Key)
-			}
-			if len(arr) == 0 {
-				return failedToParse("property '%s' in $jsonSchema keyword 'dependencies' cannot be an empty array", e.Key)
-			}
-			dep := dependency{name: e.Key, arg: e.Value, properties: []string{}}
-			for _, p := range arr {
-				str, isStr := p.(string)
-				if !isStr {
-					return typeMismatch("array '%s' in $jsonSchema keyword 'dependencies' can only contain strings, but found element of type: %s", e.Key, TypeName(p))
-				}
-				if slices.Contains(dep.properties, str) {
-					return failedToParse("array '%s' in $jsonSchema keyword 'dependencies' contains duplicate element: %s", e.Key, str)
-				}
-				dep.properties = append(dep.properties, str)
-			}
-			s.dependencies = append(s.dependencies, dep)
+			return typeMismatch("property '%s' in $jsonSchema keyword 'dependencies' must be either an object or an array", e.Key)
 		}
+		if len(arr) == 0 {
+			return failedToParse("property '%s' in $jsonSchema keyword 'dependencies' cannot be an empty array", e.Key)
+		}
+		dep := dependency{name: e.Key, arg: e.Value, properties: []string{}}
+		for _, p := range arr {
+			str, isStr := p.(string)
+			if !isStr {
+				return typeMismatch("array '%s' in $jsonSchema keyword 'dependencies' can only contain strings, but found element of type: %s", e.Key, TypeName(p))
+			}
+			if slices.Contains(dep.properties, str) {
+				return failedToParse("array '%s' in $jsonSchema keyword 'dependencies' contains duplicate element: %s", e.Key, str)
+			}
+			dep.properties = append(dep.properties, str)
+		}
+		s.dependencies = append(s.dependencies, dep)
 	}
 	return nil
 }
@@ -855,25 +906,46 @@ func (s *schema) checkArray(v any, c *collector) bool {
 			}
 		}
 	}
-	if s.uniqueItems {
-		for i := range arr {
-			dup := -1
-			for j := 0; j < i; j++ {
-				if equalUnordered(arr[i], arr[j]) {
-					dup = j
-					break
-				}
-			}
-			if dup >= 0 {
-				d := keywordDetail("uniqueItems", s.uniqueItemsArg, "found a duplicate item", v)
-				d = append(d, bson.E{Key: "duplicatedValue", Value: arr[i]})
-				if c.fail(d) {
-					return true
-				}
+	if s.checkUniqueItems(arr, v, c) {
+		return true
+	}
+	stop, additionalFrom := s.checkItems(arr, c)
+	if stop {
+		return true
+	}
+	return s.checkAdditionalItems(arr, additionalFrom, c)
+}
+
+// checkUniqueItems reports the first duplicate item of arr; true stops the
+// check.
+func (s *schema) checkUniqueItems(arr bson.A, v any, c *collector) bool {
+	if !s.uniqueItems {
+		return false
+	}
+	for i := range arr {
+		dup := -1
+		for j := 0; j < i; j++ {
+			if equalUnordered(arr[i], arr[j]) {
+				dup = j
 				break
 			}
 		}
+		if dup >= 0 {
+			d := keywordDetail("uniqueItems", s.uniqueItemsArg, "found a duplicate item", v)
+			d = append(d, bson.E{Key: "duplicatedValue", Value: arr[i]})
+			if c.fail(d) {
+				return true
+			}
+			break
+		}
 	}
+	return false
+}
+
+// checkItems checks items (one schema for every item, or one per position)
+// and returns where additionalItems start (-1: no additionalItems rule
+// applies); true stops the check.
+func (s *schema) checkItems(arr bson.A, c *collector) (bool, int) {
 	additionalFrom := -1
 	if s.items != nil {
 		for i, e := range arr {
@@ -885,7 +957,7 @@ func (s *schema) checkArray(v any, c *collector) bool {
 					{Key: "itemIndex", Value: int32(i)},
 					{Key: "details", Value: toA(sub)},
 				}) {
-					return true
+					return true, -1
 				}
 				break
 			}
@@ -899,43 +971,50 @@ func (s *schema) checkArray(v any, c *collector) bool {
 			var sub []bson.D
 			if !sch.check(arr[i], false, c.sink(&sub)) {
 				if items == nil && !c.detailed() {
-					return c.fail(nil)
+					return c.fail(nil), -1
 				}
 				items = append(items, bson.D{{Key: "itemIndex", Value: int32(i)}, {Key: "details", Value: toA(sub)}})
 			}
 		}
 		if items != nil {
 			if c.fail(bson.D{{Key: "operatorName", Value: "items"}, {Key: "details", Value: items}}) {
-				return true
+				return true, -1
 			}
 		}
 		additionalFrom = len(s.itemsList)
 	}
-	if additionalFrom >= 0 && additionalFrom < len(arr) {
-		switch {
-		case s.additionalItemsOK != nil && !*s.additionalItemsOK:
-			if c.fail(bson.D{
-				{Key: "operatorName", Value: "additionalItems"},
-				{Key: "specifiedAs", Value: bson.D{{Key: "additionalItems", Value: false}}},
-				{Key: "reason", Value: "found additional items"},
-				{Key: "additionalItems", Value: bson.A(arr[additionalFrom:])},
-			}) {
-				return true
-			}
-		case s.additionalItems != nil:
-			for i := additionalFrom; i < len(arr); i++ {
-				var sub []bson.D
-				if !s.additionalItems.check(arr[i], false, c.sink(&sub)) {
-					if c.fail(bson.D{
-						{Key: "operatorName", Value: "additionalItems"},
-						{Key: "reason", Value: "At least one additional item did not match the sub-schema"},
-						{Key: "itemIndex", Value: int32(i)},
-						{Key: "details", Value: toA(sub)},
-					}) {
-						return true
-					}
-					break
+	return false, additionalFrom
+}
+
+// checkAdditionalItems checks the items of arr from additionalFrom on
+// against additionalItems; true stops the check.
+func (s *schema) checkAdditionalItems(arr bson.A, additionalFrom int, c *collector) bool {
+	if additionalFrom < 0 || additionalFrom >= len(arr) {
+		return false
+	}
+	switch {
+	case s.additionalItemsOK != nil && !*s.additionalItemsOK:
+		if c.fail(bson.D{
+			{Key: "operatorName", Value: "additionalItems"},
+			{Key: "specifiedAs", Value: bson.D{{Key: "additionalItems", Value: false}}},
+			{Key: "reason", Value: "found additional items"},
+			{Key: "additionalItems", Value: bson.A(arr[additionalFrom:])},
+		}) {
+			return true
+		}
+	case s.additionalItems != nil:
+		for i := additionalFrom; i < len(arr); i++ {
+			var sub []bson.D
+			if !s.additionalItems.check(arr[i], false, c.sink(&sub)) {
+				if c.fail(bson.D{
+					{Key: "operatorName", Value: "additionalItems"},
+					{Key: "reason", Value: "At least one additional item did not match the sub-schema"},
+					{Key: "itemIndex", Value: int32(i)},
+					{Key: "details", Value: toA(sub)},
+				}) {
+					return true
 				}
+				break
 			}
 		}
 	}
@@ -980,52 +1059,18 @@ func toA(ds []bson.D) bson.A {
 	return a
 }
 
+// checkObject checks the object keywords.
 func (s *schema) checkObject(d bson.D, c *collector) bool {
-	if len(s.properties) > 0 {
-		var failed bson.A
-		for _, p := range s.properties {
-			v, present := Field(d, p.name)
-			if !present {
-				continue // "required" reports missing properties
-			}
-			var sub []bson.D
-			if !p.schema.check(v, false, c.sink(&sub)) {
-				if !c.detailed() {
-					return c.fail(nil)
-				}
-				entry := bson.D{{Key: "propertyName", Value: p.name}}
-				entry = p.schema.appendAnnotations(entry)
-				entry = append(entry, bson.E{Key: "details", Value: toA(sub)})
-				failed = append(failed, entry)
-			}
-		}
-		if failed != nil {
-			if c.fail(bson.D{{Key: "operatorName", Value: "properties"}, {Key: "propertiesNotSatisfied", Value: failed}}) {
-				return true
-			}
-		}
+	if s.checkProperties(d, c) {
+		return true
 	}
 	if s.hasAllowedProps {
 		if s.checkAllowedProperties(d, c) {
 			return true
 		}
 	}
-	if len(s.required) > 0 {
-		var missing bson.A
-		for _, name := range s.required {
-			if _, ok := Field(d, name); !ok {
-				missing = append(missing, name)
-			}
-		}
-		if missing != nil {
-			if c.fail(bson.D{
-				{Key: "operatorName", Value: "required"},
-				{Key: "specifiedAs", Value: bson.D{{Key: "required", Value: s.requiredArg}}},
-				{Key: "missingProperties", Value: missing},
-			}) {
-				return true
-			}
-		}
+	if s.checkRequired(d, c) {
+		return true
 	}
 	for _, kw := range []struct {
 		name string
@@ -1046,39 +1091,92 @@ func (s *schema) checkObject(d bson.D, c *collector) bool {
 			}
 		}
 	}
-	if len(s.dependencies) > 0 {
-		var failing bson.A
-		for _, dep := range s.dependencies {
-			if _, ok := Field(d, dep.name); !ok {
-				continue
+	return s.checkDependencies(d, c)
+}
+
+// checkProperties checks each present property against its schema; true
+// stops the check.
+func (s *schema) checkProperties(d bson.D, c *collector) bool {
+	var failed bson.A
+	for _, p := range s.properties {
+		v, present := Field(d, p.name)
+		if !present {
+			continue // "required" reports missing properties
+		}
+		var sub []bson.D
+		if !p.schema.check(v, false, c.sink(&sub)) {
+			if !c.detailed() {
+				return c.fail(nil)
 			}
-			if dep.schema != nil {
-				var sub []bson.D
-				if !dep.schema.check(d, true, c.sink(&sub)) {
-					if !c.detailed() {
-						return c.fail(nil)
-					}
-					failing = append(failing, bson.D{{Key: "conditionalProperty", Value: dep.name}, {Key: "details", Value: toA(sub)}})
-				}
-				continue
-			}
-			var missing bson.A
-			for _, p := range dep.properties {
-				if _, ok := Field(d, p); !ok {
-					missing = append(missing, p)
-				}
-			}
-			if missing != nil {
+			entry := bson.D{{Key: "propertyName", Value: p.name}}
+			entry = p.schema.appendAnnotations(entry)
+			entry = append(entry, bson.E{Key: "details", Value: toA(sub)})
+			failed = append(failed, entry)
+		}
+	}
+	if failed != nil {
+		if c.fail(bson.D{{Key: "operatorName", Value: "properties"}, {Key: "propertiesNotSatisfied", Value: failed}}) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRequired reports the required properties d lacks; true stops the
+// check.
+func (s *schema) checkRequired(d bson.D, c *collector) bool {
+	var missing bson.A
+	for _, name := range s.required {
+		if _, ok := Field(d, name); !ok {
+			missing = append(missing, name)
+		}
+	}
+	if missing != nil {
+		if c.fail(bson.D{
+			{Key: "operatorName", Value: "required"},
+			{Key: "specifiedAs", Value: bson.D{{Key: "required", Value: s.requiredArg}}},
+			{Key: "missingProperties", Value: missing},
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDependencies checks the dependencies of the properties d has; true
+// stops the check.
+func (s *schema) checkDependencies(d bson.D, c *collector) bool {
+	var failing bson.A
+	for _, dep := range s.dependencies {
+		if _, ok := Field(d, dep.name); !ok {
+			continue
+		}
+		if dep.schema != nil {
+			var sub []bson.D
+			if !dep.schema.check(d, true, c.sink(&sub)) {
 				if !c.detailed() {
 					return c.fail(nil)
 				}
-				failing = append(failing, bson.D{{Key: "conditionalProperty", Value: dep.name}, {Key: "missingProperties", Value: missing}})
+				failing = append(failing, bson.D{{Key: "conditionalProperty", Value: dep.name}, {Key: "details", Value: toA(sub)}})
+			}
+			continue
+		}
+		var missing bson.A
+		for _, p := range dep.properties {
+			if _, ok := Field(d, p); !ok {
+				missing = append(missing, p)
 			}
 		}
-		if failing != nil {
-			if c.fail(bson.D{{Key: "operatorName", Value: "dependencies"}, {Key: "failingDependencies", Value: failing}}) {
-				return true
+		if missing != nil {
+			if !c.detailed() {
+				return c.fail(nil)
 			}
+			failing = append(failing, bson.D{{Key: "conditionalProperty", Value: dep.name}, {Key: "missingProperties", Value: missing}})
+		}
+	}
+	if failing != nil {
+		if c.fail(bson.D{{Key: "operatorName", Value: "dependencies"}, {Key: "failingDependencies", Value: failing}}) {
+			return true
 		}
 	}
 	return false

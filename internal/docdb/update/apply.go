@@ -406,27 +406,7 @@ func (a *applier) applyLeaf(l *leaf, name string, cur any, exists bool, path []s
 		}
 		return nil, keep, nil
 	case "$inc", "$mul":
-		if !exists {
-			if l.op == "$inc" {
-				return l.arg, set, nil
-			}
-			return zeroLike(l.arg), set, nil
-		}
-		if !isNumber(cur) {
-			return nil, keep, mongoerr.Newf(mongoerr.TypeMismatch, "Cannot apply %s to a value of non-numeric type. %s has the field '%s' of non-numeric type %s", l.op, a.idStr, name, aggregate.TypeName(cur))
-		}
-		var r any
-		var ok bool
-		if l.op == "$inc" {
-			r, ok = aggregate.AddNumbers(cur, l.arg)
-		} else {
-			r, ok = aggregate.MulNumbers(cur, l.arg)
-		}
-		if !ok {
-			// mongod's arithmetic node names $inc for $mul too.
-			return nil, keep, mongoerr.Newf(mongoerr.BadValue, "Failed to apply $inc operations to current value (%s) for document %s", safeNumString(cur), a.idStr)
-		}
-		return r, set, nil
+		return a.arithmetic(l, name, cur, exists)
 	case "$min", "$max":
 		if !exists {
 			return aggregate.CloneValue(l.arg), set, nil
@@ -442,109 +422,13 @@ func (a *applier) applyLeaf(l *leaf, name string, cur any, exists bool, path []s
 		}
 		return bson.NewDateTimeFromTime(a.ctx.Now), set, nil
 	case "$push":
-		var arr bson.A
-		if exists {
-			x, ok := cur.(bson.A)
-			if !ok {
-				return nil, keep, mongoerr.Newf(mongoerr.BadValue, "The field '%s' must be an array but is of type %s in document %s", name, aggregate.TypeName(cur), a.idStr)
-			}
-			arr = append(bson.A{}, x...)
-		} else {
-			arr = bson.A{}
-		}
-		each := make(bson.A, len(l.each))
-		for i, e := range l.each {
-			each[i] = aggregate.CloneValue(e)
-		}
-		pos := int64(len(arr))
-		if l.hasPos {
-			pos = l.position
-			if pos < 0 {
-				pos = max(int64(len(arr))+pos, 0)
-			}
-			if pos > int64(len(arr)) {
-				pos = int64(len(arr))
-			}
-		}
-		arr = append(arr[:pos:pos], append(each, arr[pos:]...)...)
-		if l.sortSpec != nil {
-			l.sortElements(arr)
-		}
-		if l.hasSlice {
-			n := int64(len(arr))
-			switch {
-			case l.slice >= 0 && l.slice < n:
-				arr = arr[:l.slice]
-			case l.slice < 0 && -l.slice < n:
-				arr = arr[n+l.slice:]
-			}
-		}
-		return arr, set, nil
+		return a.push(l, name, cur, exists)
 	case "$addToSet":
-		var arr bson.A
-		if exists {
-			x, ok := cur.(bson.A)
-			if !ok {
-				return nil, keep, mongoerr.Newf(mongoerr.BadValue, "Cannot apply $addToSet to non-array field. Field named '%s' has non-array type %s", name, aggregate.TypeName(cur))
-			}
-			arr = append(bson.A{}, x...)
-		} else {
-			arr = bson.A{}
-		}
-		for _, e := range l.each {
-			found := false
-			for _, x := range arr {
-				if query.Equal(x, e) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				arr = append(arr, aggregate.CloneValue(e))
-			}
-		}
-		return arr, set, nil
+		return a.addToSet(l, name, cur, exists)
 	case "$pop":
-		if !exists {
-			return nil, keep, nil
-		}
-		arr, ok := cur.(bson.A)
-		if !ok {
-			return nil, keep, mongoerr.Newf(mongoerr.TypeMismatch, "Path '%s' contains an element of non-array type '%s'", strings.Join(path, "."), aggregate.TypeName(cur))
-		}
-		if len(arr) == 0 {
-			return nil, keep, nil
-		}
-		if toFloat(l.arg) < 0 {
-			return append(bson.A{}, arr[1:]...), set, nil
-		}
-		return append(bson.A{}, arr[:len(arr)-1]...), set, nil
+		return a.pop(l, cur, exists, path)
 	case "$pull", "$pullAll":
-		if !exists {
-			return nil, keep, nil
-		}
-		arr, ok := cur.(bson.A)
-		if !ok {
-			return nil, keep, mongoerr.Newf(mongoerr.BadValue, "Cannot apply %s to a non-array value", l.op)
-		}
-		out := bson.A{}
-		for _, e := range arr {
-			drop := false
-			if l.op == "$pull" {
-				drop = l.pullMatches(e)
-			} else {
-				for _, x := range l.each {
-					if query.Equal(e, x) {
-						drop = true
-						break
-					}
-				}
-			}
-			if !drop {
-				out = append(out, e)
-			}
-		}
-		return out, set, nil
+		return a.pull(l, cur, exists)
 	case "$rename":
 		if exists {
 			return nil, remove, nil
@@ -558,6 +442,148 @@ func (a *applier) applyLeaf(l *leaf, name string, cur any, exists bool, path []s
 		return rv.val, set, nil
 	}
 	return nil, keep, nil
+}
+
+// arithmetic runs $inc or $mul.
+func (a *applier) arithmetic(l *leaf, name string, cur any, exists bool) (any, action, error) {
+	if !exists {
+		if l.op == "$inc" {
+			return l.arg, set, nil
+		}
+		return zeroLike(l.arg), set, nil
+	}
+	if !isNumber(cur) {
+		return nil, keep, mongoerr.Newf(mongoerr.TypeMismatch, "Cannot apply %s to a value of non-numeric type. %s has the field '%s' of non-numeric type %s", l.op, a.idStr, name, aggregate.TypeName(cur))
+	}
+	var r any
+	var ok bool
+	if l.op == "$inc" {
+		r, ok = aggregate.AddNumbers(cur, l.arg)
+	} else {
+		r, ok = aggregate.MulNumbers(cur, l.arg)
+	}
+	if !ok {
+		// mongod's arithmetic node names $inc for $mul too.
+		return nil, keep, mongoerr.Newf(mongoerr.BadValue, "Failed to apply $inc operations to current value (%s) for document %s", safeNumString(cur), a.idStr)
+	}
+	return r, set, nil
+}
+
+// push runs $push with its modifiers ($each, $position, $sort, $slice).
+func (a *applier) push(l *leaf, name string, cur any, exists bool) (any, action, error) {
+	var arr bson.A
+	if exists {
+		x, ok := cur.(bson.A)
+		if !ok {
+			return nil, keep, mongoerr.Newf(mongoerr.BadValue, "The field '%s' must be an array but is of type %s in document %s", name, aggregate.TypeName(cur), a.idStr)
+		}
+		arr = append(bson.A{}, x...)
+	} else {
+		arr = bson.A{}
+	}
+	each := make(bson.A, len(l.each))
+	for i, e := range l.each {
+		each[i] = aggregate.CloneValue(e)
+	}
+	pos := int64(len(arr))
+	if l.hasPos {
+		pos = l.position
+		if pos < 0 {
+			pos = max(int64(len(arr))+pos, 0)
+		}
+		if pos > int64(len(arr)) {
+			pos = int64(len(arr))
+		}
+	}
+	arr = append(arr[:pos:pos], append(each, arr[pos:]...)...)
+	if l.sortSpec != nil {
+		l.sortElements(arr)
+	}
+	if l.hasSlice {
+		n := int64(len(arr))
+		switch {
+		case l.slice >= 0 && l.slice < n:
+			arr = arr[:l.slice]
+		case l.slice < 0 && -l.slice < n:
+			arr = arr[n+l.slice:]
+		}
+	}
+	return arr, set, nil
+}
+
+// addToSet runs $addToSet: each value not already in the array is appended.
+func (a *applier) addToSet(l *leaf, name string, cur any, exists bool) (any, action, error) {
+	var arr bson.A
+	if exists {
+		x, ok := cur.(bson.A)
+		if !ok {
+			return nil, keep, mongoerr.Newf(mongoerr.BadValue, "Cannot apply $addToSet to non-array field. Field named '%s' has non-array type %s", name, aggregate.TypeName(cur))
+		}
+		arr = append(bson.A{}, x...)
+	} else {
+		arr = bson.A{}
+	}
+	for _, e := range l.each {
+		found := false
+		for _, x := range arr {
+			if query.Equal(x, e) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			arr = append(arr, aggregate.CloneValue(e))
+		}
+	}
+	return arr, set, nil
+}
+
+// pop runs $pop: the first (arg < 0) or last element is removed.
+func (a *applier) pop(l *leaf, cur any, exists bool, path []string) (any, action, error) {
+	if !exists {
+		return nil, keep, nil
+	}
+	arr, ok := cur.(bson.A)
+	if !ok {
+		return nil, keep, mongoerr.Newf(mongoerr.TypeMismatch, "Path '%s' contains an element of non-array type '%s'", strings.Join(path, "."), aggregate.TypeName(cur))
+	}
+	if len(arr) == 0 {
+		return nil, keep, nil
+	}
+	if toFloat(l.arg) < 0 {
+		return append(bson.A{}, arr[1:]...), set, nil
+	}
+	return append(bson.A{}, arr[:len(arr)-1]...), set, nil
+}
+
+// pull runs $pull (elements matching a condition) or $pullAll (elements
+// equal to one of the values).
+func (a *applier) pull(l *leaf, cur any, exists bool) (any, action, error) {
+	if !exists {
+		return nil, keep, nil
+	}
+	arr, ok := cur.(bson.A)
+	if !ok {
+		return nil, keep, mongoerr.Newf(mongoerr.BadValue, "Cannot apply %s to a non-array value", l.op)
+	}
+	out := bson.A{}
+	for _, e := range arr {
+		drop := false
+		if l.op == "$pull" {
+			drop = l.pullMatches(e)
+		} else {
+			for _, x := range l.each {
+				if query.Equal(e, x) {
+					drop = true
+					break
+				}
+			}
+		}
+		if !drop {
+			out = append(out, e)
+		}
+	}
+	return out, set, nil
 }
 
 // zeroLike returns zero of the numeric type of v ($mul on a missing field).

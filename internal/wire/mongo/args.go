@@ -295,14 +295,18 @@ func hintArg(cmd string, el bson.RawElement) (any, error) {
 
 // collectionArg returns the collection named by the command's first field,
 // with MongoDB's errors for a non-string or empty name.
-func collectionArg(req *request) (string, error) {
-	v := req.first()
+func collectionArg(req *request) (string, error) { return commandCollection(req.db, req.cmd) }
+
+// commandCollection returns the collection named by the first field of a
+// command document (a request's, or the inner command of explain).
+func commandCollection(db string, cmd bson.Raw) (string, error) {
+	v := cmd.Index(0).Value()
 	s, ok := v.StringValueOK()
 	if !ok {
 		return "", errorf(mongoerr.InvalidNamespace, "collection name has invalid type %s", typeName(v.Type))
 	}
 	if s == "" {
-		return "", errorf(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", req.db)
+		return "", errorf(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", db)
 	}
 	return s, nil
 }

@@ -113,78 +113,110 @@ func valueLength(t bson.Type, b []byte, depth int) (int, error) {
 	case bson.TypeObjectID:
 		return fixed(12)
 	case bson.TypeBoolean:
-		if len(b) < 1 {
-			return 0, bsonReason("boolean value is truncated")
-		}
-		if b[0] > 1 {
-			return 0, bsonReason(fmt.Sprintf("boolean value must be 0 or 1, not %d", b[0]))
-		}
-		return 1, nil
+		return booleanLength(b)
 	case bson.TypeNull, bson.TypeUndefined, bson.TypeMinKey, bson.TypeMaxKey:
 		return 0, nil
 	case bson.TypeString, bson.TypeJavaScript, bson.TypeSymbol:
 		return stringLength(b)
 	case bson.TypeEmbeddedDocument, bson.TypeArray:
-		n, ok := int32At(b)
-		if !ok || n < 5 || n > len(b) {
-			return 0, bsonReason("embedded document length does not fit")
-		}
-		if err := validateDocument(b[:n], depth+1); err != nil {
-			return 0, err
-		}
-		return n, nil
+		return embeddedLength(b, depth)
 	case bson.TypeBinary:
-		n, ok := int32At(b)
-		if !ok || n < 0 || len(b) < 5 || n > len(b)-5 {
-			return 0, bsonReason("binary length does not fit")
-		}
-		if b[4] == 0x02 { // old binary: an inner length that must agree
-			inner, ok := int32At(b[5:])
-			if !ok || inner != n-4 {
-				return 0, bsonReason("binary subtype 2 inner length does not agree")
-			}
-		}
-		return 5 + n, nil
+		return binaryLength(b)
 	case bson.TypeRegex:
-		i := bytes.IndexByte(b, 0)
-		if i < 0 {
-			return 0, bsonReason("regex pattern is not terminated")
-		}
-		j := bytes.IndexByte(b[i+1:], 0)
-		if j < 0 {
-			return 0, bsonReason("regex options are not terminated")
-		}
-		return i + 1 + j + 1, nil
+		return regexLength(b)
 	case bson.TypeDBPointer:
-		n, err := stringLength(b)
-		if err != nil {
-			return 0, err
-		}
-		if len(b) < n+12 {
-			return 0, bsonReason("DBPointer value is truncated")
-		}
-		return n + 12, nil
+		return dbPointerLength(b)
 	case bson.TypeCodeWithScope:
-		n, ok := int32At(b)
-		if !ok || n < 14 || n > len(b) {
-			return 0, bsonReason("code with scope length does not fit")
-		}
-		s, err := stringLength(b[4:n])
-		if err != nil {
-			return 0, err
-		}
-		scope := b[4+s : n]
-		sn, ok := int32At(scope)
-		if !ok || sn != len(scope) {
-			return 0, bsonReason("code with scope length does not agree with its parts")
-		}
-		if err := validateDocument(scope, depth+1); err != nil {
-			return 0, err
-		}
-		return n, nil
+		return codeWithScopeLength(b, depth)
 	default:
 		return 0, bsonReason(fmt.Sprintf("unknown element type 0x%02x", byte(t)))
 	}
+}
+
+// booleanLength validates a boolean: one byte, 0 or 1.
+func booleanLength(b []byte) (int, error) {
+	if len(b) < 1 {
+		return 0, bsonReason("boolean value is truncated")
+	}
+	if b[0] > 1 {
+		return 0, bsonReason(fmt.Sprintf("boolean value must be 0 or 1, not %d", b[0]))
+	}
+	return 1, nil
+}
+
+// embeddedLength validates an embedded document or array, recursively.
+func embeddedLength(b []byte, depth int) (int, error) {
+	n, ok := int32At(b)
+	if !ok || n < 5 || n > len(b) {
+		return 0, bsonReason("embedded document length does not fit")
+	}
+	if err := validateDocument(b[:n], depth+1); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// binaryLength validates binary data: length, subtype, bytes (subtype 2
+// with an inner length that must agree).
+func binaryLength(b []byte) (int, error) {
+	n, ok := int32At(b)
+	if !ok || n < 0 || len(b) < 5 || n > len(b)-5 {
+		return 0, bsonReason("binary length does not fit")
+	}
+	if b[4] == 0x02 { // old binary: an inner length that must agree
+		inner, ok := int32At(b[5:])
+		if !ok || inner != n-4 {
+			return 0, bsonReason("binary subtype 2 inner length does not agree")
+		}
+	}
+	return 5 + n, nil
+}
+
+// regexLength validates a regular expression: two C strings.
+func regexLength(b []byte) (int, error) {
+	i := bytes.IndexByte(b, 0)
+	if i < 0 {
+		return 0, bsonReason("regex pattern is not terminated")
+	}
+	j := bytes.IndexByte(b[i+1:], 0)
+	if j < 0 {
+		return 0, bsonReason("regex options are not terminated")
+	}
+	return i + 1 + j + 1, nil
+}
+
+// dbPointerLength validates a DBPointer: a string and an ObjectId.
+func dbPointerLength(b []byte) (int, error) {
+	n, err := stringLength(b)
+	if err != nil {
+		return 0, err
+	}
+	if len(b) < n+12 {
+		return 0, bsonReason("DBPointer value is truncated")
+	}
+	return n + 12, nil
+}
+
+// codeWithScopeLength validates code with scope: a total length that
+// agrees with its string and scope document.
+func codeWithScopeLength(b []byte, depth int) (int, error) {
+	n, ok := int32At(b)
+	if !ok || n < 14 || n > len(b) {
+		return 0, bsonReason("code with scope length does not fit")
+	}
+	s, err := stringLength(b[4:n])
+	if err != nil {
+		return 0, err
+	}
+	scope := b[4+s : n]
+	sn, ok := int32At(scope)
+	if !ok || sn != len(scope) {
+		return 0, bsonReason("code with scope length does not agree with its parts")
+	}
+	if err := validateDocument(scope, depth+1); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // stringLength validates a BSON string (int32 length, bytes, null) and

@@ -46,6 +46,7 @@ func init() {
 		"count":            {handler: msgCount, help: "count objects in collection", latency: latencyReads},
 		"create":           {handler: msgCreate, help: "explicitly creates a collection or view\n{\n  create: <string: collection or view name> [,\n  capped: <bool: capped collection>,\n  autoIndexId: <bool: automatic creation of _id index>,\n  idIndex: <document: _id index specification>,\n  size: <int: size in bytes of the capped collection>,\n  max: <int: max number of documents in the capped collection>,\n  storageEngine: <document: storage engine configuration>,\n  validator: <document: validation rules>,\n  validationLevel: <string: validation level>,\n  validationAction: <string: validation action>,\n  indexOptionDefaults: <document: default configuration for indexes>,\n  viewOn: <string: name of source collection or view>,\n  pipeline: <array<object>: aggregation pipeline stage>,\n  collation: <document: default collation for the collection or view>,\n  writeConcern: <document: write concern expression for the operation>]\n}"},
 		"createIndexes":    {handler: msgCreateIndexes, help: "Create indexes on a collection"},
+		"currentOp":        {handler: msgCurrentOp, help: "no help defined", adminOnly: true},
 		"dbStats":          {handler: msgDBStats, help: "Get stats on a database. Not instantaneous. Slower for databases with large .ns files.\nExample: { dbStats : 1, scale : 1 }"},
 		"dbstats":          {handler: msgDBStats, help: "Get stats on a database. Not instantaneous. Slower for databases with large .ns files.\nExample: { dbStats : 1, scale : 1 }"},
 		"delete":           {handler: msgDelete, help: "delete documents", opCounted: true, latency: latencyWrites},
@@ -68,6 +69,7 @@ func init() {
 		"isMaster":         {handler: msgHello, help: "Check if this server is primary for a replica set\n{ isMaster : 1 }"},
 		"ismaster":         {handler: msgHello, help: "Check if this server is primary for a replica set\n{ isMaster : 1 }"},
 		"killCursors":      {handler: msgKillCursors, help: "Kill a list of cursor ids"},
+		"killOp":           {handler: msgKillOp, help: "no help defined", adminOnly: true},
 		"killSessions":     {handler: msgKillSessions, help: "kill a logical session and its operations"},
 		"listCollections":  {handler: msgListCollections, help: "list collections for this db"},
 		"listCommands":     {handler: msgListCommands, help: "get a list of all db commands"},
@@ -79,6 +81,9 @@ func init() {
 		"setParameter":     {handler: msgSetParameter, help: "set administrative option(s)\n{ setParameter:1, <param>:<value> }\n", adminOnly: true},
 		"update":           {handler: msgUpdate, help: "update documents", opCounted: true, latency: latencyWrites},
 		"whatsmyuri":       {handler: msgWhatsMyURI, help: "{whatsmyuri:1}"},
+	}
+	for name, help := range replSetCommands {
+		commandTable[name] = &command{handler: msgReplSet, help: help, adminOnly: true}
 	}
 	for name := range commandTable {
 		commandNames = append(commandNames, name)

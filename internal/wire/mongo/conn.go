@@ -56,6 +56,21 @@ type conn struct {
 
 	// Set by the first hello: the client's metadata, for logs.
 	clientMeta bson.Raw
+	// sharedMeta points at clientMeta once it is set, for currentOp
+	// (other goroutines).
+	sharedMeta atomic.Pointer[bson.Raw]
+	// op is the command being processed, as currentOp reports it
+	// (operations.go); the registry's lock guards its fields.
+	op operation
+}
+
+// metadata returns the client's metadata from its first hello, or nil; it
+// may be called from any goroutine.
+func (c *conn) metadata() bson.Raw {
+	if p := c.sharedMeta.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // maxRetainedBuffer is the largest reply buffer kept between replies.

@@ -278,6 +278,30 @@ func TestBatchByteLimit(t *testing.T) {
 	}
 }
 
+// Ensure that a batch of many small documents stays under the reply limit
+// too: the array's element headers count toward the 16 MiB, as in
+// MongoDB.
+func TestBatchByteLimitCountsElementHeaders(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	db := ts.client(t).Database("test")
+	c := db.Collection("many")
+	pad := strings.Repeat("x", 900)
+	var docs []any
+	for i := range 20000 {
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "p", Value: pad}})
+	}
+	if _, err := c.InsertMany(bg, docs); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, db, bson.D{{Key: "find", Value: "many"}, {Key: "batchSize", Value: 1}})
+	r = mustRun(t, db, bson.D{{Key: "getMore", Value: lookup(t, r, "cursor", "id").Int64()}, {Key: "collection", Value: "many"}})
+	next, _ := lookup(t, r, "cursor", "nextBatch").Array().Values()
+	if len(next) < 16000 || len(r) > 16*1024*1024+16*1024 {
+		t.Fatalf("getMore batch holds %d documents in %d bytes", len(next), len(r))
+	}
+}
+
 func TestUpdateDelete(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t)
@@ -337,6 +361,14 @@ func TestUpdateDelete(t *testing.T) {
 		{"no limit", bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}}}}}, 40414, "IDLFailedToParse", "BSON field 'delete.deletes.limit' is missing but a required field"},
 		{"limit 2", bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 2}}}}}, 9, "FailedToParse", "The limit field in delete objects must be 0 or 1. Got 2"},
 		{"q type", bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: 1}, {Key: "limit", Value: 0}}}}}, 14, "TypeMismatch", "BSON field 'delete.deletes.q' is the wrong type 'int', expected type 'object'"},
+		{"empty updates", bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{}}}, 16, "InvalidLength", "Write batch sizes must be between 1 and 100000. Got 0 operations."},
+		{"empty deletes", bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{}}}, 16, "InvalidLength", "Write batch sizes must be between 1 and 100000. Got 0 operations."},
+		{"update ordered type", bson.D{{Key: "update", Value: "c"}, {Key: "ordered", Value: "x"}, {Key: "updates", Value: bson.A{}}}, 14, "TypeMismatch", "BSON field 'update.ordered' is the wrong type 'string', expected type 'bool'"},
+		{"delete let type", bson.D{{Key: "delete", Value: "c"}, {Key: "let", Value: 1}, {Key: "deletes", Value: bson.A{}}}, 14, "TypeMismatch", "BSON field 'delete.let' is the wrong type 'int', expected type 'object'"},
+		{"delete bypass type", bson.D{{Key: "delete", Value: "c"}, {Key: "bypassDocumentValidation", Value: "x"}, {Key: "deletes", Value: bson.A{}}}, 14, "TypeMismatch", "BSON field 'delete.bypassDocumentValidation' is the wrong type 'string', expected type 'bool'"},
+		{"insert has no let", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "let", Value: bson.D{}}}, 40415, "IDLUnknownField", "BSON field 'insert.let' is an unknown field."},
+		{"update collectionUUID", bson.D{{Key: "update", Value: "c"}, {Key: "collectionUUID", Value: true}, {Key: "updates", Value: bson.A{}}}, 238, "NotImplemented", "update: the 'collectionUUID' option is not supported by mayfly"},
+		{"delete collection type", bson.D{{Key: "delete", Value: 1}, {Key: "deletes", Value: bson.A{}}}, 73, "InvalidNamespace", "collection name has invalid type int"},
 	}
 	for _, tc := range errCases {
 		t.Run(tc.name, func(t *testing.T) { cmdError(t, db, tc.cmd, tc.code, tc.cn, tc.msg) })

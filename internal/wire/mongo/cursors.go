@@ -2,10 +2,12 @@ package mongo
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -40,12 +42,20 @@ type cursor struct {
 	// noTimeout exempts the cursor from the idle timeout (noCursorTimeout).
 	noTimeout bool
 
+	// created is when the cursor was opened; origin is the command that
+	// opened it (a copy), for currentOp's idle cursors.
+	created time.Time
+	origin  bson.Raw
+
 	// Guarded by cursorRegistry.mu.
 	lastUsed time.Time
 	inUse    bool
+	// docs and batches count what the cursor returned.
+	docs, batches int64
 
-	// pending is a document read ahead that did not fit in the last batch.
-	// Only the request holding the cursor (inUse) touches it.
+	// pending is a document read ahead that did not fit in the last batch,
+	// re-checked for expiry (docdb.Rechecker) before it is handed out. Only
+	// the request holding the cursor (inUse) touches it.
 	pending bson.Raw
 }
 
@@ -104,12 +114,49 @@ func (r *cursorRegistry) checkout(id int64, ns string) (*cursor, error) {
 	return c, nil
 }
 
-// checkin returns a cursor after a batch; it is idle from now on.
-func (r *cursorRegistry) checkin(c *cursor) {
+// checkin returns a cursor after a batch of n documents; it is idle from
+// now on.
+func (r *cursorRegistry) checkin(c *cursor, n int) {
 	r.mu.Lock()
 	c.inUse = false
 	c.lastUsed = r.now()
+	c.docs += int64(n)
+	c.batches++
 	r.mu.Unlock()
+}
+
+// idleCursorOps returns currentOp's documents of the idle cursors (type
+// "idleCursor"), in id order.
+func (r *cursorRegistry) idleCursorOps(host string, now time.Time) []bson.D {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var idle []*cursor
+	for _, c := range r.cursors {
+		if !c.inUse {
+			idle = append(idle, c)
+		}
+	}
+	slices.SortFunc(idle, func(a, b *cursor) int { return cmp.Compare(a.id, b.id) })
+	out := make([]bson.D, 0, len(idle))
+	for _, c := range idle {
+		d := bson.D{{Key: "type", Value: "idleCursor"}, {Key: "host", Value: host}, {Key: "ns", Value: c.ns}}
+		if c.lsid != nil {
+			d = append(d, bson.E{Key: "lsid", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.lsid}}}})
+		}
+		d = append(d, bson.E{Key: "cursor", Value: bson.D{
+			{Key: "cursorId", Value: c.id},
+			{Key: "createdDate", Value: bson.NewDateTimeFromTime(c.created)},
+			{Key: "lastAccessDate", Value: bson.NewDateTimeFromTime(c.lastUsed)},
+			{Key: "nDocsReturned", Value: c.docs},
+			{Key: "nBatchesReturned", Value: c.batches},
+			{Key: "noCursorTimeout", Value: c.noTimeout},
+			{Key: "tailable", Value: false},
+			{Key: "awaitData", Value: false},
+			{Key: "originatingCommand", Value: c.origin},
+		}})
+		out = append(out, d)
+	}
+	return out
 }
 
 // remove unregisters and closes a cursor its holder exhausted or failed.
@@ -234,7 +281,10 @@ func nextBatch(ctx context.Context, c *cursor, n int64) (batch []bson.Raw, exhau
 		if c.pending != nil {
 			d := c.pending
 			c.pending = nil
-			return d, nil
+			// The document read ahead may have expired since.
+			if rc, ok := c.src.(docdb.Rechecker); !ok || rc.StillVisible() {
+				return d, nil
+			}
 		}
 		return c.src.Next(ctx)
 	}
@@ -247,12 +297,15 @@ func nextBatch(ctx context.Context, c *cursor, n int64) (batch []bson.Raw, exhau
 		if err != nil {
 			return nil, false, err
 		}
-		if len(batch) > 0 && size+len(d) > maxBatchBytes {
+		// The batch array's bytes: each document with its element
+		// header (type, decimal index key, NUL), as MongoDB counts them.
+		elem := len(d) + 2 + arrayKeyLen(len(batch))
+		if len(batch) > 0 && size+elem > maxBatchBytes {
 			c.pending = d
 			return batch, false, nil
 		}
 		batch = append(batch, d)
-		size += len(d)
+		size += elem
 	}
 	d, err := next()
 	if errors.Is(err, io.EOF) {

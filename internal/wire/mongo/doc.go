@@ -36,9 +36,14 @@
 // or an error. A *mongoerr.Error becomes {ok: 0, errmsg, code, codeName}
 // with its extra fields (keyPattern, keyValue, errInfo); per-statement write
 // failures become writeErrors entries {index, code, keyPattern, keyValue,
-// errmsg}. Field parsing (args.go) reproduces the errors of MongoDB's IDL
-// parser: TypeMismatch, IDLUnknownField, IDLFailedToParse and the numeric
-// validators. Handlers never panic on client input; the dispatcher
+// errmsg}. Every command's own shape is parsed here, into the typed
+// requests the document model takes (docdb.FindRequest,
+// docdb.CreateCollectionRequest, docdb.CollModRequest, docdb.IndexSpec,
+// ...): field parsing (args.go) reproduces the errors of MongoDB's IDL
+// parser (TypeMismatch, IDLUnknownField, IDLFailedToParse and the numeric
+// validators), index specs (index_spec.go) mongod's "Error in
+// specification" errors, and insert, update and delete share one parser
+// of their fields (writes.go). Handlers never panic on client input; the dispatcher
 // recovers once (request.go), logs the command and answers InternalError,
 // so a bug in one command costs one reply, not the connection.
 //
@@ -47,10 +52,17 @@
 //
 // Cursors (cursors.go) live in a registry by random id. A batch holds at
 // most batchSize documents (101 by default for the first batch) and at
-// most 16 MiB; the registry reads one document ahead so that the last batch
-// reports id 0. A cursor idle for CursorTimeout (10 minutes) on the
-// injected clock is closed, as is every cursor of a session ended with
-// endSessions or killSessions.
+// most 16 MiB (documents and their array element headers); the registry
+// reads one document ahead so that the last batch reports id 0, and asks
+// the document database again whether that document is still visible
+// (strict expiry) before a later getMore hands it out. A cursor idle for
+// CursorTimeout (10 minutes) on the injected clock is closed, as is every
+// cursor of a session ended with endSessions or killSessions.
+//
+// Every command in progress is registered under an operation id
+// (operations.go) for currentOp and $currentOp, which report it in
+// MongoDB's fields, and for killOp, which cancels its context: the command
+// then fails with Interrupted.
 //
 // Server parameters (getParameter, setParameter) come from
 // Options.Parameters, so that other components (the expiry engine's

@@ -15,6 +15,21 @@ type aggregateCommand struct {
 	req       docdb.AggregateRequest
 	batchSize int64
 	explain   bool
+	// collectionless is aggregate: 1, a pipeline on the database.
+	collectionless bool
+}
+
+// collectionlessStage reports whether pipeline starts with a stage that
+// runs without a collection ({aggregate: 1}).
+func collectionlessStage(pipeline []bson.D) bool {
+	if len(pipeline) == 0 || len(pipeline[0]) == 0 {
+		return false
+	}
+	switch pipeline[0][0].Key {
+	case "$changeStream", "$documents", "$currentOp":
+		return true
+	}
+	return false
 }
 
 // parseAggregate parses an aggregate command document (also the inner
@@ -29,7 +44,10 @@ func parseAggregate(db string, cmd bson.Raw) (*aggregateCommand, error) {
 			return nil, errorf(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", db)
 		}
 	case bson.TypeInt32, bson.TypeInt64, bson.TypeDouble:
-		return nil, notSupported("aggregate", "aggregate: 1 (a pipeline on the database rather than a collection)")
+		if n, ok := first.AsFloat64OK(); !ok || n != 1 {
+			return nil, errorf(mongoerr.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+		}
+		a.collectionless = true
 	default:
 		return nil, errorf(mongoerr.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
 	}
@@ -75,7 +93,11 @@ func parseAggregate(db string, cmd bson.Raw) (*aggregateCommand, error) {
 			a.req.BypassDocumentValidation, err = boolArg("aggregate", el)
 		case "collation":
 			err = simpleCollation("aggregate", el)
-		case "allowDiskUse", "fromMongos", "needsMerge", "mirrored", "sampleId", "isMapReduceCommand":
+		case "allowDiskUse":
+			var b bool
+			b, err = boolArg("aggregate", el)
+			a.req.AllowDiskUse = &b
+		case "fromMongos", "needsMerge", "mirrored", "sampleId", "isMapReduceCommand":
 		default:
 			err = unknownField("aggregate", k)
 		}
@@ -86,6 +108,9 @@ func parseAggregate(db string, cmd bson.Raw) (*aggregateCommand, error) {
 	}
 	if !havePipeline {
 		return nil, missingField("aggregate", "pipeline")
+	}
+	if a.collectionless && !collectionlessStage(a.req.Pipeline) {
+		return nil, notSupported("aggregate", "aggregate: 1 (a pipeline on the database rather than a collection)")
 	}
 	if !haveCursor && !a.explain {
 		return nil, errorf(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
@@ -108,7 +133,15 @@ func msgAggregate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		return explainReply(c, plan, req.cmd), nil
 	}
 	ns := namespace(req.db, a.coll)
+	if a.collectionless {
+		ns = namespace(req.db, "$cmd.aggregate")
+	}
 	var src docdb.Cursor
+	if a.collectionless && a.req.Pipeline[0][0].Key == "$currentOp" {
+		if a.req.Pipeline, err = currentOpStage(c, req.db, a.req.Pipeline); err != nil {
+			return nil, err
+		}
+	}
 	if len(a.req.Pipeline) > 0 && len(a.req.Pipeline[0]) > 0 && a.req.Pipeline[0][0].Key == "$collStats" {
 		doc, err := collStatsStage(ctx, c, req.db, a.coll, a.req.Pipeline)
 		if err != nil {

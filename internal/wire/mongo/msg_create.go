@@ -2,24 +2,165 @@ package mongo
 
 import (
 	"context"
+	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
-// msgCreate answers create: the document model validates the options
-// (validator, clusteredIndex, expireAfterSeconds, ...) and refuses the ones
-// it does not support.
+// msgCreate answers create: the options are parsed here (validator,
+// clusteredIndex, expireAfterSeconds, ...), the ones mayfly does not
+// support refused, and the document model creates the collection.
 func msgCreate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	coll, err := collectionArg(req)
 	if err != nil {
 		return nil, err
 	}
-	opts, err := decodeD(req.cmd)
+	cmd, err := decodeD(req.cmd)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.s.db.CreateCollection(ctx, req.db, coll, opts); err != nil {
+	cr, err := parseCreate(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.s.db.CreateCollection(ctx, req.db, coll, cr); err != nil {
 		return nil, err
 	}
 	return bson.D{}, nil
+}
+
+// parseCreate parses a create command's options.
+func parseCreate(cmd bson.D) (docdb.CreateCollectionRequest, error) {
+	var cr docdb.CreateCollectionRequest
+	err := decodedFields(cmd, func(el bson.E) error {
+		if handled, err := validationField(&cr.Validation, el); handled {
+			return err
+		}
+		switch el.Key {
+		case "collation":
+			cr.Collation, _ = el.Value.(bson.D)
+			if cr.Collation == nil {
+				return errorf(mongoerr.TypeMismatch, "BSON field 'create.collation' is the wrong type '%s', expected type 'object'", valueTypeName(el.Value))
+			}
+		case "clusteredIndex":
+			name, err := clusteredIndexArg(el.Value)
+			if err != nil {
+				return err
+			}
+			cr.Clustered, cr.ClusteredIndexName = true, name
+		case "expireAfterSeconds":
+			n, err := collectionExpireAfter(el.Value)
+			if err != nil {
+				return err
+			}
+			cr.ExpireAfterSeconds = &n
+		default:
+			return createOtherField(el)
+		}
+		return nil
+	})
+	if err != nil {
+		return cr, err
+	}
+	if cr.ExpireAfterSeconds != nil && !cr.Clustered {
+		return cr, errorf(mongoerr.InvalidOptions,
+			"'expireAfterSeconds' is only supported on clustered and time-series collections")
+	}
+	return cr, nil
+}
+
+// createOtherField checks a create option mayfly does not act on: the
+// storage tuning options are accepted and ignored, capped collections,
+// time-series collections, views and queryable encryption are refused.
+func createOtherField(el bson.E) error {
+	switch el.Key {
+	case "capped":
+		if catalog.Truthy(el.Value) {
+			return errorf(mongoerr.NotImplemented, "capped collections are not supported")
+		}
+	case "size", "max", "autoIndexId", "idIndex", "storageEngine", "indexOptionDefaults", "flags",
+		"recordPreImages", "changeStreamPreAndPostImages", "temp":
+	case "timeseries":
+		return errorf(mongoerr.NotImplemented, "time-series collections are not supported")
+	case "viewOn", "pipeline":
+		return errorf(mongoerr.NotImplemented, "views are not supported")
+	case "encryptedFields":
+		return errorf(mongoerr.NotImplemented, "queryable encryption is not supported")
+	default:
+		return errorf(mongoerr.IDLUnknownField, "BSON field 'create.%s' is an unknown field.", el.Key)
+	}
+	return nil
+}
+
+// clusteredIndexArg checks create's clusteredIndex option (true, or
+// {key: {_id: 1}, unique: true, name?, v?}) and returns the index's name
+// ("" for the default).
+func clusteredIndexArg(v any) (string, error) {
+	switch x := v.(type) {
+	case bool:
+		if !x {
+			return "", errorf(mongoerr.BadValue, "clusteredIndex: false is not supported")
+		}
+		return "", nil
+	case bson.D:
+		return clusteredIndexSpec(x)
+	}
+	return "", errorf(mongoerr.TypeMismatch,
+		"BSON field 'clusteredIndex' is the wrong type '%s', expected types '[bool, object]'", valueTypeName(v))
+}
+
+// clusteredIndexSpec checks clusteredIndex given as a document.
+func clusteredIndexSpec(spec bson.D) (string, error) {
+	var key bson.D
+	name := ""
+	unique := false
+	for _, e := range spec {
+		switch e.Key {
+		case "key":
+			key, _ = e.Value.(bson.D)
+		case "unique":
+			unique = catalog.Truthy(e.Value)
+		case "name":
+			s, ok := e.Value.(string)
+			if !ok {
+				return "", errorf(mongoerr.TypeMismatch,
+					"BSON field 'clusteredIndex.name' is the wrong type '%s', expected type 'string'", valueTypeName(e.Value))
+			}
+			name = s
+		case "v":
+		default:
+			return "", errorf(mongoerr.IDLUnknownField, "BSON field 'clusteredIndex.%s' is an unknown field.", e.Key)
+		}
+	}
+	if len(key) != 1 || key[0].Key != "_id" || catalog.KeyDirection(key[0].Value) != 1 {
+		return "", errorf(mongoerr.InvalidIndexSpecificationOption,
+			"The clusteredIndex option is only supported for key: {_id: 1}")
+	}
+	if !unique {
+		return "", errorf(mongoerr.InvalidIndexSpecificationOption,
+			"The clusteredIndex option requires unique: true")
+	}
+	return name, nil
+}
+
+// collectionExpireAfter checks a clustered collection's expireAfterSeconds
+// (create and collMod).
+func collectionExpireAfter(v any) (int64, error) {
+	if !catalog.IsNumber(v) {
+		return 0, errorf(mongoerr.TypeMismatch,
+			"BSON field 'expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", valueTypeName(v))
+	}
+	f, _ := catalog.ToFloat(v)
+	if math.IsNaN(f) || f < 0 {
+		return 0, errorf(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
+	}
+	if f > math.MaxInt64/1000 {
+		return 0, errorf(mongoerr.InvalidOptions,
+			"TTL index 'expireAfterSeconds' option cannot overflow int64_t when cast as milliseconds, found %v", v)
+	}
+	return int64(f), nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/policy"
 )
 
 // msgCreateIndexes answers createIndexes: {createdCollectionAutomatically,
@@ -19,14 +20,14 @@ func msgCreateIndexes(ctx context.Context, c *conn, req *request) (bson.D, error
 	if err != nil {
 		return nil, err
 	}
-	var specs []bson.D
+	var raws []bson.D
 	have, dryRun := false, false
 	err = fields(req.cmd, func(el bson.RawElement) error {
 		var err error
 		switch k := el.Key(); k {
 		case "indexes":
 			have = true
-			specs, err = docsArg("createIndexes", el)
+			raws, err = docsArg("createIndexes", el)
 		case "dryRun":
 			dryRun, err = boolArg("createIndexes", el)
 		case "commitQuorum", "ignoreUnknownIndexOptions", "isTimeseriesNamespace":
@@ -44,13 +45,19 @@ func msgCreateIndexes(ctx context.Context, c *conn, req *request) (bson.D, error
 	if !have {
 		return nil, missingField("createIndexes", "indexes")
 	}
-	if len(specs) == 0 {
+	if len(raws) == 0 {
 		return nil, errorf(mongoerr.BadValue, "Must specify at least one index to create")
+	}
+	specs := make([]docdb.IndexSpec, len(raws))
+	for i, raw := range raws {
+		if specs[i], err = parseIndexSpec(raw); err != nil {
+			return nil, err
+		}
 	}
 	var res docdb.CreateIndexesResult
 	var preview bson.D
 	if dryRun {
-		var dr docdb.DryRun
+		var dr policy.DryRun
 		res, dr, err = c.s.db.CreateIndexesDryRun(ctx, req.db, coll, specs)
 		preview = dr.Fields()
 	} else {

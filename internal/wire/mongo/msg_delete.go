@@ -12,40 +12,18 @@ import (
 // parseDelete parses a delete command document (also the inner command of
 // explain).
 func parseDelete(db string, cmd bson.Raw) (string, docdb.DeleteRequest, error) {
-	dr := docdb.DeleteRequest{Ordered: true}
+	var dr docdb.DeleteRequest
 	coll, err := commandCollection(db, cmd)
 	if err != nil {
 		return "", dr, err
 	}
-	var stmts []bson.Raw
-	have := false
-	err = fields(cmd, func(el bson.RawElement) error {
-		var err error
-		switch k := el.Key(); k {
-		case "deletes":
-			have = true
-			stmts, err = statementsArg("delete", el)
-		case "ordered":
-			dr.Ordered, err = boolArg("delete", el)
-		case "let":
-			dr.Let, err = optDocArg("delete", el)
-		case "bypassDocumentValidation":
-			_, err = boolArg("delete", el)
-		case "isTimeseriesNamespace", "collectionUUID", "encryptionInformation":
-			if truthy(el.Value()) {
-				err = notSupported("delete", k)
-			}
-		default:
-			err = unknownField("delete", k)
-		}
-		return err
-	})
+	// bypassDocumentValidation is accepted (a delete validates nothing).
+	wc, err := parseWriteCommand("delete", "deletes", true, cmd)
 	if err != nil {
 		return "", dr, err
 	}
-	if !have {
-		return "", dr, missingField("delete", "deletes")
-	}
+	dr.Ordered, dr.Let = wc.ordered, wc.let
+	stmts := wc.stmts
 	dr.Statements = make([]docdb.DeleteStatement, len(stmts))
 	for i, s := range stmts {
 		st, err := parseDeleteStatement(s)

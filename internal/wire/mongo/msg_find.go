@@ -1,6 +1,7 @@
 package mongo
 
 import (
+	"bytes"
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -63,9 +64,12 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 			f.noTimeout, err = boolArg("find", el)
 		case "collation":
 			err = simpleCollation("find", el)
-		case "allowDiskUse", "allowPartialResults", "oplogReplay", "readOnce", "term":
-			// No effect on a standalone server with no memory limit on
-			// sorts.
+		case "allowDiskUse":
+			var b bool
+			b, err = boolArg("find", el)
+			f.req.AllowDiskUse = &b
+		case "allowPartialResults", "oplogReplay", "readOnce", "term":
+			// No effect on a standalone server.
 		case "let":
 			var let bson.D
 			let, err = optDocArg("find", el)
@@ -123,9 +127,11 @@ func (c *conn) firstBatch(ctx context.Context, req *request, src docdb.Cursor, n
 		src.Close()
 	} else {
 		cur.lsid = lsidOf(req)
+		cur.created = c.s.now()
+		cur.origin = bytes.Clone(req.cmd)
 		c.s.cursors.add(cur)
 		id = cur.id
-		c.s.cursors.checkin(cur)
+		c.s.cursors.checkin(cur, len(batch))
 	}
 	return cursorReply("firstBatch", batch, id, ns), nil
 }

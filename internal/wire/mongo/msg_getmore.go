@@ -64,7 +64,7 @@ func msgGetMore(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		c.s.cursors.remove(cur)
 		id = 0
 	} else {
-		c.s.cursors.checkin(cur)
+		c.s.cursors.checkin(cur, len(batch))
 	}
 	return cursorReply("nextBatch", batch, id, ns), nil
 }

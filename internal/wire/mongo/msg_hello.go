@@ -27,6 +27,7 @@ func msgHello(_ context.Context, c *conn, req *request) (bson.D, error) {
 			return nil, errorf(mongoerr.TypeMismatch, "'client' field is wrong type, expected object")
 		}
 		c.clientMeta = bytes.Clone(doc) // kept for the connection's life, not the request's
+		c.sharedMeta.Store(&c.clientMeta)
 		c.log.Info("client metadata", "client", truncate(doc.String(), 1024))
 	}
 	d := make(bson.D, 0, 14)

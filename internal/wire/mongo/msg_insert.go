@@ -17,33 +17,11 @@ func msgInsert(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	ir := docdb.InsertRequest{Ordered: true}
-	have := false
-	err = fields(req.cmd, func(el bson.RawElement) error {
-		var err error
-		switch k := elementKey(el); string(k) {
-		case "documents":
-			have = true
-			ir.Documents, err = statementsArg("insert", el)
-		case "ordered":
-			ir.Ordered, err = boolArg("insert", el)
-		case "bypassDocumentValidation":
-			ir.BypassDocumentValidation, err = boolArg("insert", el)
-		case "isTimeseriesNamespace", "collectionUUID", "encryptionInformation":
-			if truthy(el.Value()) {
-				err = notSupported("insert", string(k))
-			}
-		default:
-			err = unknownField("insert", string(k))
-		}
-		return err
-	})
+	wc, err := parseWriteCommand("insert", "documents", false, req.cmd)
 	if err != nil {
 		return nil, err
 	}
-	if !have {
-		return nil, missingField("insert", "documents")
-	}
+	ir := docdb.InsertRequest{Documents: wc.stmts, Ordered: wc.ordered, BypassDocumentValidation: wc.bypass}
 	c.s.metrics.opInsert.Add(int64(len(ir.Documents)))
 	res, err := c.s.db.Insert(ctx, req.db, coll, ir)
 	if err != nil {

@@ -12,40 +12,17 @@ import (
 // parseUpdate parses an update command document (also the inner command
 // of explain).
 func parseUpdate(db string, cmd bson.Raw) (string, docdb.UpdateRequest, error) {
-	ur := docdb.UpdateRequest{Ordered: true}
+	var ur docdb.UpdateRequest
 	coll, err := commandCollection(db, cmd)
 	if err != nil {
 		return "", ur, err
 	}
-	var stmts []bson.Raw
-	have := false
-	err = fields(cmd, func(el bson.RawElement) error {
-		var err error
-		switch k := el.Key(); k {
-		case "updates":
-			have = true
-			stmts, err = statementsArg("update", el)
-		case "ordered":
-			ur.Ordered, err = boolArg("update", el)
-		case "bypassDocumentValidation":
-			ur.BypassDocumentValidation, err = boolArg("update", el)
-		case "let":
-			ur.Let, err = optDocArg("update", el)
-		case "isTimeseriesNamespace", "collectionUUID", "encryptionInformation":
-			if truthy(el.Value()) {
-				err = notSupported("update", k)
-			}
-		default:
-			err = unknownField("update", k)
-		}
-		return err
-	})
+	wc, err := parseWriteCommand("update", "updates", true, cmd)
 	if err != nil {
 		return "", ur, err
 	}
-	if !have {
-		return "", ur, missingField("update", "updates")
-	}
+	ur.Ordered, ur.BypassDocumentValidation, ur.Let = wc.ordered, wc.bypass, wc.let
+	stmts := wc.stmts
 	ur.Statements = make([]docdb.UpdateStatement, len(stmts))
 	for i, s := range stmts {
 		st, err := parseUpdateStatement(s)
@@ -143,18 +120,4 @@ func msgUpdate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		out = append(out, bson.E{Key: "writeErrors", Value: writeErrorsDoc(res.WriteErrors)})
 	}
 	return out, nil
-}
-
-// commandCollection returns the collection named by the first field of a
-// command document.
-func commandCollection(db string, cmd bson.Raw) (string, error) {
-	v := cmd.Index(0).Value()
-	s, ok := v.StringValueOK()
-	if !ok {
-		return "", errorf(mongoerr.InvalidNamespace, "collection name has invalid type %s", typeName(v.Type))
-	}
-	if s == "" {
-		return "", errorf(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", db)
-	}
-	return s, nil
 }

@@ -150,7 +150,10 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	if cmd.adminOnly && req.db != "admin" {
 		return nil, errorf(mongoerr.Unauthorized, "%s may only be run against the admin database.", req.name)
 	}
-	ctx := c.ctx
+	ctx, cancelOp := context.WithCancelCause(c.ctx)
+	defer cancelOp(nil)
+	op := c.s.ops.begin(c, req, c.s.now(), cancelOp)
+	defer c.s.ops.end(op)
 	var maxTime time.Duration
 	first := true
 	err := eachElement(req.cmd, func(el bson.RawElement) error {
@@ -183,6 +186,9 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	out, err := cmd.handler(ctx, c, req)
 	if err != nil && ctx.Err() != nil {
 		if _, isMongo := mongoerr.As(err); !isMongo || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			if op.killed.Load() && c.ctx.Err() == nil {
+				return nil, errorf(mongoerr.Interrupted, "operation was interrupted")
+			}
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) && c.ctx.Err() == nil {
 				return nil, errorf(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
 			}

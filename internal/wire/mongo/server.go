@@ -28,6 +28,7 @@ type Server struct {
 
 	params  *paramRegistry
 	cursors *cursorRegistry
+	ops     *opRegistry
 	metrics *metrics
 
 	// base is the parent of every connection context; cancelling it aborts
@@ -80,6 +81,7 @@ func NewServer(opts Options) *Server {
 		pid:        os.Getpid(),
 		params:     newParamRegistry(opts.Parameters),
 		metrics:    newMetrics(),
+		ops:        newOpRegistry(),
 		base:       base,
 		cancelBase: cancel,
 		listeners:  map[net.Listener]struct{}{},

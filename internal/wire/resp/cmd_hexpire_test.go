@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/mayfly/mayfly/internal/expiry"
 )
 
 // reapFields runs every db's hash field expiry source at the fake clock's
@@ -13,7 +15,7 @@ func reapFields(e *env) int {
 	e.t.Helper()
 	n := 0
 	for _, s := range e.kv.FieldSources() {
-		r, err := s.Reap(e.t.Context(), e.clock.Now(), expiryBudget)
+		r, err := expiry.Drain(e.t.Context(), s, e.clock.Now(), 0, 100)
 		if err != nil {
 			e.t.Fatal(err)
 		}

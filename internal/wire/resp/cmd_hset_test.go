@@ -129,7 +129,8 @@ func TestHashRandFieldAndScan(t *testing.T) {
 	}
 }
 
-// TestHashTTLRules checks seed 002: HSET keeps the key's TTL.
+// TestHashTTLRules checks Redis's TTL rule for hashes: HSET keeps the
+// key's TTL.
 func TestHashTTLRules(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(2)

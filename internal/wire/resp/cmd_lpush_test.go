@@ -106,7 +106,8 @@ func TestListMoveCommands(t *testing.T) {
 	})
 }
 
-// TestListTTLRules checks seed 002: LPUSH/RPUSH keep the key's TTL, the
+// TestListTTLRules checks Redis's TTL rules for lists: LPUSH/RPUSH keep
+// the key's TTL, the
 // MULTI/RPUSH/EXPIRE/EXEC page-view pattern refreshes it, and the list is
 // deleted once it expires.
 func TestListTTLRules(t *testing.T) {

@@ -105,7 +105,8 @@ func TestSetRandomPopAndScan(t *testing.T) {
 	}
 }
 
-// TestSetTTLRules checks seed 002: SADD keeps the TTL, *STORE clears it.
+// TestSetTTLRules checks Redis's TTL rules for sets: SADD keeps the TTL,
+// *STORE clears it.
 func TestSetTTLRules(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(2)

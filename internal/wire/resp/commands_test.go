@@ -6,11 +6,7 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/mayfly/mayfly/internal/expiry"
 )
-
-var expiryBudget = expiry.Budget{BatchSize: 100}
 
 // step is one command of a scripted session and its expected reply: a
 // string, int64, nil, []any, or an error text when err is set.

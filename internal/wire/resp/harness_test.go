@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
+	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/kv"
 	"github.com/mayfly/mayfly/internal/storage"
 	"github.com/mayfly/mayfly/internal/wire/resp"
@@ -106,7 +107,7 @@ func (e *env) reap() int {
 	e.t.Helper()
 	n := 0
 	for _, s := range e.kv.Sources() {
-		r, err := s.Reap(e.t.Context(), e.clock.Now(), expiryBudget)
+		r, err := expiry.Drain(e.t.Context(), s, e.clock.Now(), 0, 100)
 		if err != nil {
 			e.t.Fatal(err)
 		}

@@ -159,15 +159,21 @@ const (
 	}
 	b.WriteString(`)
 
-// knownName returns the codeName of a code error_codes.yml names.
-func knownName(c Code) (string, bool) {
-	switch c {
+// names holds the codeName of every code error_codes.yml names.
+var names = map[Code]string{
 `)
 	for _, c := range codes {
 		if !c.location {
-			fmt.Fprintf(&b, "\tcase %s:\n\t\treturn %q, true\n", c.name, c.name)
+			fmt.Fprintf(&b, "\t%s: %q,\n", c.name, c.name)
 		}
 	}
-	b.WriteString("\t}\n\treturn \"\", false\n}\n")
+	b.WriteString(`}
+
+// knownName returns the codeName of a code error_codes.yml names.
+func knownName(c Code) (string, bool) {
+	n, ok := names[c]
+	return n, ok
+}
+`)
 	return format.Source(b.Bytes())
 }

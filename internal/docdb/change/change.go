@@ -1,0 +1,63 @@
+package change
+
+import (
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// Hook keeps something in step with the documents of a collection: the
+// engine's writer calls every Hook registered with the engine for each
+// document it inserts, replaces or deletes, so a feature that must follow
+// document changes (a TTL policy's hidden index, expiry wake-ups) plugs in
+// here instead of in the write path.
+//
+// DocumentChanged is told of one change to a document of the collection
+// whose metadata is m: prev is the stored document replaced or deleted
+// (nil for an insert), next the document written (nil for a delete). It
+// runs under the collection's write lock, after the document and its index
+// entries are in the batch, and before the batch commits. It may add
+// writes to b, which commit atomically with the change, and ask for an
+// expiry wake-up once they have; it must not commit or close the batch,
+// and must not take the collection's write lock or the catalog lock for
+// writing. An error aborts the write: the writer returns it and the batch
+// is discarded.
+type Hook interface {
+	DocumentChanged(b *Batch, m *catalog.CollMeta, prev, next *stored.Doc) error
+}
+
+// Batch is a writer's current storage batch as hooks see it: writes may be
+// added to it, and an expiry wake-up asked for after it commits.
+type Batch struct {
+	b *storage.Batch
+	// wake is the earliest due time (Unix ms) asked for by WakeAt since the
+	// last TakeWake; hasWake says whether there is one.
+	wake    int64
+	hasWake bool
+}
+
+// Set adds the write of key to the batch.
+func (cb *Batch) Set(key, value []byte) error { return cb.b.Set(key, value) }
+
+// Delete adds the deletion of key to the batch.
+func (cb *Batch) Delete(key []byte) error { return cb.b.Delete(key) }
+
+// WakeAt asks for the expiry engine to be woken for due (Unix ms) once the
+// batch has committed; of several requests, the earliest is kept.
+func (cb *Batch) WakeAt(due int64) {
+	if !cb.hasWake || due < cb.wake {
+		cb.wake, cb.hasWake = due, true
+	}
+}
+
+// Bind makes b the storage batch that hooks write into. The writer calls
+// it before calling the hooks; wake-ups asked for are kept.
+func (cb *Batch) Bind(b *storage.Batch) { cb.b = b }
+
+// TakeWake returns the earliest wake-up asked for since the last call, and
+// forgets it. The writer calls it once its batch has committed.
+func (cb *Batch) TakeWake() (due int64, ok bool) {
+	due, ok = cb.wake, cb.hasWake
+	cb.wake, cb.hasWake = 0, false
+	return due, ok
+}

@@ -1,0 +1,99 @@
+package match
+
+import (
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/query"
+)
+
+// Filter is a parsed query filter (query.Filter) ready to match documents.
+type Filter struct {
+	Q *query.Filter
+}
+
+// Parse parses a filter without $expr (partial index filters and
+// stored validators parse this way).
+func Parse(d bson.D) (*Filter, error) {
+	q, err := query.ParseFilter(d)
+	if err != nil {
+		return nil, err
+	}
+	return &Filter{Q: q}, nil
+}
+
+// Env is what $expr sees: $$NOW and the command's let variables.
+type Env struct {
+	Now time.Time
+	Let bson.D
+}
+
+// ParseQuery parses a client's query filter, allowing $expr evaluated with
+// env.
+func ParseQuery(d bson.D, env Env) (*Filter, error) {
+	q, err := query.ParseFilterWith(d, query.ParseOptions{Expr: env.Compiler()})
+	if err != nil {
+		return nil, err
+	}
+	return &Filter{Q: q}, nil
+}
+
+// Compiler returns the $expr compiler for env.
+func (env Env) Compiler() query.ExprCompiler {
+	names := make([]string, 0, len(env.Let))
+	for _, e := range env.Let {
+		names = append(names, e.Key)
+	}
+	return func(expr any) (func(doc bson.D) (bool, error), error) {
+		x, err := aggregate.CompileWith(expr, aggregate.CompileOptions{Vars: names})
+		if err != nil {
+			return nil, err
+		}
+		vars := env.Vars()
+		return func(doc bson.D) (bool, error) {
+			v, err := x.Eval(vars, doc)
+			if err != nil {
+				return false, err
+			}
+			if aggregate.IsMissing(v) {
+				return false, nil
+			}
+			return query.Truthy(v), nil
+		}, nil
+	}
+}
+
+// Vars returns the aggregation variables of env.
+func (env Env) Vars() *aggregate.Vars {
+	v := aggregate.NewVars(env.Now)
+	for _, e := range env.Let {
+		v = v.Bind(e.Key, e.Value)
+	}
+	return v
+}
+
+// Matches reports whether doc satisfies the filter; a nil filter matches
+// everything.
+func (f *Filter) Matches(doc bson.D) bool {
+	if f == nil {
+		return true
+	}
+	return f.Q.Match(doc)
+}
+
+// Eval matches doc, returning $expr evaluation errors and the positional
+// array index.
+func (f *Filter) Eval(doc bson.D) (query.MatchResult, error) {
+	if f == nil {
+		return query.MatchResult{Matched: true, ArrayIndex: -1}, nil
+	}
+	return f.Q.Eval(doc)
+}
+
+// ValidationDetails explains why doc fails a validator (errInfo.details).
+func ValidationDetails(f *Filter, doc bson.D) (bson.D, bool) {
+	d := f.Q.ValidationDetails(doc)
+	return d, len(d) > 0
+}
