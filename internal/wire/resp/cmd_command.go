@@ -122,6 +122,9 @@ var cmdCommand = func() *command {
 						return replyErr("ERR Invalid arguments specified for command")
 					}
 				}
+				if c.name == "sort" {
+					idx = sortKeyIndexes(x.args[2:])
+				}
 				if len(idx) == 0 {
 					return replyErr("ERR The command has no key arguments")
 				}

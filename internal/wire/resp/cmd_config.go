@@ -7,20 +7,11 @@ var cmdConfig = container("config", "", "slow", "server", "2.0.0", "A container 
 		Summary:    "Returns the effective values of configuration parameters.",
 		Complexity: "O(N) when N is the number of configuration parameters provided",
 		Handler: func(x *cmdCtx) error {
-			seen := map[string]bool{}
-			var names []string
-			for _, p := range x.args[2:] {
-				for _, n := range x.s.cfg.match(p) {
-					if !seen[n] {
-						seen[n] = true
-						names = append(names, n)
-					}
-				}
-			}
-			x.w.Map(len(names))
-			for _, n := range names {
-				x.w.BulkString(n)
-				x.w.BulkString(x.s.cfg.get(n))
+			pairs := x.s.cfg.getAll(x.args[2:])
+			x.w.Map(len(pairs))
+			for _, kv := range pairs {
+				x.w.BulkString(kv[0])
+				x.w.BulkString(kv[1])
 			}
 			return nil
 		},

@@ -19,6 +19,13 @@ func (x *cmdCtx) lfuPolicy() bool {
 	return strings.HasSuffix(strings.ToLower(x.s.cfg.get("maxmemory-policy")), "-lfu")
 }
 
+// sharedIntegers reports whether small integers count as Redis's shared
+// objects: unless a maxmemory limit is set with an LRU or LFU policy.
+func (x *cmdCtx) sharedIntegers() bool {
+	policy := strings.ToLower(x.s.cfg.get("maxmemory-policy"))
+	return x.s.cfg.get("maxmemory") == "0" || !(strings.Contains(policy, "lru") || strings.Contains(policy, "lfu"))
+}
+
 // objectAccess looks the key up for OBJECT IDLETIME and FREQ without
 // counting it as an access; it writes the null reply of a missing key.
 func objectAccess(x *cmdCtx) (kv.KeyAccess, bool, error) {
@@ -88,7 +95,7 @@ var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container
 		Summary:    "Returns the reference count of a value of a key.",
 		Complexity: "O(1)",
 		Handler: func(x *cmdCtx) error {
-			_, ok, err := x.tx.Encoding(x.args[2])
+			n, ok, err := x.tx.RefCount(x.args[2], x.sharedIntegers())
 			if err != nil {
 				return err
 			}
@@ -96,7 +103,7 @@ var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container
 				x.w.Null()
 				return nil
 			}
-			x.w.Int(1)
+			x.w.Int(n)
 			return nil
 		},
 	}),

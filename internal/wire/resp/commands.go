@@ -7,8 +7,8 @@ func allCommands() []*command {
 		// connection and server
 		cmdAuth, cmdBGSave, cmdClient, cmdCommand, cmdConfig, cmdDBSize, cmdDebug, cmdEcho,
 		cmdFlushAll, cmdFlushDB, cmdFunction, cmdHello, cmdInfo, cmdLastSave, cmdLatency,
-		cmdMonitor, cmdObject, cmdPing, cmdQuit, cmdReset, cmdSave, cmdScript, cmdSelect, cmdShutdown,
-		cmdSwapDB, cmdTime,
+		cmdMemory, cmdMonitor, cmdObject, cmdPing, cmdQuit, cmdReset, cmdSave, cmdScript, cmdSelect,
+		cmdShutdown, cmdSwapDB, cmdTime,
 		// keys
 		cmdCopy, cmdDel, cmdExists, cmdKeys, cmdMove, cmdRandomKey, cmdRename, cmdRenameNX,
 		cmdScan, cmdTouch, cmdType, cmdUnlink,

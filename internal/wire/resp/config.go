@@ -1,7 +1,10 @@
 package resp
 
 import (
+	"bytes"
 	"fmt"
+	"net"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,120 +15,87 @@ import (
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
-// config holds the CONFIG parameters. Each parameter has a getter and a
-// setter; setters validate and apply.
+// config holds the CONFIG parameters: every parameter of Redis 7.0
+// (redisParams), each stored as the string CONFIG GET shows. A name and
+// its alias share one value. Most parameters are only stored; the ones
+// mayfly acts on are read where they take effect (maxclients, timeout,
+// requirepass, client-query-buffer-limit, maxmemory-policy) or applied
+// when set (applies).
 type config struct {
-	mu     sync.Mutex
-	s      *Server
-	vals   map[string]string
-	params map[string]*param
+	mu      sync.Mutex
+	s       *Server
+	vals    map[string]string      // by primary name
+	entries map[string]*paramEntry // by lower-case name and alias
+	applies map[string]func(c *config, value string)
+	// listened is set once port shows the port being served.
+	listened bool
 }
 
-type param struct {
-	name      string
-	immutable bool
-	// set validates value and returns its canonical form, or an error
-	// message (without the CONFIG SET prefix).
-	set func(c *config, value string) (string, string)
-	// apply makes a validated value take effect.
-	apply func(c *config, value string) error
+// paramEntry is one name CONFIG knows: a parameter's name or its alias.
+type paramEntry struct {
+	name string
+	spec *paramSpec
 }
 
 func newConfig(o *Options) *config {
-	c := &config{vals: make(map[string]string), params: make(map[string]*param)}
-	add := func(p *param, initial string) {
-		c.params[p.name] = p
-		c.vals[p.name] = initial
-	}
-	add(&param{name: "notify-keyspace-events", set: func(_ *config, v string) (string, string) {
-		f, ok := parseNotify(v)
-		if !ok {
-			return "", "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+	c := &config{vals: make(map[string]string), entries: make(map[string]*paramEntry)}
+	for i := range redisParams {
+		p := &redisParams[i]
+		c.vals[p.name] = p.def
+		c.entries[p.name] = &paramEntry{name: p.name, spec: p}
+		if p.alias != "" {
+			c.entries[p.alias] = &paramEntry{name: p.alias, spec: p}
 		}
-		return notifyString(f), ""
-	}, apply: func(c *config, v string) error {
-		f, _ := parseNotify(v)
-		c.s.applyNotify(f)
-		return nil
-	}}, "")
-	add(&param{name: "requirepass", set: func(_ *config, v string) (string, string) { return v, "" }}, o.RequirePass)
-	add(&param{name: "maxclients", set: intRange(1, 4294967295)}, strconv.Itoa(o.MaxClients))
-	add(&param{name: "proto-max-bulk-len", set: memRange(1<<20, 1<<63-1), apply: func(c *config, v string) error {
-		n, _ := strconv.ParseInt(v, 10, 64)
-		c.s.kv.SetMaxStringSize(n)
-		return nil
-	}}, strconv.FormatInt(o.Limits.MaxBulkLen, 10))
-	add(&param{name: "client-query-buffer-limit", set: memRange(1<<20, 1<<63-1)}, strconv.FormatInt(o.QueryBufferLimit, 10))
-	add(&param{name: "hz", set: hzRange, apply: forward}, "10")
-	add(&param{name: "active-expire-effort", set: intRange(1, 10), apply: forward}, "1")
-	add(&param{name: "timeout", set: intRange(0, 1<<31-1)}, "0")
-	// Read-only here: mayfly does not evict, keep an append-only file or
-	// take snapshots, so these only report what it does.
-	add(&param{name: "maxmemory", immutable: true}, "0")
-	add(&param{name: "maxmemory-policy", immutable: true}, "noeviction")
-	add(&param{name: "lazyfree-lazy-expire", immutable: true}, "no")
-	add(&param{name: "appendonly", immutable: true}, "no")
-	add(&param{name: "save", immutable: true}, "")
-	add(&param{name: "databases", immutable: true}, strconv.Itoa(kv.NumDBs))
-	add(&param{name: "enable-debug-command", immutable: true}, "yes")
+	}
+	// What mayfly runs with, where it differs from Redis's defaults: no
+	// snapshots, DEBUG always allowed, and the limits of Options.
+	c.vals["save"] = ""
+	c.vals["enable-debug-command"] = "yes"
+	c.vals["requirepass"] = o.RequirePass
+	c.vals["maxclients"] = strconv.Itoa(o.MaxClients)
+	c.vals["proto-max-bulk-len"] = strconv.FormatInt(o.Limits.MaxBulkLen, 10)
+	c.vals["client-query-buffer-limit"] = strconv.FormatInt(o.QueryBufferLimit, 10)
+	c.vals["databases"] = strconv.Itoa(kv.NumDBs)
+	c.vals["client-output-buffer-limit"] = fmt.Sprintf("normal 0 0 0 slave 268435456 67108864 60 pubsub %d 8388608 60", o.PushBufferLimit)
+	c.applies = map[string]func(*config, string){
+		"notify-keyspace-events": func(c *config, v string) {
+			f, _ := parseNotify(v)
+			c.s.applyNotify(f)
+		},
+		"proto-max-bulk-len": func(c *config, v string) {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			c.s.kv.SetMaxStringSize(n)
+		},
+	}
 	return c
 }
 
-func forward(c *config, v string) error { return nil }
-
-func intRange(lo, hi int64) func(*config, string) (string, string) {
-	return func(_ *config, v string) (string, string) {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return "", "argument couldn't be parsed into an integer"
-		}
-		if n < lo || n > hi {
-			return "", fmt.Sprintf("argument must be between %d and %d inclusive", lo, hi)
-		}
-		return strconv.FormatInt(n, 10), ""
-	}
+// listenerParams are the parameters that would move the listener, with
+// the error Redis gives when it cannot listen as asked: mayfly serves only
+// the address it was started on, so they may be set only to their value.
+var listenerParams = map[string]string{
+	"port": "Unable to listen on this port. Check server logs.",
+	"bind": "Failed to bind to specified addresses.",
 }
 
-// hzRange clamps like Redis: any integer is accepted, stored within 1..500.
-func hzRange(_ *config, v string) (string, string) {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return "", "argument couldn't be parsed into an integer"
+// noteListener records the first TCP listener's port as port and its
+// address as bind ("* -::*", Redis's default, when it listens on every
+// interface).
+func (c *config) noteListener(ln net.Listener) {
+	a, ok := ln.Addr().(*net.TCPAddr)
+	if !ok {
+		return
 	}
-	return strconv.FormatInt(min(max(n, 1), 500), 10), ""
-}
-
-func memRange(lo, hi int64) func(*config, string) (string, string) {
-	return func(_ *config, v string) (string, string) {
-		n, ok := parseMemory(v)
-		if !ok {
-			return "", "argument must be a memory value"
-		}
-		if n < lo || n > hi {
-			return "", fmt.Sprintf("argument must be between %d and %d inclusive", lo, hi)
-		}
-		return strconv.FormatInt(n, 10), ""
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.listened {
+		return
 	}
-}
-
-// parseMemory parses Redis's memory units: 1k = 1000, 1kb = 1024, and so on.
-func parseMemory(v string) (int64, bool) {
-	s := strings.ToLower(v)
-	mul := int64(1)
-	for _, u := range []struct {
-		suf string
-		mul int64
-	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000000}, {"g", 1000000000}, {"b", 1}} {
-		if strings.HasSuffix(s, u.suf) {
-			s, mul = strings.TrimSuffix(s, u.suf), u.mul
-			break
-		}
+	c.listened = true
+	c.vals["port"] = strconv.Itoa(a.Port)
+	if !a.IP.IsUnspecified() {
+		c.vals["bind"] = a.IP.String()
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 || (mul > 1 && n > (1<<63-1)/mul) {
-		return 0, false
-	}
-	return n * mul, true
 }
 
 func (c *config) get(name string) string {
@@ -154,67 +124,128 @@ func (c *config) limits() Limits {
 	return l
 }
 
-// match returns the parameters matching a glob pattern, sorted.
-func (c *config) match(pattern []byte) []string {
+// lookup finds a parameter by name or alias, in any case.
+func (c *config) lookup(name string) *paramEntry {
+	return c.entries[strings.ToLower(name)]
+}
+
+// value is what CONFIG GET shows for a parameter; c.mu is held.
+func (c *config) value(p *paramSpec) string {
+	if p.name == "dir" {
+		wd, _ := os.Getwd()
+		return wd
+	}
+	return c.vals[p.name]
+}
+
+// getAll answers CONFIG GET: for each argument, the parameter of that
+// name (keyed as the argument was first spelled), or when it holds a glob
+// character ('*', '?' or '['), every name and alias it matches without
+// regard to case (sorted), except hidden parameters. Each name appears once.
+func (c *config) getAll(args [][]byte) [][2]string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []string
-	for name := range c.vals {
-		if glob.Match(pattern, []byte(name), true) {
-			out = append(out, name)
+	seen := map[string]bool{}
+	var out [][2]string
+	add := func(key string, p *paramSpec) {
+		if k := strings.ToLower(key); !seen[k] {
+			seen[k] = true
+			out = append(out, [2]string{key, c.value(p)})
 		}
 	}
-	sort.Strings(out)
+	for _, a := range args {
+		if !bytes.ContainsAny(a, "[*?") {
+			if e := c.lookup(string(a)); e != nil {
+				add(string(a), e.spec)
+			}
+			continue
+		}
+		var matched []*paramEntry
+		for _, e := range c.entries {
+			if e.spec.flags&hidden == 0 && glob.Match(a, []byte(e.name), true) {
+				matched = append(matched, e)
+			}
+		}
+		sort.Slice(matched, func(i, j int) bool { return matched[i].name < matched[j].name })
+		for _, e := range matched {
+			add(e.name, e.spec)
+		}
+	}
 	return out
 }
 
-// setMany applies CONFIG SET's name/value pairs atomically: all are
-// validated before any takes effect.
+// setMany applies CONFIG SET's name/value pairs atomically, as Redis 7
+// does: first every name is checked (the first unknown, immutable,
+// protected or repeated name fails the command), then every value is
+// parsed, and only when all are valid do they take effect.
 func (c *config) setMany(pairs [][]byte) error {
 	type change struct {
-		p   *param
+		p   *paramSpec
 		val string
 	}
-	var changes []change
-	seen := map[string]bool{}
+	fail := func(name, msg string) error {
+		return replyErr(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, msg))
+	}
+	entries := make([]*paramEntry, 0, len(pairs)/2)
 	for i := 0; i+1 < len(pairs); i += 2 {
-		name := strings.ToLower(string(pairs[i]))
-		p := c.params[name]
-		if p == nil {
+		e := c.lookup(string(pairs[i]))
+		if e == nil {
 			return replyErr(fmt.Sprintf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", pairs[i]))
 		}
-		if seen[name] {
-			return replyErr(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - duplicate parameter", name))
+		switch {
+		case e.spec.flags&immutable != 0:
+			return fail(string(pairs[i]), "can't set immutable config")
+		case e.spec.flags&protected != 0:
+			return fail(string(pairs[i]), "can't set protected config")
 		}
-		seen[name] = true
-		if p.immutable {
-			return replyErr(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - can't set immutable config", name))
+		for _, prev := range entries {
+			if prev == e {
+				return fail(string(pairs[i]), "duplicate parameter")
+			}
 		}
-		v, msg := p.set(c, string(pairs[i+1]))
+		entries = append(entries, e)
+	}
+	c.mu.Lock()
+	changes := make([]change, 0, len(entries))
+	for i, e := range entries {
+		v, msg := parseValue(c, e.spec, string(pairs[2*i+1]))
 		if msg != "" {
-			return replyErr(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, msg))
+			c.mu.Unlock()
+			return fail(e.name, msg)
 		}
-		changes = append(changes, change{p, v})
+		if e.spec.name == "hz" {
+			// Redis runs its timers between 1 and 500 times a second and
+			// keeps hz within that range.
+			n, _ := strconv.Atoi(v)
+			v = strconv.Itoa(min(max(n, 1), 500))
+		}
+		changes = append(changes, change{e.spec, v})
+	}
+	for _, ch := range changes {
+		if msg, fixed := listenerParams[ch.p.name]; fixed && ch.val != c.vals[ch.p.name] {
+			c.mu.Unlock()
+			c.s.log.Warn("resp: CONFIG SET cannot move the listener; the Redis protocol is served on --resp-addr only",
+				"parameter", ch.p.name, "value", ch.val)
+			return fail(ch.p.name, msg)
+		}
 	}
 	if hook := c.s.opts.OnConfigSet; hook != nil {
 		for _, ch := range changes {
 			if ch.p.name == "hz" || ch.p.name == "active-expire-effort" {
 				if err := hook(ch.p.name, ch.val); err != nil {
-					return replyErr(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", ch.p.name, err))
+					c.mu.Unlock()
+					return fail(ch.p.name, err.Error())
 				}
 			}
 		}
 	}
-	c.mu.Lock()
 	for _, ch := range changes {
 		c.vals[ch.p.name] = ch.val
 	}
 	c.mu.Unlock()
 	for _, ch := range changes {
-		if ch.p.apply != nil {
-			if err := ch.p.apply(c, ch.val); err != nil {
-				return err
-			}
+		if apply := c.applies[ch.p.name]; apply != nil {
+			apply(c, ch.val)
 		}
 	}
 	return nil

@@ -595,7 +595,9 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 		c.replySkip--
 	}
 	if err == nil {
-		err = c.admit(cmd, args)
+		if err = c.admit(cmd, args); err != nil {
+			s.cmdStats.rejected(cmd)
+		}
 	}
 	if err == nil && c.multi != nil && cmd.has(flagNoMulti) {
 		err = replyErr("ERR Command not allowed inside a transaction")
@@ -638,13 +640,17 @@ func (c *client) subscriptions() int {
 
 func (c *client) replyError(err error) {
 	c.s.stats.errorReplies.Add(1)
-	c.w.Error(string(commandError(err, "")))
+	msg := string(commandError(err, ""))
+	c.s.cmdStats.errorReply(msg)
+	c.w.Error(msg)
 }
 
 // call runs a command's handler.
 func (c *client) call(tx *kv.Tx, cmd *command, args [][]byte) error {
 	x := &cmdCtx{s: c.s, c: c, tx: tx, w: c.w, args: args, cmd: cmd}
+	start := time.Now()
 	err := cmd.handler(x)
+	c.s.cmdStats.called(cmd, time.Since(start), err != nil)
 	c.s.feedMonitors(c, cmd, c.db, args)
 	if err != nil {
 		return commandError(err, cmd.name)

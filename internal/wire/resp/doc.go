@@ -30,6 +30,13 @@
 // line through the same per-connection pusher as pub/sub. SAVE, BGSAVE and
 // SHUTDOWN sync the storage's log, since every write is already in it.
 //
+// CONFIG knows every parameter of Redis 7.0 (config_params.go: names,
+// aliases, types, ranges, defaults), parses values with Redis's rules and
+// error words (config_values.go) and stores each as CONFIG GET shows it
+// (config.go); a CONFIG SET of several pairs is checked whole before any
+// takes effect. The few parameters mayfly acts on are read where they take
+// effect or applied when set; the others are only stored.
+//
 // Pub/sub messages and keyspace notifications are queued on each receiver
 // and written by a per-connection pusher goroutine, never by the
 // publisher, so a slow subscriber cannot stall commands; past

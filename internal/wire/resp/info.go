@@ -10,7 +10,14 @@ import (
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
-var infoDefault = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "keyspace"}
+// The sections of INFO: with no argument or "default" the default ones;
+// "all" and "everything" add the others (mayfly has no modules, so the two
+// are the same). Section names are matched without regard to case.
+var (
+	infoDefault = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu",
+		"modules", "errorstats", "cluster", "keyspace"}
+	infoAll = append([]string{"commandstats"}, infoDefault...)
+)
 
 // info renders INFO. tx is the caller's open transaction (nil outside a
 // command, in which case one is opened for the keyspace section).
@@ -21,8 +28,12 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 	}
 	for _, sec := range sections {
 		switch sec = strings.ToLower(sec); sec {
-		case "default", "all", "everything":
+		case "default":
 			for _, d := range infoDefault {
+				want[d] = true
+			}
+		case "all", "everything":
+			for _, d := range infoAll {
 				want[d] = true
 			}
 		default:
@@ -111,10 +122,35 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 	section("replication", func() {
 		line("role", "master")
 		line("connected_slaves", 0)
+		line("master_failover_state", "no-failover")
+		line("master_replid", s.replID)
+		line("master_replid2", strings.Repeat("0", 40))
+		line("master_repl_offset", 0)
+		line("second_repl_offset", -1)
+		line("repl_backlog_active", 0)
+		line("repl_backlog_size", s.cfg.get("repl-backlog-size"))
+		line("repl_backlog_first_byte_offset", 0)
+		line("repl_backlog_histlen", 0)
 	})
 	section("cpu", func() {
 		line("used_cpu_sys", "0.000000")
 		line("used_cpu_user", "0.000000")
+		line("used_cpu_sys_children", "0.000000")
+		line("used_cpu_user_children", "0.000000")
+	})
+	section("modules", func() {})
+	section("commandstats", func() {
+		for _, l := range s.cmdStats.commandLines() {
+			b.WriteString(l + "\r\n")
+		}
+	})
+	section("errorstats", func() {
+		for _, l := range s.cmdStats.errorLines() {
+			b.WriteString(l + "\r\n")
+		}
+	})
+	section("cluster", func() {
+		line("cluster_enabled", 0)
 	})
 	var err error
 	section("keyspace", func() {
@@ -173,4 +209,5 @@ func (s *Server) resetStats() {
 	s.stats.errorReplies.Store(0)
 	s.kv.ResetStats()
 	s.kv.ResetFieldStats()
+	s.cmdStats.reset()
 }

@@ -122,3 +122,84 @@ func TestWatch(t *testing.T) {
 		t.Fatalf("frozen time: %v %v", res, err)
 	}
 }
+
+// TestWatchFlushAndSwap: FLUSHDB, FLUSHALL and SWAPDB change only the
+// watched keys that are visible before or after them, as in Redis: a
+// missing key, or one only expired, on both sides leaves EXEC to run.
+func TestWatchFlushAndSwap(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	other := e.client(2)
+	ctx := t.Context()
+	// watchIn watches x in db, lets change run on another connection, and
+	// reports whether EXEC ran.
+	watchIn := func(db int, change func()) bool {
+		t.Helper()
+		conn := c.Conn()
+		defer conn.Close()
+		if err := conn.Select(ctx, db).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Do(ctx, "watch", "x").Err(); err != nil {
+			t.Fatal(err)
+		}
+		change()
+		if err := conn.Do(ctx, "multi").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Do(ctx, "ping").Err(); err != nil {
+			t.Fatal(err)
+		}
+		res, err := conn.Do(ctx, "exec").Result()
+		if err != nil && err != redis.Nil {
+			t.Fatal(err)
+		}
+		ran := err == nil && reflect.DeepEqual(res, []any{"PONG"})
+		return ran
+	}
+	inDB := func(db int, args ...any) {
+		t.Helper()
+		conn := other.Conn()
+		defer conn.Close()
+		if err := conn.Select(ctx, db).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Do(ctx, args...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := func(db int) {
+		inDB(db, "set", "x", "foo", "px", "1")
+		e.clock.Advance(2 * time.Millisecond)
+	}
+	flush := func(args ...any) func() {
+		return func() { other.Do(ctx, args...) }
+	}
+	cases := []struct {
+		name  string
+		setup func()
+		db    int
+		run   func()
+		ran   bool
+	}{
+		{"FLUSHDB of a missing key", func() {}, 0, flush("flushdb"), true},
+		{"FLUSHALL of a missing key", func() {}, 0, flush("flushall"), true},
+		{"FLUSHDB of a key", func() { inDB(0, "set", "x", "30") }, 0, flush("flushdb"), false},
+		{"FLUSHDB of a stale key", func() { stale(0) }, 0, flush("flushdb"), true},
+		{"SWAPDB of a key", func() { inDB(0, "set", "x", "30") }, 0, flush("swapdb", "0", "1"), false},
+		{"SWAPDB bringing a key", func() { inDB(1, "set", "x", "30") }, 0, flush("swapdb", "0", "1"), false},
+		{"SWAPDB of a stale key for none", func() { stale(1) }, 1, flush("swapdb", "0", "1"), true},
+		{"SWAPDB of none for a stale key", func() { stale(0) }, 1, flush("swapdb", "0", "1"), true},
+		{"SWAPDB of a stale key for another", func() { stale(1); stale(0) }, 1, flush("swapdb", "0", "1"), true},
+		{"SWAPDB of other databases", func() { inDB(0, "set", "x", "30") }, 0, flush("swapdb", "2", "3"), true},
+	}
+	for _, tc := range cases {
+		if err := other.FlushAll(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		tc.setup()
+		if got := watchIn(tc.db, tc.run); got != tc.ran {
+			t.Errorf("%s: EXEC ran %v, want %v", tc.name, got, tc.ran)
+		}
+	}
+}

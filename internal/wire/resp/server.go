@@ -146,6 +146,10 @@ type Server struct {
 	hub     *hub
 	watches *watchRegistry
 	stats   serverStats
+	// cmdStats counts calls per command and error replies per prefix.
+	cmdStats commandStats
+	// replID is INFO's master_replid: random, fixed for the server's life.
+	replID string
 }
 
 type serverStats struct {
@@ -173,6 +177,7 @@ func NewServer(opts Options) *Server {
 		listeners: make(map[net.Listener]struct{}),
 	}
 	s.cmds = commandTable()
+	s.replID = newReplID()
 	s.cfg = newConfig(&opts)
 	s.cfg.s = s
 	s.hub = newHub()
@@ -193,6 +198,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.listeners[ln] = struct{}{}
 	s.mu.Unlock()
+	s.cfg.noteListener(ln)
 	defer func() {
 		s.mu.Lock()
 		delete(s.listeners, ln)

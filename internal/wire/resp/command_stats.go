@@ -1,0 +1,108 @@
+package resp
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// commandStats counts, per command, what INFO commandstats reports, and
+// per error prefix (the error's first word, "ERR", "WRONGTYPE") what INFO
+// errorstats reports. CONFIG RESETSTAT clears both.
+type commandStats struct {
+	cmds sync.Map // *command -> *cmdStat
+	mu   sync.Mutex
+	errs map[string]int64
+}
+
+type cmdStat struct {
+	calls, usec, rejected, failed atomic.Int64
+}
+
+func (cs *commandStats) of(cmd *command) *cmdStat {
+	if st, ok := cs.cmds.Load(cmd); ok {
+		return st.(*cmdStat)
+	}
+	st, _ := cs.cmds.LoadOrStore(cmd, &cmdStat{})
+	return st.(*cmdStat)
+}
+
+// called records one run of cmd's handler: how long it took and whether it
+// answered an error.
+func (cs *commandStats) called(cmd *command, d time.Duration, failed bool) {
+	st := cs.of(cmd)
+	st.calls.Add(1)
+	st.usec.Add(d.Microseconds())
+	if failed {
+		st.failed.Add(1)
+	}
+}
+
+// rejected records a call of cmd refused before it ran (authentication,
+// the pub/sub context).
+func (cs *commandStats) rejected(cmd *command) { cs.of(cmd).rejected.Add(1) }
+
+// errorReply records an error reply by its prefix.
+func (cs *commandStats) errorReply(msg string) {
+	prefix, _, _ := strings.Cut(msg, " ")
+	cs.mu.Lock()
+	if cs.errs == nil {
+		cs.errs = make(map[string]int64)
+	}
+	cs.errs[prefix]++
+	cs.mu.Unlock()
+}
+
+func (cs *commandStats) reset() {
+	cs.cmds.Range(func(k, _ any) bool {
+		cs.cmds.Delete(k)
+		return true
+	})
+	cs.mu.Lock()
+	cs.errs = nil
+	cs.mu.Unlock()
+}
+
+// commandLines renders INFO commandstats: one line per command called or
+// rejected, sorted by name.
+func (cs *commandStats) commandLines() []string {
+	var out []string
+	cs.cmds.Range(func(k, v any) bool {
+		cmd, st := k.(*command), v.(*cmdStat)
+		calls, usec := st.calls.Load(), st.usec.Load()
+		perCall := 0.0
+		if calls > 0 {
+			perCall = float64(usec) / float64(calls)
+		}
+		out = append(out, fmt.Sprintf("cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
+			cmd.name, calls, usec, perCall, st.rejected.Load(), st.failed.Load()))
+		return true
+	})
+	sort.Strings(out)
+	return out
+}
+
+// errorLines renders INFO errorstats, sorted by prefix.
+func (cs *commandStats) errorLines() []string {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	out := make([]string, 0, len(cs.errs))
+	for p, n := range cs.errs {
+		out = append(out, fmt.Sprintf("errorstat_%s:count=%d", p, n))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// newReplID returns a replication ID as Redis shows them: 40 random hex
+// digits.
+func newReplID() string {
+	var b [20]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
