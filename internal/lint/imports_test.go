@@ -38,7 +38,8 @@ var allowed = map[string][]string{
 	"internal/glob":       {},
 	"internal/kv":         {"internal/expiry", "internal/storage", "internal/glob"},
 	"internal/wire/mongo": {"internal/docdb"},
-	"internal/wire/resp":  {"internal/kv", "internal/glob"},
+	"internal/wire/resp":  {"internal/kv", "internal/glob", "internal/script"},
+	"internal/script":     {},
 	"internal/admin":      {"internal/docdb", "internal/kv", "internal/expiry"},
 	"internal/server":     {"internal"},
 	"internal/lint":       {},
@@ -48,10 +49,11 @@ var allowed = map[string][]string{
 
 // exclusive names third-party packages that only some packages may import
 // (in non-test files): Pebble stays behind storage, BSON in the document
-// side.
+// side, Lua in the scripting engine.
 var exclusive = map[string][]string{
 	"github.com/cockroachdb/pebble":       {"internal/storage"},
 	"go.mongodb.org/mongo-driver/v2/bson": {"internal/docdb", "internal/wire/mongo", "internal/keycodec", "internal/bench", "internal/server"},
+	"github.com/yuin/gopher-lua":          {"internal/script"},
 }
 
 // row returns the table row governing pkg: the longest key that is pkg or

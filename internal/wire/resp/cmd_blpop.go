@@ -271,9 +271,15 @@ func serveBlockedDB(x *cmdCtx, db int) {
 	serveBlockedIn(x, db, keys...)
 }
 
-// inExec reports whether x runs as a queued command of EXEC, where
-// blocking commands must not block.
-func inExec(x *cmdCtx) bool { return x.c.lastName == "exec" }
+// inExec reports whether x runs as a queued command of EXEC or inside a
+// script, where blocking commands must not block.
+func inExec(x *cmdCtx) bool {
+	switch x.c.lastName {
+	case "exec", "eval", "evalsha", "eval_ro", "evalsha_ro":
+		return true
+	}
+	return false
+}
 
 // parseTimeout parses a blocking timeout in seconds (decimals allowed) as
 // Redis's getTimeoutFromObjectOrReply and returns the deadline on the

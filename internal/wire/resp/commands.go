@@ -9,6 +9,8 @@ func allCommands() []*command {
 		cmdFlushAll, cmdFlushDB, cmdFunction, cmdHello, cmdInfo, cmdLastSave, cmdLatency,
 		cmdMemory, cmdMonitor, cmdObject, cmdPing, cmdQuit, cmdReset, cmdSave, cmdScript, cmdSelect,
 		cmdShutdown, cmdSwapDB, cmdTime,
+		// scripting
+		cmdEval, cmdEvalRO, cmdEvalSHA, cmdEvalSHARO,
 		// keys
 		cmdCopy, cmdDel, cmdExists, cmdKeys, cmdMove, cmdRandomKey, cmdRename, cmdRenameNX,
 		cmdScan, cmdTouch, cmdType, cmdUnlink,

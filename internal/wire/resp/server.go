@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mayfly/mayfly/internal/kv"
+	"github.com/mayfly/mayfly/internal/script"
 )
 
 // Version is the Redis version mayfly reports (INFO, HELLO): the release
@@ -150,6 +151,8 @@ type Server struct {
 	cmdStats commandStats
 	// replID is INFO's master_replid: random, fixed for the server's life.
 	replID string
+	// scripts compiles, caches and runs EVAL's Lua scripts.
+	scripts *script.Engine
 }
 
 type serverStats struct {
@@ -177,6 +180,7 @@ func NewServer(opts Options) *Server {
 		listeners: make(map[net.Listener]struct{}),
 	}
 	s.cmds = commandTable()
+	s.scripts = script.New(s.log)
 	s.replID = newReplID()
 	s.cfg = newConfig(&opts)
 	s.cfg.s = s

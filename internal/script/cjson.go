@@ -1,0 +1,203 @@
+package script
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// maxJSONDepth is lua-cjson's default nesting limit.
+const maxJSONDepth = 1000
+
+// cjsonLib is lua-cjson's encode and decode as Redis loads it: a table
+// whose keys are exactly 1..n is an array (an empty table an object),
+// numbers are written with 14 significant digits, and JSON null decodes
+// to cjson.null.
+func (v *vm) cjsonLib() *lua.LTable {
+	L := v.L
+	t := L.NewTable()
+	null := L.NewUserData()
+	t.RawSetString("null", null)
+	t.RawSetString("encode", L.NewFunction(func(L *lua.LState) int {
+		if L.GetTop() != 1 {
+			L.RaiseError("bad argument #1 to 'encode' (expected 1 argument)")
+		}
+		var b bytes.Buffer
+		if err := encodeJSON(&b, L.Get(1), null, 0); err != nil {
+			L.RaiseError("%s", err.Error())
+		}
+		L.Push(lua.LString(b.String()))
+		return 1
+	}))
+	t.RawSetString("decode", L.NewFunction(func(L *lua.LState) int {
+		s := L.CheckString(1)
+		d := json.NewDecoder(bytes.NewReader([]byte(s)))
+		d.UseNumber()
+		var x any
+		if err := d.Decode(&x); err != nil {
+			L.RaiseError("Expected value but found invalid token at character 1")
+		}
+		if d.More() {
+			L.RaiseError("Expected the end but found invalid token at character %d", d.InputOffset()+1)
+		}
+		L.Push(v.fromJSON(x, null))
+		return 1
+	}))
+	return t
+}
+
+func encodeJSON(b *bytes.Buffer, lv lua.LValue, null *lua.LUserData, depth int) error {
+	switch x := lv.(type) {
+	case *lua.LNilType:
+		b.WriteString("null")
+	case lua.LBool:
+		b.WriteString(strconv.FormatBool(bool(x)))
+	case lua.LNumber:
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("Cannot serialise number: must not be NaN or Inf")
+		}
+		b.WriteString(strconv.FormatFloat(f, 'g', 14, 64))
+	case lua.LString:
+		writeJSONString(b, string(x))
+	case *lua.LUserData:
+		if x != null {
+			return fmt.Errorf("Cannot serialise userdata: type not supported")
+		}
+		b.WriteString("null")
+	case *lua.LTable:
+		if depth >= maxJSONDepth {
+			return fmt.Errorf("Cannot serialise, excessive nesting (%d)", depth+1)
+		}
+		return encodeTable(b, x, null, depth+1)
+	default:
+		return fmt.Errorf("Cannot serialise %s: type not supported", lv.Type().String())
+	}
+	return nil
+}
+
+func encodeTable(b *bytes.Buffer, t *lua.LTable, null *lua.LUserData, depth int) error {
+	n, maxKey, array := 0, 0, true
+	var keyErr error
+	t.ForEach(func(k, _ lua.LValue) {
+		n++
+		switch kk := k.(type) {
+		case lua.LNumber:
+			if f := float64(kk); f >= 1 && f == math.Floor(f) {
+				maxKey = max(maxKey, int(f))
+				return
+			}
+			array = false
+		case lua.LString:
+			array = false
+		default:
+			keyErr = fmt.Errorf("Cannot serialise %s: table key must be a number or string", k.Type().String())
+		}
+	})
+	if keyErr != nil {
+		return keyErr
+	}
+	if array && n > 0 && maxKey > n*2 && maxKey > 10 {
+		return fmt.Errorf("Cannot serialise table: excessively sparse array")
+	}
+	if array && n > 0 {
+		b.WriteByte('[')
+		for i := 1; i <= maxKey; i++ {
+			if i > 1 {
+				b.WriteByte(',')
+			}
+			if err := encodeJSON(b, t.RawGetInt(i), null, depth); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+		return nil
+	}
+	type field struct {
+		key string
+		val lua.LValue
+	}
+	var fields []field
+	t.ForEach(func(k, val lua.LValue) {
+		fields = append(fields, field{lua.LVAsString(k), val})
+	})
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJSONString(b, f.key)
+		b.WriteByte(':')
+		if err := encodeJSON(b, f.val, null, depth); err != nil {
+			return err
+		}
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+// writeJSONString escapes as lua-cjson does: quotes, backslashes, '/' and
+// control characters; other bytes pass through.
+func writeJSONString(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '/':
+			b.WriteString(`\/`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				fmt.Fprintf(b, `\u%04x`, c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+}
+
+func (v *vm) fromJSON(x any, null *lua.LUserData) lua.LValue {
+	L := v.L
+	switch y := x.(type) {
+	case nil:
+		return null
+	case bool:
+		return lua.LBool(y)
+	case json.Number:
+		f, _ := strconv.ParseFloat(string(y), 64)
+		return lua.LNumber(f)
+	case string:
+		return lua.LString(y)
+	case []any:
+		t := L.CreateTable(len(y), 0)
+		for i, e := range y {
+			t.RawSetInt(i+1, v.fromJSON(e, null))
+		}
+		return t
+	case map[string]any:
+		t := L.CreateTable(0, len(y))
+		for k, e := range y {
+			t.RawSetString(k, v.fromJSON(e, null))
+		}
+		return t
+	}
+	return lua.LNil
+}

@@ -1,0 +1,46 @@
+// Package script runs Redis's Lua scripts (EVAL, EVALSHA, SCRIPT LOAD) on
+// a Lua 5.1 interpreter, with Redis 7.0's libraries, sandbox, conversions
+// and error words. It knows nothing of storage or the protocol: commands a
+// script calls go to a Host, and replies travel as Reply values.
+//
+// # Rules
+//
+// Scripts are compiled once under the chunk name user_script and cached
+// by the SHA1 of their body (EVAL caches too, so EVALSHA finds a script
+// EVAL ran), up to MaxCached scripts, the oldest forgotten first; Flush
+// empties the cache.
+//
+// The sandbox is Redis's: the base library without dofile, loadfile,
+// print, module or require, and the table, string, math, coroutine,
+// redis, cjson and bit libraries; no os, io, package or debug. The
+// globals and every library are read-only views: assigning a global or a
+// library field (also through rawset) fails with "Attempt to modify a
+// readonly table", and reading an undefined global fails with "Script
+// attempted to access nonexistent global variable 'NAME'". KEYS and ARGV
+// are the running script's.
+//
+// A script's value becomes the reply as Redis converts it (toReply), and a
+// command's reply the value redis.call returns (toLua), in RESP2 or, after
+// redis.setresp(3), RESP3. redis.call raises a command's error reply, and
+// a refusal of the Host, as the error object {err=...}; redis.pcall
+// returns it. A script that fails answers the error's message followed by
+// " script: SHA, on @user_script:LINE." when the line is known, a Lua
+// runtime error being prefixed by ERR as Redis does.
+//
+// A Host's panic (a command that panicked) unwinds the script and is
+// raised again from Eval, so that the caller rolls back as for any
+// command that panics.
+//
+// Departures from Redis: parse errors are gopher-lua's ("unexpected
+// symbol" for any syntax error), some runtime error texts differ from
+// Lua 5.1's, pairs over a library or _G sees nothing (they are views),
+// an error object raised by the script itself with error({err=...})
+// carries no line, math.random is not Redis's seeded generator, cjson
+// object keys come out in Lua's iteration order, and there are no
+// cmsgpack, struct, SCRIPT KILL or busy script replies.
+//
+// # Testing
+//
+// The protocol package's tests run every rule through go-redis against an
+// in-process server.
+package script

@@ -1,0 +1,175 @@
+package script
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// MaxCached bounds the script cache: past it the script cached first is
+// forgotten (EVALSHA then answers NOSCRIPT for it until it is sent again).
+const MaxCached = 10000
+
+// Host runs the commands a script calls. Call runs args as a command in
+// the transaction the script runs in and returns its reply in RESP
+// version proto (2 or 3); a refusal is an Error reply in Redis's words
+// ("ERR Unknown Redis command called from script", ...).
+type Host interface {
+	Call(args [][]byte, proto int) Reply
+}
+
+// Engine compiles, caches and runs scripts. It is safe for concurrent use.
+type Engine struct {
+	log *slog.Logger
+
+	mu      sync.Mutex
+	scripts map[string]*lua.FunctionProto
+	order   []string // SHA1s in the order they were cached
+
+	vms sync.Pool // *vm
+}
+
+// New returns an engine whose scripts log to log through redis.log.
+func New(log *slog.Logger) *Engine {
+	if log == nil {
+		log = slog.Default()
+	}
+	e := &Engine{log: log, scripts: make(map[string]*lua.FunctionProto)}
+	e.vms.New = func() any { return newVM(e) }
+	return e
+}
+
+// SHA1 returns the lowercase hex SHA1 of body, the name of its script.
+func SHA1(body []byte) string {
+	h := sha1.Sum(body)
+	return hex.EncodeToString(h[:])
+}
+
+// Load compiles body and caches it, returning its SHA1, or the compile
+// error as Redis words it ("ERR Error compiling script ...").
+func (e *Engine) Load(body []byte) (string, error) {
+	sha := SHA1(body)
+	_, err := e.compiled(sha, body)
+	return sha, err
+}
+
+// Exists reports whether the script named sha (hex, any case) is cached.
+func (e *Engine) Exists(sha string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.scripts[strings.ToLower(sha)]
+	return ok
+}
+
+// Flush forgets every cached script.
+func (e *Engine) Flush() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.scripts = make(map[string]*lua.FunctionProto)
+	e.order = nil
+}
+
+// Len returns the number of cached scripts.
+func (e *Engine) Len() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.scripts)
+}
+
+// compiled returns the compiled script sha, compiling and caching body
+// when it is not cached; body nil means EVALSHA, which finds it or fails.
+func (e *Engine) compiled(sha string, body []byte) (*lua.FunctionProto, error) {
+	e.mu.Lock()
+	p := e.scripts[sha]
+	e.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	if body == nil {
+		return nil, errNoScript
+	}
+	p, err := compile(body)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.scripts[sha]; !ok {
+		if len(e.order) >= MaxCached {
+			delete(e.scripts, e.order[0])
+			e.order = e.order[1:]
+		}
+		e.scripts[sha] = p
+		e.order = append(e.order, sha)
+	}
+	return p, nil
+}
+
+// errNoScript is EVALSHA's reply for a script not cached.
+var errNoScript = replyError("NOSCRIPT No matching script. Please use EVAL.")
+
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+
+// chunkName is the name scripts are compiled under, as Redis names them.
+const chunkName = "user_script"
+
+// compile parses and compiles a script body. A leading "#!" line (Redis 7's
+// shebang with flags) is not supported and fails to compile as in Lua.
+func compile(body []byte) (*lua.FunctionProto, error) {
+	chunk, err := parse.Parse(strings.NewReader(string(body)), chunkName)
+	if err != nil {
+		return nil, replyError("ERR Error compiling script (new function): " + compileMessage(err, body))
+	}
+	p, err := lua.Compile(chunk, chunkName)
+	if err != nil {
+		return nil, replyError("ERR Error compiling script (new function): " + chunkName + ": " + err.Error())
+	}
+	return p, nil
+}
+
+// compileMessage words a parse error of body as Lua does:
+// "user_script:LINE: MESSAGE near 'TOKEN'", a syntax error being an
+// "unexpected symbol" and the end of the script '<eof>' on its last line.
+func compileMessage(err error, body []byte) string {
+	pe, ok := err.(*parse.Error)
+	if !ok {
+		return chunkName + ": " + strings.TrimSpace(err.Error())
+	}
+	msg := strings.TrimSpace(pe.Message)
+	if msg == "syntax error" {
+		msg = "unexpected symbol"
+	}
+	line, token := pe.Pos.Line, pe.Token
+	if line == parse.EOF {
+		line, token = 1+strings.Count(string(body), "\n"), "<eof>"
+	}
+	return fmt.Sprintf("%s:%d: %s near '%s'", chunkName, line, msg, token)
+}
+
+// Eval runs a script (EVAL when body is given, EVALSHA by sha when body is
+// nil) with its KEYS and ARGV, calling commands through h. The reply is
+// what the client gets, an Error reply for every failure in Redis's words.
+func (e *Engine) Eval(sha string, body []byte, keys, args [][]byte, h Host) Reply {
+	sha = strings.ToLower(sha)
+	p, err := e.compiled(sha, body)
+	if err != nil {
+		return ErrorReply(err.Error())
+	}
+	v := e.vms.Get().(*vm)
+	r, panicked := v.run(sha, p, keys, args, h)
+	e.vms.Put(v)
+	if panicked != nil {
+		// A command the script called panicked: the caller rolls the
+		// transaction back as for any command that panics.
+		panic(panicked)
+	}
+	return r
+}

@@ -1,0 +1,460 @@
+package script
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// vm is one Lua state with Redis's libraries and sandbox, running one
+// script at a time.
+type vm struct {
+	e       *Engine
+	L       *lua.LState
+	base    *lua.LTable // the real globals, reachable only through globals
+	globals *lua.LTable // the read-only view scripts see as _G
+	// protected are the read-only views (the globals and the libraries),
+	// which rawset refuses too.
+	protected map[*lua.LTable]bool
+
+	// state of the running script
+	sha        string
+	host       Host
+	proto      int
+	keys, argv *lua.LTable
+	panicked   any
+}
+
+// Redis's log levels for redis.log.
+const (
+	logDebug = iota
+	logVerbose
+	logNotice
+	logWarning
+)
+
+// Redis's replication flags for redis.set_repl, accepted and ignored.
+const (
+	replNone    = 0
+	replAOF     = 1
+	replReplica = 2
+	replAll     = 3
+)
+
+// The version scripts see as redis.REDIS_VERSION.
+const (
+	redisVersion    = "7.0.15"
+	redisVersionNum = 0x00070f
+)
+
+func newVM(e *Engine) *vm {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	v := &vm{e: e, L: L, protected: make(map[*lua.LTable]bool)}
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.CoroutineLibName, lua.OpenCoroutine},
+	} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	base := L.G.Global
+	v.base = base
+	// What Redis removes or never loads: files, modules, printing.
+	for _, name := range []string{"dofile", "loadfile", "print", "_printregs", "module", "require"} {
+		base.RawSetString(name, lua.LNil)
+	}
+	base.RawSetString("rawset", L.NewFunction(v.rawset))
+	base.RawSetString("redis", v.redisLib())
+	base.RawSetString("cjson", v.cjsonLib())
+	base.RawSetString("bit", v.bitLib())
+	for _, name := range []string{"string", "table", "math", "coroutine", "redis", "cjson", "bit"} {
+		if t, ok := base.RawGetString(name).(*lua.LTable); ok {
+			base.RawSetString(name, v.readOnly(t, nil))
+		}
+	}
+	v.globals = v.readOnly(base, L.NewFunction(v.globalIndex))
+	base.RawSetString("_G", v.globals)
+	L.Env = v.globals
+	return v
+}
+
+// readOnly returns a view of t that refuses new fields; index, when not
+// nil, replaces t as the view's __index.
+func (v *vm) readOnly(t *lua.LTable, index lua.LValue) *lua.LTable {
+	L := v.L
+	view := L.NewTable()
+	mt := L.NewTable()
+	if index == nil {
+		index = t
+	}
+	mt.RawSetString("__index", index)
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Attempt to modify a readonly table")
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(view, mt)
+	v.protected[view] = true
+	return view
+}
+
+// globalIndex reads a global: KEYS and ARGV of the running script, the
+// libraries and builtins, and an error for any other name.
+func (v *vm) globalIndex(L *lua.LState) int {
+	k := L.Get(2)
+	if s, ok := k.(lua.LString); ok {
+		switch s {
+		case "KEYS":
+			L.Push(v.keys)
+			return 1
+		case "ARGV":
+			L.Push(v.argv)
+			return 1
+		}
+	}
+	val := v.base.RawGet(k)
+	if val == lua.LNil {
+		L.RaiseError("Script attempted to access nonexistent global variable '%s'", lua.LVAsString(k))
+	}
+	L.Push(val)
+	return 1
+}
+
+// rawset is Lua's rawset, refusing the read-only views.
+func (v *vm) rawset(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if v.protected[t] {
+		L.RaiseError("Attempt to modify a readonly table")
+	}
+	t.RawSet(L.CheckAny(2), L.CheckAny(3))
+	L.SetTop(1)
+	return 1
+}
+
+// run runs a compiled script and returns its reply, or the value of a
+// panic of a command it called.
+func (v *vm) run(sha string, p *lua.FunctionProto, keys, args [][]byte, h Host) (Reply, any) {
+	L := v.L
+	v.sha, v.host, v.proto, v.panicked = sha, h, 2, nil
+	v.keys, v.argv = v.strings(keys), v.strings(args)
+	defer func() {
+		v.host, v.keys, v.argv, v.panicked = nil, nil, nil, nil
+		L.SetTop(0)
+	}()
+	fn := L.NewFunctionFromProto(p)
+	fn.Env = v.globals
+	L.SetContext(context.Background())
+	L.Push(fn)
+	err := L.PCall(0, 1, nil)
+	L.RemoveContext()
+	if v.panicked != nil {
+		return Reply{}, v.panicked
+	}
+	if err != nil {
+		return v.errorReply(err), nil
+	}
+	return v.toReply(L.Get(-1), 0), nil
+}
+
+func (v *vm) strings(list [][]byte) *lua.LTable {
+	t := v.L.CreateTable(len(list), 0)
+	for i, b := range list {
+		t.RawSetInt(i+1, lua.LString(b))
+	}
+	return t
+}
+
+// errorReply words a script's failure as Redis does: the error's message,
+// then where the script failed.
+func (v *vm) errorReply(err error) Reply {
+	var obj lua.LValue = lua.LString(err.Error())
+	if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
+		obj = ae.Object
+	}
+	var msg string
+	line := 0
+	switch o := obj.(type) {
+	case *lua.LTable:
+		s, ok := o.RawGetString("err").(lua.LString)
+		if !ok {
+			return ErrorReply("ERR Error running script " + v.sha + ", execution failure")
+		}
+		msg = string(s)
+		if n, ok := o.RawGetString("line").(lua.LNumber); ok {
+			line = int(n)
+		}
+	case lua.LString:
+		msg = "ERR " + string(o)
+		line = lineOf(string(o))
+	default:
+		msg = "ERR " + obj.String()
+	}
+	if line > 0 {
+		msg += fmt.Sprintf(" script: %s, on @%s:%d.", v.sha, chunkName, line)
+	}
+	return ErrorReply(msg)
+}
+
+// lineOf returns the line of a Lua error message "user_script:LINE: ...",
+// 0 when it names none.
+func lineOf(msg string) int {
+	rest, ok := strings.CutPrefix(msg, chunkName+":")
+	if !ok {
+		return 0
+	}
+	n, _, ok := strings.Cut(rest, ":")
+	if !ok {
+		return 0
+	}
+	line, err := strconv.Atoi(n)
+	if err != nil {
+		return 0
+	}
+	return line
+}
+
+// line returns the line of the script running the current Go function, 0
+// when none is found.
+func (v *vm) line(L *lua.LState) int {
+	for lvl := 1; lvl < 16; lvl++ {
+		dbg, ok := L.GetStack(lvl)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.CurrentLine > 0 && strings.Contains(dbg.Source, chunkName) {
+			return dbg.CurrentLine
+		}
+	}
+	return 0
+}
+
+// errorTable is Redis's error object {err="CODE message"}: a message
+// starting with '-' carries its code, any other gets ERR.
+func (v *vm) errorTable(msg string) *lua.LTable {
+	t := v.L.NewTable()
+	t.RawSetString("err", lua.LString(errorText(msg)))
+	return t
+}
+
+func errorText(msg string) string {
+	code := "ERR"
+	if rest, ok := strings.CutPrefix(msg, "-"); ok {
+		if c, m, ok := strings.Cut(rest, " "); ok {
+			code, msg = c, m
+		} else {
+			msg = rest
+		}
+	}
+	return code + " " + strings.TrimRight(msg, "\r\n")
+}
+
+// raise raises t as the script's error, with where it was raised.
+func (v *vm) raise(L *lua.LState, t *lua.LTable) int {
+	if line := v.line(L); line > 0 {
+		t.RawSetString("source", lua.LString("@"+chunkName))
+		t.RawSetString("line", lua.LNumber(line))
+	}
+	L.Error(t, 0)
+	return 0
+}
+
+// fail answers a redis.* function's refusal: raised, or returned as the
+// error object (redis.pcall).
+func (v *vm) fail(L *lua.LState, raise bool, msg string) int {
+	t := v.errorTable(msg)
+	if raise {
+		return v.raise(L, t)
+	}
+	L.Push(t)
+	return 1
+}
+
+func (v *vm) redisLib() *lua.LTable {
+	L := v.L
+	t := L.NewTable()
+	fns := map[string]lua.LGFunction{
+		"call":               v.call(true),
+		"pcall":              v.call(false),
+		"error_reply":        v.errorReplyFn,
+		"status_reply":       v.statusReplyFn,
+		"sha1hex":            v.sha1hex,
+		"log":                v.log,
+		"setresp":            v.setresp,
+		"set_repl":           v.setRepl,
+		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 },
+		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
+		"debug":              func(L *lua.LState) int { return 0 },
+	}
+	for name, fn := range fns {
+		t.RawSetString(name, L.NewFunction(fn))
+	}
+	for name, n := range map[string]int{
+		"LOG_DEBUG": logDebug, "LOG_VERBOSE": logVerbose, "LOG_NOTICE": logNotice, "LOG_WARNING": logWarning,
+		"REPL_NONE": replNone, "REPL_AOF": replAOF, "REPL_SLAVE": replReplica, "REPL_REPLICA": replReplica, "REPL_ALL": replAll,
+		"REDIS_VERSION_NUM": redisVersionNum,
+	} {
+		t.RawSetString(name, lua.LNumber(n))
+	}
+	t.RawSetString("REDIS_VERSION", lua.LString(redisVersion))
+	return t
+}
+
+// call is redis.call (raise) and redis.pcall.
+func (v *vm) call(raise bool) lua.LGFunction {
+	return func(L *lua.LState) int {
+		n := L.GetTop()
+		if n == 0 {
+			return v.fail(L, raise, "Please specify at least one argument for this redis lib call")
+		}
+		args := make([][]byte, n)
+		for i := 1; i <= n; i++ {
+			switch a := L.Get(i).(type) {
+			case lua.LString:
+				args[i-1] = []byte(a)
+			case lua.LNumber:
+				args[i-1] = strconv.AppendFloat(nil, float64(a), 'g', 17, 64)
+			default:
+				return v.fail(L, raise, "Lua redis lib command arguments must be strings or integers")
+			}
+		}
+		if v.host == nil {
+			return v.fail(L, raise, "redis.call/pcall can only be called inside a script invocation")
+		}
+		r, ok := v.hostCall(args)
+		if !ok {
+			L.RaiseError("internal error in a command called from the script")
+			return 0
+		}
+		if r.Kind == Error {
+			t := L.NewTable()
+			t.RawSetString("err", lua.LString(strings.TrimRight(string(r.Str), "\r\n")))
+			if raise {
+				return v.raise(L, t)
+			}
+			L.Push(t)
+			return 1
+		}
+		L.Push(v.toLua(r))
+		return 1
+	}
+}
+
+// hostCall runs a command, keeping a panic to re-raise once the script is
+// unwound.
+func (v *vm) hostCall(args [][]byte) (r Reply, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			v.panicked = p
+			ok = false
+		}
+	}()
+	return v.host.Call(args, v.proto), true
+}
+
+func (v *vm) errorReplyFn(L *lua.LState) int {
+	if L.GetTop() != 1 || L.Get(1).Type() != lua.LTString && L.Get(1).Type() != lua.LTNumber {
+		L.Push(v.errorTable("wrong number or type of arguments"))
+		return 1
+	}
+	msg := L.ToString(1)
+	if !strings.HasPrefix(msg, "-") {
+		msg = "-" + msg
+	}
+	L.Push(v.errorTable(msg))
+	return 1
+}
+
+func (v *vm) statusReplyFn(L *lua.LState) int {
+	if L.GetTop() != 1 || L.Get(1).Type() != lua.LTString && L.Get(1).Type() != lua.LTNumber {
+		L.Push(v.errorTable("wrong number or type of arguments"))
+		return 1
+	}
+	t := L.NewTable()
+	t.RawSetString("ok", lua.LString(L.ToString(1)))
+	L.Push(t)
+	return 1
+}
+
+func (v *vm) sha1hex(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		return v.raise(L, v.errorTable("wrong number of arguments"))
+	}
+	h := sha1.Sum([]byte(L.ToString(1)))
+	L.Push(lua.LString(hex.EncodeToString(h[:])))
+	return 1
+}
+
+func (v *vm) log(L *lua.LState) int {
+	n := L.GetTop()
+	if n < 2 {
+		return v.raise(L, v.errorTable("redis.log() requires two arguments or more."))
+	}
+	lv, ok := L.Get(1).(lua.LNumber)
+	if !ok {
+		if s, isStr := L.Get(1).(lua.LString); isStr {
+			f, err := strconv.ParseFloat(strings.TrimSpace(string(s)), 64)
+			lv, ok = lua.LNumber(f), err == nil
+		}
+	}
+	if !ok {
+		return v.raise(L, v.errorTable("First argument must be a number (log level)."))
+	}
+	level := int(lv)
+	if level < logDebug || level > logWarning {
+		return v.raise(L, v.errorTable("Invalid debug level."))
+	}
+	var b strings.Builder
+	for i := 2; i <= n; i++ {
+		switch a := L.Get(i).(type) {
+		case lua.LString, lua.LNumber:
+			if i != 2 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(a.String())
+		}
+	}
+	sl := slog.LevelDebug
+	switch level {
+	case logNotice:
+		sl = slog.LevelInfo
+	case logWarning:
+		sl = slog.LevelWarn
+	}
+	v.e.log.Log(context.Background(), sl, b.String(), "source", "script")
+	return 0
+}
+
+func (v *vm) setresp(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		return v.raise(L, v.errorTable("redis.setresp() requires one argument."))
+	}
+	n := L.ToInt(1)
+	if n != 2 && n != 3 {
+		return v.raise(L, v.errorTable("RESP version must be 2 or 3."))
+	}
+	v.proto = n
+	return 0
+}
+
+func (v *vm) setRepl(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		return v.raise(L, v.errorTable("redis.set_repl() requires two arguments."))
+	}
+	if f := L.ToInt(1); f < replNone || f > replAll || L.Get(1).Type() != lua.LTNumber {
+		return v.raise(L, v.errorTable("Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."))
+	}
+	return 0
+}
