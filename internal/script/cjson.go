@@ -10,6 +10,11 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
+// cjsonError is an error of cjson.encode, in lua-cjson's words.
+type cjsonError string
+
+func (e cjsonError) Error() string { return string(e) }
+
 // maxJSONDepth is lua-cjson's default nesting limit.
 const maxJSONDepth = 1000
 
@@ -59,23 +64,23 @@ func encodeJSON(b *bytes.Buffer, lv lua.LValue, null *lua.LUserData, depth int) 
 	case lua.LNumber:
 		f := float64(x)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("Cannot serialise number: must not be NaN or Inf")
+			return cjsonError("Cannot serialise number: must not be NaN or Inf")
 		}
 		b.WriteString(strconv.FormatFloat(f, 'g', 14, 64))
 	case lua.LString:
 		writeJSONString(b, string(x))
 	case *lua.LUserData:
 		if x != null {
-			return fmt.Errorf("Cannot serialise userdata: type not supported")
+			return cjsonError("Cannot serialise userdata: type not supported")
 		}
 		b.WriteString("null")
 	case *lua.LTable:
 		if depth >= maxJSONDepth {
-			return fmt.Errorf("Cannot serialise, excessive nesting (%d)", depth+1)
+			return cjsonError(fmt.Sprintf("Cannot serialise, excessive nesting (%d)", depth+1))
 		}
 		return encodeTable(b, x, null, depth+1)
 	default:
-		return fmt.Errorf("Cannot serialise %s: type not supported", lv.Type().String())
+		return cjsonError(fmt.Sprintf("Cannot serialise %s: type not supported", lv.Type().String()))
 	}
 	return nil
 }
@@ -95,14 +100,14 @@ func encodeTable(b *bytes.Buffer, t *lua.LTable, null *lua.LUserData, depth int)
 		case lua.LString:
 			array = false
 		default:
-			keyErr = fmt.Errorf("Cannot serialise %s: table key must be a number or string", k.Type().String())
+			keyErr = cjsonError(fmt.Sprintf("Cannot serialise %s: table key must be a number or string", k.Type().String()))
 		}
 	})
 	if keyErr != nil {
 		return keyErr
 	}
 	if array && n > 0 && maxKey > n*2 && maxKey > 10 {
-		return fmt.Errorf("Cannot serialise table: excessively sparse array")
+		return cjsonError("Cannot serialise table: excessively sparse array")
 	}
 	if array && n > 0 {
 		b.WriteByte('[')
