@@ -165,7 +165,9 @@ func (e *Engine) Eval(sha string, body []byte, keys, args [][]byte, h Host) Repl
 	}
 	v := e.vms.Get().(*vm)
 	r, panicked := v.run(sha, p, keys, args, h)
-	e.vms.Put(v)
+	if !v.broken {
+		e.vms.Put(v)
+	}
 	if panicked != nil {
 		// A command the script called panicked: the caller rolls the
 		// transaction back as for any command that panics.

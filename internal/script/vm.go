@@ -29,6 +29,9 @@ type vm struct {
 	proto      int
 	keys, argv *lua.LTable
 	panicked   any
+	// broken is set when the interpreter itself panicked: the state is
+	// not reused.
+	broken bool
 }
 
 // Redis's log levels for redis.log.
@@ -84,6 +87,11 @@ func newVM(e *Engine) *vm {
 		if t, ok := base.RawGetString(name).(*lua.LTable); ok {
 			base.RawSetString(name, v.readOnly(t, nil))
 		}
+	}
+	// Strings' methods stay reachable ("x"):upper(), but their metatable
+	// (and through it the real string library) is not.
+	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
+		mt.RawSetString("__metatable", lua.LFalse)
 	}
 	v.globals = v.readOnly(base, L.NewFunction(v.globalIndex))
 	base.RawSetString("_G", v.globals)
@@ -156,14 +164,15 @@ func (v *vm) run(sha string, p *lua.FunctionProto, keys, args [][]byte, h Host) 
 	}()
 	fn := L.NewFunctionFromProto(p)
 	fn.Env = v.globals
-	L.SetContext(context.Background())
 	L.Push(fn)
 	err := L.PCall(0, 1, nil)
-	L.RemoveContext()
 	if v.panicked != nil {
 		return Reply{}, v.panicked
 	}
 	if err != nil {
+		if ae, ok := err.(*lua.ApiError); ok && ae.Type == lua.ApiErrorPanic {
+			v.broken = true
+		}
 		return v.errorReply(err), nil
 	}
 	return v.toReply(L.Get(-1), 0), nil

@@ -113,6 +113,12 @@ func TestEvalErrors(t *testing.T) {
 		reply("ERR Unknown Redis command called from script", "eval", "return redis.pcall('nosuchcommand')['err']", "0"),
 		fails("ERR Unknown Redis command called from script", "eval", "return redis.pcall('nosuchcommand')", "0"),
 		fails("ERR user_script:1: boom"+where("error('boom')", 1), "eval", "error('boom')", "0"),
+		fails("ERR user_script:1: Attempt to modify a readonly table"+where("string.x = 1", 1), "eval", "string.x = 1", "0"),
+		reply(int64(1), "eval", "if getmetatable('') == false then return 1 end return 0", "0"),
+		reply("ABC", "eval", "return ('abc'):upper()", "0"),
+		// setfenv and loadstring stay inside the sandbox, as in Redis
+		reply(int64(1), "eval", "return loadstring('return 1')()", "0"),
+		fails("ERR user_script:1: Attempt to modify a readonly table"+where("getfenv(0).x = 1", 1), "eval", "getfenv(0).x = 1", "0"),
 	})
 	// the sandbox: no os, io, require, loadfile, dofile
 	for _, name := range []string{"os", "io", "require", "dofile", "loadfile", "module", "print", "debug"} {
