@@ -57,7 +57,10 @@ const (
 )
 
 func newVM(e *Engine) *vm {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	// The registry (Lua's value stack) starts small and grows to what
+	// Lua's C stack limit lets Redis's scripts pass: unpack of 8,000
+	// values, as many command arguments.
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, RegistrySize: 1024 * 16, RegistryMaxSize: 1024 * 256, RegistryGrowStep: 1024})
 	v := &vm{e: e, L: L, protected: make(map[*lua.LTable]bool)}
 	for _, lib := range []struct {
 		name string

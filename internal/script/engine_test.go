@@ -1,0 +1,147 @@
+package script
+
+import (
+	"strings"
+	"testing"
+)
+
+// echoHost answers every command with its arguments as an array of bulk
+// strings, and counts the calls.
+type echoHost struct{ calls int }
+
+func (h *echoHost) Call(args [][]byte, proto int) Reply {
+	h.calls++
+	r := Reply{Kind: Array}
+	for _, a := range args {
+		r.Elems = append(r.Elems, Reply{Kind: Bulk, Str: a})
+	}
+	return r
+}
+
+func eval(t *testing.T, e *Engine, body string, keys ...string) Reply {
+	t.Helper()
+	var k [][]byte
+	for _, s := range keys {
+		k = append(k, []byte(s))
+	}
+	return e.Eval(SHA1([]byte(body)), []byte(body), k, nil, &echoHost{})
+}
+
+func TestEngineRedisSuiteCases(t *testing.T) {
+	e := New(nil)
+	cases := []struct {
+		body string
+		want string // Reply rendered by render
+	}{
+		{"return 'hello' --trailing comment", "hello"},
+		{`assert(0x7fffffff == 2147483647, "broken hex literals");
+		  assert(0xffffffff == -1 or 0xffffffff == 2^32-1, "broken hex literals");
+		  assert(tostring(-1) == "-1", "broken tostring()");
+		  assert(tostring(0xffffffff) == "-1" or tostring(0xffffffff) == "4294967295", "broken tostring()")`, "nil"},
+		{`assert(bit.tobit(1) == 1); assert(bit.band(1) == 1); assert(bit.bxor(1,2) == 3);
+		  assert(bit.bor(1,2,4,8,16,32,64,128) == 255)`, "nil"},
+		{"local a = {} for i=1,7999 do a[i] = 1 end return #redis.call('lpush', 'l', unpack(a))", "8001"},
+		{"return redis.call('set', 'k', 9007199254740991)[3]", "9007199254740991"},
+		{"return redis.call('set', 'k', -0.5)[3]", "-0.5"},
+		{"return redis.call('set', 'k', 1e300)[3]", "1.0000000000000001e+300"},
+		{"return bit.tohex(-1, -4)", "FFFF"},
+		{"return bit.lshift(1, 31)", "-2147483648"},
+		{"return cjson.encode({1, 'a', true, {x=1}})", `[1,"a",true,{"x":1}]`},
+		{"return cjson.encode({})", "{}"},
+		{"return cjson.encode('a/b\\n')", `"a\/b\n"`},
+		{"return cjson.decode('[1,2]')[2]", "2"},
+		{"return cjson.decode('{\"a\":null}').a == cjson.null and 1 or 0", "1"},
+	}
+	for _, c := range cases {
+		if got := render(eval(t, e, c.body)); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.body, got, c.want)
+		}
+	}
+}
+
+func TestEngineRecursiveReply(t *testing.T) {
+	e := New(nil)
+	r := eval(t, e, "local a = {}; local b = {a}; a[1] = b; return a")
+	depth := 0
+	for r.Kind == Array {
+		if len(r.Elems) != 1 {
+			t.Fatalf("array of %d at depth %d", len(r.Elems), depth)
+		}
+		r = r.Elems[0]
+		depth++
+	}
+	if r.Kind != Error || string(r.Str) != "ERR reached lua stack limit" || depth != maxDepth {
+		t.Fatalf("at depth %d: %v %q", depth, r.Kind, r.Str)
+	}
+}
+
+func TestEngineCacheAndErrors(t *testing.T) {
+	e := New(nil)
+	body := "return 1"
+	sha, err := e.Load([]byte(body))
+	if err != nil || sha != SHA1([]byte(body)) || !e.Exists(strings.ToUpper(sha)) || e.Len() != 1 {
+		t.Fatalf("load = %s %v", sha, err)
+	}
+	if r := e.Eval(sha, nil, nil, nil, &echoHost{}); r.Kind != Int || r.Int != 1 {
+		t.Fatalf("evalsha = %+v", r)
+	}
+	e.Flush()
+	if r := e.Eval(sha, nil, nil, nil, &echoHost{}); r.Kind != Error || string(r.Str) != "NOSCRIPT No matching script. Please use EVAL." {
+		t.Fatalf("evalsha after flush = %+v", r)
+	}
+	if _, err := e.Load([]byte("x =")); err == nil || err.Error() != "ERR Error compiling script (new function): user_script:1: unexpected symbol near '<eof>'" {
+		t.Fatalf("compile error = %v", err)
+	}
+	// The interpreter survives a huge unpack and a runaway recursion.
+	for _, body := range []string{"return unpack({1, 2, 3}, 0, 2147483647)", "local function f() return 1 + f() end return f()"} {
+		if r := eval(t, e, body); r.Kind != Error {
+			t.Errorf("%s = %+v, want an error", body, r)
+		}
+	}
+	if r := eval(t, e, "return 2"); r.Kind != Int || r.Int != 2 {
+		t.Fatalf("after errors = %+v", r)
+	}
+}
+
+func TestEngineHostPanicIsRaisedAgain(t *testing.T) {
+	e := New(nil)
+	defer func() {
+		if p := recover(); p != "boom" {
+			t.Fatalf("recovered %v, want boom", p)
+		}
+	}()
+	e.Eval(SHA1([]byte("redis.call('x')")), []byte("redis.call('x')"), nil, nil, panicHost{})
+	t.Fatal("no panic")
+}
+
+type panicHost struct{}
+
+func (panicHost) Call([][]byte, int) Reply { panic("boom") }
+
+func render(r Reply) string {
+	switch r.Kind {
+	case Bulk, Status, Error:
+		return string(r.Str)
+	case Int:
+		return itoa(r.Int)
+	case Nil:
+		return "nil"
+	case Array:
+		var parts []string
+		for _, e := range r.Elems {
+			parts = append(parts, render(e))
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	}
+	return "?"
+}
+
+func itoa(n int64) string {
+	if n < 0 {
+		return "-" + itoa(-n)
+	}
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
