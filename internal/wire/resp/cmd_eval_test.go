@@ -219,3 +219,23 @@ return {n, redis.call('pttl', KEYS[1])}`)
 		t.Fatal("lock still held")
 	}
 }
+
+func TestEvalInfoCountsCachedScripts(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	ctx := t.Context()
+	for _, body := range []string{"return 1", "return 2", "return 1"} {
+		if err := c.Eval(ctx, body, nil).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if info := c.Info(ctx, "memory").Val(); !strings.Contains(info, "number_of_cached_scripts:2\r\n") {
+		t.Fatalf("info memory = %q", info)
+	}
+	if err := c.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if info := c.Info(ctx, "memory").Val(); !strings.Contains(info, "number_of_cached_scripts:0\r\n") {
+		t.Fatalf("info memory after flush = %q", info)
+	}
+}

@@ -82,6 +82,7 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("used_memory_human", humanBytes(m.heapObjects))
 		line("used_memory_rss", m.total)
 		line("used_memory_peak", m.heapMapped)
+		line("number_of_cached_scripts", s.scripts.Len())
 		line("maxmemory", s.cfg.get("maxmemory"))
 		line("maxmemory_policy", s.cfg.get("maxmemory-policy"))
 		line("mem_allocator", "go")
