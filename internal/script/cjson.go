@@ -88,7 +88,7 @@ func encodeJSON(b *bytes.Buffer, lv lua.LValue, null *lua.LUserData, depth int) 
 func encodeTable(b *bytes.Buffer, t *lua.LTable, null *lua.LUserData, depth int) error {
 	n, maxKey, array := 0, 0, true
 	var keyErr error
-	t.ForEach(func(k, _ lua.LValue) {
+	forEach(t, func(k, _ lua.LValue) {
 		n++
 		switch kk := k.(type) {
 		case lua.LNumber:
@@ -127,7 +127,7 @@ func encodeTable(b *bytes.Buffer, t *lua.LTable, null *lua.LUserData, depth int)
 		val lua.LValue
 	}
 	var fields []field
-	t.ForEach(func(k, val lua.LValue) {
+	forEach(t, func(k, val lua.LValue) {
 		fields = append(fields, field{lua.LVAsString(k), val})
 	})
 	b.WriteByte('{')

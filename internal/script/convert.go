@@ -56,14 +56,14 @@ func (v *vm) tableReply(t *lua.LTable, depth int) Reply {
 	}
 	if m, ok := t.RawGetString("map").(*lua.LTable); ok {
 		r := Reply{Kind: Map}
-		m.ForEach(func(k, val lua.LValue) {
+		forEach(m, func(k, val lua.LValue) {
 			r.Elems = append(r.Elems, v.toReply(k, depth+1), v.toReply(val, depth+1))
 		})
 		return r
 	}
 	if s, ok := t.RawGetString("set").(*lua.LTable); ok {
 		r := Reply{Kind: Set}
-		s.ForEach(func(k, _ lua.LValue) {
+		forEach(s, func(k, _ lua.LValue) {
 			r.Elems = append(r.Elems, v.toReply(k, depth+1))
 		})
 		return r
@@ -150,4 +150,13 @@ func (v *vm) field(name string, val lua.LValue) *lua.LTable {
 	t := v.L.CreateTable(0, 1)
 	t.RawSetString(name, val)
 	return t
+}
+
+// forEach calls fn for each pair of t in the order pairs() visits them
+// (the array part, then keys in insertion order), not Go's random map
+// order, so that a script's replies and encodings are deterministic.
+func forEach(t *lua.LTable, fn func(k, v lua.LValue)) {
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+		fn(k, v)
+	}
 }

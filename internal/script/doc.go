@@ -12,7 +12,7 @@
 //
 // The sandbox is Redis's: the base library without dofile, loadfile,
 // print, module or require, and the table, string, math, coroutine,
-// redis, cjson and bit libraries; no os, io, package or debug. The
+// redis, cjson, cmsgpack and bit libraries; no os, io, package or debug. The
 // globals and every library are read-only views: assigning a global or a
 // library field (also through rawset) fails with "Attempt to modify a
 // readonly table", and reading an undefined global fails with "Script
@@ -31,13 +31,16 @@
 // raised again from Eval, so that the caller rolls back as for any
 // command that panics.
 //
+// Tables are walked (map and set replies, cjson and cmsgpack encodings)
+// in the order pairs() visits them: the array part, then the other keys
+// in insertion order.
+//
 // Departures from Redis: parse errors are gopher-lua's ("unexpected
 // symbol" for any syntax error), some runtime error texts differ from
 // Lua 5.1's, pairs over a library or _G sees nothing (they are views),
 // an error object raised by the script itself with error({err=...})
-// carries no line, math.random is not Redis's seeded generator, cjson
-// object keys come out in Lua's iteration order, and there are no
-// cmsgpack, struct, SCRIPT KILL or busy script replies.
+// carries no line, math.random is not Redis's seeded generator, and there
+// is no struct library, SCRIPT KILL or busy script reply.
 //
 // # Testing
 //

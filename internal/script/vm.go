@@ -86,7 +86,8 @@ func newVM(e *Engine) *vm {
 	base.RawSetString("redis", v.redisLib())
 	base.RawSetString("cjson", v.cjsonLib())
 	base.RawSetString("bit", v.bitLib())
-	for _, name := range []string{"string", "table", "math", "coroutine", "redis", "cjson", "bit"} {
+	base.RawSetString("cmsgpack", v.cmsgpackLib())
+	for _, name := range []string{"string", "table", "math", "coroutine", "redis", "cjson", "bit", "cmsgpack"} {
 		if t, ok := base.RawGetString(name).(*lua.LTable); ok {
 			base.RawSetString(name, v.readOnly(t, nil))
 		}
