@@ -19,9 +19,17 @@ const MaxCached = 10000
 // Host runs the commands a script calls. Call runs args as a command in
 // the transaction the script runs in and returns its reply in RESP
 // version proto (2 or 3); a refusal is an Error reply in Redis's words
-// ("ERR Unknown Redis command called from script", ...).
+// ("ERR Unknown Redis command called from script", ...). noWrites is set
+// for a script declared "#!lua flags=no-writes", whose write commands the
+// Host refuses as EVAL_RO's.
 type Host interface {
-	Call(args [][]byte, proto int) Reply
+	Call(args [][]byte, proto int, noWrites bool) Reply
+}
+
+// compiled is a cached script: its code and its shebang flags.
+type compiled struct {
+	proto    *lua.FunctionProto
+	noWrites bool
 }
 
 // Engine compiles, caches and runs scripts. It is safe for concurrent use.
@@ -29,7 +37,7 @@ type Engine struct {
 	log *slog.Logger
 
 	mu      sync.Mutex
-	scripts map[string]*lua.FunctionProto
+	scripts map[string]*compiled
 	order   []string // SHA1s in the order they were cached
 
 	vms sync.Pool // *vm
@@ -40,7 +48,7 @@ func New(log *slog.Logger) *Engine {
 	if log == nil {
 		log = slog.Default()
 	}
-	e := &Engine{log: log, scripts: make(map[string]*lua.FunctionProto)}
+	e := &Engine{log: log, scripts: make(map[string]*compiled)}
 	e.vms.New = func() any { return newVM(e) }
 	return e
 }
@@ -71,7 +79,7 @@ func (e *Engine) Exists(sha string) bool {
 func (e *Engine) Flush() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.scripts = make(map[string]*lua.FunctionProto)
+	e.scripts = make(map[string]*compiled)
 	e.order = nil
 }
 
@@ -84,7 +92,7 @@ func (e *Engine) Len() int {
 
 // compiled returns the compiled script sha, compiling and caching body
 // when it is not cached; body nil means EVALSHA, which finds it or fails.
-func (e *Engine) compiled(sha string, body []byte) (*lua.FunctionProto, error) {
+func (e *Engine) compiled(sha string, body []byte) (*compiled, error) {
 	e.mu.Lock()
 	p := e.scripts[sha]
 	e.mu.Unlock()
@@ -121,10 +129,49 @@ func (e replyError) Error() string { return string(e) }
 // chunkName is the name scripts are compiled under, as Redis names them.
 const chunkName = "user_script"
 
-// compile parses and compiles a script body. A leading "#!" line (Redis 7's
-// shebang with flags) is not supported and fails to compile as in Lua.
-func compile(body []byte) (*lua.FunctionProto, error) {
-	chunk, err := parse.Parse(strings.NewReader(string(body)), chunkName)
+// shebangFlags are the flags "#!lua flags=..." may declare. Only no-writes
+// changes what mayfly does; the others concern memory limits, replicas
+// and cluster slots.
+var shebangFlags = map[string]bool{"no-writes": true, "allow-oom": true, "allow-stale": true, "no-cluster": true, "allow-cross-slot-keys": true}
+
+// compile parses and compiles a script body, after its shebang line
+// ("#!lua [flags=f1,f2]", Redis 7's) when it has one; the line is compiled
+// as an empty one so that line numbers stay the script's.
+func compile(body []byte) (*compiled, error) {
+	c := &compiled{}
+	src := string(body)
+	if strings.HasPrefix(src, "#!") {
+		nl := strings.IndexByte(src, '\n')
+		if nl < 0 {
+			return nil, replyError("ERR Invalid script shebang")
+		}
+		parts := strings.Fields(src[:nl])
+		if len(parts) == 0 {
+			return nil, replyError("ERR Invalid engine in script shebang")
+		}
+		if parts[0] != "#!lua" {
+			return nil, replyError("ERR Unexpected engine in script shebang: " + parts[0])
+		}
+		for _, p := range parts[1:] {
+			list, ok := strings.CutPrefix(p, "flags=")
+			if !ok {
+				return nil, replyError("ERR Unknown lua shebang option: " + p)
+			}
+			if list == "" {
+				continue
+			}
+			for _, f := range strings.Split(list, ",") {
+				if !shebangFlags[f] {
+					return nil, replyError("ERR Unexpected flag in script shebang: " + f)
+				}
+				if f == "no-writes" {
+					c.noWrites = true
+				}
+			}
+		}
+		src = src[nl:]
+	}
+	chunk, err := parse.Parse(strings.NewReader(src), chunkName)
 	if err != nil {
 		return nil, replyError("ERR Error compiling script (new function): " + compileMessage(err, body))
 	}
@@ -132,7 +179,8 @@ func compile(body []byte) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, replyError("ERR Error compiling script (new function): " + chunkName + ": " + err.Error())
 	}
-	return p, nil
+	c.proto = p
+	return c, nil
 }
 
 // compileMessage words a parse error of body as Lua does:
@@ -164,7 +212,7 @@ func (e *Engine) Eval(sha string, body []byte, keys, args [][]byte, h Host) Repl
 		return ErrorReply(err.Error())
 	}
 	v := e.vms.Get().(*vm)
-	r, panicked := v.run(sha, p, keys, args, h)
+	r, panicked := v.run(sha, p.proto, p.noWrites, keys, args, h)
 	if !v.broken {
 		e.vms.Put(v)
 	}

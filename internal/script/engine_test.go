@@ -9,7 +9,7 @@ import (
 // strings, and counts the calls.
 type echoHost struct{ calls int }
 
-func (h *echoHost) Call(args [][]byte, proto int) Reply {
+func (h *echoHost) Call(args [][]byte, proto int, noWrites bool) Reply {
 	h.calls++
 	r := Reply{Kind: Array}
 	for _, a := range args {
@@ -116,7 +116,7 @@ func TestEngineHostPanicIsRaisedAgain(t *testing.T) {
 
 type panicHost struct{}
 
-func (panicHost) Call([][]byte, int) Reply { panic("boom") }
+func (panicHost) Call([][]byte, int, bool) Reply { panic("boom") }
 
 func render(r Reply) string {
 	switch r.Kind {

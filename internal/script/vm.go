@@ -26,6 +26,7 @@ type vm struct {
 	// state of the running script
 	sha        string
 	host       Host
+	noWrites   bool
 	proto      int
 	keys, argv *lua.LTable
 	panicked   any
@@ -158,9 +159,9 @@ func (v *vm) rawset(L *lua.LState) int {
 
 // run runs a compiled script and returns its reply, or the value of a
 // panic of a command it called.
-func (v *vm) run(sha string, p *lua.FunctionProto, keys, args [][]byte, h Host) (Reply, any) {
+func (v *vm) run(sha string, p *lua.FunctionProto, noWrites bool, keys, args [][]byte, h Host) (Reply, any) {
 	L := v.L
-	v.sha, v.host, v.proto, v.panicked = sha, h, 2, nil
+	v.sha, v.host, v.noWrites, v.proto, v.panicked = sha, h, noWrites, 2, nil
 	v.keys, v.argv = v.strings(keys), v.strings(args)
 	defer func() {
 		v.host, v.keys, v.argv, v.panicked = nil, nil, nil, nil
@@ -374,7 +375,7 @@ func (v *vm) hostCall(args [][]byte) (r Reply, ok bool) {
 			ok = false
 		}
 	}()
-	return v.host.Call(args, v.proto), true
+	return v.host.Call(args, v.proto, v.noWrites), true
 }
 
 func (v *vm) errorReplyFn(L *lua.LState) int {

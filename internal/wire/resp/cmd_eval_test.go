@@ -168,6 +168,16 @@ func TestEvalSHAAndScriptCommands(t *testing.T) {
 			"eval_ro", "redis.call('del', KEYS[1]);", "1", "mykey"),
 		reply(sha, "script", "load", body),
 		reply("myval", "evalsha_ro", sha, "1", "mykey"),
+		// Redis 7's shebang
+		reply(int64(1), "eval", "#!lua\nreturn 1", "0"),
+		reply(int64(1), "eval", "#!lua flags=allow-oom,no-cluster\nreturn 1", "0"),
+		fails("ERR Unexpected engine in script shebang: #!not-lua", "eval", "#!not-lua\nreturn 1", "0"),
+		fails("ERR Unknown lua shebang option: badger=data", "eval", "#!lua badger=data\nreturn 1", "0"),
+		fails("ERR Unexpected flag in script shebang: what?", "eval", "#!lua flags=allow-oom,what?\nreturn 1", "0"),
+		fails("ERR Invalid script shebang", "eval", "#!lua", "0"),
+		fails("ERR Write commands are not allowed from read-only scripts. script: "+sha1hex("#!lua flags=no-writes\nredis.call('set','x',1)")+", on @user_script:2.",
+			"eval", "#!lua flags=no-writes\nredis.call('set','x',1)", "1", "x"),
+		reply("myval", "eval", "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", "1", "mykey"),
 		// EVAL inside MULTI/EXEC
 		ok("multi"),
 		reply("QUEUED", "eval", "return redis.call('incr', KEYS[1])", "1", "counter"),

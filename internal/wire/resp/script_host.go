@@ -20,8 +20,9 @@ type scriptHost struct {
 	w        *Writer
 }
 
-// Call runs args and returns its reply decoded from RESP version proto.
-func (h *scriptHost) Call(args [][]byte, proto int) script.Reply {
+// Call runs args and returns its reply decoded from RESP version proto;
+// noWrites (a script declared no-writes) refuses writes as EVAL_RO does.
+func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply {
 	x := h.x
 	s, c := x.s, x.c
 	cmd, err := s.lookupCommand(args)
@@ -34,7 +35,7 @@ func (h *scriptHost) Call(args [][]byte, proto int) script.Reply {
 	if hasFlag(cmd, "noscript") {
 		return script.ErrorReply("ERR This Redis command is not allowed from script")
 	}
-	if h.readOnly && (hasFlag(cmd, "write") || hasFlag(cmd, "may_replicate")) {
+	if (h.readOnly || noWrites) && (hasFlag(cmd, "write") || hasFlag(cmd, "may_replicate")) {
 		return script.ErrorReply("ERR Write commands are not allowed from read-only scripts.")
 	}
 	if h.w == nil {
