@@ -51,12 +51,21 @@ func (s *Server) unmonitor(c *client) {
 // each argument quoted and escaped as Redis's sdscatrepr does, and AUTH's
 // and HELLO's credentials redacted. Administrative commands are not shown.
 func (s *Server) feedMonitors(c *client, cmd *command, db int, args [][]byte) {
+	if s.monitorN.Load() == 0 || cmd.has(flagSkipMonitor) {
+		return // a skip_monitor command (EVAL) feeds itself, before what it runs
+	}
+	s.feedMonitorsFrom(c.nc.RemoteAddr().String(), cmd, db, args)
+}
+
+// feedMonitorsFrom streams a command to the monitors, naming where it came
+// from: the client's address, or "lua" for a command a script called.
+func (s *Server) feedMonitorsFrom(origin string, cmd *command, db int, args [][]byte) {
 	if s.monitorN.Load() == 0 || cmd.has(flagAdmin) {
 		return
 	}
 	var b strings.Builder
 	now := s.opts.Now()
-	fmt.Fprintf(&b, "+%d.%06d [%d %s]", now.Unix(), now.Nanosecond()/1000, db, c.nc.RemoteAddr())
+	fmt.Fprintf(&b, "+%d.%06d [%d %s]", now.Unix(), now.Nanosecond()/1000, db, origin)
 	redact := redactedArgs(cmd, args)
 	for i, a := range args {
 		b.WriteByte(' ')

@@ -50,15 +50,20 @@ func TestMonitor(t *testing.T) {
 	send("config", "get", "maxclients") // admin: not shown
 	send("auth", "secret")
 	send("select", "2")
-	line := regexp.MustCompile(`^\+\d+\.\d{6} \[(\d+) 127\.0\.0\.1:\d+\] (.*)\r\n$`)
-	for _, want := range []struct{ db, args string }{
-		{"0", `"set" "k" "a \"quoted\"\n\x01\xc3\xa9"`},
-		{"0", `"auth" "(redacted)"`},
-		{"2", `"select" "2"`},
+	// EVAL comes before the commands its script calls, which come from
+	// "lua", as in Redis.
+	send("eval", "return redis.call('get', KEYS[1])", "1", "k")
+	line := regexp.MustCompile(`^\+\d+\.\d{6} \[(\d+) (lua|127\.0\.0\.1:\d+)\] (.*)\r\n$`)
+	for _, want := range []struct{ db, from, args string }{
+		{"0", "client", `"set" "k" "a \"quoted\"\n\x01\xc3\xa9"`},
+		{"0", "client", `"auth" "(redacted)"`},
+		{"2", "client", `"select" "2"`},
+		{"2", "client", `"eval" "return redis.call('get', KEYS[1])" "1" "k"`},
+		{"2", "lua", `"get" "k"`},
 	} {
 		l := readLine()
 		got := line.FindStringSubmatch(l)
-		if got == nil || got[1] != want.db || got[2] != want.args {
+		if got == nil || got[1] != want.db || got[3] != want.args || (got[2] == "lua") != (want.from == "lua") {
 			t.Fatalf("monitor line %q, want db %s and %s", l, want.db, want.args)
 		}
 	}

@@ -47,7 +47,7 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 	start := time.Now()
 	err = cmd.handler(sub)
 	s.cmdStats.called(cmd, time.Since(start), err != nil)
-	s.feedMonitors(c, cmd, x.tx.DB(), args)
+	s.feedMonitorsFrom("lua", cmd, x.tx.DB(), args)
 	if err != nil {
 		msg := string(commandError(err, cmd.name))
 		s.cmdStats.errorReply(msg)

@@ -29,6 +29,7 @@ const (
 	flagMultiControl             // executed, not queued, inside MULTI
 	flagNoMulti                  // refused inside MULTI (Redis's no_multi)
 	flagAdmin                    // administrative: not shown to MONITOR
+	flagSkipMonitor              // shown to MONITOR by its handler (EVAL, before its script's commands)
 )
 
 // command is one entry of the command table: what COMMAND reports and the
@@ -90,6 +91,8 @@ func def(sp cmdSpec) *command {
 			c.internal |= flagNoMulti
 		case "admin":
 			c.internal |= flagAdmin
+		case "skip_monitor":
+			c.internal |= flagSkipMonitor
 		}
 	}
 	switch name {
