@@ -45,6 +45,8 @@ func TestEngineRedisSuiteCases(t *testing.T) {
 		{"return redis.call('set', 'k', -0.5)[3]", "-0.5"},
 		{"return redis.call('set', 'k', 1e300)[3]", "1.0000000000000001e+300"},
 		{"return bit.tohex(-1, -4)", "FFFF"},
+		{"return string.rep('ab', 3)", "ababab"},
+		{"return string.rep('ab', 0)", ""},
 		{"return bit.lshift(1, 31)", "-2147483648"},
 		{"return cjson.encode({1, 'a', true, {x=1}})", `[1,"a",true,{"x":1}]`},
 		{"return cjson.encode({})", "{}"},
@@ -93,7 +95,8 @@ func TestEngineCacheAndErrors(t *testing.T) {
 		t.Fatalf("compile error = %v", err)
 	}
 	// The interpreter survives a huge unpack and a runaway recursion.
-	for _, body := range []string{"return unpack({1, 2, 3}, 0, 2147483647)", "local function f() return 1 + f() end return f()"} {
+	for _, body := range []string{"return unpack({1, 2, 3}, 0, 2147483647)", "local function f() return 1 + f() end return f()",
+		"return string.rep('x', 2^40)", "return #string.rep('abc', 2^30)"} {
 		if r := eval(t, e, body); r.Kind != Error {
 			t.Errorf("%s = %+v, want an error", body, r)
 		}

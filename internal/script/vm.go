@@ -84,6 +84,9 @@ func newVM(e *Engine) *vm {
 		base.RawSetString(name, lua.LNil)
 	}
 	base.RawSetString("rawset", L.NewFunction(v.rawset))
+	if str, ok := base.RawGetString("string").(*lua.LTable); ok {
+		str.RawSetString("rep", L.NewFunction(stringRep))
+	}
 	base.RawSetString("redis", v.redisLib())
 	base.RawSetString("cjson", v.cjsonLib())
 	base.RawSetString("bit", v.bitLib())
@@ -143,6 +146,26 @@ func (v *vm) globalIndex(L *lua.LState) int {
 		L.RaiseError("Script attempted to access nonexistent global variable '%s'", lua.LVAsString(k))
 	}
 	L.Push(val)
+	return 1
+}
+
+// maxStringRep bounds string.rep's result, as proto-max-bulk-len bounds
+// a string Redis stores: one call cannot ask for more memory than exists.
+const maxStringRep = 512 << 20
+
+// stringRep is Lua's string.rep(s, n), refusing a result over
+// maxStringRep with Lua 5.2's words.
+func stringRep(L *lua.LState) int {
+	s := L.CheckString(1)
+	n := L.CheckInt(2)
+	if n <= 0 || s == "" {
+		L.Push(lua.LString(""))
+		return 1
+	}
+	if n > maxStringRep/len(s) {
+		L.RaiseError("resulting string too large")
+	}
+	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
 }
 
