@@ -22,6 +22,9 @@ type vm struct {
 	// protected are the read-only views (the globals and the libraries),
 	// which rawset refuses too.
 	protected map[*lua.LTable]bool
+	// baseSetmetatable is Lua's own setmetatable, which setmetatable
+	// calls for tables that are not read-only views.
+	baseSetmetatable lua.LGFunction
 
 	// state of the running script
 	sha        string
@@ -84,6 +87,10 @@ func newVM(e *Engine) *vm {
 		base.RawSetString(name, lua.LNil)
 	}
 	base.RawSetString("rawset", L.NewFunction(v.rawset))
+	if f, ok := base.RawGetString("setmetatable").(*lua.LFunction); ok && f.IsG {
+		v.baseSetmetatable = f.GFunction
+		base.RawSetString("setmetatable", L.NewFunction(v.setmetatable))
+	}
 	if str, ok := base.RawGetString("string").(*lua.LTable); ok {
 		str.RawSetString("rep", L.NewFunction(stringRep))
 	}
@@ -96,10 +103,12 @@ func newVM(e *Engine) *vm {
 			base.RawSetString(name, v.readOnly(t, nil))
 		}
 	}
-	// Strings' methods stay reachable ("x"):upper(), but their metatable
-	// (and through it the real string library) is not.
+	// Strings' methods come from the read-only string library, and their
+	// metatable is seen through a read-only view.
 	if mt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
-		mt.RawSetString("__metatable", lua.LFalse)
+		mt.RawSetString("__index", base.RawGetString("string"))
+		mtView := v.readOnly(mt, nil)
+		mt.RawSetString("__metatable", mtView)
 	}
 	v.globals = v.readOnly(base, L.NewFunction(v.globalIndex))
 	base.RawSetString("_G", v.globals)
@@ -121,10 +130,29 @@ func (v *vm) readOnly(t *lua.LTable, index lua.LValue) *lua.LTable {
 		L.RaiseError("Attempt to modify a readonly table")
 		return 0
 	}))
-	mt.RawSetString("__metatable", lua.LFalse)
+	// getmetatable(view) gives a read-only view of the metatable, so that
+	// neither can be changed.
+	mtView := L.NewTable()
+	mtMeta := L.NewTable()
+	mtMeta.RawSetString("__index", mt)
+	mtMeta.RawSetString("__newindex", mt.RawGetString("__newindex"))
+	mtMeta.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(mtView, mtMeta)
+	v.protected[mtView] = true
+	mt.RawSetString("__metatable", mtView)
 	L.SetMetatable(view, mt)
 	v.protected[view] = true
 	return view
+}
+
+// setmetatable is Lua's setmetatable, refusing the read-only views as
+// Redis refuses its read-only tables.
+func (v *vm) setmetatable(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if v.protected[t] {
+		L.RaiseError("Attempt to modify a readonly table")
+	}
+	return v.baseSetmetatable(L)
 }
 
 // globalIndex reads a global: KEYS and ARGV of the running script, the

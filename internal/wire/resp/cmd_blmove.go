@@ -3,7 +3,7 @@ package resp
 import "github.com/mayfly/mayfly/internal/kv"
 
 var cmdBLMove = def(cmdSpec{
-	Name: "blmove", Arity: 6, Flags: "write denyoom blocking", FirstKey: 1, LastKey: 2, Step: 1,
+	Name: "blmove", Arity: 6, Flags: "write denyoom noscript blocking", FirstKey: 1, LastKey: 2, Step: 1,
 	ACL: "write list slow blocking", Group: "list", Since: "6.2.0",
 	Summary:    "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.",
 	Complexity: "O(1)",

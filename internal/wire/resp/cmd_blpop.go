@@ -13,7 +13,7 @@ import (
 )
 
 var cmdBLPop = def(cmdSpec{
-	Name: "blpop", Arity: -3, Flags: "write blocking", FirstKey: 1, LastKey: -2, Step: 1,
+	Name: "blpop", Arity: -3, Flags: "write noscript blocking", FirstKey: 1, LastKey: -2, Step: 1,
 	ACL: "write list slow blocking", Group: "list", Since: "2.0.0",
 	Summary:    "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
 	Complexity: "O(N) where N is the number of provided keys.",

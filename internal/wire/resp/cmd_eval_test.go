@@ -114,7 +114,15 @@ func TestEvalErrors(t *testing.T) {
 		fails("ERR Unknown Redis command called from script", "eval", "return redis.pcall('nosuchcommand')", "0"),
 		fails("ERR user_script:1: boom"+where("error('boom')", 1), "eval", "error('boom')", "0"),
 		fails("ERR user_script:1: Attempt to modify a readonly table"+where("string.x = 1", 1), "eval", "string.x = 1", "0"),
-		reply(int64(1), "eval", "if getmetatable('') == false then return 1 end return 0", "0"),
+		fails("ERR user_script:1: Attempt to modify a readonly table"+where("getmetatable('').__index = {}", 1), "eval", "getmetatable('').__index = {}", "0"),
+		fails("ERR user_script:1: Attempt to modify a readonly table"+where("getmetatable('').__index.upper = 1", 1), "eval", "getmetatable('').__index.upper = 1", "0"),
+		// Redis's "Try trick global protection" cases
+		fails("ERR user_script:1: Attempt to modify a readonly table"+where("setmetatable(_G, {})", 1), "eval", "setmetatable(_G, {})", "0"),
+		fails("ERR user_script:1: Attempt to modify a readonly table"+where("local g = getmetatable(_G) g.__index = {}", 1), "eval", "local g = getmetatable(_G) g.__index = {}", "0"),
+		fails("ERR user_script:1: Attempt to modify a readonly table"+where("_G = {}", 1), "eval", "_G = {}", "0"),
+		fails("ERR user_script:1: Attempt to modify a readonly table"+where("cjson.encode = function() return 1 end", 1), "eval", "cjson.encode = function() return 1 end", "0"),
+		fails("ERR user_script:1: Attempt to modify a readonly table"+where("setmetatable(redis, {})", 1), "eval", "setmetatable(redis, {})", "0"),
+		reply(int64(1), "eval", "local t = setmetatable({}, {__index = function() return 1 end}) return t.x", "0"),
 		reply("ABC", "eval", "return ('abc'):upper()", "0"),
 		// setfenv and loadstring stay inside the sandbox, as in Redis
 		reply(int64(1), "eval", "return loadstring('return 1')()", "0"),
@@ -186,8 +194,13 @@ func TestEvalSHAAndScriptCommands(t *testing.T) {
 		// SELECT inside a script does not change the client's database
 		reply("b", "eval", "redis.call('select', 1) redis.call('set', 'k', 'b') return redis.call('get', 'k')", "0"),
 		reply(nil, "get", "k"),
-		// blocking commands do not block inside a script
-		reply(nil, "eval", "return redis.pcall('blpop', 'empty', 0)", "0"),
+		// blocking commands Redis allows in scripts do not block there; the
+		// others are refused
+		reply(nil, "eval", "return redis.pcall('blmpop', 0, 1, 'empty', 'left')", "0"),
+		reply(nil, "eval", "return redis.pcall('bzmpop', 0, 1, 'empty', 'min')", "0"),
+		reply("ERR This Redis command is not allowed from script", "eval", "return redis.pcall('blpop', 'empty', 0)['err']", "0"),
+		reply("ERR This Redis command is not allowed from script", "eval", "return redis.pcall('brpop', 'empty', 0)['err']", "0"),
+		reply("ERR This Redis command is not allowed from script", "eval", "return redis.pcall('blmove', 'a', 'b', 'left', 'left', 0)['err']", "0"),
 	})
 	lines, err := c.Do(t.Context(), "script", "help").StringSlice()
 	if err != nil || len(lines) == 0 || !strings.HasPrefix(lines[0], "SCRIPT <subcommand>") {
