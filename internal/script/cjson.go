@@ -18,10 +18,20 @@ func (e cjsonError) Error() string { return string(e) }
 // maxJSONDepth is lua-cjson's default nesting limit.
 const maxJSONDepth = 1000
 
+// cjsonConfig is what cjson's configuration functions set. It lasts for
+// one script: every script starts with lua-cjson's defaults.
+type cjsonConfig struct {
+	encodeMaxDepth, decodeMaxDepth int
+	invalidNumbers                 string // "off", "on" (nan, inf) or "null"
+}
+
+var cjsonDefaults = cjsonConfig{encodeMaxDepth: maxJSONDepth, decodeMaxDepth: maxJSONDepth, invalidNumbers: "off"}
+
 // cjsonLib is lua-cjson's encode and decode as Redis loads it: a table
 // whose keys are exactly 1..n is an array (an empty table an object),
 // numbers are written with 14 significant digits, and JSON null decodes
-// to cjson.null.
+// to cjson.null. encode_max_depth, decode_max_depth,
+// encode_invalid_numbers and encode_keep_buffer set and return options.
 func (v *vm) cjsonLib() *lua.LTable {
 	L := v.L
 	t := L.NewTable()
@@ -32,7 +42,7 @@ func (v *vm) cjsonLib() *lua.LTable {
 			L.RaiseError("bad argument #1 to 'encode' (expected 1 argument)")
 		}
 		var b bytes.Buffer
-		if err := encodeJSON(&b, L.Get(1), null, 0); err != nil {
+		if err := v.encodeJSON(&b, L.Get(1), null, 0); err != nil {
 			L.RaiseError("%s", err.Error())
 		}
 		L.Push(lua.LString(b.String()))
@@ -49,13 +59,60 @@ func (v *vm) cjsonLib() *lua.LTable {
 		if d.More() {
 			L.RaiseError("Expected the end but found invalid token at character %d", d.InputOffset()+1)
 		}
-		L.Push(v.fromJSON(x, null))
+		val, ok := v.fromJSON(x, null, 1)
+		if !ok {
+			L.RaiseError("Found too many nested data structures (%d) at character 1", v.cjson.decodeMaxDepth+1)
+		}
+		L.Push(val)
+		return 1
+	}))
+	depth := func(field *int) lua.LGFunction {
+		return func(L *lua.LState) int {
+			if L.GetTop() >= 1 {
+				n := L.CheckInt(1)
+				if n < 1 || n > 2147483647 {
+					L.ArgError(1, "expected integer between 1 and 2147483647")
+				}
+				*field = n
+			}
+			L.Push(lua.LNumber(*field))
+			return 1
+		}
+	}
+	t.RawSetString("encode_max_depth", L.NewFunction(depth(&v.cjson.encodeMaxDepth)))
+	t.RawSetString("decode_max_depth", L.NewFunction(depth(&v.cjson.decodeMaxDepth)))
+	t.RawSetString("encode_invalid_numbers", L.NewFunction(func(L *lua.LState) int {
+		if L.GetTop() >= 1 {
+			switch a := L.Get(1).(type) {
+			case lua.LBool:
+				v.cjson.invalidNumbers = "off"
+				if a {
+					v.cjson.invalidNumbers = "on"
+				}
+			case lua.LString:
+				if a != "on" && a != "off" && a != "null" {
+					L.ArgError(1, "invalid option '"+string(a)+"'")
+				}
+				v.cjson.invalidNumbers = string(a)
+			default:
+				L.ArgError(1, "invalid option")
+			}
+		}
+		if v.cjson.invalidNumbers == "null" {
+			L.Push(lua.LString("null"))
+		} else {
+			L.Push(lua.LBool(v.cjson.invalidNumbers == "on"))
+		}
+		return 1
+	}))
+	t.RawSetString("encode_keep_buffer", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LTrue)
 		return 1
 	}))
 	return t
 }
 
-func encodeJSON(b *bytes.Buffer, lv lua.LValue, null *lua.LUserData, depth int) error {
+func (v *vm) encodeJSON(b *bytes.Buffer, lv lua.LValue, null *lua.LUserData, depth int) error {
 	switch x := lv.(type) {
 	case *lua.LNilType:
 		b.WriteString("null")
@@ -64,7 +121,22 @@ func encodeJSON(b *bytes.Buffer, lv lua.LValue, null *lua.LUserData, depth int) 
 	case lua.LNumber:
 		f := float64(x)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return cjsonError("Cannot serialise number: must not be NaN or Inf")
+			switch v.cjson.invalidNumbers {
+			case "off":
+				return cjsonError("Cannot serialise number: must not be NaN or Inf")
+			case "null":
+				b.WriteString("null")
+			case "on":
+				switch {
+				case math.IsNaN(f):
+					b.WriteString("nan")
+				case f > 0:
+					b.WriteString("inf")
+				default:
+					b.WriteString("-inf")
+				}
+			}
+			return nil
 		}
 		b.WriteString(strconv.FormatFloat(f, 'g', 14, 64))
 	case lua.LString:
@@ -75,17 +147,17 @@ func encodeJSON(b *bytes.Buffer, lv lua.LValue, null *lua.LUserData, depth int) 
 		}
 		b.WriteString("null")
 	case *lua.LTable:
-		if depth >= maxJSONDepth {
+		if depth >= v.cjson.encodeMaxDepth {
 			return cjsonError(fmt.Sprintf("Cannot serialise, excessive nesting (%d)", depth+1))
 		}
-		return encodeTable(b, x, null, depth+1)
+		return v.encodeTable(b, x, null, depth+1)
 	default:
 		return cjsonError(fmt.Sprintf("Cannot serialise %s: type not supported", lv.Type().String()))
 	}
 	return nil
 }
 
-func encodeTable(b *bytes.Buffer, t *lua.LTable, null *lua.LUserData, depth int) error {
+func (v *vm) encodeTable(b *bytes.Buffer, t *lua.LTable, null *lua.LUserData, depth int) error {
 	n, maxKey, array := 0, 0, true
 	var keyErr error
 	forEach(t, func(k, _ lua.LValue) {
@@ -115,7 +187,7 @@ func encodeTable(b *bytes.Buffer, t *lua.LTable, null *lua.LUserData, depth int)
 			if i > 1 {
 				b.WriteByte(',')
 			}
-			if err := encodeJSON(b, t.RawGetInt(i), null, depth); err != nil {
+			if err := v.encodeJSON(b, t.RawGetInt(i), null, depth); err != nil {
 				return err
 			}
 		}
@@ -137,7 +209,7 @@ func encodeTable(b *bytes.Buffer, t *lua.LTable, null *lua.LUserData, depth int)
 		}
 		writeJSONString(b, f.key)
 		b.WriteByte(':')
-		if err := encodeJSON(b, f.val, null, depth); err != nil {
+		if err := v.encodeJSON(b, f.val, null, depth); err != nil {
 			return err
 		}
 	}
@@ -179,30 +251,46 @@ func writeJSONString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 }
 
-func (v *vm) fromJSON(x any, null *lua.LUserData) lua.LValue {
+// fromJSON converts a decoded JSON value at nesting depth, reporting
+// false past decode_max_depth.
+func (v *vm) fromJSON(x any, null *lua.LUserData, depth int) (lua.LValue, bool) {
 	L := v.L
 	switch y := x.(type) {
 	case nil:
-		return null
+		return null, true
 	case bool:
-		return lua.LBool(y)
+		return lua.LBool(y), true
 	case json.Number:
 		f, _ := strconv.ParseFloat(string(y), 64)
-		return lua.LNumber(f)
+		return lua.LNumber(f), true
 	case string:
-		return lua.LString(y)
+		return lua.LString(y), true
 	case []any:
+		if depth > v.cjson.decodeMaxDepth {
+			return nil, false
+		}
 		t := L.CreateTable(len(y), 0)
 		for i, e := range y {
-			t.RawSetInt(i+1, v.fromJSON(e, null))
+			val, ok := v.fromJSON(e, null, depth+1)
+			if !ok {
+				return nil, false
+			}
+			t.RawSetInt(i+1, val)
 		}
-		return t
+		return t, true
 	case map[string]any:
+		if depth > v.cjson.decodeMaxDepth {
+			return nil, false
+		}
 		t := L.CreateTable(0, len(y))
 		for k, e := range y {
-			t.RawSetString(k, v.fromJSON(e, null))
+			val, ok := v.fromJSON(e, null, depth+1)
+			if !ok {
+				return nil, false
+			}
+			t.RawSetString(k, val)
 		}
-		return t
+		return t, true
 	}
-	return lua.LNil
+	return lua.LNil, true
 }

@@ -40,7 +40,9 @@
 // Lua 5.1's, pairs over a library or _G sees nothing (they are views),
 // an error object raised by the script itself with error({err=...})
 // carries no line, math.random is not Redis's seeded generator, and there
-// is no struct library, SCRIPT KILL or busy script reply.
+// is no struct library, SCRIPT KILL or busy script reply. cjson's options
+// (encode_max_depth, ...) last for the script that sets them, where
+// Redis keeps them until it restarts.
 //
 // # Testing
 //

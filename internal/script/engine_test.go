@@ -52,6 +52,35 @@ func TestEngineRedisSuiteCases(t *testing.T) {
 		{"return cjson.encode({})", "{}"},
 		{"return cjson.encode('a/b\\n')", `"a\/b\n"`},
 		{"return cjson.decode('[1,2]')[2]", "2"},
+		// Redis's "JSON smoke test"
+		{`local some_map = {s1="Some string", n1=100, a1={"Some","String","Array"}, nil1=nil, b1=true, b2=false}
+		local encoded = cjson.encode(some_map)
+		local decoded = cjson.decode(encoded)
+		assert(table.concat(some_map) == table.concat(decoded))
+		cjson.encode_keep_buffer(false)
+		local table1 = {one="one", [1]="one"}
+		decoded = cjson.decode(cjson.encode(table1))
+		assert(decoded["one"] == table1["one"])
+		assert(decoded["1"] == table1[1])
+		local array1 = {[1]="one", [2]="two"}
+		assert(table.concat(array1) == table.concat(cjson.decode(cjson.encode(array1))))
+		local invalid_map = {}
+		invalid_map[false] = "false"
+		local ok, encoded = pcall(cjson.encode, invalid_map)
+		assert(ok == false)
+		cjson.encode_max_depth(1)
+		ok, encoded = pcall(cjson.encode, some_map)
+		assert(ok == false)
+		cjson.decode_max_depth(1)
+		ok, decoded = pcall(cjson.decode, '{"obj": {"array": [1,2,3,4]}}')
+		assert(ok == false)
+		ok, encoded = pcall(cjson.encode, {num1=0/0})
+		assert(ok == false)
+		cjson.encode_invalid_numbers(true)
+		ok, encoded = pcall(cjson.encode, {num1=0/0})
+		assert(ok == true)
+		return encoded`, `{"num1":nan}`},
+		{"return cjson.encode_max_depth()", "1000"},
 		{"return cjson.decode('{\"a\":null}').a == cjson.null and 1 or 0", "1"},
 	}
 	for _, c := range cases {

@@ -32,6 +32,7 @@ type vm struct {
 	noWrites   bool
 	proto      int
 	keys, argv *lua.LTable
+	cjson      cjsonConfig
 	panicked   any
 	// broken is set when the interpreter itself panicked: the state is
 	// not reused.
@@ -213,6 +214,7 @@ func (v *vm) rawset(L *lua.LState) int {
 func (v *vm) run(sha string, p *lua.FunctionProto, noWrites bool, keys, args [][]byte, h Host) (Reply, any) {
 	L := v.L
 	v.sha, v.host, v.noWrites, v.proto, v.panicked = sha, h, noWrites, 2, nil
+	v.cjson = cjsonDefaults
 	v.keys, v.argv = v.strings(keys), v.strings(args)
 	defer func() {
 		v.host, v.keys, v.argv, v.panicked = nil, nil, nil, nil
