@@ -81,6 +81,8 @@ func TestEngineRedisSuiteCases(t *testing.T) {
 		assert(ok == true)
 		return encoded`, `{"num1":nan}`},
 		{"return cjson.encode_max_depth()", "1000"},
+		{"math.randomseed(10) local a = math.random() math.randomseed(10) local b = math.random() math.randomseed(20) return {a == b and 1 or 0, a ~= math.random() and 1 or 0}", "[1 1]"},
+		{"local n = math.random(3) local m = math.random(5, 6) return {n >= 1 and n <= 3 and 1 or 0, m >= 5 and m <= 6 and 1 or 0}", "[1 1]"},
 		{"return cjson.decode('{\"a\":null}').a == cjson.null and 1 or 0", "1"},
 	}
 	for _, c := range cases {

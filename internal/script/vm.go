@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"math/rand"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,7 @@ type vm struct {
 	proto      int
 	keys, argv *lua.LTable
 	cjson      cjsonConfig
+	rng        *rand.Rand
 	panicked   any
 	// broken is set when the interpreter itself panicked: the state is
 	// not reused.
@@ -88,6 +90,10 @@ func newVM(e *Engine) *vm {
 		base.RawSetString(name, lua.LNil)
 	}
 	base.RawSetString("rawset", L.NewFunction(v.rawset))
+	if m, ok := base.RawGetString("math").(*lua.LTable); ok {
+		m.RawSetString("random", L.NewFunction(v.random))
+		m.RawSetString("randomseed", L.NewFunction(v.randomseed))
+	}
 	if f, ok := base.RawGetString("setmetatable").(*lua.LFunction); ok && f.IsG {
 		v.baseSetmetatable = f.GFunction
 		base.RawSetString("setmetatable", L.NewFunction(v.setmetatable))
@@ -198,6 +204,36 @@ func stringRep(L *lua.LState) int {
 	return 1
 }
 
+// random is Lua 5.1's math.random on the script's own generator, which
+// every script starts seeded with 0 and math.randomseed reseeds: the same
+// seed gives the same numbers, whatever ran before.
+func (v *vm) random(L *lua.LState) int {
+	switch L.GetTop() {
+	case 0:
+		L.Push(lua.LNumber(v.rng.Float64()))
+	case 1:
+		m := L.CheckInt64(1)
+		if m < 1 {
+			L.ArgError(1, "interval is empty")
+		}
+		L.Push(lua.LNumber(1 + v.rng.Int63n(m)))
+	case 2:
+		lo, hi := L.CheckInt64(1), L.CheckInt64(2)
+		if lo > hi {
+			L.ArgError(2, "interval is empty")
+		}
+		L.Push(lua.LNumber(lo + v.rng.Int63n(hi-lo+1)))
+	default:
+		L.RaiseError("wrong number of arguments")
+	}
+	return 1
+}
+
+func (v *vm) randomseed(L *lua.LState) int {
+	v.rng.Seed(L.CheckInt64(1))
+	return 0
+}
+
 // rawset is Lua's rawset, refusing the read-only views.
 func (v *vm) rawset(L *lua.LState) int {
 	t := L.CheckTable(1)
@@ -215,6 +251,7 @@ func (v *vm) run(sha string, p *lua.FunctionProto, noWrites bool, keys, args [][
 	L := v.L
 	v.sha, v.host, v.noWrites, v.proto, v.panicked = sha, h, noWrites, 2, nil
 	v.cjson = cjsonDefaults
+	v.rng = rand.New(rand.NewSource(0))
 	v.keys, v.argv = v.strings(keys), v.strings(args)
 	defer func() {
 		v.host, v.keys, v.argv, v.panicked = nil, nil, nil, nil
