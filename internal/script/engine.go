@@ -1,6 +1,7 @@
 package script
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
@@ -205,14 +206,16 @@ func compileMessage(err error, body []byte) string {
 // Eval runs a script (EVAL when body is given, EVALSHA by sha when body is
 // nil) with its KEYS and ARGV, calling commands through h. The reply is
 // what the client gets, an Error reply for every failure in Redis's words.
-func (e *Engine) Eval(sha string, body []byte, keys, args [][]byte, h Host) Reply {
+// Once ctx is done the script raises an error at its next instruction and
+// Eval returns the Error reply Killed.
+func (e *Engine) Eval(ctx context.Context, sha string, body []byte, keys, args [][]byte, h Host) Reply {
 	sha = strings.ToLower(sha)
 	p, err := e.compiled(sha, body)
 	if err != nil {
 		return ErrorReply(err.Error())
 	}
 	v := e.vms.Get().(*vm)
-	r, panicked := v.run(sha, p.proto, p.noWrites, keys, args, h)
+	r, panicked := v.run(ctx, sha, p.proto, p.noWrites, keys, args, h)
 	if !v.broken {
 		e.vms.Put(v)
 	}
@@ -223,3 +226,7 @@ func (e *Engine) Eval(sha string, body []byte, keys, args [][]byte, h Host) Repl
 	}
 	return r
 }
+
+// Killed is the reply of a script stopped before its end (Eval's context
+// was done): SCRIPT KILL, or the server stopping.
+const Killed = "ERR Script killed by user with SCRIPT KILL..."

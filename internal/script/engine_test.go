@@ -1,6 +1,7 @@
 package script
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,7 @@ func eval(t *testing.T, e *Engine, body string, keys ...string) Reply {
 	for _, s := range keys {
 		k = append(k, []byte(s))
 	}
-	return e.Eval(SHA1([]byte(body)), []byte(body), k, nil, &echoHost{})
+	return e.Eval(context.Background(), SHA1([]byte(body)), []byte(body), k, nil, &echoHost{})
 }
 
 func TestEngineRedisSuiteCases(t *testing.T) {
@@ -115,11 +116,11 @@ func TestEngineCacheAndErrors(t *testing.T) {
 	if err != nil || sha != SHA1([]byte(body)) || !e.Exists(strings.ToUpper(sha)) || e.Len() != 1 {
 		t.Fatalf("load = %s %v", sha, err)
 	}
-	if r := e.Eval(sha, nil, nil, nil, &echoHost{}); r.Kind != Int || r.Int != 1 {
+	if r := e.Eval(context.Background(), sha, nil, nil, nil, &echoHost{}); r.Kind != Int || r.Int != 1 {
 		t.Fatalf("evalsha = %+v", r)
 	}
 	e.Flush()
-	if r := e.Eval(sha, nil, nil, nil, &echoHost{}); r.Kind != Error || string(r.Str) != "NOSCRIPT No matching script. Please use EVAL." {
+	if r := e.Eval(context.Background(), sha, nil, nil, nil, &echoHost{}); r.Kind != Error || string(r.Str) != "NOSCRIPT No matching script. Please use EVAL." {
 		t.Fatalf("evalsha after flush = %+v", r)
 	}
 	if _, err := e.Load([]byte("x =")); err == nil || err.Error() != "ERR Error compiling script (new function): user_script:1: unexpected symbol near '<eof>'" {
@@ -144,7 +145,7 @@ func TestEngineHostPanicIsRaisedAgain(t *testing.T) {
 			t.Fatalf("recovered %v, want boom", p)
 		}
 	}()
-	e.Eval(SHA1([]byte("redis.call('x')")), []byte("redis.call('x')"), nil, nil, panicHost{})
+	e.Eval(context.Background(), SHA1([]byte("redis.call('x')")), []byte("redis.call('x')"), nil, nil, panicHost{})
 	t.Fatal("no panic")
 }
 
@@ -178,4 +179,26 @@ func itoa(n int64) string {
 		return string(rune('0' + n))
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// Ensure that a script stops once its context is done, even a loop that
+// catches errors with pcall, and that the engine runs scripts after it.
+func TestCancelledContextStopsScript(t *testing.T) {
+	e := New(nil)
+	for _, body := range []string{
+		"while true do end",
+		"while true do pcall(function() while true do end end) end",
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan Reply)
+		go func() { done <- e.Eval(ctx, SHA1([]byte(body)), []byte(body), nil, nil, &echoHost{}) }()
+		cancel()
+		r := <-done
+		if r.Kind != Error || string(r.Str) != Killed {
+			t.Fatalf("%s: got %+v, want the error %q", body, r, Killed)
+		}
+	}
+	if r := eval(t, e, "return 1"); r.Kind != Int || r.Int != 1 {
+		t.Fatalf("script after a cancelled one: %+v", r)
+	}
 }

@@ -247,14 +247,16 @@ func (v *vm) rawset(L *lua.LState) int {
 
 // run runs a compiled script and returns its reply, or the value of a
 // panic of a command it called.
-func (v *vm) run(sha string, p *lua.FunctionProto, noWrites bool, keys, args [][]byte, h Host) (Reply, any) {
+func (v *vm) run(ctx context.Context, sha string, p *lua.FunctionProto, noWrites bool, keys, args [][]byte, h Host) (Reply, any) {
 	L := v.L
+	L.SetContext(ctx)
 	v.sha, v.host, v.noWrites, v.proto, v.panicked = sha, h, noWrites, 2, nil
 	v.cjson = cjsonDefaults
 	v.rng = rand.New(rand.NewSource(0))
 	v.keys, v.argv = v.strings(keys), v.strings(args)
 	defer func() {
 		v.host, v.keys, v.argv, v.panicked = nil, nil, nil, nil
+		L.RemoveContext()
 		L.SetTop(0)
 	}()
 	fn := L.NewFunctionFromProto(p)
@@ -263,6 +265,9 @@ func (v *vm) run(sha string, p *lua.FunctionProto, noWrites bool, keys, args [][
 	err := L.PCall(0, 1, nil)
 	if v.panicked != nil {
 		return Reply{}, v.panicked
+	}
+	if ctx.Err() != nil {
+		return ErrorReply(Killed), nil
 	}
 	if err != nil {
 		if ae, ok := err.(*lua.ApiError); ok && ae.Type == lua.ApiErrorPanic {

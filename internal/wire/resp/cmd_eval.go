@@ -82,7 +82,7 @@ func evalScript(x *cmdCtx, bySHA, readOnly bool) error {
 			c.deferServe, c.ready = false, nil
 		}
 	}()
-	r := x.s.scripts.Eval(sha, body, keys, argv, h)
+	r := x.s.scripts.Eval(x.s.scriptsCtx, sha, body, keys, argv, h)
 	if err := x.tx.Use(db); err != nil {
 		return err
 	}

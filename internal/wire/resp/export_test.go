@@ -8,6 +8,7 @@ func (s *Server) ClientsChanged() <-chan struct{} {
 	return s.changed
 }
 
-// StopWalks closes the channel Shutdown closes when its deadline passes,
-// so a test sees long walks give up without shutting the server down.
-func (s *Server) StopWalks() { s.stopOnce.Do(func() { close(s.stop) }) }
+// StopWalks gives the stop signal Shutdown gives when its deadline passes,
+// so a test sees long walks and scripts give up without shutting the
+// server down.
+func (s *Server) StopWalks() { s.signalStop() }

@@ -133,6 +133,10 @@ type Server struct {
 	// walking the keyspace gives up (kv.Tx.StopOn).
 	stop     chan struct{}
 	stopOnce sync.Once
+	// scriptsCtx is cancelled with stop: a running script raises an error
+	// at its next instruction, so that no script outlives the server.
+	scriptsCtx  context.Context
+	stopScripts context.CancelFunc
 	// lastSave is LASTSAVE: the Unix time in seconds of the last SAVE,
 	// BGSAVE or SHUTDOWN sync, the server's start before any.
 	lastSave atomic.Int64
@@ -179,6 +183,7 @@ func NewServer(opts Options) *Server {
 		monitors:  make(map[*client]struct{}),
 		listeners: make(map[net.Listener]struct{}),
 	}
+	s.scriptsCtx, s.stopScripts = context.WithCancel(context.Background())
 	s.cmds = commandTable()
 	s.scripts = script.New(s.log)
 	s.replID = newReplID()
@@ -276,7 +281,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		s.stopOnce.Do(func() { close(s.stop) })
+		s.signalStop()
 		s.mu.Lock()
 		for _, c := range s.clients {
 			c.nc.Close()
@@ -285,6 +290,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		<-done
 		return ctx.Err()
 	}
+}
+
+// signalStop tells the commands still running that the server must stop:
+// long walks of the keyspace give up and running scripts are cancelled.
+func (s *Server) signalStop() {
+	s.stopOnce.Do(func() {
+		close(s.stop)
+		s.stopScripts()
+	})
 }
 
 func (s *Server) removeClient(c *client) {
