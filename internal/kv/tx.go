@@ -55,6 +55,11 @@ type Tx struct {
 // blocks while another Tx is open.
 func (s *Store) Begin() *Tx {
 	s.mu.Lock()
+	return s.begun()
+}
+
+// begun opens a Tx; s.mu is held.
+func (s *Store) begun() *Tx {
 	tx, _ := s.txPool.Get().(*Tx)
 	if tx == nil {
 		tx = &Tx{}
@@ -64,6 +69,15 @@ func (s *Store) Begin() *Tx {
 	tx.Use(0)
 	tx.Tick()
 	return tx
+}
+
+// TryBegin is Begin when the store's lock is free at once; it reports
+// false, and begins nothing, when another Tx holds it.
+func (s *Store) TryBegin() (*Tx, bool) {
+	if !s.mu.TryLock() {
+		return nil, false
+	}
+	return s.begun(), true
 }
 
 // StopOn makes the Tx's walks over a whole database (KEYS, SCAN) or a whole

@@ -1,6 +1,9 @@
 package resp
 
 import (
+	"context"
+	"errors"
+
 	"github.com/mayfly/mayfly/internal/script"
 )
 
@@ -36,6 +39,10 @@ var cmdEvalSHARO = def(cmdSpec{
 	Complexity: "Depends on the script that is executed.",
 	Handler:    func(x *cmdCtx) error { return evalScript(x, true, true) },
 })
+
+// errScriptStopped is the panic that rolls back the transaction of a
+// script that wrote and was cancelled because the server is stopping.
+var errScriptStopped = errors.New("resp: script cancelled by the server's stop after it wrote")
 
 // evalScript runs EVAL, EVALSHA and their _RO forms: script (or its SHA1)
 // numkeys key... arg.... The script runs inside the command's transaction
@@ -82,7 +89,21 @@ func evalScript(x *cmdCtx, bySHA, readOnly bool) error {
 			c.deferServe, c.ready = false, nil
 		}
 	}()
-	r := x.s.scripts.Eval(x.s.scriptsCtx, sha, body, keys, argv, h)
+	ctx, cancel := context.WithCancel(x.s.scriptsCtx)
+	h.run = &runningScript{start: x.s.opts.Now(), cancel: cancel}
+	x.s.startScript(h.run)
+	r := func() script.Reply {
+		defer func() { // also after a panic
+			x.s.endScript()
+			cancel()
+		}()
+		return x.s.scripts.Eval(ctx, sha, body, keys, argv, h)
+	}()
+	if r.Kind == script.Error && string(r.Str) == script.Killed && h.run.wrote.Load() {
+		// Only a stopping server cancels a script that wrote: its
+		// writes must not commit half done.
+		panic(errScriptStopped)
+	}
 	if err := x.tx.Use(db); err != nil {
 		return err
 	}

@@ -46,6 +46,19 @@ var cmdScript = container("script", "", "slow", "scripting", "2.6.0", "A contain
 			return nil
 		},
 	}),
+	def(cmdSpec{
+		Name: "script|kill", Arity: 2, Flags: "noscript allow_busy",
+		ACL: "slow scripting", Group: "scripting", Since: "2.6.0",
+		Summary:    "Terminates a server-side Lua script during execution.",
+		Complexity: "O(1)",
+		Handler: func(x *cmdCtx) error {
+			if err := x.s.killScript(); err != nil {
+				return err
+			}
+			x.w.OK()
+			return nil
+		},
+	}),
 	helpCmd("script", "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"EXISTS <sha1> [<sha1> ...]",
 		"    Return information about the existence of the scripts in the script cache.",
@@ -55,6 +68,8 @@ var cmdScript = container("script", "", "slow", "scripting", "2.6.0", "A contain
 		"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
 		"    * ASYNC: Asynchronously flush the scripts cache.",
 		"    * SYNC: Synchronously flush the scripts cache.",
+		"KILL",
+		"    Kill the currently executing Lua script.",
 		"LOAD <script>",
 		"    Load a script into the scripts cache without executing it."),
 )

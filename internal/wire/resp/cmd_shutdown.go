@@ -45,6 +45,11 @@ func shutdown(x *cmdCtx) error {
 		}
 	}
 	x.s.log.Info("resp: SHUTDOWN requested", "client", x.c.id)
+	if nosave {
+		// SHUTDOWN NOSAVE is what stops a busy script that wrote: its
+		// writes are rolled back.
+		x.s.stopScript()
+	}
 	x.s.opts.Shutdown()
 	x.c.closeNext = true
 	return nil

@@ -341,7 +341,11 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 		// The first command's latency includes the wait for the store
 		// (execMeasured).
 		start := time.Now()
-		tx := s.kv.Begin()
+		tx, busy := c.begin()
+		if busy {
+			c.runBusy(cmds)
+			return c.finishChunk(perr)
+		}
 		tx.StopOn(s.stop)
 		c.marks = c.marks[:0]
 		from := 0 // the first command whose reply is still buffered
@@ -376,6 +380,13 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 			return false
 		}
 	}
+	return c.finishChunk(perr)
+}
+
+// finishChunk answers a protocol error that ended the chunk, flushes the
+// replies and reports whether the connection stays open.
+func (c *client) finishChunk(perr error) bool {
+	s := c.s
 	if perr != nil && !c.closeNext {
 		var pe *ProtocolError
 		if errors.As(perr, &pe) {

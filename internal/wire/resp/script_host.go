@@ -18,6 +18,8 @@ type scriptHost struct {
 	x        *cmdCtx
 	readOnly bool
 	w        *Writer
+	// run is the script as SCRIPT KILL sees it: Call marks it written.
+	run *runningScript
 }
 
 // Call runs args and returns its reply decoded from RESP version proto;
@@ -43,6 +45,9 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 	}
 	h.w.Reset()
 	h.w.SetProto(proto)
+	if h.run != nil && hasFlag(cmd, "write") {
+		h.run.wrote.Store(true)
+	}
 	sub := &cmdCtx{s: s, c: c, tx: x.tx, w: h.w, args: args, cmd: cmd}
 	start := time.Now()
 	err = cmd.handler(sub)

@@ -157,6 +157,8 @@ type Server struct {
 	replID string
 	// scripts compiles, caches and runs EVAL's Lua scripts.
 	scripts *script.Engine
+	// runs is the script running now, for SCRIPT KILL and BUSY.
+	runs scriptRuns
 }
 
 type serverStats struct {

@@ -1,0 +1,192 @@
+package resp
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mayfly/mayfly/internal/kv"
+)
+
+// errBusy is the reply to a command while a script has run longer than
+// busy-reply-threshold.
+var errBusy = replyErr("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+
+// runningScript is the script that holds the store's lock, as SCRIPT KILL
+// and the clients waiting for the store see it.
+type runningScript struct {
+	start  time.Time
+	cancel context.CancelFunc
+	// wrote is set once the script called a write command: it can no
+	// longer be killed, only the server stopped.
+	wrote atomic.Bool
+}
+
+// scriptRuns tracks the running script. One runs at a time, since a script
+// runs inside its EVAL's transaction.
+type scriptRuns struct {
+	mu  sync.Mutex
+	cur *runningScript
+	// changed is closed and replaced when a script starts or ends, waking
+	// the clients waiting for the store.
+	changed chan struct{}
+}
+
+// startScript records r as the running script.
+func (s *Server) startScript(r *runningScript) {
+	s.runs.mu.Lock()
+	s.runs.cur = r
+	s.runs.changedLocked()
+	s.runs.mu.Unlock()
+}
+
+// endScript records that no script runs.
+func (s *Server) endScript() {
+	s.runs.mu.Lock()
+	s.runs.cur = nil
+	s.runs.changedLocked()
+	s.runs.mu.Unlock()
+}
+
+func (r *scriptRuns) changedLocked() {
+	if r.changed != nil {
+		close(r.changed)
+	}
+	r.changed = make(chan struct{})
+}
+
+// busyScript returns the running script if it has run for
+// busy-reply-threshold or longer, else nil; and the channel closed when a
+// script starts or ends, and how long until the running one (if any)
+// reaches the threshold.
+func (s *Server) busyScript() (busy *runningScript, changed <-chan struct{}, running bool, left time.Duration) {
+	s.runs.mu.Lock()
+	r := s.runs.cur
+	if s.runs.changed == nil {
+		s.runs.changed = make(chan struct{})
+	}
+	changed = s.runs.changed
+	s.runs.mu.Unlock()
+	if r == nil {
+		return nil, changed, false, 0
+	}
+	ms, _ := strconv.ParseInt(s.cfg.get("busy-reply-threshold"), 10, 64)
+	left = r.start.Add(time.Duration(ms) * time.Millisecond).Sub(s.opts.Now())
+	if left <= 0 {
+		return r, changed, true, 0
+	}
+	return nil, changed, true, left
+}
+
+// begin opens the transaction of a chunk of commands. When another
+// transaction holds the store it waits for it, unless a script holds it
+// and has run for busy-reply-threshold: then it begins nothing and reports
+// busy, so that the commands get BUSY instead of waiting for the script.
+func (c *client) begin() (tx *kv.Tx, busy bool) {
+	s := c.s
+	if tx, ok := s.kv.TryBegin(); ok {
+		return tx, false
+	}
+	got := make(chan *kv.Tx, 1)
+	go func() { got <- s.kv.Begin() }()
+	for {
+		r, changed, running, left := s.busyScript()
+		if r != nil {
+			// The transaction is no longer wanted: end it once it comes.
+			go func() { (<-got).Rollback() }()
+			return nil, true
+		}
+		var t *time.Timer
+		var tick <-chan time.Time
+		if running {
+			// The threshold is on the server's clock: look again at least
+			// every BlockPoll.
+			t = time.NewTimer(min(left, s.opts.BlockPoll))
+			tick = t.C
+		}
+		select {
+		case tx := <-got:
+			if t != nil {
+				t.Stop()
+			}
+			return tx, false
+		case <-changed:
+		case <-tick:
+		}
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// allowedWhileBusy reports whether cmd runs while a script is busy, as in
+// Redis: SCRIPT KILL, SHUTDOWN NOSAVE and QUIT, which need no store.
+func allowedWhileBusy(cmd *command, args [][]byte) bool {
+	switch cmd.name {
+	case "script|kill", "quit":
+		return true
+	case "shutdown":
+		for _, a := range args[1:] {
+			if argEq(a, "nosave") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runBusy answers a chunk of commands while a script is busy: BUSY for
+// each, but the ones allowedWhileBusy, which run without a transaction.
+func (c *client) runBusy(cmds [][][]byte) {
+	s := c.s
+	for _, args := range cmds {
+		cmd, err := s.lookupCommand(args)
+		if err == nil {
+			err = c.admit(cmd, args)
+		}
+		if err == nil && allowedWhileBusy(cmd, args) {
+			err = c.call(nil, cmd, args)
+		} else if err == nil {
+			s.cmdStats.rejected(cmd)
+			err = errBusy
+		}
+		if err != nil {
+			if c.multi != nil {
+				c.multi.aborted = true
+			}
+			c.replyError(err)
+		}
+		s.stats.commands.Add(1)
+		if c.closeNext || c.dead.Load() {
+			break
+		}
+	}
+}
+
+// killScript is SCRIPT KILL: it stops the running script unless it wrote.
+func (s *Server) killScript() error {
+	s.runs.mu.Lock()
+	r := s.runs.cur
+	s.runs.mu.Unlock()
+	if r == nil {
+		return replyErr("NOTBUSY No scripts in execution right now.")
+	}
+	if r.wrote.Load() {
+		return replyErr("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
+	}
+	r.cancel()
+	return nil
+}
+
+// stopScript cancels the running script, written or not: the server is
+// stopping (SHUTDOWN NOSAVE).
+func (s *Server) stopScript() {
+	s.runs.mu.Lock()
+	r := s.runs.cur
+	s.runs.mu.Unlock()
+	if r != nil {
+		r.cancel()
+	}
+}
