@@ -188,6 +188,7 @@ func TestCancelledContextStopsScript(t *testing.T) {
 	for _, body := range []string{
 		"while true do end",
 		"while true do pcall(function() while true do end end) end",
+		"local f = function() while 1 do redis.call('ping') end end while 1 do pcall(f) end",
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan Reply)

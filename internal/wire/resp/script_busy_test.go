@@ -13,6 +13,9 @@ import (
 	"github.com/mayfly/mayfly/internal/wire/resp"
 )
 
+// pcallLoop is Redis's script that catches errors to keep running.
+const pcallLoop = "local f = function() while 1 do redis.call('ping') end end while 1 do pcall(f) end"
+
 const busyErr = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 
 // monitorUntil reads the MONITOR stream r until a line containing want.
@@ -65,7 +68,8 @@ func connected(t *testing.T, e *env) *redis.Client {
 // Ensure that, as in Redis, a client waiting for the store while a script
 // runs waits until busy-reply-threshold passes and then gets BUSY, as do
 // the commands sent later but SCRIPT KILL, which stops a read-only script:
-// its caller gets Redis's error and the server serves again.
+// even one that catches errors with pcall: its caller gets Redis's error
+// and the server serves again.
 func TestBusyScriptAndScriptKill(t *testing.T) {
 	clk := &clock{t: time.UnixMilli(start0)}
 	e, mon := busyEnv(t, clk, nil)
@@ -75,7 +79,7 @@ func TestBusyScriptAndScriptKill(t *testing.T) {
 		t.Fatalf("SCRIPT KILL with no script: %v", err)
 	}
 	res := make(chan error, 1)
-	go func() { res <- a.Eval(context.Background(), "redis.call('ping') while true do end", nil).Err() }()
+	go func() { res <- a.Eval(context.Background(), pcallLoop, nil).Err() }()
 	monitorUntil(t, mon, `lua] "ping"`)
 	waiting := make(chan error, 1)
 	go func() { waiting <- b.Get(context.Background(), "k").Err() }()
@@ -132,5 +136,30 @@ func TestBusyScriptThatWroteIsUnkillable(t *testing.T) {
 	}
 	if n := e.client(2).Exists(ctx, "w").Val(); n != 0 {
 		t.Fatal("the writes of the stopped script were committed")
+	}
+}
+
+// Ensure that the commands pipelined after a killed script on its
+// connection still run, as Redis's "Timedout script does not cause a false
+// dead client" test has it.
+func TestKilledScriptPipelineGoesOn(t *testing.T) {
+	clk := &clock{t: time.UnixMilli(start0)}
+	e, mon := busyEnv(t, clk, nil)
+	k := connected(t, e)
+	p := e.raw()
+	body := "while 1 do redis.call('ping') end"
+	fmt.Fprintf(p, "*3\r\n$4\r\neval\r\n$%d\r\n%s\r\n$1\r\n0\r\n*1\r\n$4\r\nping\r\n", len(body), body)
+	monitorUntil(t, mon, `lua] "ping"`)
+	clk.Advance(time.Second)
+	// SCRIPT KILL waits for the threshold like any client, then runs.
+	if err := k.ScriptKill(t.Context()).Err(); err != nil {
+		t.Fatalf("SCRIPT KILL: %v", err)
+	}
+	pr := bufio.NewReader(p)
+	p.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for _, want := range []string{"-ERR Script killed by user with SCRIPT KILL...\r\n", "+PONG\r\n"} {
+		if l, err := pr.ReadString('\n'); err != nil || l != want {
+			t.Fatalf("pipelined reply %q %v, want %q", l, err, want)
+		}
 	}
 }
