@@ -452,8 +452,13 @@ const (
 // goes on with the next command in a new transaction.
 func (c *client) recovered(tx *kv.Tx, cmds [][][]byte, from, k int, p *commandPanic) {
 	name := strings.ToLower(string(cmds[k][0]))
-	c.s.log.Error("resp: command panicked", "command", name, "args", len(cmds[k]), "client", c.id,
-		"addr", c.nc.RemoteAddr().String(), "panic", p.value, "stack", string(p.stack))
+	if p.value == errScriptStopped {
+		c.s.log.Warn("resp: a script that wrote was stopped with the server; its writes are rolled back",
+			"client", c.id, "addr", c.nc.RemoteAddr().String())
+	} else {
+		c.s.log.Error("resp: command panicked", "command", name, "args", len(cmds[k]), "client", c.id,
+			"addr", c.nc.RemoteAddr().String(), "panic", p.value, "stack", string(p.stack))
+	}
 	tx.Rollback()
 	var replied []bool
 	for j := from; j < k; j++ {
