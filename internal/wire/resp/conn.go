@@ -24,6 +24,10 @@ type client struct {
 	created time.Time
 	lastCmd atomic.Int64 // Unix ms of the last command
 	w       *Writer
+	// qbuf and qbufFree are the bytes held and the room left in the read
+	// buffer (CLIENT LIST's qbuf and qbuf-free): while a chunk of requests
+	// runs, the whole chunk, the running request included, as in Redis.
+	qbuf, qbufFree atomic.Int64
 
 	// state owned by the reader goroutine, read by CLIENT LIST under mu
 	mu       sync.Mutex
@@ -144,10 +148,12 @@ func (c *client) serve() {
 				c.reqSince = time.Now()
 			}
 			buf = buf[:len(buf)+n]
+			c.noteReadBuffer(buf)
 			var ok bool
 			if buf, ok = c.process(buf); !ok {
 				return
 			}
+			c.noteReadBuffer(buf)
 		}
 		if err != nil {
 			c.readFailed(err, len(buf))
@@ -157,6 +163,12 @@ func (c *client) serve() {
 			return
 		}
 	}
+}
+
+// noteReadBuffer records the read buffer's size for CLIENT LIST.
+func (c *client) noteReadBuffer(buf []byte) {
+	c.qbuf.Store(int64(len(buf)))
+	c.qbufFree.Store(int64(cap(buf) - len(buf)))
 }
 
 // process runs every complete request at the start of buf and returns the
