@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -662,7 +663,15 @@ func (c *client) call(tx *kv.Tx, cmd *command, args [][]byte) error {
 	x := &cmdCtx{s: c.s, c: c, tx: tx, w: c.w, args: args, cmd: cmd}
 	start := time.Now()
 	err := cmd.handler(x)
-	c.s.cmdStats.called(cmd, time.Since(start), err != nil)
+	d := time.Since(start)
+	c.s.cmdStats.called(cmd, d, err != nil)
+	if d >= time.Millisecond && !slices.Contains(cmd.flags, "blocking") {
+		event := "command"
+		if slices.Contains(cmd.flags, "fast") {
+			event = "fast-command"
+		}
+		c.s.latency.observe(event, d, c.s.opts.Now(), c.s.cfg.latencyThreshold())
+	}
 	c.s.feedMonitors(c, cmd, c.db, args)
 	if err != nil {
 		return commandError(err, cmd.name)
