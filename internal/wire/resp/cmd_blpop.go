@@ -90,15 +90,10 @@ type blockWaiter struct {
 	typ   kv.Type // what the waiter pops from: kv.TypeList or kv.TypeZSet
 	serve serveFunc
 	done  chan blockResult // one result, sent once by a server
-	// arrived is when the blocking request was read: waiters are served
-	// in the order their requests arrived, as Redis, which reads them one
-	// by one, serves them in the order they blocked.
-	arrived time.Time
 }
 
 // blocking is the registry of waiters of every server in the process,
-// first come, first served per key: each key's waiters in the order their
-// requests arrived.
+// first come, first served per key.
 var blocking = struct {
 	mu sync.Mutex
 	m  map[blockKey][]*blockWaiter
@@ -108,12 +103,7 @@ func (w *blockWaiter) register() {
 	blocking.mu.Lock()
 	defer blocking.mu.Unlock()
 	for _, k := range w.keys {
-		q := blocking.m[k]
-		i := len(q)
-		for i > 0 && q[i-1].arrived.After(w.arrived) {
-			i--
-		}
-		blocking.m[k] = slices.Insert(q, i, w)
+		blocking.m[k] = append(blocking.m[k], w)
 	}
 }
 
@@ -349,7 +339,7 @@ func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, typ kv.Type, serve se
 		return blockResult{}, false, false, nil
 	}
 	c := x.c
-	w := &blockWaiter{typ: typ, serve: serve, done: make(chan blockResult, 1), arrived: c.readAt}
+	w := &blockWaiter{typ: typ, serve: serve, done: make(chan blockResult, 1)}
 	for _, k := range keys {
 		w.keys = append(w.keys, blockKey{srv: x.s, db: x.tx.DB(), key: string(k)})
 	}

@@ -59,7 +59,6 @@ type client struct {
 	// complete yet sits at the start of the read buffer.
 	req      progress   // how far its parsing got
 	reqSince time.Time  // when its first byte arrived; zero when none
-	readAt   time.Time  // when the last read returned: the arrival of its requests
 	cmds     [][][]byte // the complete requests of one read
 	pool     [][]byte   // backing store of every argument list of cmds
 	marks    []int      // reply buffer offset at the start of each command
@@ -145,7 +144,6 @@ func (c *client) serve() {
 		c.armReadDeadline()
 		n, err := c.nc.Read(buf[len(buf):cap(buf)])
 		if n > 0 {
-			c.readAt = time.Now()
 			s.stats.netIn.Add(int64(n))
 			if len(buf) == 0 && s.opts.FrameTimeout > 0 {
 				c.reqSince = time.Now()
