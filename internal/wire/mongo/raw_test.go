@@ -70,7 +70,7 @@ func init() {
 }
 
 // rawServer starts a Server on 127.0.0.1:0 and returns it with its address.
-func rawServer(t *testing.T, edit ...func(*Options)) (*Server, string, *bytes.Buffer) {
+func rawServer(t *testing.T, edit ...func(*Options)) (*Server, string, *syncBuffer) {
 	t.Helper()
 	st, err := storage.Open(storage.Options{InMemory: true, Dir: "mem", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -100,7 +100,7 @@ func rawServer(t *testing.T, edit ...func(*Options)) (*Server, string, *bytes.Bu
 		db.Close()
 		st.Close()
 	})
-	return s, ln.Addr().String(), &logs.buf
+	return s, ln.Addr().String(), logs
 }
 
 type syncBuffer struct {

@@ -217,12 +217,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 		err = ctx.Err()
-		s.cancelBase()
+		// Close the connections before cancelling their requests, so a
+		// request that returns once cancelled finds its connection gone
+		// and sends no reply.
 		s.mu.Lock()
 		for c := range s.conns {
 			c.nc.Close()
 		}
 		s.mu.Unlock()
+		s.cancelBase()
 		<-done
 	}
 	s.cancelBase()
