@@ -15,10 +15,11 @@
 # how long one test may go without progress (default 120); BASEPORT moves the
 # suite's own ports (default 21111) so that two runs can share a machine.
 # SERVER=redis runs the same units, same flags, against redis-server
-# instead (REDIS_SERVER=path, default redis-server from PATH), started per
-# unit in its own directory with no persistence and with DEBUG, protected
-# configs and MODULE allowed, as the suite's own config starts it: the
-# baseline a mayfly figure is read against.
+# instead (REDIS_SERVER=path, default redis-server from PATH; redis-cli
+# checks it is up), started per unit in its own directory with no
+# persistence and with DEBUG, protected configs and MODULE allowed, as the
+# suite's own config starts it: the baseline a mayfly figure is read
+# against (scripts/redis-suite-compare.sh compares two runs).
 #
 # runtest flags: --host/--port select external mode (tests tagged
 # external:skip are left out by the suite itself); --tags -needs:repl
@@ -33,7 +34,7 @@
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-	sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 src="$(cd "$1" && pwd)"
