@@ -14,6 +14,12 @@
 # UNIT_TIMEOUT bounds each unit in seconds (default 900), TEST_TIMEOUT
 # how long one test may go without progress (default 120); BASEPORT moves the
 # suite's own ports (default 21111) so that two runs can share a machine.
+# SERVER=redis runs the same units, same flags, against redis-server
+# instead (REDIS_SERVER=path, default redis-server from PATH; redis-cli
+# checks it is up), started per unit in its own directory with no
+# persistence and with DEBUG, protected configs and MODULE allowed, as the
+# suite's own config starts it: the baseline a mayfly figure is read
+# against (scripts/redis-suite-compare.sh compares two runs).
 #
 # runtest flags: --host/--port select external mode (tests tagged
 # external:skip are left out by the suite itself); --tags -needs:repl
@@ -23,11 +29,12 @@
 # the suite's checks of Redis's internal encodings and of DEBUG DIGEST,
 # which describe Redis's memory layout, not replies. A unit still ends at
 # an error outside any test, or when a test makes no progress for
-# TEST_TIMEOUT seconds.
+# TEST_TIMEOUT seconds. STRICT=1 leaves --durable out: the first test that
+# raises an error ends its unit, as in a plain runtest.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
-	sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 src="$(cd "$1" && pwd)"
@@ -43,8 +50,18 @@ fi
 
 out="${OUT:-$(mktemp -d)}"
 mkdir -p "$out"
+server="${SERVER:-mayfly}"
+case "$server" in
+mayfly | redis) ;;
+*)
+	echo "SERVER must be mayfly or redis, not $server" >&2
+	exit 2
+	;;
+esac
 bin="${MAYFLY:-}"
-if [ -z "$bin" ]; then
+if [ "$server" = redis ]; then
+	bin="${REDIS_SERVER:-redis-server}"
+elif [ -z "$bin" ]; then
 	bin="$out/mayfly"
 	(cd "$repo" && go build -o "$bin" ./cmd/mayfly)
 fi
@@ -66,10 +83,36 @@ stop() {
 }
 trap stop EXIT
 
-# start launches mayfly on a free port and sets pid and port.
+# freeport prints a loopback TCP port nothing listens on now.
+freeport() {
+	local p
+	while :; do
+		p=$((30000 + RANDOM % 20000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
+}
+
+# start launches the server on a free port and sets pid and port.
 start() {
-	local name="$1" dir="$out/data-$1" log="$out/mayfly-$1.log"
+	local name="$1" dir="$out/data-$1" log="$out/$server-$1.log"
 	rm -rf "$dir"
+	if [ "$server" = redis ]; then
+		mkdir -p "$dir"
+		port="$(freeport)"
+		(cd "$dir" && exec "$bin" --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
+			--daemonize no --enable-debug-command yes --enable-protected-configs yes \
+			--enable-module-command yes --dir "$dir" >"$log" 2>&1) &
+		pid=$!
+		for _ in $(seq 1 100); do
+			redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1 && return 0
+			sleep 0.1
+		done
+		echo "redis-server did not start for $name; see $log" >&2
+		exit 1
+	fi
 	"$bin" serve --dir "$dir" --resp-addr 127.0.0.1:0 --mongo-addr "" --http-addr "" >"$log" 2>&1 &
 	pid=$!
 	port=""
@@ -82,13 +125,18 @@ start() {
 	exit 1
 }
 
+durable=(--durable)
+if [ "${STRICT:-0}" = 1 ]; then
+	durable=()
+fi
+
 printf '| unit | [ok] | [err] | unit ended early |\n| --- | ---: | ---: | --- |\n'
 for unit in "${units[@]}"; do
 	safe="${unit//\//_}"
 	start "$safe"
 	log="$out/$safe.log"
 	(cd "$src" && timeout "${UNIT_TIMEOUT:-900}" ./runtest --host 127.0.0.1 --port "$port" \
-		--baseport "${BASEPORT:-21111}" --timeout "${TEST_TIMEOUT:-120}" --tags -needs:repl --durable --ignore-encoding --ignore-digest --single "unit/$unit" 2>&1 |
+		--baseport "${BASEPORT:-21111}" --timeout "${TEST_TIMEOUT:-120}" --tags -needs:repl "${durable[@]}" --ignore-encoding --ignore-digest --single "unit/$unit" 2>&1 |
 		sed -u 's/\x1b\[[0-9;]*m//g' >"$log") || true
 	stop
 	ok=$(grep -c '^\[ok\]' "$log" || true)

@@ -21,10 +21,9 @@
 //
 // go-redis v9 and the MongoDB Go driver v2 remain selectable
 // (ClientDriver, `--client=driver`) to measure what an application sees.
-// On a 2-core machine they spend about as much CPU per request as the
-// server does (go-redis reached 19,700 GET/s against a Redis that
-// redis-benchmark drives at about 70,000/s), so their figures, and ratios
-// between them, are the client's. Every kv and doc Result names its
+// They spend about as much CPU per request as the server does, so on a
+// small machine their figures, and ratios between them, are the client's
+// (BENCHMARKS.md, "Notes moved from code comments"). Every kv and doc Result names its
 // client. The expiry workloads (storm, sparse, steady, purge) keep the
 // drivers: their request rates are far below what either client can
 // send.

@@ -97,7 +97,7 @@ func TestLatencyCommands(t *testing.T) {
 		fails("ERR unknown subcommand 'nope'. Try LATENCY HELP.", "latency", "nope"),
 	})
 	help, err := c.Do(t.Context(), "latency", "help").StringSlice()
-	if err != nil || len(help) != 14 || help[1] != "DOCTOR" {
+	if err != nil || len(help) != 17 || help[1] != "DOCTOR" || help[12] != "HISTOGRAM [COMMAND ...]" {
 		t.Fatalf("LATENCY HELP: %q %v", help, err)
 	}
 }

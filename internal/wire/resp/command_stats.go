@@ -22,6 +22,26 @@ type commandStats struct {
 
 type cmdStat struct {
 	calls, usec, rejected, failed atomic.Int64
+	// hist counts the calls per latency bucket: bucket k holds those that
+	// took at most histBase<<k, the last also every longer one.
+	hist [histBuckets]atomic.Int64
+}
+
+// The buckets of a command's latency histogram (LATENCY HISTOGRAM): powers
+// of two from 1024 ns, up to the 1 s past which Redis counts every call as
+// 1 s.
+const (
+	histBase    = 1024 * time.Nanosecond
+	histBuckets = 21 // histBase<<20 is past 1 s
+)
+
+// histBucket returns the bucket of a call that took d.
+func histBucket(d time.Duration) int {
+	k := 0
+	for k < histBuckets-1 && d > histBase<<k {
+		k++
+	}
+	return k
 }
 
 func (cs *commandStats) of(cmd *command) *cmdStat {
@@ -38,6 +58,7 @@ func (cs *commandStats) called(cmd *command, d time.Duration, failed bool) {
 	st := cs.of(cmd)
 	st.calls.Add(1)
 	st.usec.Add(d.Microseconds())
+	st.hist[histBucket(d)].Add(1)
 	if failed {
 		st.failed.Add(1)
 	}
@@ -85,6 +106,39 @@ func (cs *commandStats) commandLines() []string {
 	})
 	sort.Strings(out)
 	return out
+}
+
+// wasCalled reports whether cmd's handler ran since the last reset.
+func (cs *commandStats) wasCalled(cmd *command) bool {
+	v, ok := cs.cmds.Load(cmd)
+	return ok && v.(*cmdStat).calls.Load() > 0
+}
+
+// writeHistogram writes LATENCY HISTOGRAM's entry of cmd: its name, and
+// a map of its calls and of the cumulative count of calls at each bucket's
+// upper bound in microseconds, for the bounds where the count grows.
+func (cs *commandStats) writeHistogram(w *Writer, cmd *command) {
+	st := cs.of(cmd)
+	var counts [histBuckets]int64
+	var bounds []int
+	total := int64(0)
+	for k := range histBuckets {
+		if n := st.hist[k].Load(); n > 0 {
+			total += n
+			counts[len(bounds)] = total
+			bounds = append(bounds, k)
+		}
+	}
+	w.BulkString(cmd.name)
+	w.Map(2)
+	w.BulkString("calls")
+	w.Int(total)
+	w.BulkString("histogram_usec")
+	w.Map(len(bounds))
+	for i, k := range bounds {
+		w.Int(int64((histBase << k) / time.Microsecond))
+		w.Int(counts[i])
+	}
 }
 
 // errorLines renders INFO errorstats, sorted by prefix.

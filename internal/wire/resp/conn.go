@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,10 @@ type client struct {
 	created time.Time
 	lastCmd atomic.Int64 // Unix ms of the last command
 	w       *Writer
+	// qbuf and qbufFree are the bytes held and the room left in the read
+	// buffer (CLIENT LIST's qbuf and qbuf-free): while a chunk of requests
+	// runs, the whole chunk, the running request included, as in Redis.
+	qbuf, qbufFree atomic.Int64
 
 	// state owned by the reader goroutine, read by CLIENT LIST under mu
 	mu       sync.Mutex
@@ -144,10 +149,12 @@ func (c *client) serve() {
 				c.reqSince = time.Now()
 			}
 			buf = buf[:len(buf)+n]
+			c.noteReadBuffer(buf)
 			var ok bool
 			if buf, ok = c.process(buf); !ok {
 				return
 			}
+			c.noteReadBuffer(buf)
 		}
 		if err != nil {
 			c.readFailed(err, len(buf))
@@ -157,6 +164,12 @@ func (c *client) serve() {
 			return
 		}
 	}
+}
+
+// noteReadBuffer records the read buffer's size for CLIENT LIST.
+func (c *client) noteReadBuffer(buf []byte) {
+	c.qbuf.Store(int64(len(buf)))
+	c.qbufFree.Store(int64(cap(buf) - len(buf)))
 }
 
 // process runs every complete request at the start of buf and returns the
@@ -666,7 +679,15 @@ func (c *client) call(tx *kv.Tx, cmd *command, args [][]byte) error {
 	x := &cmdCtx{s: c.s, c: c, tx: tx, w: c.w, args: args, cmd: cmd}
 	start := time.Now()
 	err := cmd.handler(x)
-	c.s.cmdStats.called(cmd, time.Since(start), err != nil)
+	d := time.Since(start)
+	c.s.cmdStats.called(cmd, d, err != nil)
+	if d >= time.Millisecond && !slices.Contains(cmd.flags, "blocking") {
+		event := "command"
+		if slices.Contains(cmd.flags, "fast") {
+			event = "fast-command"
+		}
+		c.s.latency.observe(event, d, c.s.opts.Now(), c.s.cfg.latencyThreshold())
+	}
 	c.s.feedMonitors(c, cmd, c.db, args)
 	if err != nil {
 		return commandError(err, cmd.name)

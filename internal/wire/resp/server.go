@@ -153,6 +153,8 @@ type Server struct {
 	stats   serverStats
 	// cmdStats counts calls per command and error replies per prefix.
 	cmdStats commandStats
+	// latency is the latency monitor (LATENCY LATEST, HISTORY, RESET).
+	latency latencyMonitor
 	// replID is INFO's master_replid: random, fixed for the server's life.
 	replID string
 	// scripts compiles, caches and runs EVAL's Lua scripts.
