@@ -34,8 +34,11 @@ type vm struct {
 	proto      int
 	keys, argv *lua.LTable
 	cjson      cjsonConfig
-	rng        *rand.Rand
-	panicked   any
+	// rng is the script's generator, nil until the script first draws
+	// from it or seeds it (seeding is a large part of a short script's
+	// cost).
+	rng      *rand.Rand
+	panicked any
 	// broken is set when the interpreter itself panicked: the state is
 	// not reused.
 	broken bool
@@ -208,6 +211,9 @@ func stringRep(L *lua.LState) int {
 // every script starts seeded with 0 and math.randomseed reseeds: the same
 // seed gives the same numbers, whatever ran before.
 func (v *vm) random(L *lua.LState) int {
+	if v.rng == nil {
+		v.rng = rand.New(rand.NewSource(0))
+	}
 	switch L.GetTop() {
 	case 0:
 		L.Push(lua.LNumber(v.rng.Float64()))
@@ -230,7 +236,7 @@ func (v *vm) random(L *lua.LState) int {
 }
 
 func (v *vm) randomseed(L *lua.LState) int {
-	v.rng.Seed(L.CheckInt64(1))
+	v.rng = rand.New(rand.NewSource(L.CheckInt64(1)))
 	return 0
 }
 
@@ -252,7 +258,7 @@ func (v *vm) run(ctx context.Context, sha string, p *lua.FunctionProto, noWrites
 	L.SetContext(ctx)
 	v.sha, v.host, v.noWrites, v.proto, v.panicked = sha, h, noWrites, 2, nil
 	v.cjson = cjsonDefaults
-	v.rng = rand.New(rand.NewSource(0))
+	v.rng = nil
 	v.keys, v.argv = v.strings(keys), v.strings(args)
 	defer func() {
 		v.host, v.keys, v.argv, v.panicked = nil, nil, nil, nil

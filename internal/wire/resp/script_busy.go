@@ -27,8 +27,12 @@ type runningScript struct {
 // scriptRuns tracks the running script. One runs at a time, since a script
 // runs inside its EVAL's transaction.
 type scriptRuns struct {
-	mu  sync.Mutex
-	cur *runningScript
+	// active is whether a script runs: read without the lock by every
+	// chunk that finds the store held, so that with no script it waits for
+	// the store as it always did.
+	active atomic.Bool
+	mu     sync.Mutex
+	cur    *runningScript
 	// changed is closed and replaced when a script starts or ends, waking
 	// the clients waiting for the store.
 	changed chan struct{}
@@ -38,6 +42,7 @@ type scriptRuns struct {
 func (s *Server) startScript(r *runningScript) {
 	s.runs.mu.Lock()
 	s.runs.cur = r
+	s.runs.active.Store(true)
 	s.runs.changedLocked()
 	s.runs.mu.Unlock()
 }
@@ -46,6 +51,7 @@ func (s *Server) startScript(r *runningScript) {
 func (s *Server) endScript() {
 	s.runs.mu.Lock()
 	s.runs.cur = nil
+	s.runs.active.Store(false)
 	s.runs.changedLocked()
 	s.runs.mu.Unlock()
 }
@@ -84,10 +90,16 @@ func (s *Server) busyScript() (busy *runningScript, changed <-chan struct{}, run
 // transaction holds the store it waits for it, unless a script holds it
 // and has run for busy-reply-threshold: then it begins nothing and reports
 // busy, so that the commands get BUSY instead of waiting for the script.
+// A chunk that found no script running when it started to wait waits for
+// the store to be free, as every chunk did before scripts existed; only the
+// chunks that arrive while a script runs watch it.
 func (c *client) begin() (tx *kv.Tx, busy bool) {
 	s := c.s
 	if tx, ok := s.kv.TryBegin(); ok {
 		return tx, false
+	}
+	if !s.runs.active.Load() {
+		return s.kv.Begin(), false
 	}
 	got := make(chan *kv.Tx, 1)
 	go func() { got <- s.kv.Begin() }()
