@@ -143,7 +143,7 @@ type Counter interface {
 // falls further behind at every turn with a fixed batch, however fast it
 // deletes. The engine lets its batches grow while it is behind, up to
 // CatchUpFactor times ttlDeleteBatchSize: after a batch that took every
-// item it was allowed and whose earliest item was more than 250ms late the
+// item it was allowed and whose earliest item was more than catchUpLag late the
 // factor doubles, after any other batch it halves, down to 1; the back-off
 // applies on top.
 type CatchUp interface {

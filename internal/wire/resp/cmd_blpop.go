@@ -101,13 +101,27 @@ var blocking = struct {
 
 func (w *blockWaiter) register() {
 	blocking.mu.Lock()
-	defer blocking.mu.Unlock()
 	for _, k := range w.keys {
 		blocking.m[k] = append(blocking.m[k], w)
 	}
+	blocking.mu.Unlock()
+	w.changed()
+}
+
+// changed wakes the waiters on the server's changed channel: a client
+// started or stopped blocking.
+func (w *blockWaiter) changed() {
+	if len(w.keys) == 0 {
+		return
+	}
+	s := w.keys[0].srv
+	s.mu.Lock()
+	s.changedLocked()
+	s.mu.Unlock()
 }
 
 func (w *blockWaiter) unregister() {
+	defer w.changed()
 	blocking.mu.Lock()
 	defer blocking.mu.Unlock()
 	for _, k := range w.keys {

@@ -2,7 +2,6 @@ package resp_test
 
 import (
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -33,7 +32,7 @@ func TestClientUnblock(t *testing.T) {
 	}
 	for _, mode := range []string{"", "timeout", "error"} {
 		ch := goBLPop("nothing")
-		waitBlockedCount(t, c, 1)
+		waitBlockedCount(t, e, 1)
 		args := []any{"client", "unblock", id}
 		if mode != "" {
 			args = append(args, mode)
@@ -57,7 +56,7 @@ func TestClientUnblock(t *testing.T) {
 	// stays in the list.
 	zch := make(chan error, 1)
 	go func() { zch <- waiter.BZPopMin(ctx, 0, "z").Err() }()
-	waitBlockedCount(t, c, 1)
+	waitBlockedCount(t, e, 1)
 	if n := c.ClientUnblock(ctx, id).Val(); n != 1 {
 		t.Fatalf("CLIENT UNBLOCK of BZPOPMIN: %d", n)
 	}
@@ -96,16 +95,21 @@ func TestClientKillErrors(t *testing.T) {
 	})
 }
 
-// waitBlockedCount polls INFO clients until blocked_clients is n: unlike
-// CLIENT LIST's last command, it counts only the clients blocked now.
-func waitBlockedCount(t *testing.T, c *redis.Client, n int) {
+// waitBlockedCount waits until INFO's blocked_clients is n, woken by the
+// server each time a client starts or stops blocking: unlike CLIENT
+// LIST's last command, it counts only the clients blocked now.
+func waitBlockedCount(t *testing.T, e *env, n int) {
 	t.Helper()
-	want := "blocked_clients:" + string(rune('0'+n)) + "\r\n"
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Contains(c.Info(t.Context(), "clients").Val(), want) {
+	timeout := time.After(5 * time.Second)
+	for {
+		changed := e.srv.ClientsChanged()
+		if e.srv.BlockedClients() == n {
 			return
 		}
+		select {
+		case <-changed:
+		case <-timeout:
+			t.Fatalf("blocked_clients never %d", n)
+		}
 	}
-	t.Fatalf("blocked_clients never %d", n)
 }

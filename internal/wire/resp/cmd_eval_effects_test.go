@@ -62,7 +62,7 @@ func TestEvalEffects(t *testing.T) {
 		}
 		done <- v
 	}()
-	waitBlockedCount(t, c, 1)
+	waitBlockedCount(t, e, 1)
 	got, err := c.Eval(ctx, "redis.call('rpush', KEYS[1], 'a') redis.call('lpop', KEYS[1]) return redis.call('rpush', KEYS[1], 'b')", []string{"queue"}).Int64()
 	if err != nil || got != 1 {
 		t.Fatalf("eval = %v %v", got, err)

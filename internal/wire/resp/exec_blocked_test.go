@@ -18,7 +18,7 @@ func TestBlockedServedAfterExec(t *testing.T) {
 	ctx := t.Context()
 
 	ch := goBLPop(t, waiter, 0, "list")
-	waitBlockedCount(t, c, 1)
+	waitBlockedCount(t, e, 1)
 	var cmds []redis.Cmder
 	_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		cmds = append(cmds, p.LPush(ctx, "list", "a"), p.LPush(ctx, "list", "b"), p.LPush(ctx, "list", "c"))
@@ -42,7 +42,7 @@ func TestBlockedServedAfterExec(t *testing.T) {
 	// Two waiters on two keys an EXEC fills in turn, one key twice.
 	c.Del(ctx, "list")
 	w1, w2 := goBLPop(t, waiter, 0, "k1"), goBLPop(t, e.client(2), 0, "k2")
-	waitBlockedCount(t, c, 2)
+	waitBlockedCount(t, e, 2)
 	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.RPush(ctx, "k2", "x")
 		p.RPush(ctx, "k1", "y")
@@ -64,7 +64,7 @@ func TestBlockedServedAfterExec(t *testing.T) {
 
 	// A pipeline (no MULTI) serves the waiter after the first push.
 	ch = goBLPop(t, waiter, 0, "p")
-	waitBlockedCount(t, c, 1)
+	waitBlockedCount(t, e, 1)
 	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.LPush(ctx, "p", "a")
 		p.LPush(ctx, "p", "b")

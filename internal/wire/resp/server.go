@@ -123,8 +123,9 @@ type Server struct {
 
 	mu      sync.Mutex
 	clients map[uint64]*client
-	// changed is closed and replaced whenever a client connects or
-	// leaves, so that tests wait for it instead of polling.
+	// changed is closed and replaced whenever a client connects, leaves,
+	// or starts or stops blocking, so that tests wait for it instead of
+	// polling.
 	changed   chan struct{}
 	listeners map[net.Listener]struct{}
 	closing   bool
