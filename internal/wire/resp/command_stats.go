@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
 	"sync"
@@ -37,11 +38,10 @@ const (
 
 // histBucket returns the bucket of a call that took d.
 func histBucket(d time.Duration) int {
-	k := 0
-	for k < histBuckets-1 && d > histBase<<k {
-		k++
+	if d <= histBase {
+		return 0
 	}
-	return k
+	return min(bits.Len64(uint64((d-1)/histBase)), histBuckets-1)
 }
 
 func (cs *commandStats) of(cmd *command) *cmdStat {
