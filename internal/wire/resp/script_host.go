@@ -17,7 +17,10 @@ import (
 type scriptHost struct {
 	x        *cmdCtx
 	readOnly bool
-	w        *Writer
+	// flags are the script's flags: FlagAllowOOM lets its writes run when
+	// memory is over maxmemory.
+	flags script.Flags
+	w     *Writer
 	// run is the script as SCRIPT KILL sees it: Call marks it written.
 	run *runningScript
 }
