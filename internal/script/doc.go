@@ -40,8 +40,9 @@
 // Lua 5.1's, pairs over a library or _G sees nothing (they are views),
 // an error object raised by the script itself with error({err=...})
 // carries no line, math.random draws from Go's generator (each script
-// starts seeded with 0; the same seed gives the same numbers, not Redis's
-// numbers), and there is no struct library, SCRIPT KILL or busy script reply. cjson's options
+// starts with a random seed; the same math.randomseed gives the same
+// numbers, not Redis's numbers), calling a nil value fails with "attempt
+// to call a non-function object", and string.dump fails. cjson's options
 // (encode_max_depth, ...) last for the script that sets them, where
 // Redis keeps them until it restarts.
 //

@@ -48,6 +48,38 @@ func argError(L *lua.LState, n int, fn, msg string) {
 	L.RaiseError("bad argument #%d to '%s' (%s)", n, fn, msg)
 }
 
+// structNumber is Lua's luaL_checknumber for argument n of fn: a number
+// or a string that reads as one.
+func structNumber(L *lua.LState, n int, fn string) float64 {
+	switch v := L.Get(n).(type) {
+	case lua.LNumber:
+		return float64(v)
+	case lua.LString:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(string(v)), 64); err == nil {
+			return f
+		}
+	}
+	argError(L, n, fn, "number expected, got "+luaTypeName(L.Get(n)))
+	return 0
+}
+
+// structString is Lua's luaL_checklstring for argument n of fn: a string
+// or a number.
+func structString(L *lua.LState, n int, fn string) string {
+	switch v := L.Get(n).(type) {
+	case lua.LString:
+		return string(v)
+	case lua.LNumber:
+		return v.String()
+	}
+	argError(L, n, fn, "string expected, got "+luaTypeName(L.Get(n)))
+	return ""
+}
+
+// luaTypeName is Lua 5.1's name of a value's type ("no value" for a
+// missing argument is "nil" here).
+func luaTypeName(v lua.LValue) string { return v.Type().String() }
+
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // getNum reads the number at fmt[*i:], or returns df when there is none.
@@ -140,7 +172,7 @@ func putInteger(b *strings.Builder, n float64, little bool, size int) {
 }
 
 func structPack(L *lua.LState) int {
-	fmt := L.CheckString(1)
+	fmt := structString(L, 1, "pack")
 	h := structHeader{little: true, align: 1}
 	arg := 2
 	total := 0
@@ -156,12 +188,12 @@ func structPack(L *lua.LState) int {
 		}
 		switch opt {
 		case 'b', 'B', 'h', 'H', 'l', 'L', 'T', 'i', 'I':
-			putInteger(&b, float64(L.CheckNumber(arg)), h.little, size)
+			putInteger(&b, structNumber(L, arg, "pack"), h.little, size)
 			arg++
 		case 'x':
 			b.WriteByte(0)
 		case 'f':
-			bits := math.Float32bits(float32(L.CheckNumber(arg)))
+			bits := math.Float32bits(float32(structNumber(L, arg, "pack")))
 			arg++
 			var buf [4]byte
 			if h.little {
@@ -171,7 +203,7 @@ func structPack(L *lua.LState) int {
 			}
 			b.Write(buf[:])
 		case 'd':
-			bits := math.Float64bits(float64(L.CheckNumber(arg)))
+			bits := math.Float64bits(structNumber(L, arg, "pack"))
 			arg++
 			var buf [8]byte
 			if h.little {
@@ -181,7 +213,7 @@ func structPack(L *lua.LState) int {
 			}
 			b.Write(buf[:])
 		case 'c', 's':
-			s := L.CheckString(arg)
+			s := structString(L, arg, "pack")
 			arg++
 			if size == 0 {
 				size = len(s)
@@ -223,8 +255,8 @@ func getInteger(buf []byte, little, signed bool, size int) float64 {
 }
 
 func structUnpack(L *lua.LState) int {
-	fmt := L.CheckString(1)
-	data := L.CheckString(2)
+	fmt := structString(L, 1, "unpack")
+	data := structString(L, 2, "unpack")
 	start := L.OptInt(3, 1)
 	if start <= 0 {
 		argError(L, 3, "unpack", "offset must be 1 or greater")
@@ -307,7 +339,7 @@ func structUnpack(L *lua.LState) int {
 }
 
 func structSize(L *lua.LState) int {
-	fmt := L.CheckString(1)
+	fmt := structString(L, 1, "size")
 	h := structHeader{little: true, align: 1}
 	pos := 0
 	for i := 0; i < len(fmt); {

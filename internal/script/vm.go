@@ -73,7 +73,7 @@ const (
 // The version scripts see as redis.REDIS_VERSION.
 const (
 	redisVersion    = "7.0.15"
-	redisVersionNum = 0x00070f
+	redisVersionNum = 0x07000f
 )
 
 func newVM(e *Engine, functions bool) *vm {
@@ -230,11 +230,12 @@ func stringRep(L *lua.LState) int {
 }
 
 // random is Lua 5.1's math.random on the script's own generator, which
-// every script starts seeded with 0 and math.randomseed reseeds: the same
-// seed gives the same numbers, whatever ran before.
+// every script starts with a random seed (as Redis 7, whose scripts
+// replicate their effects, not themselves) and math.randomseed reseeds:
+// the same seed gives the same numbers, whatever ran before.
 func (v *vm) random(L *lua.LState) int {
 	if v.rng == nil {
-		v.rng = rand.New(rand.NewSource(0))
+		v.rng = rand.New(rand.NewSource(rand.Int63()))
 	}
 	switch L.GetTop() {
 	case 0:
@@ -257,8 +258,10 @@ func (v *vm) random(L *lua.LState) int {
 	return 1
 }
 
+// randomseed is math.randomseed(n): n a number or a string that reads as
+// one, as Lua's luaL_checkint takes it.
 func (v *vm) randomseed(L *lua.LState) int {
-	v.rng = rand.New(rand.NewSource(L.CheckInt64(1)))
+	v.rng = rand.New(rand.NewSource(int64(structNumber(L, 1, "randomseed"))))
 	return 0
 }
 
