@@ -41,7 +41,11 @@ type scriptRuns struct {
 	// chunk that finds the store held, so that with no script it waits for
 	// the store as it always did.
 	active atomic.Bool
-	mu     sync.Mutex
+	// pending counts the chunks being run that may start a script
+	// (chunkMayRunScript): a chunk that finds the store held by one of
+	// them watches for the script too, even before the script starts.
+	pending atomic.Int32
+	mu      sync.Mutex
 	cur    *runningScript
 	// changed is closed and replaced when a script starts or ends, waking
 	// the clients waiting for the store.
@@ -108,7 +112,7 @@ func (c *client) begin() (tx *kv.Tx, busy bool) {
 	if tx, ok := s.kv.TryBegin(); ok {
 		return tx, false
 	}
-	if !s.runs.active.Load() {
+	if !s.runs.active.Load() && s.runs.pending.Load() == 0 {
 		return s.kv.Begin(), false
 	}
 	got := make(chan *kv.Tx, 1)
@@ -141,6 +145,26 @@ func (c *client) begin() (tx *kv.Tx, busy bool) {
 			t.Stop()
 		}
 	}
+}
+
+// chunkMayRunScript reports whether a chunk of commands has one that runs
+// a script: EVAL, EVALSHA, FCALL, their _RO forms, or EXEC (of a queued
+// one).
+func chunkMayRunScript(cmds [][][]byte) bool {
+	for _, args := range cmds {
+		if len(args) == 0 {
+			continue
+		}
+		switch n := args[0]; len(n) {
+		case 4, 5, 7, 8, 10:
+			for _, name := range []string{"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro", "exec"} {
+				if argEq(n, name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // allowedWhileBusy reports whether cmd runs while a script is busy, as in
