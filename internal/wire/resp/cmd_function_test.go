@@ -282,3 +282,37 @@ func equalStrings(got []any, want ...string) bool {
 	}
 	return true
 }
+
+// Ensure that INFO memory counts the functions and libraries loaded.
+func TestFunctionsInInfo(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	ctx := t.Context()
+	if err := c.FunctionLoad(ctx, libHello).Err(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Info(ctx, "memory").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\r\nnumber_of_functions:3\r\n", "\r\nnumber_of_libraries:1\r\n"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("INFO memory lacks %q:\n%s", want, info)
+		}
+	}
+}
+
+// Ensure that DEBUG SET-DISABLE-DENY-SCRIPTS lets scripts call commands
+// flagged noscript, as Redis's tests use it.
+func TestDisableDenyScripts(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	body := "return redis.call('debug', 'protocol', 'integer')"
+	runSteps(t, e, c, []step{
+		fails("ERR This Redis command is not allowed from script script: "+sha1hex(body)+", on @user_script:1.", "eval", body, "0"),
+		ok("debug", "set-disable-deny-scripts", "1"),
+		reply(int64(12345), "eval", body, "0"),
+		ok("debug", "set-disable-deny-scripts", "0"),
+		fails("ERR This Redis command is not allowed from script script: "+sha1hex(body)+", on @user_script:1.", "eval", body, "0"),
+	})
+}

@@ -45,8 +45,11 @@ type scriptRuns struct {
 	// (chunkMayRunScript): a chunk that finds the store held by one of
 	// them watches for the script too, even before the script starts.
 	pending atomic.Int32
-	mu      sync.Mutex
-	cur    *runningScript
+	// denyDisabled lets scripts call commands flagged noscript (DEBUG
+	// SET-DISABLE-DENY-SCRIPTS 1), as Redis's tests do.
+	denyDisabled atomic.Bool
+	mu           sync.Mutex
+	cur          *runningScript
 	// changed is closed and replaced when a script starts or ends, waking
 	// the clients waiting for the store.
 	changed chan struct{}

@@ -37,7 +37,7 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 		}
 		return script.ErrorReply("ERR Unknown Redis command called from script")
 	}
-	if hasFlag(cmd, "noscript") {
+	if hasFlag(cmd, "noscript") && !s.runs.denyDisabled.Load() {
 		return script.ErrorReply("ERR This Redis command is not allowed from script")
 	}
 	if (h.readOnly || noWrites) && (hasFlag(cmd, "write") || hasFlag(cmd, "may_replicate")) {
