@@ -316,3 +316,14 @@ func TestDisableDenyScripts(t *testing.T) {
 		fails("ERR This Redis command is not allowed from script script: "+sha1hex(body)+", on @user_script:1.", "eval", body, "0"),
 	})
 }
+
+// Ensure that a script sees the reply an attribute annotates, not the
+// attribute, as Redis's scripts do.
+func TestScriptIgnoresAttributes(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	runSteps(t, e, c, []step{
+		ok("debug", "set-disable-deny-scripts", "1"),
+		reply("Some real reply following the attribute", "eval", "redis.setresp(3) return redis.call('debug', 'protocol', 'attrib')", "0"),
+	})
+}

@@ -13,7 +13,9 @@ import (
 // scriptHost runs the commands a script calls (redis.call, redis.pcall)
 // through the command table, in the transaction of the EVAL that runs the
 // script, with Redis's refusals: unknown commands, wrong arity, commands
-// flagged noscript, and writes from a read-only script (EVAL_RO).
+// flagged noscript, writes from a read-only script (EVAL_RO), and, over
+// maxmemory, a script's first command that may grow the data unless the
+// script is flagged allow-oom.
 type scriptHost struct {
 	x        *cmdCtx
 	readOnly bool
@@ -42,6 +44,11 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 	}
 	if (h.readOnly || noWrites) && (hasFlag(cmd, "write") || hasFlag(cmd, "may_replicate")) {
 		return script.ErrorReply("ERR Write commands are not allowed from read-only scripts.")
+	}
+	if h.flags&script.FlagAllowOOM == 0 && hasFlag(cmd, "denyoom") && (h.run == nil || !h.run.wrote.Load()) && s.overMaxmemory() {
+		// Over maxmemory, a script without allow-oom may not start to
+		// grow the data; once it wrote, it is not stopped halfway.
+		return script.ErrorReply("OOM command not allowed when used memory > 'maxmemory'.")
 	}
 	if h.w == nil {
 		h.w = NewWriter(proto)
@@ -114,6 +121,14 @@ func decodeReply(b []byte) (script.Reply, []byte) {
 			return script.Reply{Kind: script.Verbatim, Format: string(data[:3]), Str: data[4:]}, rest
 		}
 		return script.Reply{Kind: script.Bulk, Str: data}, rest
+	case '|':
+		// An attribute: its pairs are not shown to scripts; the reply
+		// it annotates follows.
+		n, _ := strconv.Atoi(string(line))
+		for range 2 * n {
+			_, rest = decodeReply(rest)
+		}
+		return decodeReply(rest)
 	case '*', '~', '%', '>':
 		n, _ := strconv.Atoi(string(line))
 		if n < 0 {
