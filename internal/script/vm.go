@@ -113,7 +113,17 @@ func newVM(e *Engine, functions bool) *vm {
 	}
 	if str, ok := base.RawGetString("string").(*lua.LTable); ok {
 		str.RawSetString("rep", L.NewFunction(stringRep))
+		str.RawSetString("dump", L.NewFunction(stringDump))
 	}
+	// Calling nil fails with Lua 5.1's words instead of gopher-lua's
+	// "attempt to call a non-function object".
+	nilMeta := L.NewTable()
+	nilMeta.RawSetString("__call", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("attempt to call a nil value")
+		return 0
+	}))
+	nilMeta.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(lua.LNil, nilMeta)
 	base.RawSetString("redis", v.redisLib())
 	base.RawSetString("cjson", v.cjsonLib())
 	base.RawSetString("bit", v.bitLib())
@@ -226,6 +236,15 @@ func stringRep(L *lua.LState) int {
 		L.RaiseError("resulting string too large")
 	}
 	L.Push(lua.LString(strings.Repeat(s, n)))
+	return 1
+}
+
+// stringDump is string.dump(f): Lua 5.1's binary chunk header only, since
+// the interpreter has no bytecode format; loadstring refuses it, as
+// Redis's loadstring refuses every binary chunk.
+func stringDump(L *lua.LState) int {
+	L.CheckFunction(1)
+	L.Push(lua.LString("\x1bLuaQ"))
 	return 1
 }
 
