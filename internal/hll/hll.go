@@ -60,7 +60,9 @@ func Check(b []byte) error {
 // IsDense reports whether the checked value b is dense.
 func IsDense(b []byte) bool { return b[4] == encDense }
 
-func invalidateCache(b []byte) { b[15] |= 0x80 }
+// InvalidateCache marks the cached cardinality of the checked value b as
+// not valid, as a change of its registers does.
+func InvalidateCache(b []byte) { b[15] |= 0x80 }
 
 func cacheValid(b []byte) bool { return b[15]&0x80 == 0 }
 
@@ -90,7 +92,7 @@ func Add(b []byte, elements [][]byte, sparseMax int) ([]byte, bool, error) {
 		changed = changed || ok
 	}
 	if changed {
-		invalidateCache(v)
+		InvalidateCache(v)
 	}
 	return v, changed, nil
 }

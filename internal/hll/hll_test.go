@@ -56,7 +56,7 @@ func seq(prefix string, n int) [][]byte {
 func build(t *testing.T, elems [][]byte) []byte {
 	t.Helper()
 	v := New()
-	invalidateCache(v) // PFADD creating the key counts as a change
+	InvalidateCache(v) // PFADD creating the key counts as a change
 	for i := 0; i < len(elems); i += 1000 {
 		var err error
 		if v, _, err = Add(v, elems[i:min(i+1000, len(elems))], 3000); err != nil {
@@ -102,7 +102,7 @@ func TestMatchesRedis(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			invalidateCache(d)
+			InvalidateCache(d)
 			if nd, _, _ := Count(d); nd != c.count {
 				t.Errorf("dense count %d, want %d", nd, c.count)
 			}
@@ -193,7 +193,7 @@ func TestInvalidAndCorrupt(t *testing.T) {
 		for b := 0; b < 256; b++ {
 			v := append([]byte(nil), good...)
 			v[pos] = byte(b)
-			invalidateCache(v)
+			InvalidateCache(v)
 			Count(v)
 			Add(v, strs("q", "r", "s", "t"), 3000)
 			var into Max

@@ -83,7 +83,7 @@ func Store(dest []byte, m *Max, dense bool, sparseMax int) ([]byte, error) {
 		}
 		v = nv
 	}
-	invalidateCache(v)
+	InvalidateCache(v)
 	return v, nil
 }
 

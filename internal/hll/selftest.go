@@ -51,8 +51,8 @@ func SelfTest(seed uint64, sparseMax int) error {
 		if j < int64(sparseMax/2) && IsDense(sparse) {
 			return fmt.Errorf("TESTFAILED sparse encoding not used")
 		}
-		invalidateCache(dense)
-		invalidateCache(sparse)
+		InvalidateCache(dense)
+		InvalidateCache(sparse)
 		cd, _, err1 := Count(dense)
 		cs, _, err2 := Count(sparse)
 		if err1 != nil || err2 != nil || cd != cs {
