@@ -22,6 +22,9 @@ func TestBitField(t *testing.T) {
 		reply([]any{i(0), i(0), i(0), nil}, "bitfield", "x", "set", "i8", "0", "200", "overflow", "sat", "set", "i8", "8", "200",
 			"set", "u8", "16", "-1", "overflow", "fail", "set", "u8", "24", "300"),
 		reply("\xc8\x7f\xff\x00", "get", "x"), // grown for the failed SET too
+		// Redis's check of the room above the value wraps for so negative
+		// a value: it saturates upward.
+		reply([]any{i(0), i(2047)}, "bitfield", "q", "overflow", "sat", "set", "i12", "0", "-9223372036854775808", "get", "i12", "0"),
 		reply([]any{i(-56), i(15)}, "bitfield_ro", "x", "get", "i8", "0", "get", "u4", "#3"),
 		reply([]any{i(0), i(0)}, "bitfield", "missing", "get", "u8", "0", "get", "i16", "3"),
 		reply(int64(0), "exists", "missing"),
