@@ -44,6 +44,10 @@ func TestHyperLogLog(t *testing.T) {
 		fails("ERR Unknown PFDEBUG subcommand 'foo'", "pfdebug", "foo", "copy"),
 		fails("ERR The specified key does not exist", "pfdebug", "getreg", "missing"),
 		ok("pfselftest"),
+		// PFCOUNT may write its cache: a read-only script may not call it.
+		fails("ERR Write commands are not allowed from read-only scripts. script: "+sha1hex("return redis.call('pfcount', KEYS[1])")+", on @user_script:1.",
+			"eval_ro", "return redis.call('pfcount', KEYS[1])", "1", "h"),
+		reply(int64(4), "eval", "return redis.call('pfcount', KEYS[1])", "1", "h"),
 	})
 	regs, err := c.Do(t.Context(), "pfdebug", "getreg", "h2").Slice()
 	if err != nil || len(regs) != 16384 {
