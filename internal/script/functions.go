@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -180,7 +181,8 @@ func (e *Engine) loadInto(set *functionSet, code []byte, replace bool, timeout t
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range l.fns {
+	for _, name := range slices.Sorted(maps.Keys(l.fns)) {
+		f := l.fns[name]
 		if g, ok := set.fns[strings.ToLower(f.info.Name)]; ok && g.lib != old {
 			return nil, replyError("ERR Function " + f.info.Name + " already exists")
 		}

@@ -3,8 +3,9 @@ package script
 import (
 	"encoding/binary"
 	"hash/crc64"
+	"maps"
+	"slices"
 	"strconv"
-	"strings"
 )
 
 // The payload of FUNCTION DUMP and FUNCTION RESTORE is Redis's: for each
@@ -78,21 +79,57 @@ func libraryCodes(payload []byte) ([][]byte, error) {
 	r := rdbReader{b: payload[:n-10]}
 	var codes [][]byte
 	for len(r.b) > 0 {
-		switch t := r.b[0]; t {
+		t := r.b[0]
+		r.b = r.b[1:]
+		var code []byte
+		var err error
+		switch t {
 		case rdbOpcodeFunction2:
-			r.b = r.b[1:]
+			var ok bool
+			if code, ok = r.str(); !ok {
+				err = replyError("ERR Failed loading library payload")
+			}
 		case rdbOpcodeFunction:
-			return nil, replyError("ERR Pre-GA function format not supported")
+			code, err = r.preGAFunction()
 		default:
 			return nil, replyError("ERR given type is not a function")
 		}
-		code, ok := r.str()
-		if !ok {
-			return nil, replyError("ERR failed loading the given functions payload")
+		if err != nil {
+			return nil, err
 		}
 		codes = append(codes, code)
 	}
 	return codes, nil
+}
+
+// preGAFunction reads a library in the format of Redis 7.0's release
+// candidates (name, engine, optional description, code) as the code of
+// today's format, "#!ENGINE name=NAME\n" and the code.
+func (r *rdbReader) preGAFunction() ([]byte, error) {
+	name, ok := r.str()
+	if !ok {
+		return nil, replyError("ERR Failed loading library name")
+	}
+	engine, ok := r.str()
+	if !ok {
+		return nil, replyError("ERR Failed loading engine name")
+	}
+	hasDesc, encoded, ok := r.length()
+	if !ok || encoded {
+		return nil, replyError("ERR Failed loading library description indicator")
+	}
+	if hasDesc != 0 {
+		if _, ok := r.str(); !ok {
+			return nil, replyError("ERR Failed loading library description")
+		}
+	}
+	blob, ok := r.str()
+	if !ok {
+		return nil, replyError("ERR Failed loading library blob")
+	}
+	code := append([]byte("#!"), engine...)
+	code = append(append(append(code, " name="...), name...), '\n')
+	return append(code, blob...), nil
 }
 
 // rdbReader reads RDB strings.
@@ -254,7 +291,9 @@ func (e *Engine) RestoreLibraries(payload []byte, policy RestorePolicy) error {
 		return nil
 	}
 	var replaced []*library
-	for _, l := range set.libs {
+	names := slices.Sorted(maps.Keys(set.libs))
+	for _, name := range names {
+		l := set.libs[name]
 		if old := e.funcs.libs[l.name]; old != nil {
 			if policy != RestoreReplace {
 				e.relink(replaced)
@@ -264,8 +303,9 @@ func (e *Engine) RestoreLibraries(payload []byte, policy RestorePolicy) error {
 			replaced = append(replaced, old)
 		}
 	}
-	for _, f := range set.fns {
-		if _, ok := e.funcs.fns[strings.ToLower(f.info.Name)]; ok {
+	for _, key := range slices.Sorted(maps.Keys(set.fns)) {
+		f := set.fns[key]
+		if _, ok := e.funcs.fns[key]; ok {
 			e.relink(replaced)
 			return replyError("ERR Function " + f.info.Name + " already exists")
 		}
