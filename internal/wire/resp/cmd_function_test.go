@@ -3,6 +3,7 @@ package resp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -326,4 +327,31 @@ func TestScriptIgnoresAttributes(t *testing.T) {
 		ok("debug", "set-disable-deny-scripts", "1"),
 		reply("Some real reply following the attribute", "eval", "redis.setresp(3) return redis.call('debug', 'protocol', 'attrib')", "0"),
 	})
+}
+
+// Ensure that a client that starts to wait for the store while a chunk
+// that goes on to run a function holds it gets BUSY once the function is
+// busy, instead of waiting for the function's end.
+func TestBusyForClientWaitingBeforeTheFunction(t *testing.T) {
+	clk := &clock{t: time.UnixMilli(start0)}
+	e, mon := busyEnv(t, clk, nil)
+	ctx := t.Context()
+	b, k := connected(t, e), connected(t, e)
+	if err := b.FunctionLoad(ctx, "#!lua name=loop\nredis.register_function('loop', function() while 1 do redis.call('ping') end end)").Err(); err != nil {
+		t.Fatal(err)
+	}
+	a := e.raw()
+	// One chunk: DEBUG SLEEP holds the store, then FCALL runs the loop.
+	fmt.Fprint(a, "*3\r\n$5\r\ndebug\r\n$5\r\nsleep\r\n$3\r\n0.3\r\n*3\r\n$5\r\nfcall\r\n$4\r\nloop\r\n$1\r\n0\r\n")
+	time.Sleep(50 * time.Millisecond) // b's PING arrives during the sleep
+	waiting := make(chan error, 1)
+	go func() { waiting <- b.Ping(context.Background()).Err() }()
+	monitorUntil(t, mon, `lua] "ping"`)
+	clk.Advance(time.Second)
+	if err := <-waiting; err == nil || err.Error() != busyFunctionErr {
+		t.Fatalf("PING that waited from before the function: %v", err)
+	}
+	if err := k.FunctionKill(ctx).Err(); err != nil {
+		t.Fatalf("FUNCTION KILL: %v", err)
+	}
 }
