@@ -61,11 +61,11 @@
 // an error object raised by the script itself with error({err=...})
 // carries no line, math.random draws from Go's generator (each script
 // starts with a random seed; the same math.randomseed gives the same
-// numbers, not Redis's numbers), calling a nil value fails with "attempt to call a nil
-// value" without the variable's name, getmetatable(nil) is false, and
-// string.dump gives only a binary chunk's header, which loadstring
-// refuses. cjson's options
-// (encode_max_depth, ...) last for the script that sets them, where
+// numbers, not Redis's numbers), calling a nil method fails as calling a
+// nil field does ("attempt to call field 'm' (a nil value)"),
+// getmetatable(nil) is false, and string.dump gives only a binary chunk's
+// header, which loadstring refuses. cjson's options (encode_max_depth,
+// ...) last for the script that sets them, where
 // Redis keeps them until it restarts.
 //
 // # Testing

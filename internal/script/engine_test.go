@@ -209,7 +209,9 @@ func TestCancelledContextStopsScript(t *testing.T) {
 func TestCallNilAndStringDump(t *testing.T) {
 	e := New(nil)
 	for body, want := range map[string]string{
-		"local t = {} return t.x()":                                 "ERR user_script:1: attempt to call a nil value",
+		"local t = {} return t.x()":                                 "ERR user_script:1: attempt to call field 'x' (a nil value)",
+		"local f return f()":                                        "ERR user_script:1: attempt to call local 'f' (a nil value)",
+		"local f local g = function() return f() end return g()":    "ERR user_script:1: attempt to call upvalue 'f' (a nil value)",
 		"return loadstring(string.dump(function() return 1 end))()": "ERR user_script:1: attempt to call a nil value",
 		"return type(getmetatable(nil))":                            "boolean",
 	} {

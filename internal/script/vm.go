@@ -118,10 +118,7 @@ func newVM(e *Engine, functions bool) *vm {
 	// Calling nil fails with Lua 5.1's words instead of gopher-lua's
 	// "attempt to call a non-function object".
 	nilMeta := L.NewTable()
-	nilMeta.RawSetString("__call", L.NewFunction(func(L *lua.LState) int {
-		L.RaiseError("attempt to call a nil value")
-		return 0
-	}))
+	nilMeta.RawSetString("__call", L.NewFunction(callNil))
 	nilMeta.RawSetString("__metatable", lua.LFalse)
 	L.SetMetatable(lua.LNil, nilMeta)
 	base.RawSetString("redis", v.redisLib())
@@ -237,6 +234,44 @@ func stringRep(L *lua.LState) int {
 	}
 	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
+}
+
+// callNil raises Lua 5.1's error for calling nil: "attempt to call
+// field 'NAME' (a nil value)", local or upvalue for a variable of the
+// calling function, or "attempt to call a nil value" when the call has
+// no name.
+func callNil(L *lua.LState) int {
+	name, kind := "", "field"
+	if dbg, ok := L.GetStack(0); ok {
+		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil {
+			name = dbg.Name
+		}
+	}
+	if caller, ok := L.GetStack(1); ok && name != "" {
+		for i := 1; ; i++ {
+			n, _ := L.GetLocal(caller, i)
+			if n == "" {
+				break
+			}
+			if n == name {
+				kind = "local"
+			}
+		}
+		if fn, ok := L.GetInfo("f", caller, lua.LNil); ok == nil && kind == "field" {
+			if f, isFn := fn.(*lua.LFunction); isFn && f.Proto != nil {
+				for _, u := range f.Proto.DbgUpvalues {
+					if u == name {
+						kind = "upvalue"
+					}
+				}
+			}
+		}
+	}
+	if name == "" || name == "?" || strings.ContainsAny(name, "<(") {
+		L.RaiseError("attempt to call a nil value")
+	}
+	L.RaiseError("attempt to call %s '%s' (a nil value)", kind, name)
+	return 0
 }
 
 // stringDump is string.dump(f): Lua 5.1's binary chunk header only, since
