@@ -64,6 +64,10 @@ type client struct {
 	marks    []int      // reply buffer offset at the start of each command
 	flushes  int        // replies flushed so far (flush counts them)
 
+	// track is the client's CLIENT TRACKING state, nil until it first
+	// turns tracking on (tracker).
+	track *tracking
+
 	// delivery of pushes
 	ncmu     replyLock  // serializes writes to nc
 	pmu      sync.Mutex // guards push and subs
@@ -360,6 +364,7 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 			return c.finishChunk(perr)
 		}
 		tx.StopOn(s.stop)
+		tx.SetOrigin(c.id)
 		c.marks = c.marks[:0]
 		from := 0 // the first command whose reply is still buffered
 		for i, args := range cmds {
@@ -378,6 +383,7 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 				start = time.Now()
 				tx = s.kv.Begin()
 				tx.StopOn(s.stop)
+				tx.SetOrigin(c.id)
 				from = i + 1
 			}
 			s.stats.commands.Add(1)
@@ -597,6 +603,9 @@ func (c *client) close() {
 	c.s.hub.unsubscribeAll(c)
 	c.s.watches.unwatchAll(c)
 	c.s.unmonitor(c)
+	if c.track != nil {
+		c.s.tracking.disable(c)
+	}
 	c.pmu.Lock()
 	if c.pusher {
 		close(c.pushSig)
@@ -645,6 +654,9 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 	if err != nil {
 		c.replyError(err)
 	}
+	if c.track != nil {
+		s.tracking.endCommand(c, cmd)
+	}
 	if (c.skipCurrent || c.replyOff) && !c.pushing && c.w.Len() >= mark {
 		c.w.Truncate(mark)
 	}
@@ -679,6 +691,9 @@ func (c *client) call(tx *kv.Tx, cmd *command, args [][]byte) error {
 	x := &cmdCtx{s: c.s, c: c, tx: tx, w: c.w, args: args, cmd: cmd}
 	start := time.Now()
 	err := cmd.handler(x)
+	if c.track != nil && cmd.has(flagReadOnly) && !scriptRunner(cmd) {
+		c.s.tracking.remember(c, tx, cmd, args)
+	}
 	d := time.Since(start)
 	c.s.cmdStats.called(cmd, d, err != nil)
 	if d >= time.Millisecond && !slices.Contains(cmd.flags, "blocking") {
