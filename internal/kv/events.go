@@ -32,8 +32,9 @@ type Event struct {
 // means every key of DB changed (FLUSHDB, FLUSHALL, SWAPDB); Expired means
 // the change is the deletion of a key that had already logically expired.
 // Two kinds of touch change no key: Read says that client Origin read Key
-// (NoteRead), Flushed that FLUSHDB (DB is its database) or FLUSHALL (DB is
-// -1) emptied databases, besides the touches of the keys it changed. Origin
+// (NoteRead), Flushed that FLUSHDB (DB is its database), FLUSHALL or
+// SWAPDB (DB is -1) replaced whole databases' contents, besides the
+// touches of the keys it changed. Origin
 // is the Tx's origin (SetOrigin) for the other touches: who changed the
 // key, zero for the expiry engine. Touches arrive in the order the Tx made
 // them.
@@ -67,7 +68,8 @@ func (s *Store) SetObserver(o Observer) {
 // are not even built. Zero turns notifications off.
 func (s *Store) SetNotifyMask(m Class) { s.notifyMask.Store(uint32(m)) }
 
-// SetTrackTouches turns the recording of touched keys (for WATCH) on or off.
+// SetTrackTouches turns the recording of touches (for WATCH and
+// client-side caching) on or off.
 func (s *Store) SetTrackTouches(on bool) { s.trackTouches.Store(on) }
 
 // notify records an event if its class is enabled.
@@ -111,8 +113,8 @@ func (tx *Tx) NoteRead(key []byte, by uint64) {
 	tx.touches = append(tx.touches, Touch{DB: tx.ldb, Key: string(key), Read: true, Origin: by})
 }
 
-// touchFlushed records, while touches are tracked, that FLUSHDB (db) or
-// FLUSHALL (db -1) emptied databases.
+// touchFlushed records, while touches are tracked, that FLUSHDB (db),
+// FLUSHALL or SWAPDB (db -1) replaced whole databases' contents.
 func (tx *Tx) touchFlushed(db int) {
 	if !tx.s.trackTouches.Load() {
 		return

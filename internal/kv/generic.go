@@ -334,6 +334,7 @@ func (tx *Tx) SwapDB(a, b int) error {
 			return err
 		}
 	}
+	tx.touchFlushed(-1)
 	tx.dbmap[a], tx.dbmap[b] = tx.dbmap[b], tx.dbmap[a]
 	tx.mapDirty = true
 	if err := tx.batch().Set(dbmapKey(), tx.dbmap[:]); err != nil {

@@ -470,6 +470,13 @@ func TestTrackingFlushRESP3(t *testing.T) {
 	expect(t, a.do("EXEC"), "[OK]")
 	expect(t, a.read(), ">[invalidate (nil)]")
 	a.quiet()
+	// SWAPDB replaces whole databases too.
+	expect(t, a.do("GET", "k"), "(nil)")
+	expect(t, a.do("SWAPDB", "0", "1"), "OK")
+	expect(t, a.read(), ">[invalidate (nil)]")
+	if info := a.do("INFO", "stats"); !strings.Contains(info, "\r\ntracking_total_keys:0\r\n") {
+		t.Fatalf("INFO %q", info)
+	}
 }
 
 func TestTrackingScripts(t *testing.T) {
