@@ -79,6 +79,9 @@ type client struct {
 	protoV   int // protocol version, read by publishers
 	dead     atomic.Bool
 	stopping atomic.Bool
+	// leaving is set once the connection is to close (QUIT, CLIENT KILL,
+	// a read error): a tracking redirection to it is broken from then on.
+	leaving atomic.Bool
 }
 
 func newClient(s *Server, nc net.Conn) *client {
@@ -105,6 +108,7 @@ func (c *client) shutdown() {
 
 // kill closes the connection from another goroutine (CLIENT KILL).
 func (c *client) kill() {
+	c.leaving.Store(true)
 	c.dead.Store(true)
 	c.nc.Close()
 }
@@ -413,6 +417,9 @@ func (c *client) finishChunk(perr error) bool {
 		}
 		c.closeNext = true
 	}
+	if c.closeNext {
+		c.leaving.Store(true)
+	}
 	c.lastCmd.Store(s.opts.Now().UnixMilli())
 	if !c.flush() {
 		return false
@@ -552,7 +559,11 @@ func (c *client) write(b []byte) error {
 
 // deliver queues a push for the client; it never blocks. A client whose
 // queue exceeds the limit is disconnected.
-func (c *client) deliver(msg []byte) {
+func (c *client) deliver(msg []byte) { c.queuePush(msg, true) }
+
+// queuePush queues a push; with wake false the pusher is not told, so it
+// goes out with the client's next replies (or the next woken push).
+func (c *client) queuePush(msg []byte, wake bool) {
 	c.pmu.Lock()
 	if len(c.push)+len(msg) > c.s.opts.PushBufferLimit {
 		c.pmu.Unlock()
@@ -562,6 +573,9 @@ func (c *client) deliver(msg []byte) {
 	}
 	c.push = append(c.push, msg...)
 	c.pmu.Unlock()
+	if !wake {
+		return
+	}
 	select {
 	case c.pushSig <- struct{}{}:
 	default:
@@ -599,6 +613,7 @@ func (c *client) startPusher() {
 }
 
 func (c *client) close() {
+	c.leaving.Store(true)
 	c.nc.Close()
 	c.s.hub.unsubscribeAll(c)
 	c.s.watches.unwatchAll(c)

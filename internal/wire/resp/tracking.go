@@ -417,7 +417,7 @@ func (t *tracker) send(c *client, value []byte) {
 	redirected := false
 	if id := c.track.redirect; id != 0 {
 		to = t.s.clientByID(id)
-		if to == nil {
+		if to == nil || to.leaving.Load() {
 			c.track.broken = true
 			if c.proto() >= 3 {
 				w := NewWriter(3)
@@ -447,7 +447,11 @@ func (t *tracker) send(c *client, value []byte) {
 	}
 	w.Raw(value)
 	to.startPusher()
-	to.deliver(w.Bytes())
+	// A blocked client served by this commit answers its command next:
+	// the invalidation follows that reply, as in Redis. The store is held,
+	// so its waiter cannot change meanwhile.
+	served := to.blocked != nil && !to.blocked.registered()
+	to.queuePush(w.Bytes(), !served)
 }
 
 // invalidateChannel is the channel a RESP2 redirection target gets
