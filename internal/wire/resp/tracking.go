@@ -54,8 +54,9 @@ type bcastPrefix struct {
 	changed map[string]uint64
 }
 
-// tracking is one client's CLIENT TRACKING state, written by its own
-// connection with the tracker's lock held and read by others with it.
+// tracking is one client's CLIENT TRACKING state, written with the
+// tracker's lock held: by its own connection, but for broken, which the
+// tracker sets when it finds the redirection target gone.
 type tracking struct {
 	on, bcast, optin, optout, noloop bool
 	// caching is CLIENT CACHING YES (OPTIN) or NO (OPTOUT) for the next
@@ -250,7 +251,9 @@ func (t *tracker) setCaching(c *client, yes bool) error {
 // after the transaction it precedes; CLIENT subcommands keep it. It is
 // called only for clients that have tracked.
 func (t *tracker) endCommand(c *client, cmd *command) {
-	if c.multi != nil || (cmd != nil && (strings.HasPrefix(cmd.name, "client|") || cmd.name == "client")) {
+	// Only c's own connection writes caching, and this is it: it is read
+	// without the lock.
+	if !c.track.caching || c.multi != nil || (cmd != nil && (strings.HasPrefix(cmd.name, "client|") || cmd.name == "client")) {
 		return
 	}
 	t.mu.Lock()
@@ -355,7 +358,13 @@ func (t *tracker) invalidate(key string, origin uint64) {
 // flushed tells every tracking client that everything changed (a null
 // instead of keys) and empties the table; t.mu is held.
 func (t *tracker) flushed() {
-	for _, c := range t.s.clientsSorted() {
+	t.s.mu.Lock()
+	clients := make([]*client, 0, len(t.s.clients))
+	for _, c := range t.s.clients {
+		clients = append(clients, c)
+	}
+	t.s.mu.Unlock()
+	for _, c := range clients {
 		if c.track == nil || !c.track.on {
 			continue
 		}
