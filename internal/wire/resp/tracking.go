@@ -35,7 +35,7 @@ import (
 // skip it with one load.
 type tracker struct {
 	s      *Server
-	active atomic.Bool // some client tracks
+	active atomic.Bool // some client tracks, or the table holds keys (refresh)
 
 	mu      sync.Mutex
 	clients int                            // clients with tracking on
@@ -130,8 +130,7 @@ func (t *tracker) enable(c *client, o trackOptions) error {
 	}
 	if !cur.on {
 		t.clients++
-		t.active.Store(true)
-		t.s.updateTouches()
+		t.refresh()
 	}
 	caching := cur.caching
 	prefixes := cur.prefixes
@@ -189,8 +188,9 @@ func (t *tracker) addPrefix(c *client, p string) {
 	c.track.prefixes[i] = p
 }
 
-// disable turns tracking off for c (CLIENT TRACKING OFF, or c closing).
-// The keys c read stay in the table until they change, as in Redis.
+// disable turns tracking off for c (CLIENT TRACKING OFF, RESET, or c
+// closing). The keys c read stay in the table until they change, as in
+// Redis.
 func (t *tracker) disable(c *client) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -207,12 +207,16 @@ func (t *tracker) disable(c *client) {
 	}
 	*cur = tracking{}
 	t.clients--
-	if t.clients == 0 {
-		// No one is told of changes any more, so none is recorded: what
-		// the table remembers would go stale.
-		clear(t.keys)
-		t.items = 0
-		t.active.Store(false)
+	t.refresh()
+}
+
+// refresh sets active, and with it kv's recording of touches: on while a
+// client tracks or the table remembers keys (their changes still drop
+// them, as in Redis); t.mu is held.
+func (t *tracker) refresh() {
+	on := t.clients > 0 || len(t.keys) > 0
+	if on != t.active.Load() {
+		t.active.Store(on)
 		t.s.updateTouches()
 	}
 }
@@ -324,6 +328,7 @@ func (t *tracker) committed(touches []kv.Touch) {
 	if read {
 		t.limit()
 	}
+	t.refresh()
 }
 
 // invalidate sends key's invalidation to the clients that read it, but to
@@ -474,6 +479,7 @@ func (t *tracker) setMaxKeys(n int64) {
 	defer t.mu.Unlock()
 	t.maxKeys = n
 	t.limit()
+	t.refresh()
 }
 
 // limit forgets keys, in no particular order, until the table holds no

@@ -514,10 +514,22 @@ func TestTrackingTableMaxKeys(t *testing.T) {
 	if got := r.read(); !strings.HasPrefix(got, "[message __redis__:invalidate [") {
 		t.Fatalf("got %q", got)
 	}
+	// Off, the keys stay remembered until they change, as in Redis.
 	expect(t, a.do("CLIENT", "TRACKING", "OFF"), "OK")
-	if info := a.do("INFO"); !strings.Contains(info, "\r\ntracking_clients:0\r\n") || !strings.Contains(info, "\r\ntracking_total_keys:0\r\n") {
+	if info := a.do("INFO"); !strings.Contains(info, "\r\ntracking_clients:0\r\n") || !strings.Contains(info, "\r\ntracking_total_keys:1\r\n") {
 		t.Fatalf("INFO after off %q", info)
 	}
+	expect(t, a.do("SET", "again", "1"), "OK")
+	for i := range 250 {
+		a.send("SET", fmt.Sprint("key", i), "1")
+	}
+	for range 250 {
+		a.read()
+	}
+	if info := a.do("INFO"); !strings.Contains(info, "\r\ntracking_total_keys:0\r\n") || !strings.Contains(info, "\r\ntracking_total_items:0\r\n") {
+		t.Fatalf("INFO after the changes %q", info)
+	}
+	expect(t, r.do("PING"), "[pong ]") // a client that stopped tracking is told nothing
 }
 
 // TestTrackingServedBlockedClient: a blocked BLMOVE served by another
