@@ -1,0 +1,22 @@
+// Package geo is the geohash arithmetic of Redis's geo commands, which keep
+// points in sorted sets whose scores are geohashes.
+//
+// A point is encoded by splitting the longitude range [-180, 180] and the
+// latitude range [-85.05112878, 85.05112878] (the limits of Web Mercator;
+// the poles cannot be encoded) into 2^26 cells each and interleaving the
+// two 26-bit cell numbers, latitude in the even bits: a 52-bit number that
+// a float64 score holds exactly. Decoding gives the centre of the cell.
+// Nearby points share a prefix, so the points of one coarser cell (a hash
+// of fewer steps) are one contiguous range of scores.
+//
+// A search (Plan) estimates from the radius the coarsest step whose cells
+// are not smaller than the area, takes the cell of the centre and its
+// eight neighbours, drops the neighbours the area does not reach, and
+// reads the score range of each remaining cell; each candidate is then
+// kept when its distance (haversine on a sphere of radius EarthRadius
+// metres) puts it inside the circle or the box. GeohashString re-encodes a
+// point with the standard ranges ([-90, 90] latitude) as the usual
+// 11-character base32 geohash.
+//
+// The package is pure arithmetic: no storage, no I/O.
+package geo
