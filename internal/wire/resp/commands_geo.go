@@ -1,0 +1,11 @@
+package resp
+
+// geoCommands lists the geo commands, which keep points in sorted sets
+// scored by their geohash (internal/geo); each is defined in its own file
+// (cmd_<name>.go), the searches share geo_search.go.
+func geoCommands() []*command {
+	return []*command{
+		cmdGeoAdd, cmdGeoDist, cmdGeoHash, cmdGeoPos, cmdGeoRadius, cmdGeoRadiusByMember,
+		cmdGeoRadiusByMemberRO, cmdGeoRadiusRO, cmdGeoSearch, cmdGeoSearchStore,
+	}
+}
