@@ -19,12 +19,12 @@ func LatDistance(lat1, lat2 float64) float64 {
 // the longitudes are (practically) equal it is the distance along the
 // meridian.
 func Distance(long1, lat1, long2, lat2 float64) float64 {
-	v := math.Sin((degToRad(long2) - degToRad(long1)) / 2)
+	v := sin((degToRad(long2) - degToRad(long1)) / 2)
 	if v == 0 {
 		return LatDistance(lat1, lat2)
 	}
 	lat1r, lat2r := degToRad(lat1), degToRad(lat2)
-	u := math.Sin((lat2r - lat1r) / 2)
-	a := u*u + math.Cos(lat1r)*math.Cos(lat2r)*v*v
-	return 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
+	u := sin((lat2r - lat1r) / 2)
+	a := u*u + cos(lat1r)*cos(lat2r)*v*v
+	return 2.0 * EarthRadius * asin(math.Sqrt(a))
 }

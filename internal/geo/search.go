@@ -42,8 +42,8 @@ func (s Shape) bounds() [4]float64 {
 		halfH, halfW = s.ToMeters*s.Radius, s.ToMeters*s.Radius
 	}
 	latDelta := radToDeg(halfH / EarthRadius)
-	longDeltaTop := radToDeg(halfW / EarthRadius / math.Cos(degToRad(s.Lat+latDelta)))
-	longDeltaBottom := radToDeg(halfW / EarthRadius / math.Cos(degToRad(s.Lat-latDelta)))
+	longDeltaTop := radToDeg(halfW / EarthRadius / cos(degToRad(s.Lat+latDelta)))
+	longDeltaBottom := radToDeg(halfW / EarthRadius / cos(degToRad(s.Lat-latDelta)))
 	// The parallel farther from the equator is the shorter one, so it needs
 	// the wider longitude span: the top one in the north, the bottom one in
 	// the south.

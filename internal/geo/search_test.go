@@ -12,6 +12,10 @@ func TestDistance(t *testing.T) {
 	if math.Abs(d-166274.1516) > 0.00005 {
 		t.Errorf("Distance = %v", d)
 	}
+	// The same bits as Redis's (a STOREDIST score of 190.44242984775784 km).
+	if d := Distance(15, 37, 13.36138933897018433, 38.11555639549629859); d != 190442.42984775783 {
+		t.Errorf("Distance = %.17g", d)
+	}
 	if d := Distance(10, 10, 10, 11); d != LatDistance(10, 11) {
 		t.Errorf("same longitude: %v", d)
 	}
