@@ -341,3 +341,15 @@ func TestGeoEvents(t *testing.T) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
 }
+
+func TestGeoGetKeys(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	runSteps(t, e, c, []step{
+		reply([]any{"src", "dst"}, "command", "getkeys", "georadius", "src", "1", "1", "1", "km", "store", "dst"),
+		reply([]any{"src", "b", "a"}, "command", "getkeys", "georadius", "src", "1", "1", "1", "km", "storedist", "a", "STORE", "b"),
+		reply([]any{"src"}, "command", "getkeys", "georadius", "src", "1", "1", "1", "km", "withdist", "store"),
+		reply([]any{"src", "dst"}, "command", "getkeys", "georadiusbymember", "src", "m", "1", "km", "store", "dst"),
+		reply([]any{"dst", "src"}, "command", "getkeys", "geosearchstore", "dst", "src", "fromlonlat", "1", "1", "byradius", "1", "km"),
+	})
+}
