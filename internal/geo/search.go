@@ -18,15 +18,20 @@ type Shape struct {
 // meridian is at most half the height and whose distance along its own
 // parallel to the centre's longitude is at most half the width.
 func (s Shape) Contains(long, lat float64) (float64, bool) {
+	// Points clearly outside are told apart without the exact distance.
 	if !s.Box {
+		r := s.Radius * s.ToMeters
+		if beyond(r, s.Long, s.Lat, long, lat) {
+			return 0, false
+		}
 		d := Distance(s.Long, s.Lat, long, lat)
-		return d, d <= s.Radius*s.ToMeters
+		return d, d <= r
 	}
 	w, h := s.Width*s.ToMeters, s.Height*s.ToMeters
 	if LatDistance(lat, s.Lat) > h/2 {
 		return 0, false
 	}
-	if Distance(long, lat, s.Long, lat) > w/2 {
+	if beyond(w/2, long, lat, s.Long, lat) || Distance(long, lat, s.Long, lat) > w/2 {
 		return 0, false
 	}
 	return Distance(s.Long, s.Lat, long, lat), true

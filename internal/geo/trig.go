@@ -23,11 +23,12 @@ func quickTwoSum(a, b float64) dd {
 	return dd{s, b - (s - a)}
 }
 
+// ddAdd adds without an exact sum of the low parts: its error stays within
+// a few units of 2^-106 of the operands, which the series below (whose
+// terms never cancel by more than a factor of a few) keep.
 func ddAdd(a, b dd) dd {
 	s := twoSum(a.hi, b.hi)
-	t := twoSum(a.lo, b.lo)
-	s = quickTwoSum(s.hi, s.lo+t.hi)
-	return quickTwoSum(s.hi, s.lo+t.lo)
+	return quickTwoSum(s.hi, s.lo+(a.lo+b.lo))
 }
 
 func twoProd(a, b float64) dd {
