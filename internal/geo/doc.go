@@ -18,11 +18,14 @@
 // point with the standard ranges ([-90, 90] latitude) as the usual
 // 11-character base32 geohash.
 //
+// PartialSort orders a result that COUNT cuts as Redis's partial quicksort
+// does, so points at equal distances come out in Redis's order.
+//
 // Sine, cosine and arcsine are rounded to nearest from double-double
 // evaluations (trig.go), not taken from the math package, whose results are
 // often an ulp away from the C library's: distances then have the same bits
 // as Redis's, but for the rare argument where the C library itself is an
 // ulp off.
 //
-// The package is pure arithmetic: no storage, no I/O.
+// The package is pure computation: no storage, no I/O.
 package geo

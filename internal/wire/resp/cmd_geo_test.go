@@ -353,3 +353,20 @@ func TestGeoGetKeys(t *testing.T) {
 		reply([]any{"dst", "src"}, "command", "getkeys", "geosearchstore", "dst", "src", "fromlonlat", "1", "1", "byradius", "1", "km"),
 	})
 }
+
+// Points at the same distance come out in Redis's order: that of a
+// stable sort for a whole result, that of Redis's partial quicksort when
+// COUNT cuts it.
+func TestGeoSearchTieOrder(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	runSteps(t, e, c, []step{
+		reply(int64(7), "geoadd", "t", "10", "10", "e", "10", "10", "a", "10", "10", "c", "10", "10", "b", "10", "10", "d",
+			"10.01", "10", "f", "10.01", "10", "g"),
+		reply([]any{"a", "b", "c", "d", "e", "f", "g"}, "geosearch", "t", "fromlonlat", "10", "10", "byradius", "10", "km", "asc"),
+		reply([]any{"f", "g", "a", "b", "c", "d", "e"}, "geosearch", "t", "fromlonlat", "10", "10", "byradius", "10", "km", "desc"),
+		reply([]any{"d", "b", "c"}, "geosearch", "t", "fromlonlat", "10", "10", "byradius", "10", "km", "asc", "count", "3"),
+		reply([]any{"f", "g", "c"}, "geosearch", "t", "fromlonlat", "10", "10", "byradius", "10", "km", "desc", "count", "3"),
+		reply([]any{"d", "b", "c", "a", "e", "f"}, "geosearch", "t", "fromlonlat", "10", "10", "byradius", "10", "km", "count", "6"),
+	})
+}

@@ -1,7 +1,7 @@
 package resp
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/mayfly/mayfly/internal/geo"
 	"github.com/mayfly/mayfly/internal/kv"
@@ -187,12 +187,28 @@ func geoSearch(x *cmdCtx, src int, kind geoSearchKind) error {
 		return nil
 	}
 	if sorted {
-		sort.SliceStable(found, func(i, j int) bool {
-			if desc {
-				return found[i].dist > found[j].dist
+		cmp := func(a, b geoFound) int {
+			c := 0
+			switch {
+			case a.dist > b.dist:
+				c = 1
+			case a.dist < b.dist:
+				c = -1
 			}
-			return found[i].dist < found[j].dist
-		})
+			if desc {
+				return -c
+			}
+			return c
+		}
+		// Redis sorts a whole result with the C library's qsort (a
+		// stable merge sort in glibc) and one COUNT cuts with its own
+		// partial quicksort: points at the same distance come out in the
+		// same order here.
+		if count > 0 && int64(len(found)) > count {
+			geo.PartialSort(found, cmp, 0, int(count)-1)
+		} else {
+			slices.SortStableFunc(found, cmp)
+		}
 	}
 	if count > 0 && int64(len(found)) > count {
 		found = found[:count]
