@@ -370,3 +370,24 @@ func TestGeoSearchTieOrder(t *testing.T) {
 		reply([]any{"d", "b", "c", "a", "e", "f"}, "geosearch", "t", "fromlonlat", "10", "10", "byradius", "10", "km", "count", "6"),
 	})
 }
+
+// GEOADD and the stores create sorted sets, so they serve a client blocked
+// on the key.
+func TestGeoServesBlockedClients(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	ch := goDo(t, e.client(2), "bzpopmin", "g", "0")
+	waitBlockedCount(t, e, 1)
+	if err := c.Do(t.Context(), "geoadd", "g", "13.361389", "38.115556", "Palermo").Err(); err != nil {
+		t.Fatal(err)
+	}
+	expectServed(t, ch, []any{"g", "Palermo", "3479099956230698"})
+
+	c.Do(t.Context(), "geoadd", "src", "13.361389", "38.115556", "Palermo")
+	ch = goDo(t, e.client(2), "bzpopmax", "dst", "0")
+	waitBlockedCount(t, e, 1)
+	if err := c.Do(t.Context(), "geosearchstore", "dst", "src", "frommember", "Palermo", "byradius", "1", "km").Err(); err != nil {
+		t.Fatal(err)
+	}
+	expectServed(t, ch, []any{"dst", "Palermo", "3479099956230698"})
+}
