@@ -120,6 +120,9 @@ var cmdCommand = func() *command {
 				if !ok {
 					return replyErr("ERR Invalid arguments specified for command")
 				}
+				if from, ok := geoRadiusOptionsAt[c.name]; ok {
+					idx = geoRadiusKeyIndexes(x.args[2:], from)
+				}
 				if len(idx) == 0 {
 					return replyErr("ERR The command has no key arguments")
 				}
