@@ -118,6 +118,7 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("keyspace_misses", ks.KeyspaceMisses)
 		line("pubsub_channels", st.PubSubChannels)
 		line("pubsub_patterns", st.PubSubPatterns)
+		line("migrate_cached_sockets", 0)
 		line("total_error_replies", st.ErrorReplies)
 	})
 	section("replication", func() {
