@@ -156,9 +156,9 @@ func (r *reader) string() ([]byte, error) {
 			return nil, err
 		}
 		c, err := r.take(clen)
-		// LZF expands at most about 256 times (a 2-byte reference copies
-		// up to 264 bytes): a larger claimed length is corrupt.
-		if err != nil || ulen == 0 || ulen > uint64(len(c))*264 {
+		// LZF expands at most 88 times (a 3-byte reference copies up to
+		// 264 bytes): a larger claimed length is corrupt.
+		if err != nil || ulen == 0 || ulen > uint64(len(c))*88 {
 			return nil, ErrBadFormat
 		}
 		out, err := lzfDecompress(c, int(ulen))

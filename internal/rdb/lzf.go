@@ -17,9 +17,11 @@ const (
 
 var errLZF = errors.New("rdb: corrupt LZF data")
 
-// lzfDecompress expands in into exactly n bytes.
+// lzfDecompress expands in into exactly n bytes. The output grows as it
+// is written, so a length claimed beyond what the data holds costs no
+// memory.
 func lzfDecompress(in []byte, n int) ([]byte, error) {
-	out := make([]byte, 0, n)
+	out := make([]byte, 0, min(n, 4*len(in)+64))
 	for i := 0; i < len(in); {
 		ctrl := int(in[i])
 		i++
