@@ -55,10 +55,10 @@ func (tx *Tx) ReadValue(key []byte, limit func(Type) int64, access bool) (Value,
 	}
 	switch m.Type {
 	case TypeList:
-		l, err := tx.listFor(key, false)
-		if err != nil {
-			return Value{}, false, err
+		if len(m.Payload) < listPayloadLen {
+			return Value{}, false, fmt.Errorf("%w: list %q record of %d bytes", ErrCorrupt, key, len(m.Payload))
 		}
+		l := listState{version: m.Version, head: binary.BigEndian.Uint64(m.Payload[8:16]), tail: binary.BigEndian.Uint64(m.Payload[16:24])}
 		if v.Items, err = tx.listRange(&l, 0, l.len()-1, false); err != nil {
 			return Value{}, false, err
 		}
