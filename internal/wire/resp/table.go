@@ -31,6 +31,7 @@ const (
 	flagAdmin                    // administrative: not shown to MONITOR
 	flagSkipMonitor              // shown to MONITOR by its handler (EVAL, before its script's commands)
 	flagSkipSlowlog              // not logged in the slow log (EXEC: its commands are)
+	flagReadOnly                 // reads keys only: a tracking client remembers them
 )
 
 // command is one entry of the command table: what COMMAND reports and the
@@ -96,6 +97,8 @@ func def(sp cmdSpec) *command {
 			c.internal |= flagSkipMonitor
 		case "skip_slowlog":
 			c.internal |= flagSkipSlowlog
+		case "readonly":
+			c.internal |= flagReadOnly
 		}
 	}
 	switch name {
