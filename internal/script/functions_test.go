@@ -2,18 +2,10 @@ package script
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"strings"
 	"testing"
 )
-
-func TestCRC64Jones(t *testing.T) {
-	// Redis's crc64 test vector (crc64.c).
-	if got := crc64Jones([]byte("123456789")); got != 0xe9c6d914c4b8d9ca {
-		t.Fatalf("crc64 = %#x", got)
-	}
-}
 
 // Payloads of FUNCTION DUMP from redis-server 7.0: their code strings are
 // LZF-compressed.
@@ -149,38 +141,5 @@ func TestLibraryStateIsShared(t *testing.T) {
 	r := e.Call(context.Background(), "get", nil, nil, &echoHost{})
 	if !strings.Contains(render(r), "1") {
 		t.Fatalf("get = %s", render(r))
-	}
-}
-
-// Ensure that a payload in the format of Redis 7.0's release candidates
-// (opcode 246: name, engine, description, code) restores.
-func TestRestorePreGAPayload(t *testing.T) {
-	body := "\nredis.register_function('old', function() return 'rc' end)"
-	p := []byte{rdbOpcodeFunction}
-	for _, s := range []string{"oldlib", "LUA"} {
-		p = appendRDBLen(p, uint64(len(s)))
-		p = append(p, s...)
-	}
-	p = appendRDBLen(p, 1) // has a description
-	p = appendRDBLen(p, 4)
-	p = append(p, "desc"...)
-	p = appendRDBLen(p, uint64(len(body)))
-	p = append(p, body...)
-	p = append(p, rdbVersion, 0)
-	p = binary.LittleEndian.AppendUint64(p, crc64Jones(p))
-	e := New(nil)
-	if err := e.RestoreLibraries(p, RestoreAppend); err != nil {
-		t.Fatal(err)
-	}
-	if got := render(call(e, "old")); got != "rc" {
-		t.Fatalf("old = %q", got)
-	}
-	if libs := e.Libraries(); len(libs) != 1 || libs[0].Name != "oldlib" {
-		t.Fatalf("libraries = %+v", libs)
-	}
-	truncated := append([]byte{rdbOpcodeFunction2, 0x40}, rdbVersion, 0)
-	truncated = binary.LittleEndian.AppendUint64(truncated, crc64Jones(truncated))
-	if err := e.RestoreLibraries(truncated, RestoreAppend); err == nil || err.Error() != "ERR Failed loading library payload" {
-		t.Fatalf("truncated payload: %v", err)
 	}
 }
