@@ -45,6 +45,8 @@ type Server struct {
 	// (Redis's SHUTDOWN): Run then stops as when its context ends.
 	stopRequested chan struct{}
 	stopOnce      sync.Once
+	// console is the admin server's web console (console.go).
+	console *admin.Console
 }
 
 // requestStop makes Run stop gracefully, as a signal does.
@@ -154,6 +156,10 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	if err := s.mountConsole(adminSrv); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if clock != nil {
 		s.log.Warn("manual clock: time moves only through POST /debug/clock on the admin address; for tests only")
 		adminSrv.Handle("POST /debug/clock", s.clockHandler(clock))
@@ -225,6 +231,11 @@ func (s *Server) Run(ctx context.Context) error {
 		if err := s.store.RunPurge(background); err != nil {
 			serveErr <- fmt.Errorf("physical purge: %w", err)
 		}
+	}()
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		s.console.Run(background)
 	}()
 	if s.redis != nil {
 		s.background.Add(1)
