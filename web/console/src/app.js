@@ -49,28 +49,33 @@ function destroyCharts() {
 // reply); overlay, when set, is a second reply drawn as a line of totals
 // (the timeline a dry run would give).
 function timelineChart(node, t, overlay) {
-  const xs = t.edges.slice(1).map((ms) => ms / 1000);
-  const n = t.sources.length;
-  // stacks[k] = counts of sources 0..k summed; drawn from the tallest down.
+  // The first bar, left of the "now" marker, is the backlog: items already
+  // due that the sweeper has yet to delete. Each later bar ends at its edge.
+  const nowSec = t.edges[0] / 1000;
+  const xs = [nowSec - t.bucketSeconds / 2, ...t.edges.slice(1).map((ms) => ms / 1000)];
+  const sources = t.sources.filter((s) => s.backlog > 0 || s.counts.some((c) => c > 0));
+  const n = sources.length;
+  const values = sources.map((s) => [s.backlog, ...s.counts]);
+  // stacks[k] = values of sources 0..k summed; drawn from the tallest down.
   const stacks = [];
-  t.sources.forEach((s, k) => stacks.push(s.counts.map((c, i) => c + (k ? stacks[k - 1][i] : 0))));
+  values.forEach((v, k) => stacks.push(v.map((c, i) => c + (k ? stacks[k - 1][i] : 0))));
   const series = [{}];
   const data = [xs];
   for (let k = n - 1; k >= 0; k--) {
-    const s = t.sources[k];
+    const s = sources[k];
     series.push({
       label: s.name, fill: COLORS[k % COLORS.length], stroke: COLORS[k % COLORS.length], width: 0,
       paths: uPlot.paths.bars({ size: [0.9, 60] }), points: { show: false },
-      value: (u, v, si, i) => (i == null ? "–" : fmtN(s.counts[i])),
+      value: (u, v, si, i) => (i == null ? "–" : fmtN(values[k][i])),
     });
     data.push(stacks[k]);
   }
   if (overlay) {
-    const tot = overlay.edges.slice(1).map((_, i) => overlay.sources.reduce((a, s) => a + s.counts[i], 0));
+    const tot = [overlay.sources.reduce((a, s) => a + s.backlog, 0),
+      ...overlay.edges.slice(1).map((_, i) => overlay.sources.reduce((a, s) => a + s.counts[i], 0))];
     series.push({ label: "after the change", stroke: "#c62828", width: 2, dash: [6, 4], points: { show: false } });
     data.push(tot);
   }
-  const nowSec = t.edges[0] / 1000;
   const u = new uPlot({
     width: width(node), height: 220,
     series, data: n || overlay ? data : [xs, xs.map(() => 0)],
@@ -95,7 +100,7 @@ function timelineChart(node, t, overlay) {
     if (i == null || !n) return;
     const y = u.posToVal(u.cursor.top, "y");
     const k = stacks.findIndex((st) => st[i] >= y);
-    if (k >= 0 && t.sources[k].counts[i] > 0) location.hash = sourceHref(t.sources[k].name);
+    if (k >= 0 && values[k][i] > 0) location.hash = sourceHref(sources[k].name);
   });
   charts.push(u);
   return u;
@@ -106,7 +111,7 @@ function timelineChart(node, t, overlay) {
 function timelineTable(t) {
   const head = el("tr", {}, el("th", {}, "Source"), el("th", { class: "n" }, "Backlog (due now)"),
     t.edges.slice(1).map((ms) => el("th", { class: "n" }, "≤ " + fmtT(ms).slice(11))));
-  const rows = t.sources.map((s) => el("tr", { "data-source": s.name },
+  const rows = t.sources.filter((s) => s.backlog > 0 || s.counts.some((c) => c > 0)).map((s) => el("tr", { "data-source": s.name },
     el("td", {}, el("a", { href: sourceHref(s.name) }, s.name)),
     el("td", { class: "n", "data-backlog": s.backlog }, fmtN(s.backlog)),
     s.counts.map((c) => el("td", { class: "n", "data-count": c }, c))));
@@ -114,7 +119,7 @@ function timelineTable(t) {
     el("div", { class: "scroll" }, el("table", { id: "timeline-table" }, el("thead", {}, head), el("tbody", {}, rows))));
 }
 
-async function timelineSection(source) {
+function timelineSection(source) {
   const sec = el("section", { "aria-labelledby": "tl-h" });
   const spanSel = el("select", { id: "span" },
     ["minute", "hour", "day", "week"].map((s) => el("option", { value: s, selected: s === "hour" }, `next ${s}`)));
@@ -143,7 +148,6 @@ async function timelineSection(source) {
     }
   }
   spanSel.addEventListener("change", () => load());
-  await load();
   return { sec, load };
 }
 
@@ -158,7 +162,8 @@ function liveSection() {
   sec.append(el("h2", { id: "live-h" }, "Live deletion (last 15 minutes)"), now,
     el("div", { class: "grid" }, rate, lag, backlog));
   const mk = (node, series, extra = {}) => {
-    const u = new uPlot({ width: width(node) - 10, height: 160, series: [{}, ...series], data: [[], ...series.map(() => [])], scales: { x: { time: true } }, ...extra }, null, node);
+    const u = new uPlot({ width: width(node) - 10, height: 160, series: [{}, ...series], data: [[], ...series.map(() => [])],
+      scales: { x: { time: true, range: (u, lo, hi) => (hi == null ? [0, 1] : [hi - 900, hi]) } }, ...extra }, null, node);
     charts.push(u); live.charts.push(u); return u;
   };
   requestAnimationFrame(async () => {
@@ -184,7 +189,7 @@ function liveSection() {
       cLag.setData([x, s.map((p) => p.lagP50Seconds), s.map((p) => p.lagP99Seconds)]);
       cBacklog.setData([x, s.map((p) => p.backlog)]);
       const p = s[s.length - 1];
-      const deleted = s.reduce((a, q) => a + q.deletedPerSecond, 0);
+      const deleted = s.reduce((a, q, i) => a + (i ? (q.deletedPerSecond * (q.t - s[i - 1].t)) / 1000 : 0), 0);
       now.dataset.samples = s.length;
       now.dataset.maxRate = Math.max(0, ...s.map((q) => q.deletedPerSecond));
       now.textContent = p ? `${fmtN(Math.round(p.deletedPerSecond))} deletions/s now, backlog ${fmtN(p.backlog)}, storm level ${p.level.toFixed(1)}` +
@@ -198,7 +203,7 @@ function liveSection() {
 
 // ---- the sources table
 
-function sourcesTable(list) {
+function sourcesTable(list, id = "sources") {
   const rule = (s) => (s.expireAfterSeconds !== undefined ? `expireAfterSeconds ${s.expireAfterSeconds}` : s.offsetSeconds !== undefined ? `offset ${fmtS(s.offsetSeconds)}` : "key TTL");
   const rows = list.map((s) => el("tr", { "data-source": s.name },
     el("td", {}, el("a", { href: sourceHref(s.name) }, s.name), el("div", { class: "muted" }, s.rule)),
@@ -207,7 +212,7 @@ function sourcesTable(list) {
     el("td", { class: "n" }, fmtN(s.items)), el("td", { class: "n", "data-due": s.dueNow }, fmtN(s.dueNow)),
     el("td", { class: "hide-narrow" }, fmtT(s.nextDue)), el("td", { class: "n" }, fmtN(s.deleted)),
     el("td", { class: "n" }, `${fmtS(s.lag.p50Seconds)} / ${fmtS(s.lag.p99Seconds)}`)));
-  return el("div", { class: "scroll" }, el("table", { id: "sources" },
+  return el("div", { class: "scroll" }, el("table", { id },
     el("thead", {}, el("tr", {}, ["Source", "Field", "Rule", "Partial filter", "Items", "Due now", "Next due", "Deleted", "Lag p50 / p99"]
       .map((h, i) => el("th", { class: [4, 5, 7, 8].includes(i) ? "n" : i === 3 || i === 6 ? "hide-narrow" : null }, h)))),
     el("tbody", {}, rows)));
@@ -216,19 +221,26 @@ function sourcesTable(list) {
 // ---- pages
 
 async function overview() {
-  const { sec } = await timelineSection();
+  const tl = timelineSection();
   const src = await getJSON("/v1/console/sources");
-  main.replaceChildren(sec, liveSection(), el("section", { "aria-labelledby": "src-h" }, el("h2", { id: "src-h" }, "Sources"), sourcesTable(src.sources)));
+  // Sources that hold nothing and deleted nothing (the empty Redis
+  // databases) fold away.
+  const busy = src.sources.filter((s) => s.items > 0 || s.deleted > 0);
+  const idle = src.sources.filter((s) => !(s.items > 0 || s.deleted > 0));
+  main.replaceChildren(tl.sec, liveSection(), el("section", { "aria-labelledby": "src-h" }, el("h2", { id: "src-h" }, "Sources"), sourcesTable(busy),
+    idle.length ? el("details", {}, el("summary", {}, `${idle.length} empty sources`), sourcesTable(idle, "sources-empty")) : ""));
+  await tl.load();
 }
 
 async function sourcePage(name) {
   const src = (await getJSON("/v1/console/sources")).sources.find((s) => s.name === name);
   if (!src) throw new Error(`no expiry source ${name}`);
-  const tl = await timelineSection(name);
+  const tl = timelineSection(name);
   const parts = [el("p", {}, el("a", { href: "#/" }, "← all sources")), tl.sec,
     el("section", {}, el("h2", {}, "Source"), sourcesTable([src]))];
   if (src.group !== undefined || src.expireAfterSeconds !== undefined) parts.push(dryRunSection(src, tl));
   main.replaceChildren(...parts);
+  await tl.load();
 }
 
 // dryRunSection previews a new offset (a policy's expirationOffset, or
