@@ -264,7 +264,7 @@ type SourceEntry struct {
 func (c *Console) sources(w http.ResponseWriter, r *http.Request) {
 	now := c.opts.Now()
 	// The last edge is past every due time, so it counts every item.
-	rows, err := c.opts.Engine.Timeline(r.Context(), []time.Time{now, time.UnixMilli(math.MaxInt64 - 1)})
+	rows, err := c.opts.Engine.Timeline(r.Context(), []time.Time{now, expiry.Forever})
 	if err != nil && len(rows) == 0 {
 		c.fail(w, r, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -18,6 +19,16 @@ type Timeline interface {
 	// every edge.
 	CountDueBefore(ctx context.Context, edges []time.Time) ([]int64, error)
 }
+
+// ItemCounter is an optional interface of a Source that knows, without a
+// walk, how many items it holds that expire, due or not.
+type ItemCounter interface {
+	CountItems(ctx context.Context) (int64, error)
+}
+
+// Forever is an edge past every due time: the count at it is the number of
+// items that expire at all, which an ItemCounter gives without a walk.
+var Forever = time.UnixMilli(math.MaxInt64 - 1)
 
 // SourceTimeline is one source's cumulative due counts at the edges of a
 // Engine.Timeline call.
@@ -68,6 +79,17 @@ func (e *Engine) Timeline(ctx context.Context, edges []time.Time) ([]SourceTimel
 // countDueBefore asks src for its cumulative counts at edges; nil when it
 // can count nothing.
 func countDueBefore(ctx context.Context, src Source, edges []time.Time) ([]int64, error) {
+	if ic, ok := src.(ItemCounter); ok && len(edges) > 0 && edges[len(edges)-1].Equal(Forever) {
+		counts, err := countDueBefore(ctx, src, edges[:len(edges)-1])
+		if err != nil || (counts == nil && len(edges) > 1) {
+			return counts, err
+		}
+		n, err := ic.CountItems(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return append(counts, n), nil
+	}
 	if t, ok := src.(Timeline); ok {
 		counts, err := t.CountDueBefore(ctx, edges)
 		if err == nil && len(counts) != len(edges) {

@@ -41,3 +41,22 @@ func (x *indexSource) CountDueBefore(ctx context.Context, edges []time.Time) ([]
 	expiry.Cumulate(counts)
 	return counts, nil
 }
+
+// CountItems implements expiry.ItemCounter for the keys of a database:
+// the store's count of keys with an expiry, kept with every write. The
+// expiring hash fields have no such count, so they are walked.
+func (x *indexSource) CountItems(ctx context.Context) (int64, error) {
+	if x.field {
+		counts, err := x.CountDueBefore(ctx, []time.Time{expiry.Forever})
+		if err != nil {
+			return 0, err
+		}
+		return counts[0], nil
+	}
+	tx := x.s.Begin()
+	defer tx.Rollback()
+	if err := tx.Use(x.db); err != nil {
+		return 0, err
+	}
+	return tx.counters(tx.pdb).expires, nil
+}
