@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,9 +43,9 @@ func redisLibsModules(t *testing.T) (modules, node string) {
 }
 
 // runLibScript runs testdata/redislibs/<script> against s with a time
-// limit; the script asserts every reply and exits non-zero on the first
+// limit and the extra environment variables env; the script asserts every reply and exits non-zero on the first
 // failure, whose message becomes the test's.
-func runLibScript(t *testing.T, s *harness.Server, modules, node, script string, limit time.Duration) {
+func runLibScript(t *testing.T, s *harness.Server, modules, node, script string, limit time.Duration, env ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), limit)
 	defer cancel()
@@ -54,6 +55,7 @@ func runLibScript(t *testing.T, s *harness.Server, modules, node, script string,
 		"MAYFLY_RESP_ADDR="+s.RespAddr,
 		"MAYFLY_HTTP_ADDR="+s.HTTPAddr,
 	)
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("%s did not finish within %v:\n%s", script, limit, out)
@@ -90,4 +92,50 @@ func TestConnectRedis(t *testing.T) {
 	modules, node := redisLibsModules(t)
 	s := harness.Start(t, "--manual-clock")
 	runLibScript(t, s, modules, node, "connect_redis_test.js", 2*time.Minute)
+}
+
+// missingCommands returns those of names the server does not know, by
+// COMMAND INFO (whose entry for an unknown command is nil).
+func missingCommands(t *testing.T, s *harness.Server, names ...string) []string {
+	t.Helper()
+	rc := connectRedis(t, s)
+	args := []any{"COMMAND", "INFO"}
+	for _, n := range names {
+		args = append(args, n)
+	}
+	infos, err := rc.Do(t.Context(), args...).Slice()
+	if err != nil {
+		t.Fatalf("COMMAND INFO: %v", err)
+	}
+	var missing []string
+	for i, info := range infos {
+		if info == nil {
+			missing = append(missing, names[i])
+		}
+	}
+	return missing
+}
+
+// TestBullMQ drives BullMQ on the real clock (its delays, backoffs and
+// repeat intervals are the client's wall time): a Worker processing a
+// Queue's jobs, a delayed job, a repeatable job bounded by a limit, a job
+// that fails and then succeeds on retry after a backoff, one that runs out
+// of attempts, pause and resume, and QueueEvents receiving completed and
+// failed. Every BullMQ script that adds or moves a job appends to the
+// queue's event stream, so without XADD (and XREAD and XTRIM, which
+// QueueEvents and the trimming of events use) only the connection step runs
+// and the rest is skipped, naming the commands.
+func TestBullMQ(t *testing.T) {
+	modules, node := redisLibsModules(t)
+	s := harness.Start(t)
+	missing := missingCommands(t, s, "XADD", "XREAD", "XTRIM")
+	t.Run("connect", func(t *testing.T) {
+		runLibScript(t, s, modules, node, "bullmq_test.js", time.Minute, "MAYFLY_BULLMQ_PART=connect")
+	})
+	t.Run("jobs", func(t *testing.T) {
+		if len(missing) > 0 {
+			t.Skipf("needs the Redis Streams commands %s, which mayfly does not have yet", strings.Join(missing, ", "))
+		}
+		runLibScript(t, s, modules, node, "bullmq_test.js", 2*time.Minute)
+	})
 }
