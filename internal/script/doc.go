@@ -23,7 +23,8 @@
 // command's reply the value redis.call returns (toLua), in RESP2 or, after
 // redis.setresp(3), RESP3. redis.call raises a command's error reply, and
 // a refusal of the Host, as the error object {err=...}; redis.pcall
-// returns it. A script that fails answers the error's message followed by
+// returns it, and Lua's pcall catches such an object (also one raised by
+// error({err=...})) as the value of its err field. A script that fails answers the error's message followed by
 // " script: SHA, on @user_script:LINE." when the line is known, a Lua
 // runtime error being prefixed by ERR as Redis does.
 //

@@ -26,6 +26,8 @@ type vm struct {
 	// baseSetmetatable is Lua's own setmetatable, which setmetatable
 	// calls for tables that are not read-only views.
 	baseSetmetatable lua.LGFunction
+	// basePcall is Lua's own pcall, which pcall wraps.
+	basePcall lua.LGFunction
 
 	// state of the running script
 	sha        string
@@ -100,6 +102,10 @@ func newVM(e *Engine) *vm {
 	if f, ok := base.RawGetString("setmetatable").(*lua.LFunction); ok && f.IsG {
 		v.baseSetmetatable = f.GFunction
 		base.RawSetString("setmetatable", L.NewFunction(v.setmetatable))
+	}
+	if f, ok := base.RawGetString("pcall").(*lua.LFunction); ok && f.IsG {
+		v.basePcall = f.GFunction
+		base.RawSetString("pcall", L.NewFunction(v.pcall))
 	}
 	if str, ok := base.RawGetString("string").(*lua.LTable); ok {
 		str.RawSetString("rep", L.NewFunction(stringRep))
@@ -384,6 +390,24 @@ func (v *vm) raise(L *lua.LState, t *lua.LTable) int {
 	}
 	L.Error(t, 0)
 	return 0
+}
+
+// pcall is Lua's pcall as Redis gives it to scripts: an error object
+// that is a table with an err field (what redis.call raises, or
+// error({err=...})) is caught as that field's value, the message alone,
+// as scripts written for Redis before 7.0 expect; any other error object
+// is caught as it is.
+func (v *vm) pcall(L *lua.LState) int {
+	n := v.basePcall(L)
+	if n == 2 && L.Get(-2) == lua.LFalse {
+		if t, ok := L.Get(-1).(*lua.LTable); ok {
+			switch msg := t.RawGetString("err").(type) {
+			case lua.LString, lua.LNumber:
+				L.Replace(-1, msg)
+			}
+		}
+	}
+	return n
 }
 
 // fail answers a redis.* function's refusal: raised, or returned as the
