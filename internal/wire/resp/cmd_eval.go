@@ -50,8 +50,11 @@ var errScriptStopped = errors.New("resp: script cancelled by the server's stop a
 // invalidate WATCH with the rest of the transaction, and the clients
 // blocked on keys it fills are served once it is done.
 func evalScript(x *cmdCtx, bySHA, readOnly bool) error {
-	// MONITOR shows the EVAL before the commands its script calls.
-	x.s.feedMonitorsFrom(x.c.nc.RemoteAddr().String(), x.cmd, x.c.db, x.args)
+	// MONITOR shows the EVAL before the commands its script calls; the
+	// client's address is worded only when someone monitors.
+	if x.s.monitorN.Load() > 0 {
+		x.s.feedMonitorsFrom(x.c.nc.RemoteAddr().String(), x.cmd, x.c.db, x.args)
+	}
 	n, err := parseInt(x.args[2])
 	if err != nil {
 		return err
