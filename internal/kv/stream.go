@@ -10,8 +10,9 @@ import (
 
 // Streams. The record's payload holds, after the entry count: the last ID
 // (16 bytes), the largest ID ever deleted by XDEL (16), the number of
-// entries ever added (8), the number of consumer groups (8), and the tail
-// node with its fill (8 + 8). Under the version live four namespaces:
+// entries ever added (8), the number of consumer groups (8), the tail
+// node with its fill (8 + 8) and the first entry's ID (16, 0-0 when
+// empty). Under the version live four namespaces:
 //
 //	'e' [id 16]                      -> node u64, field-value pairs (an entry)
 //	'g' [group]                      -> consumer group record (stream_group.go)
@@ -19,8 +20,10 @@ import (
 //	'p' [len u32] [group] [id 16]    -> pending entry (stream_pending.go)
 //
 // IDs are big-endian (ms, seq), so entries come in ID order: XRANGE is one
-// seek and a walk, trimming is one range deletion of the entries before
-// the first one kept. A stream stays when its last entry goes (XDEL,
+// seek and a walk, trimming deletes the entries before the first one kept
+// (one range deletion when they are many). Walks start at the first
+// entry's ID, never before: the deletions of earlier entries are not
+// walked over again. A stream stays when its last entry goes (XDEL,
 // XTRIM), as in Redis; only DEL or expiry removes it.
 //
 // Redis keeps entries in macro nodes of stream-node-max-entries entries
@@ -34,7 +37,11 @@ const (
 	streamConsumerNS = 'c'
 	streamPendingNS  = 'p'
 
-	streamPayloadLen = 8 + 16 + 16 + 8 + 8 + 8 + 8
+	streamPayloadLen = 8 + 16 + 16 + 8 + 8 + 8 + 8 + 16
+
+	// trimRangeMin is how many trimmed entries make one range deletion
+	// instead of one deletion each.
+	trimRangeMin = 1024
 )
 
 // StreamEntry is one entry of a stream. Fields holds field, value, field,
@@ -58,6 +65,7 @@ type streamState struct {
 	groups   uint64
 	tailNode uint64
 	tailFill uint64
+	first    StreamID
 }
 
 func (tx *Tx) streamFor(key []byte, read bool) (streamState, error) {
@@ -82,6 +90,7 @@ func decodeStream(key []byte, m Meta) (streamState, error) {
 		groups:   binary.BigEndian.Uint64(p[48:56]),
 		tailNode: binary.BigEndian.Uint64(p[56:64]),
 		tailFill: binary.BigEndian.Uint64(p[64:72]),
+		first:    decodeStreamID(p[72:88]),
 	}, nil
 }
 
@@ -102,6 +111,7 @@ func (tx *Tx) streamSave(key []byte, s *streamState) error {
 	p = binary.BigEndian.AppendUint64(p, s.groups)
 	p = binary.BigEndian.AppendUint64(p, s.tailNode)
 	p = binary.BigEndian.AppendUint64(p, s.tailFill)
+	p = s.first.encode(p)
 	nm := Meta{Type: TypeStream, Version: s.version, ExpireAt: s.expireAt, Payload: p}
 	if err := tx.PutMeta(key, s.orig, s.found, nm); err != nil {
 		return err
@@ -176,6 +186,9 @@ func (tx *Tx) streamGet(s *streamState, id StreamID) (StreamEntry, bool, error) 
 // with rev, at most count of them (0 for all).
 func (tx *Tx) streamRange(s *streamState, start, end StreamID, count int64, rev bool) ([]StreamEntry, error) {
 	out := []StreamEntry{}
+	if start.Compare(s.first) < 0 {
+		start = s.first
+	}
 	if !s.found || s.length == 0 || start.Compare(end) > 0 {
 		return out, nil
 	}
@@ -211,22 +224,29 @@ func (tx *Tx) streamEdge(s *streamState, last bool) (StreamID, bool, error) {
 	if !s.found || s.length == 0 {
 		return StreamID{}, false, nil
 	}
-	ns := tx.elemKey(s.version, []byte{streamEntryNS})
-	it, err := tx.reader().NewIter(ns, storage.PrefixEnd(ns))
-	if err != nil {
+	if !last {
+		return s.first, true, nil
+	}
+	es, err := tx.streamRange(s, s.first, MaxStreamID, 1, true)
+	if err != nil || len(es) == 0 {
 		return StreamID{}, false, err
 	}
-	var ok bool
-	if last {
-		ok = it.Last()
-	} else {
-		ok = it.First()
+	return es[0].ID, true, nil
+}
+
+// streamSeekFirst sets s.first to the first entry at or after from
+// (0-0 when there is none).
+func (tx *Tx) streamSeekFirst(s *streamState, from StreamID) error {
+	s.first = StreamID{}
+	if s.length == 0 {
+		return nil
 	}
-	var id StreamID
-	if ok {
-		id = decodeStreamID(it.Key()[len(ns):])
+	es, err := tx.streamRange(s, from, MaxStreamID, 1, false)
+	if err != nil || len(es) == 0 {
+		return err
 	}
-	return id, ok, it.Close()
+	s.first = es[0].ID
+	return nil
 }
 
 // Trim strategies of XADD and XTRIM.
@@ -256,12 +276,14 @@ func (tx *Tx) streamTrim(s *streamState, t StreamTrim) (int64, error) {
 		return 0, nil
 	}
 	ns := tx.elemKey(s.version, []byte{streamEntryNS})
-	it, err := tx.reader().NewIter(ns, storage.PrefixEnd(ns))
+	lo := s.first.encode(append([]byte{}, ns...))
+	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(ns))
 	if err != nil {
 		return 0, err
 	}
 	var removed int64
 	var keep []byte // the key of the first entry kept, nil for none
+	var gone [][]byte
 	length := int64(s.length)
 	if t.Approx {
 		removed, keep, err = streamTrimNodes(it, ns, length, t)
@@ -277,6 +299,9 @@ func (tx *Tx) streamTrim(s *streamState, t StreamTrim) (int64, error) {
 				keep = append([]byte{}, it.Key()...)
 				break
 			}
+			if removed < trimRangeMin {
+				gone = append(gone, append([]byte{}, it.Key()...))
+			}
 			removed++
 		}
 	}
@@ -289,12 +314,22 @@ func (tx *Tx) streamTrim(s *streamState, t StreamTrim) (int64, error) {
 	if keep == nil {
 		keep = storage.PrefixEnd(ns)
 	}
-	if err := tx.batch().DeleteRange(ns, keep); err != nil {
+	b := tx.batch()
+	if removed < trimRangeMin && !t.Approx {
+		for _, k := range gone {
+			if err := b.Delete(k); err != nil {
+				return 0, err
+			}
+		}
+	} else if err := b.DeleteRange(lo, keep); err != nil {
 		return 0, err
 	}
 	s.length -= uint64(removed)
+	s.first = StreamID{}
 	if s.length == 0 {
 		s.tailFill = 0 // the tail node went with the rest
+	} else {
+		s.first = decodeStreamID(keep[len(ns):])
 	}
 	return removed, nil
 }
@@ -418,6 +453,9 @@ func (tx *Tx) XAdd(key []byte, a XAddArgs, fields [][]byte) (StreamID, bool, err
 	s.length++
 	s.added++
 	s.last = id
+	if s.length == 1 {
+		s.first = id
+	}
 	removed, err := tx.streamTrim(&s, a.Trim)
 	if err != nil {
 		return StreamID{}, false, err
@@ -521,6 +559,9 @@ func (tx *Tx) XDel(key []byte, ids []StreamID) (int64, error) {
 	}
 	if n == 0 {
 		return 0, nil
+	}
+	if err := tx.streamSeekFirst(&s, s.first); err != nil {
+		return 0, err
 	}
 	if err := tx.streamSave(key, &s); err != nil {
 		return 0, err

@@ -459,13 +459,23 @@ type XReadGroupArgs struct {
 
 // XReadGroup reads the stream at key for a consumer group. It returns
 // ErrNoGroup when the stream or the group is missing. With New and
-// nothing to deliver, entries is empty; history entries whose stream
-// entry was deleted have nil Fields. The consumer is created when
-// missing (`xgroup-createconsumer`).
+// nothing to deliver, entries is empty and nothing changes; history
+// entries whose stream entry was deleted have nil Fields. Otherwise the
+// consumer is created when missing (`xgroup-createconsumer`).
 func (tx *Tx) XReadGroup(key []byte, a XReadGroupArgs) ([]StreamEntry, error) {
 	s, g, err := tx.groupFor(key, a.Group, true)
 	if err != nil {
 		return nil, err
+	}
+	var entries []StreamEntry
+	if a.New {
+		start, ok := g.last.Next()
+		if !ok {
+			return []StreamEntry{}, nil
+		}
+		if entries, err = tx.streamRange(&s, start, MaxStreamID, a.Count, false); err != nil || len(entries) == 0 {
+			return entries, err
+		}
 	}
 	c, err := tx.consumerFor(key, &s, a.Group, a.Consumer)
 	if err != nil {
@@ -473,14 +483,6 @@ func (tx *Tx) XReadGroup(key []byte, a XReadGroupArgs) ([]StreamEntry, error) {
 	}
 	if !a.New {
 		return tx.readHistory(key, &s, a, &c)
-	}
-	start, ok := g.last.Next()
-	if !ok {
-		return []StreamEntry{}, tx.touchStream(key, &s)
-	}
-	entries, err := tx.streamRange(&s, start, MaxStreamID, a.Count, false)
-	if err != nil {
-		return nil, err
 	}
 	for _, e := range entries {
 		if err := tx.advanceGroup(&s, &g, e.ID); err != nil {
@@ -537,4 +539,15 @@ func (tx *Tx) readHistory(key []byte, s *streamState, a XReadGroupArgs, c *strea
 		out = append(out, e)
 	}
 	return out, tx.touchStream(key, s)
+}
+
+// XHasGroup reports whether the stream at key has group; ErrWrongType
+// when key holds another type.
+func (tx *Tx) XHasGroup(key, group []byte) (bool, error) {
+	s, err := tx.streamFor(key, false)
+	if err != nil || !s.found {
+		return false, err
+	}
+	_, ok, err := tx.groupGet(&s, group)
+	return ok, err
 }
