@@ -71,6 +71,8 @@ func (tx *Tx) Encoding(key []byte) (string, bool, error) {
 		return "quicklist", true, nil
 	case TypeZSet:
 		return "skiplist", true, nil
+	case TypeStream:
+		return "stream", true, nil
 	default:
 		return "hashtable", true, nil
 	}

@@ -75,6 +75,7 @@ type blockResult struct {
 	key, val []byte
 	vals     [][]byte
 	zels     []kv.ZMember
+	entries  []kv.StreamEntry // XREAD, XREADGROUP
 	err      error
 	timedOut bool // CLIENT UNBLOCK TIMEOUT: answer as at the deadline
 }
@@ -213,6 +214,10 @@ func serveBlocked(x *cmdCtx, keys ...[]byte) {
 			}
 			m, found, err := x.tx.Lookup(k)
 			if err != nil || !found {
+				break
+			}
+			if m.Type == kv.TypeStream {
+				serveStreamWaiters(x, bk, k)
 				break
 			}
 			w := firstWaiter(bk, m.Type)
