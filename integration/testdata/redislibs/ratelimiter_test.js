@@ -1,10 +1,12 @@
-// rate-limiter-flexible's RateLimiterRedis over ioredis against a mayfly
+// rate-limiter-flexible's RateLimiterRedis over ioredis (and once over
+// node-redis, whose path is EVAL and MULTI instead of EVALSHA) against a mayfly
 // started with --manual-clock: consume until blocked, the msBeforeNext the
 // key's PTTL gives, penalty and reward, and blockDuration. Time passes only
 // through advance, so every msBeforeNext is exact.
 'use strict';
 
 const Redis = require('ioredis');
+const { createClient } = require('redis');
 const { RateLimiterRedis, RateLimiterRes } = require('rate-limiter-flexible');
 const { assert, host, port, advance, step, main } = require('./lib.js');
 
@@ -102,11 +104,34 @@ main(async () => {
       assert.equal(await redis.pttl('rlb:w'), -2);
     });
 
-    await step('execEvenly spreads actions', async () => {
+    await step('concurrent consumes each count once', async () => {
       const rl = new RateLimiterRedis({ storeClient: redis, keyPrefix: 'rle', points: 4, duration: 1, execEvenly: false });
       const results = await Promise.all([1, 2, 3, 4].map(() => rl.consume('u')));
       assert.deepEqual(results.map((r) => r.consumedPoints).sort(), [1, 2, 3, 4]);
       assert.equal(await redis.get('rle:u'), '4');
+    });
+
+    await step('over node-redis', async () => {
+      const client = createClient({ socket: { host, port, reconnectStrategy: false } });
+      client.on('error', (err) => console.error('redis client:', err));
+      await client.connect();
+      try {
+        const rl = new RateLimiterRedis({ storeClient: client, useRedisPackage: true, keyPrefix: 'rln', points: 2, duration: 20 });
+        assert.equal((await rl.consume('u')).remainingPoints, 1);
+        assert.equal((await rl.consume('u')).remainingPoints, 0);
+        const err = await rejected(rl.consume('u'));
+        assert.equal(err.msBeforeNext, 20000);
+        await advance(2500);
+        const got = await rl.get('u');
+        assert.equal(got.consumedPoints, 3);
+        assert.equal(got.msBeforeNext, 17500);
+        // set() goes through MULTI: SET ... EX and PTTL.
+        const set = await rl.set('w', 1, 30);
+        assert.equal(set.consumedPoints, 1);
+        assert.equal(set.msBeforeNext, 30000);
+      } finally {
+        await client.quit().catch(() => {});
+      }
     });
   } finally {
     redis.disconnect();
