@@ -67,9 +67,10 @@ func runLibScript(t *testing.T, s *harness.Server, modules, node, script string,
 }
 
 // TestRateLimiterFlexible drives rate-limiter-flexible's RateLimiterRedis
-// (its INCRBY+PTTL script through EVALSHA): consuming until blocked, the
-// msBeforeNext from the key's PTTL, penalty and reward, blockDuration. The
-// server's clock is manual, so every remaining time is exact.
+// (its INCRBY+PTTL script through EVALSHA over ioredis, EVAL and MULTI over
+// node-redis): consuming until blocked, the msBeforeNext from the key's
+// PTTL, penalty and reward, blockDuration. The server's clock is manual, so
+// every remaining time is exact.
 func TestRateLimiterFlexible(t *testing.T) {
 	modules, node := redisLibsModules(t)
 	s := harness.Start(t, "--manual-clock")
