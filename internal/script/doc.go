@@ -40,11 +40,12 @@
 // symbol" for any syntax error), some runtime error texts differ from
 // Lua 5.1's, pairs over a library or _G sees nothing (they are views),
 // an error object raised by the script itself with error({err=...})
-// carries no line, math.random draws from Go's generator (each script
-// starts seeded with 0; the same seed gives the same numbers, not Redis's
-// numbers), and there is no struct library, SCRIPT KILL or busy script reply. cjson's options
-// (encode_max_depth, ...) last for the script that sets them, where
-// Redis keeps them until it restarts.
+// carries no line, math.random draws from Go's generator (seeded at
+// random and lasting from one script to the next, as Redis 7.0's does;
+// the same math.randomseed gives the same numbers, not Redis's numbers),
+// and there is no struct library. cjson's options (encode_max_depth, ...)
+// last for the script that sets them, where Redis keeps them until it
+// restarts.
 //
 // # Testing
 //

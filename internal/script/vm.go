@@ -36,9 +36,10 @@ type vm struct {
 	proto      int
 	keys, argv *lua.LTable
 	cjson      cjsonConfig
-	// rng is the script's generator, nil until the script first draws
-	// from it or seeds it (seeding is a large part of a short script's
-	// cost).
+	// rng is math.random's generator, which lasts from one script to
+	// the next as Redis 7.0's does (consecutive scripts draw different
+	// numbers; math.randomseed reseeds it for the scripts after too); nil
+	// until a script first draws from it, then seeded at random.
 	rng      *rand.Rand
 	panicked any
 	// broken is set when the interpreter itself panicked: the state is
@@ -213,24 +214,24 @@ func stringRep(L *lua.LState) int {
 	return 1
 }
 
-// random is Lua 5.1's math.random on the script's own generator, which
-// every script starts seeded with 0 and math.randomseed reseeds: the same
-// seed gives the same numbers, whatever ran before.
+// random is Lua 5.1's math.random (its bounds may be numeric strings) on
+// the vm's generator: after math.randomseed(n) a script draws the same
+// numbers for the same n, whatever ran before.
 func (v *vm) random(L *lua.LState) int {
 	if v.rng == nil {
-		v.rng = rand.New(rand.NewSource(0))
+		v.rng = rand.New(rand.NewSource(rand.Int63()))
 	}
 	switch L.GetTop() {
 	case 0:
 		L.Push(lua.LNumber(v.rng.Float64()))
 	case 1:
-		m := L.CheckInt64(1)
+		m := int64(L.CheckNumber(1))
 		if m < 1 {
 			L.ArgError(1, "interval is empty")
 		}
 		L.Push(lua.LNumber(1 + v.rng.Int63n(m)))
 	case 2:
-		lo, hi := L.CheckInt64(1), L.CheckInt64(2)
+		lo, hi := int64(L.CheckNumber(1)), int64(L.CheckNumber(2))
 		if lo > hi {
 			L.ArgError(2, "interval is empty")
 		}
@@ -242,7 +243,7 @@ func (v *vm) random(L *lua.LState) int {
 }
 
 func (v *vm) randomseed(L *lua.LState) int {
-	v.rng = rand.New(rand.NewSource(L.CheckInt64(1)))
+	v.rng = rand.New(rand.NewSource(int64(L.CheckNumber(1))))
 	return 0
 }
 
@@ -264,7 +265,6 @@ func (v *vm) run(ctx context.Context, sha string, p *lua.FunctionProto, noWrites
 	L.SetContext(ctx)
 	v.sha, v.host, v.noWrites, v.proto, v.panicked = sha, h, noWrites, 2, nil
 	v.cjson = cjsonDefaults
-	v.rng = nil
 	v.keys, v.argv = v.strings(keys), v.strings(args)
 	defer func() {
 		v.host, v.keys, v.argv, v.panicked = nil, nil, nil, nil
