@@ -13,7 +13,8 @@ import (
 // scriptHost runs the commands a script calls (redis.call, redis.pcall)
 // through the command table, in the transaction of the EVAL that runs the
 // script, with Redis's refusals: unknown commands, wrong arity, commands
-// flagged noscript, and writes from a read-only script (EVAL_RO).
+// flagged noscript (unless DEBUG SET-DISABLE-DENY-SCRIPTS 1 allows them),
+// and writes from a read-only script (EVAL_RO).
 type scriptHost struct {
 	x        *cmdCtx
 	readOnly bool
@@ -34,7 +35,7 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 		}
 		return script.ErrorReply("ERR Unknown Redis command called from script")
 	}
-	if hasFlag(cmd, "noscript") {
+	if hasFlag(cmd, "noscript") && !s.scriptsMayCallNoscript.Load() {
 		return script.ErrorReply("ERR This Redis command is not allowed from script")
 	}
 	if (h.readOnly || noWrites) && (hasFlag(cmd, "write") || hasFlag(cmd, "may_replicate")) {

@@ -160,6 +160,9 @@ type Server struct {
 	replID string
 	// scripts compiles, caches and runs EVAL's Lua scripts.
 	scripts *script.Engine
+	// scriptsMayCallNoscript is DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may
+	// call commands flagged noscript (DEBUG among them), for tests.
+	scriptsMayCallNoscript atomic.Bool
 	// runs is the script running now, for SCRIPT KILL and BUSY.
 	runs scriptRuns
 }
