@@ -24,3 +24,16 @@ func TestDebugSetDisableDenyScripts(t *testing.T) {
 		fails(denied, "eval", body, "0"),
 	})
 }
+
+// TestEvalSkipsAttributes: a RESP3 attribute before a command's reply is
+// not shown to the script, which gets the reply that follows it.
+func TestEvalSkipsAttributes(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	runSteps(t, e, c, []step{
+		ok("debug", "set-disable-deny-scripts", "1"),
+		reply("Some real reply following the attribute", "eval", "redis.setresp(3) return redis.call('debug', 'protocol', 'attrib')", "0"),
+		reply([]any{"string", "Some real reply following the attribute"}, "eval",
+			"redis.setresp(3) local v = redis.call('debug', 'protocol', 'attrib') return {type(v), v}", "0"),
+	})
+}

@@ -112,6 +112,14 @@ func decodeReply(b []byte) (script.Reply, []byte) {
 			return script.Reply{Kind: script.Verbatim, Format: string(data[:3]), Str: data[4:]}, rest
 		}
 		return script.Reply{Kind: script.Bulk, Str: data}, rest
+	case '|':
+		// An attribute: its key/value pairs are not shown to scripts,
+		// which get the reply that follows it.
+		n, _ := strconv.Atoi(string(line))
+		for range 2 * n {
+			_, rest = decodeReply(rest)
+		}
+		return decodeReply(rest)
 	case '*', '~', '%', '>':
 		n, _ := strconv.Atoi(string(line))
 		if n < 0 {
