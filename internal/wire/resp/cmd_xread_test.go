@@ -115,3 +115,15 @@ func TestXReadGroupBlock(t *testing.T) {
 		t.Fatalf("after DEL: %#v %v", r.v, r.err)
 	}
 }
+
+func TestXReadGetKeys(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(2)
+	runSteps(t, e, c, []step{
+		reply([]any{"a", "b"}, "command", "getkeys", "xread", "count", "1", "block", "0", "streams", "a", "b", "0", "0"),
+		reply([]any{"streams"}, "command", "getkeys", "xreadgroup", "group", "streams", "c", "noack", "streams", "streams", ">"),
+		reply([]any{"a"}, "command", "getkeys", "xread", "streams", "a", "b", "0"),
+		reply([]any{"a"}, "command", "getkeys", "xread", "foo", "streams", "a", "0"),
+		fails("ERR Invalid arguments specified for command", "command", "getkeys", "xread", "count", "1", "streams", "a"),
+	})
+}
