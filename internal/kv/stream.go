@@ -165,7 +165,7 @@ func decodeStreamEntry(b []byte) (uint64, [][]byte, error) {
 
 // streamGet reads one entry; ok is false when it does not exist.
 func (tx *Tx) streamGet(s *streamState, id StreamID) (StreamEntry, bool, error) {
-	if !s.found {
+	if s.version == 0 {
 		return StreamEntry{}, false, nil
 	}
 	v, err := tx.reader().Get(tx.streamEntryKey(s, id))
@@ -189,7 +189,7 @@ func (tx *Tx) streamRange(s *streamState, start, end StreamID, count int64, rev 
 	if start.Compare(s.first) < 0 {
 		start = s.first
 	}
-	if !s.found || s.length == 0 || start.Compare(end) > 0 {
+	if s.version == 0 || s.length == 0 || start.Compare(end) > 0 {
 		return out, nil
 	}
 	ns := tx.elemKey(s.version, []byte{streamEntryNS})
@@ -221,7 +221,7 @@ func (tx *Tx) streamRange(s *streamState, start, end StreamID, count int64, rev 
 // streamEdge returns the first (or last) entry's ID; ok is false for an
 // empty stream.
 func (tx *Tx) streamEdge(s *streamState, last bool) (StreamID, bool, error) {
-	if !s.found || s.length == 0 {
+	if s.version == 0 || s.length == 0 {
 		return StreamID{}, false, nil
 	}
 	if !last {
@@ -269,7 +269,7 @@ type StreamTrim struct {
 
 // streamTrim removes entries from the head of s by t and returns how many.
 func (tx *Tx) streamTrim(s *streamState, t StreamTrim) (int64, error) {
-	if t.Strategy == TrimNone || !s.found || s.length == 0 {
+	if t.Strategy == TrimNone || s.version == 0 || s.length == 0 {
 		return 0, nil
 	}
 	if t.Strategy == TrimMaxLen && s.length <= uint64(t.MaxLen) {

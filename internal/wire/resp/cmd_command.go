@@ -122,8 +122,17 @@ var cmdCommand = func() *command {
 						return replyErr("ERR Invalid arguments specified for command")
 					}
 				}
-				if c.name == "sort" {
+				switch c.name {
+				case "sort":
 					idx = sortKeyIndexes(x.args[2:])
+				case "xread", "xreadgroup":
+					from := 1
+					if c.name == "xreadgroup" {
+						from = 4
+					}
+					if idx = xreadKeyIndexes(x.args[2:], from); idx == nil {
+						return replyErr("ERR Invalid arguments specified for command")
+					}
 				}
 				if len(idx) == 0 {
 					return replyErr("ERR The command has no key arguments")
