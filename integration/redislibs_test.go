@@ -121,8 +121,9 @@ func missingCommands(t *testing.T, s *harness.Server, names ...string) []string 
 // repeat intervals are the client's wall time): a Worker processing a
 // Queue's jobs, a delayed job, a repeatable job bounded by a limit, a job
 // that fails and then succeeds on retry after a backoff, one that runs out
-// of attempts, pause and resume, and QueueEvents receiving completed and
-// failed. Every BullMQ script that adds or moves a job appends to the
+// of attempts, progress and logs, a flow of a parent and its children, a
+// rate-limited worker, pause and resume, and QueueEvents receiving
+// completed, failed and progress. Every BullMQ script that adds or moves a job appends to the
 // queue's event stream, so without XADD (and XREAD and XTRIM, which
 // QueueEvents and the trimming of events use) only the connection step runs
 // and the rest is skipped, naming the commands.

@@ -2,12 +2,14 @@
 // wall time: delays, backoff and repeat intervals are in milliseconds of
 // the client's clock): a Queue with a Worker processing jobs, a delayed
 // job, a repeatable job bounded by a limit, a job that fails and then
-// succeeds on retry after a fixed backoff, and QueueEvents receiving
-// `completed` (XREAD BLOCK on the queue's event stream). Every wait is
-// bounded; the script exits non-zero with the failing step's name.
+// succeeds on retry after a fixed backoff, progress and logs, a flow whose
+// parent runs after its children, a rate-limited worker, pause and resume,
+// and QueueEvents receiving `completed`, `failed` and `progress` (XREAD
+// BLOCK on the queue's event stream). Every wait is bounded; the script
+// exits non-zero with the failing step's name.
 'use strict';
 
-const { Queue, Worker, QueueEvents } = require('bullmq');
+const { Queue, Worker, QueueEvents, FlowProducer } = require('bullmq');
 const { assert, host, port, step, main, waitFor } = require('./lib.js');
 
 const connection = { host, port, maxRetriesPerRequest: null, retryStrategy: () => null };
@@ -50,6 +52,17 @@ main(async () => {
         return 'finally';
       case 'tick':
         return `tick ${job.data.i}`;
+      case 'report':
+        await job.updateProgress(50);
+        await job.log('half way');
+        await job.updateProgress({ done: true });
+        return 'reported';
+      case 'child':
+        return job.data.part * 10;
+      case 'parent': {
+        const values = await job.getChildrenValues();
+        return Object.values(values).reduce((a, b) => a + b, 0);
+      }
       default:
         return job.name;
     }
@@ -127,6 +140,68 @@ main(async () => {
       assert.equal(await queue.removeJobScheduler(schedulers[0].key), true);
       assert.equal((await queue.getJobSchedulers()).length, 0);
       events.off('completed', onTick);
+    });
+
+    await step('progress and logs', async () => {
+      const progress = [];
+      const onProgress = ({ jobId, data }) => progress.push([jobId, data]);
+      events.on('progress', onProgress);
+      const job = await queue.add('report', {}, { removeOnComplete: false });
+      await waitFor('the report job completed', () => completed.has(job.id));
+      await waitFor('two progress events', () => progress.filter(([id]) => id === job.id).length === 2);
+      assert.deepEqual(progress.filter(([id]) => id === job.id).map(([, d]) => d), [50, { done: true }]);
+      const done = await queue.getJob(job.id);
+      assert.deepEqual(done.progress, { done: true });
+      const logs = await queue.getJobLogs(job.id);
+      assert.deepEqual(logs, { logs: ['half way'], count: 1 });
+      events.off('progress', onProgress);
+    });
+
+    await step('removeOnComplete', async () => {
+      const job = await queue.add('gone', {}, { removeOnComplete: true });
+      await waitFor('the job completed', () => completed.has(job.id));
+      await waitFor('the job removed', async () => (await queue.getJob(job.id)) === undefined);
+    });
+
+    await step('a flow: the parent runs after its children', async () => {
+      const flow = new FlowProducer({ connection });
+      try {
+        const tree = await flow.add({
+          name: 'parent', queueName: 'work', data: {},
+          children: [1, 2, 3].map((part) => ({ name: 'child', queueName: 'work', data: { part } })),
+        });
+        assert.equal(await tree.job.getState(), 'waiting-children');
+        await waitFor('the parent completed', () => completed.has(tree.job.id));
+        const parent = await queue.getJob(tree.job.id);
+        assert.equal(parent.returnvalue, 60);
+        for (const child of tree.children) {
+          assert.equal(await child.job.getState(), 'completed');
+        }
+        const deps = await parent.getDependenciesCount();
+        assert.equal(deps.processed, 3);
+        assert.equal(deps.unprocessed, 0);
+      } finally {
+        await flow.close();
+      }
+    });
+
+    await step('a rate-limited worker', async () => {
+      const limited = new Queue('limited', { connection });
+      const finished = [];
+      const w = new Worker('limited', async (job) => { finished.push([job.id, Date.now()]); return job.id; },
+        { connection, limiter: { max: 2, duration: 400 }, drainDelay: 1 });
+      try {
+        await w.waitUntilReady();
+        const start = Date.now();
+        await limited.addBulk([1, 2, 3, 4].map((i) => ({ name: 'l', data: { i } })));
+        await waitFor('four limited jobs', () => finished.length === 4);
+        const last = Math.max(...finished.map(([, at]) => at));
+        assert.ok(last - start >= 400, `four jobs at two per 400 ms finished after ${last - start} ms`);
+      } finally {
+        await w.close();
+        await limited.obliterate({ force: true }).catch(() => {});
+        await limited.close();
+      }
     });
 
     await step('pause and resume', async () => {
