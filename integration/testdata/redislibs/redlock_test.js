@@ -93,19 +93,25 @@ main(async () => {
     });
 
     await step('using() extends the lock while the routine runs', async () => {
-      const auto = new Redlock([a], { retryCount: 0, automaticExtensionThreshold: 200 });
+      // The extension is due 500 ms in (duration minus threshold); the
+      // lock would be lost on the client's clock only if it came 500 ms
+      // late, which a loaded machine does not make it.
+      const auto = new Redlock([a], { retryCount: 0, automaticExtensionThreshold: 500 });
       let extendedPttl;
-      await auto.using(['res:u'], 400, async (signal) => {
+      await auto.using(['res:u'], 1000, async (signal) => {
         const first = await plain.get('res:u');
         assert.ok(first, 'locked inside using()');
-        // Wait in real time past the client's extension point (duration
-        // minus threshold): the lock is extended by SET ... PX again.
-        await new Promise((r) => setTimeout(r, 450));
+        // The server's clock moves 300 ms, then the client's passes the
+        // extension point (duration minus threshold): the extension sets
+        // PX 1000 again.
+        await advance(300);
+        assert.equal(await plain.pttl('res:u'), 700);
+        await new Promise((r) => setTimeout(r, 600));
         assert.equal(signal.aborted, false, `aborted: ${signal.error}`);
         assert.equal(await plain.get('res:u'), first);
         extendedPttl = await plain.pttl('res:u');
       });
-      assert.equal(extendedPttl, 400, 'the server clock has not moved: the extension set PX 400 anew');
+      assert.equal(extendedPttl, 1000, 'extended: PX 1000 set anew after 300 ms of the server clock');
       assert.equal(await plain.exists('res:u'), 0, 'released when the routine ended');
     });
   } finally {
