@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -28,6 +29,9 @@ type vm struct {
 	baseSetmetatable lua.LGFunction
 	// basePcall is Lua's own pcall, which pcall wraps.
 	basePcall lua.LGFunction
+	// baseTostring is Lua's own tostring, which tostring calls for
+	// anything but a number.
+	baseTostring lua.LGFunction
 
 	// state of the running script
 	sha        string
@@ -97,12 +101,19 @@ func newVM(e *Engine) *vm {
 	}
 	base.RawSetString("rawset", L.NewFunction(v.rawset))
 	if m, ok := base.RawGetString("math").(*lua.LTable); ok {
+		// Lua's math.huge is HUGE_VAL, infinity (the interpreter's is the
+		// largest finite number).
+		m.RawSetString("huge", lua.LNumber(math.Inf(1)))
 		m.RawSetString("random", L.NewFunction(v.random))
 		m.RawSetString("randomseed", L.NewFunction(v.randomseed))
 	}
 	if f, ok := base.RawGetString("setmetatable").(*lua.LFunction); ok && f.IsG {
 		v.baseSetmetatable = f.GFunction
 		base.RawSetString("setmetatable", L.NewFunction(v.setmetatable))
+	}
+	if f, ok := base.RawGetString("tostring").(*lua.LFunction); ok && f.IsG {
+		v.baseTostring = f.GFunction
+		base.RawSetString("tostring", L.NewFunction(v.tostring))
 	}
 	if f, ok := base.RawGetString("pcall").(*lua.LFunction); ok && f.IsG {
 		v.basePcall = f.GFunction
@@ -390,6 +401,34 @@ func (v *vm) raise(L *lua.LState, t *lua.LTable) int {
 	}
 	L.Error(t, 0)
 	return 0
+}
+
+// tostring is Lua's tostring, with numbers written as Lua 5.1 writes
+// them (C's %.14g: 0.1+0.2 is "0.3", 1e15 is "1e+15", infinity "inf"),
+// where the interpreter writes the shortest exact form.
+func (v *vm) tostring(L *lua.LState) int {
+	if n, ok := L.Get(1).(lua.LNumber); ok && L.GetTop() >= 1 {
+		L.Push(lua.LString(luaNumberString(float64(n))))
+		return 1
+	}
+	return v.baseTostring(L)
+}
+
+// luaNumberString formats f as C's printf("%.14g") does on Linux, which is
+// how Lua 5.1 turns a number into a string.
+func luaNumberString(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		if math.Signbit(f) {
+			return "-nan"
+		}
+		return "nan"
+	}
+	return strconv.FormatFloat(f, 'g', 14, 64)
 }
 
 // pcall is Lua's pcall as Redis gives it to scripts: an error object
