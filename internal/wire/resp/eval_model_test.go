@@ -26,7 +26,7 @@ import (
 //	local v1 = redis.call('HSET', KEYS[2], 'f', 'x')
 //	local ok2, v2 = pcall(redis.call, 'INCR', KEYS[2])
 //	local v3 = redis.pcall('LRANGE', KEYS[3], 0, -1)
-//	return {v1, ok2, v2, type(v3), redis.status_reply('S'), 2.5}
+//	return {v1, ok2, v2, type(v3), redis.status_reply('S'), 2.5, tostring(0.1 + 7)}
 //
 // over three keys and SET, GET, INCR, DEL, EXPIRE, HSET, HGET, LPUSH and
 // LRANGE, so that wrong types, bad integers, missing keys and expiry
@@ -110,6 +110,13 @@ type (
 	errorReply  string
 	// typeOf is type(v).
 	typeOf string
+	// arith is a binary operation on two number literals; tostringOf is
+	// tostring of one.
+	arith struct {
+		op   byte // + - * /
+		a, b float64
+	}
+	tostringOf arith
 	// callExpr is redis.call (raise) or redis.pcall of a command.
 	callExpr struct {
 		raise bool
@@ -138,6 +145,10 @@ func (v varRef) lua() string      { return string(v) }
 func (s statusReply) lua() string { return "redis.status_reply('" + string(s) + "')" }
 func (s errorReply) lua() string  { return "redis.error_reply('" + string(s) + "')" }
 func (v typeOf) lua() string      { return "type(" + string(v) + ")" }
+func (x arith) lua() string {
+	return "(" + litNum(x.a).lua() + " " + string(x.op) + " " + litNum(x.b).lua() + ")"
+}
+func (x tostringOf) lua() string { return "tostring" + arith(x).lua() }
 func (t tableExpr) lua() string {
 	parts := make([]string, len(t))
 	for i, x := range t {
@@ -212,11 +223,15 @@ func genScript(t *rapid.T, label string) script {
 // genExpr draws an expression over the variables defined so far; depth
 // bounds nested tables.
 func genExpr(t *rapid.T, label string, vars []string, depth int) expr {
-	kinds := 6
+	kinds := 8
 	if len(vars) > 0 {
 		kinds += 2
 	}
 	switch k := rapid.IntRange(0, kinds-1).Draw(t, label+" expr"); k {
+	case 6:
+		return genArith(t, label)
+	case 7:
+		return tostringOf(genArith(t, label))
 	case 0, 1:
 		return callExpr{raise: rapid.Bool().Draw(t, label+" raise"), cmd: genCommand(t, label)}
 	case 2:
@@ -235,10 +250,21 @@ func genExpr(t *rapid.T, label string, vars []string, depth int) expr {
 		return statusReply(rapid.SampledFrom([]string{"OK", "PONG", "S x", ""}).Draw(t, label+" status"))
 	case 5:
 		return errorReply(rapid.SampledFrom([]string{"MYERR boom", "oops", "-CODE msg", "-single", ""}).Draw(t, label+" error"))
-	case 6:
+	case 8:
 		return varRef(rapid.SampledFrom(vars).Draw(t, label+" var"))
 	default:
 		return typeOf(rapid.SampledFrom(vars).Draw(t, label+" typeof"))
+	}
+}
+
+// genArith draws an operation on two number literals, never dividing by
+// zero (whose integer conversion the platform decides).
+func genArith(t *rapid.T, label string) arith {
+	nums := []float64{1, -3, 42, 2.5, -2.5, 0.5, 7, 1e15, 0.1}
+	return arith{
+		op: rapid.SampledFrom([]byte("+-*/")).Draw(t, label+" op"),
+		a:  rapid.SampledFrom(nums).Draw(t, label+" a"),
+		b:  rapid.SampledFrom(nums).Draw(t, label+" b"),
 	}
 }
 
@@ -374,6 +400,10 @@ func (m *model) eval(x expr, vars map[string]luaVal, line int) luaVal {
 		return vars[string(x)]
 	case typeOf:
 		return luaType(vars[string(x)])
+	case arith:
+		return x.value()
+	case tostringOf:
+		return luaNumberText(arith(x).value())
 	case statusReply:
 		s := string(x)
 		return &luaTable{ok: &s}
@@ -398,6 +428,21 @@ func (m *model) eval(x expr, vars map[string]luaVal, line int) luaVal {
 	}
 	panic(fmt.Sprintf("unknown expression %T", x))
 }
+
+func (x arith) value() float64 {
+	switch x.op {
+	case '+':
+		return x.a + x.b
+	case '-':
+		return x.a - x.b
+	case '*':
+		return x.a * x.b
+	}
+	return x.a / x.b
+}
+
+// luaNumberText is Lua 5.1's tostring of a finite number: C's %.14g.
+func luaNumberText(f float64) string { return strconv.FormatFloat(f, 'g', 14, 64) }
 
 // errorReplyText is the err field redis.error_reply(s) sets: a leading
 // '-' is added when missing and removed again; a message without a space
