@@ -32,6 +32,12 @@ type vm struct {
 	// baseTostring is Lua's own tostring, which tostring calls for
 	// anything but a number.
 	baseTostring lua.LGFunction
+	// baseError is Lua's own error, which error calls after noting the
+	// value it raises and the script's line (raised, raisedLine), so that
+	// an error without a position in its message still names its line.
+	baseError  lua.LGFunction
+	raised     lua.LValue
+	raisedLine int
 
 	// state of the running script
 	sha        string
@@ -114,6 +120,10 @@ func newVM(e *Engine) *vm {
 	if f, ok := base.RawGetString("tostring").(*lua.LFunction); ok && f.IsG {
 		v.baseTostring = f.GFunction
 		base.RawSetString("tostring", L.NewFunction(v.tostring))
+	}
+	if f, ok := base.RawGetString("error").(*lua.LFunction); ok && f.IsG {
+		v.baseError = f.GFunction
+		base.RawSetString("error", L.NewFunction(v.raiseError))
 	}
 	if f, ok := base.RawGetString("pcall").(*lua.LFunction); ok && f.IsG {
 		v.basePcall = f.GFunction
@@ -276,9 +286,10 @@ func (v *vm) run(ctx context.Context, sha string, p *lua.FunctionProto, noWrites
 	L.SetContext(ctx)
 	v.sha, v.host, v.noWrites, v.proto, v.panicked = sha, h, noWrites, 2, nil
 	v.cjson = cjsonDefaults
+	v.raised, v.raisedLine = nil, 0
 	v.keys, v.argv = v.strings(keys), v.strings(args)
 	defer func() {
-		v.host, v.keys, v.argv, v.panicked = nil, nil, nil, nil
+		v.host, v.keys, v.argv, v.panicked, v.raised = nil, nil, nil, nil, nil
 		L.RemoveContext()
 		L.SetTop(0)
 	}()
@@ -333,6 +344,10 @@ func (v *vm) errorReply(err error) Reply {
 		line = lineOf(string(o))
 	default:
 		msg = "ERR " + obj.String()
+	}
+	if line == 0 && v.raised != nil && obj == v.raised {
+		// error(value, 0) or error(table): the line error was called on.
+		line = v.raisedLine
 	}
 	if line > 0 {
 		msg += fmt.Sprintf(" script: %s, on @%s:%d.", v.sha, chunkName, line)
@@ -401,6 +416,12 @@ func (v *vm) raise(L *lua.LState, t *lua.LTable) int {
 	}
 	L.Error(t, 0)
 	return 0
+}
+
+// raiseError is Lua's error, noting what it raises and from which line.
+func (v *vm) raiseError(L *lua.LState) int {
+	v.raised, v.raisedLine = L.Get(1), v.line(L)
+	return v.baseError(L)
 }
 
 // tostring is Lua's tostring, with numbers written as Lua 5.1 writes
