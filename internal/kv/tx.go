@@ -37,11 +37,11 @@ type Tx struct {
 	// streamsGone are the streams this Tx deleted or replaced
 	// (stream_gone.go).
 	streamsGone []Touch
-	kbuf      []byte
-	ebuf      []byte
-	mapDirty  bool
-	garbage   bool
-	synced    bool // storage has every earlier commit applied (Tx.applied)
+	kbuf        []byte
+	ebuf        []byte
+	mapDirty    bool
+	garbage     bool
+	synced      bool // storage has every earlier commit applied (Tx.applied)
 	// forgetDeleted makes Commit drop the records the Tx deleted from the
 	// cache instead of caching them as absent: the sweeper's Txs set it,
 	// since the keys it reaps are ones nobody asked for lately, and
