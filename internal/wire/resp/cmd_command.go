@@ -134,6 +134,9 @@ var cmdCommand = func() *command {
 						return replyErr("ERR Invalid arguments specified for command")
 					}
 				}
+				if from, ok := geoRadiusOptionsAt[c.name]; ok {
+					idx = geoRadiusKeyIndexes(x.args[2:], from)
+				}
 				if len(idx) == 0 {
 					return replyErr("ERR The command has no key arguments")
 				}
