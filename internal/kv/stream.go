@@ -39,6 +39,10 @@ const (
 
 	streamPayloadLen = 8 + 16 + 16 + 8 + 8 + 8 + 8 + 16
 
+	// streamEntryMaxSize is the largest total size of an entry's fields
+	// and values, Redis's limit of one listpack.
+	streamEntryMaxSize = 1 << 30
+
 	// trimRangeMin is how many trimmed entries make one range deletion
 	// instead of one deletion each.
 	trimRangeMin = 1024
@@ -380,6 +384,9 @@ var (
 	// ErrStreamExhausted is returned by XADD when the stream's last ID is
 	// the largest possible.
 	ErrStreamExhausted = errors.New("kv: the stream has exhausted the last possible ID")
+	// ErrStreamEntryTooLarge is returned by XADD for fields and values
+	// larger than streamEntryMaxSize together.
+	ErrStreamEntryTooLarge = errors.New("kv: elements are too large to be stored")
 	// ErrNoGroup is returned when a stream or consumer group is missing.
 	ErrNoGroup = errors.New("kv: no such key or consumer group")
 	// ErrBusyGroup is returned when creating a group that exists.
@@ -440,6 +447,13 @@ func (tx *Tx) XAdd(key []byte, a XAddArgs, fields [][]byte) (StreamID, bool, err
 	}
 	if id.Compare(s.last) <= 0 {
 		return StreamID{}, false, ErrStreamIDTooSmall
+	}
+	var size int
+	for _, f := range fields {
+		size += len(f)
+	}
+	if size > streamEntryMaxSize {
+		return StreamID{}, false, ErrStreamEntryTooLarge
 	}
 	tx.streamCreate(&s)
 	if s.tailNode == 0 || (a.NodeEntries > 0 && s.tailFill >= uint64(a.NodeEntries)) {

@@ -13,7 +13,10 @@ import (
 // unknown) and the size of its pending entries list (8). A consumer's
 // record, under 'c' [len u32] [group] [name], holds the time it was last
 // seen (8) and how many pending entries it owns (8). Groups and consumers
-// come out in name order, as Redis's radix trees give them.
+// come out in name order, as Redis's radix trees give them. Reading,
+// acknowledging and claiming write only these records and the pending
+// entries, not the stream's record: as in Redis they are no change of the
+// key for WATCH.
 
 // ErrXGroupNoKey is returned by the XGROUP subcommands when the stream is
 // missing (and CREATE has no MKSTREAM).
@@ -264,12 +267,9 @@ func (tx *Tx) XGroupSetID(key, group []byte, id StreamID, useLast bool, entriesR
 		return err
 	}
 	tx.notify(ClassStream, "xgroup-setid", key)
-	return tx.touchStream(key, &s)
+	return nil
 }
 
-// touchStream rewrites the stream's unchanged record, so WATCH sees a
-// change of its groups.
-func (tx *Tx) touchStream(key []byte, s *streamState) error { return tx.streamSave(key, s) }
 
 // XGroupDestroy deletes a group with its consumers and pending entries;
 // it reports whether the group existed. The event is `xgroup-destroy`.
@@ -317,7 +317,7 @@ func (tx *Tx) XGroupCreateConsumer(key, group, consumer []byte) (bool, error) {
 		return false, err
 	}
 	tx.notify(ClassStream, "xgroup-createconsumer", key)
-	return true, tx.touchStream(key, &s)
+	return true, nil
 }
 
 // XGroupDelConsumer deletes a consumer with its pending entries and
@@ -353,7 +353,7 @@ func (tx *Tx) XGroupDelConsumer(key, group, consumer []byte) (int64, error) {
 		return 0, err
 	}
 	tx.notify(ClassStream, "xgroup-delconsumer", key)
-	return int64(c.pending), tx.touchStream(key, &s)
+	return int64(c.pending), nil
 }
 
 // estimateEntriesRead returns how many entries of the stream's history
@@ -501,7 +501,7 @@ func (tx *Tx) XReadGroup(key []byte, a XReadGroupArgs) ([]StreamEntry, error) {
 	if err := tx.groupPut(&s, &g); err != nil {
 		return nil, err
 	}
-	return entries, tx.touchStream(key, &s)
+	return entries, nil
 }
 
 // readHistory serves XREADGROUP with an ID: the consumer's own pending
@@ -510,7 +510,7 @@ func (tx *Tx) readHistory(key []byte, s *streamState, a XReadGroupArgs, c *strea
 	out := []StreamEntry{}
 	start, ok := a.After.Next()
 	if !ok {
-		return out, tx.touchStream(key, s)
+		return out, nil
 	}
 	pel, err := tx.pelRange(s, a.Group, start, MaxStreamID, 0)
 	if err != nil {
@@ -538,7 +538,7 @@ func (tx *Tx) readHistory(key []byte, s *streamState, a XReadGroupArgs, c *strea
 		}
 		out = append(out, e)
 	}
-	return out, tx.touchStream(key, s)
+	return out, nil
 }
 
 // XHasGroup reports whether the stream at key has group; ErrWrongType

@@ -181,7 +181,7 @@ func (tx *Tx) XAck(key, group []byte, ids []StreamID) (int64, error) {
 	if err := tx.groupPut(&s, &g); err != nil {
 		return 0, err
 	}
-	return n, tx.touchStream(key, &s)
+	return n, nil
 }
 
 // PendingSummary is XPENDING's summary: the number of pending entries,
@@ -371,7 +371,7 @@ func (tx *Tx) XClaim(key, group, consumer []byte, ids []StreamID, a XClaimArgs) 
 	if err := tx.groupPut(&s, &g); err != nil {
 		return nil, err
 	}
-	return out, tx.touchStream(key, &s)
+	return out, nil
 }
 
 // autoClaimAttempts is how many pending entries XAUTOCLAIM looks at per
@@ -450,5 +450,5 @@ func (tx *Tx) XAutoClaim(key, group, consumer []byte, minIdle int64, start Strea
 	if err := tx.groupPut(&s, &g); err != nil {
 		return StreamID{}, nil, nil, err
 	}
-	return next, claimed, deleted, tx.touchStream(key, &s)
+	return next, claimed, deleted, nil
 }

@@ -91,6 +91,9 @@ type blockWaiter struct {
 	typ   kv.Type // what the waiter pops from: kv.TypeList or kv.TypeZSet
 	serve serveFunc
 	done  chan blockResult // one result, sent once by a server
+	// groupRead marks an XREADGROUP, whose wait ends when its stream goes
+	// (stream_block.go).
+	groupRead bool
 }
 
 // blocking is the registry of waiters of every server in the process,
@@ -364,7 +367,7 @@ func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, typ kv.Type, serve se
 		return blockResult{}, false, false, nil
 	}
 	c := x.c
-	w := &blockWaiter{typ: typ, serve: serve, done: make(chan blockResult, 1)}
+	w := &blockWaiter{typ: typ, serve: serve, done: make(chan blockResult, 1), groupRead: x.cmd.name == "xreadgroup"}
 	for _, k := range keys {
 		w.keys = append(w.keys, blockKey{srv: x.s, db: x.tx.DB(), key: string(k)})
 	}

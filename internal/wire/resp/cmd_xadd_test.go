@@ -6,7 +6,6 @@ import (
 	"time"
 )
 
-
 func TestXAddAndRanges(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(2)

@@ -190,3 +190,22 @@ func TestXInfo(t *testing.T) {
 		t.Fatalf("entries-read and lag after a deletion ahead: %v", g)
 	}
 }
+
+// As in Redis, a consumer group's reads and acknowledgements are no
+// change of the stream for WATCH; an XADD is.
+func TestStreamGroupOpsAndWatch(t *testing.T) {
+	e := newEnv(t)
+	c, other := e.client(2), e.client(2)
+	runSteps(t, e, c, []step{
+		reply("1-0", "xadd", "s", "1-0", "f", "1"),
+		ok("xgroup", "create", "s", "g", "0"),
+		ok("watch", "s"),
+	})
+	runSteps(t, e, other, []step{
+		reply([]any{[]any{"s", []any{entry("1-0", "f", "1")}}}, "xreadgroup", "group", "g", "c", "streams", "s", ">"),
+		reply(int64(1), "xack", "s", "g", "1-0"),
+	})
+	runSteps(t, e, c, []step{ok("multi"), reply("QUEUED", "xlen", "s"), reply([]any{int64(1)}, "exec"), ok("watch", "s")})
+	runSteps(t, e, other, []step{reply("2-0", "xadd", "s", "2-0", "f", "2")})
+	runSteps(t, e, c, []step{ok("multi"), reply("QUEUED", "xlen", "s"), reply(nil, "exec")})
+}

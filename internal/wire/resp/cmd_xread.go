@@ -257,7 +257,7 @@ func xreadGroupServe(a xreadArgs, count int64) serveFunc {
 		key = append([]byte(nil), key...)
 		ok, err := tx.CheckType(key, kv.TypeStream)
 		if errors.Is(err, kv.ErrWrongType) || (err == nil && !ok) {
-			return blockResult{err: replyErr("UNBLOCKED the stream key no longer exists")}, true, nil, nil
+			return blockResult{err: errStreamGone}, true, nil, nil
 		}
 		if err != nil {
 			return blockResult{}, false, nil, err

@@ -108,11 +108,34 @@ func TestXReadGroupBlock(t *testing.T) {
 	}
 	// A deleted key ends the wait with an error.
 	runSteps(t, e, c, []step{ok("xgroup", "create", "s", "g", "$")})
-	r3 := goDo(t, e.client(2), "xreadgroup", "group", "g", "alice", "block", "0", "streams", "s", ">")
-	blockedClients(t, c, "xreadgroup", 1)
+	r3 := goDo(t, w1, "xreadgroup", "group", "g", "alice", "block", "0", "streams", "s", ">")
+	waitBlockedCount(t, e, 1)
 	runSteps(t, e, c, []step{reply(int64(1), "del", "s")})
 	if r := recv(t, r3); r.err == nil || r.err.Error() != "UNBLOCKED the stream key no longer exists" {
 		t.Fatalf("after DEL: %#v %v", r.v, r.err)
+	}
+	// So does a flush, and a SET over the key; an XREAD keeps waiting.
+	runSteps(t, e, c, []step{
+		reply("1-0", "xadd", "s", "1-0", "f", "1"),
+		ok("xgroup", "create", "s", "g", "$"),
+	})
+	r4 := goDo(t, w1, "xreadgroup", "group", "g", "alice", "block", "0", "streams", "s", ">")
+	r5 := goDo(t, w2, "xread", "block", "0", "streams", "s", "$")
+	waitBlockedCount(t, e, 2)
+	runSteps(t, e, c, []step{ok("set", "s", "v")})
+	if r := recv(t, r4); r.err == nil || r.err.Error() != "UNBLOCKED the stream key no longer exists" {
+		t.Fatalf("after SET: %#v %v", r.v, r.err)
+	}
+	runSteps(t, e, c, []step{reply(int64(1), "del", "s"), reply("2-0", "xadd", "s", "2-0", "f", "2")})
+	if r := recv(t, r5); r.err != nil {
+		t.Fatalf("XREAD after the key was replaced: %#v %v", r.v, r.err)
+	}
+	runSteps(t, e, c, []step{ok("xgroup", "create", "s", "g", "$")})
+	r6 := goDo(t, w1, "xreadgroup", "group", "g", "alice", "block", "0", "streams", "s", ">")
+	waitBlockedCount(t, e, 1)
+	runSteps(t, e, c, []step{ok("flushall")})
+	if r := recv(t, r6); r.err == nil || r.err.Error() != "UNBLOCKED the stream key no longer exists" {
+		t.Fatalf("after FLUSHALL: %#v %v", r.v, r.err)
 	}
 }
 

@@ -47,6 +47,8 @@ func streamErr(err error, key, group []byte) error {
 		return errBusyGroup
 	case errors.Is(err, kv.ErrStreamIDTooSmall):
 		return errStreamIDSmall
+	case errors.Is(err, kv.ErrStreamEntryTooLarge):
+		return replyErr("ERR Elements are too large to be stored")
 	case errors.Is(err, kv.ErrStreamExhausted):
 		return errStreamExhausted
 	case errors.Is(err, kv.ErrStreamSetIDSmall):
