@@ -41,10 +41,10 @@
 // Lua 5.1's, pairs over a library or _G sees nothing (they are views),
 // math.random draws from Go's generator (seeded at random and lasting from
 // one script to the next, as Redis 7.0's does; the same math.randomseed
-// gives the same numbers, not Redis's numbers), a number joined with .. or
-// written by string.format's %s takes the interpreter's shortest exact
-// form (0.30000000000000004) where Redis's Lua and tostring write C's
-// %.14g (0.3), and there is no struct library. cjson's options
+// gives the same numbers, not Redis's numbers), a number joined with ..
+// takes the interpreter's shortest exact form (0.30000000000000004) where
+// Redis's Lua, tostring and string.format's %s write C's %.14g (0.3), and
+// there is no struct library. cjson's options
 // (encode_max_depth, ...) last for the script that sets them, where Redis
 // keeps them until it restarts.
 //

@@ -38,6 +38,10 @@ type vm struct {
 	baseError  lua.LGFunction
 	raised     lua.LValue
 	raisedLine int
+	// baseFormat is Lua's own string.format, which string.format calls
+	// once the numbers its %s and %q take are written as Lua 5.1 writes
+	// them.
+	baseFormat lua.LGFunction
 
 	// state of the running script
 	sha        string
@@ -131,6 +135,10 @@ func newVM(e *Engine) *vm {
 	}
 	if str, ok := base.RawGetString("string").(*lua.LTable); ok {
 		str.RawSetString("rep", L.NewFunction(stringRep))
+		if f, ok := str.RawGetString("format").(*lua.LFunction); ok && f.IsG {
+			v.baseFormat = f.GFunction
+			str.RawSetString("format", L.NewFunction(v.stringFormat))
+		}
 	}
 	base.RawSetString("redis", v.redisLib())
 	base.RawSetString("cjson", v.cjsonLib())
@@ -433,6 +441,35 @@ func (v *vm) tostring(L *lua.LState) int {
 		return 1
 	}
 	return v.baseTostring(L)
+}
+
+// stringFormat is Lua's string.format, a number that %s or %q writes
+// being written as tostring writes it.
+func (v *vm) stringFormat(L *lua.LState) int {
+	format := L.CheckString(1)
+	arg := 1
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(format) && format[i] == '%' {
+			continue
+		}
+		for i < len(format) && strings.IndexByte("-+ #0123456789.", format[i]) >= 0 {
+			i++
+		}
+		if i >= len(format) {
+			break
+		}
+		arg++
+		if c := format[i]; c == 's' || c == 'q' {
+			if n, ok := L.Get(arg).(lua.LNumber); ok {
+				L.Replace(arg, lua.LString(luaNumberString(float64(n))))
+			}
+		}
+	}
+	return v.baseFormat(L)
 }
 
 // luaNumberString formats f as C's printf("%.14g") does on Linux, which is

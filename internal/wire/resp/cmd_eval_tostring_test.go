@@ -2,8 +2,8 @@ package resp_test
 
 import "testing"
 
-// TestEvalTostringOfNumbers: tostring writes numbers as Lua 5.1 does in
-// Redis (C's %.14g), and math.huge is infinity.
+// TestEvalTostringOfNumbers: tostring and string.format's %s and %q write
+// numbers as Lua 5.1 does in Redis (C's %.14g), and math.huge is infinity.
 func TestEvalTostringOfNumbers(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(2)
@@ -17,5 +17,8 @@ func TestEvalTostringOfNumbers(t *testing.T) {
 		reply([]any{"x", "nil", "true", "meta"}, "eval",
 			"return {tostring('x'), tostring(nil), tostring(true), tostring(setmetatable({}, {__tostring = function() return 'meta' end}))}", "0"),
 		reply(int64(1), "eval", "return math.huge > 1e308 and 1 or 0", "0"),
+		// string.format's %s and %q write numbers the same way.
+		reply([]any{"0.3|1e+15|2.5   |%s|7|0.333|x", "1e+15", `"0.3"`}, "eval",
+			"return {string.format('%s|%5s|%-6s|%%s|%d|%.3f|%s', 0.1+0.2, 1e15, 2.5, 7, 1/3, 'x'), string.format('%s', 1e15), string.format('%q', 0.1+0.2)}", "0"),
 	})
 }
