@@ -123,10 +123,11 @@ func missingCommands(t *testing.T, s *harness.Server, names ...string) []string 
 // that fails and then succeeds on retry after a backoff, one that runs out
 // of attempts, progress and logs, a flow of a parent and its children, a
 // rate-limited worker, pause and resume, and QueueEvents receiving
-// completed, failed and progress. Every BullMQ script that adds or moves a job appends to the
-// queue's event stream, so without XADD (and XREAD and XTRIM, which
-// QueueEvents and the trimming of events use) only the connection step runs
-// and the rest is skipped, naming the commands.
+// completed, failed and progress. Every BullMQ script that adds or moves a
+// job appends to the queue's event stream, so on a server without XADD
+// (and XREAD and XTRIM, which QueueEvents and the trimming of events use)
+// only the connection step runs and the rest is skipped, naming the
+// commands.
 func TestBullMQ(t *testing.T) {
 	modules, node := redisLibsModules(t)
 	s := harness.Start(t)
