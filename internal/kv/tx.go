@@ -37,6 +37,7 @@ type Tx struct {
 	// streamsGone are the streams this Tx deleted or replaced
 	// (stream_gone.go).
 	streamsGone []Touch
+	origin      uint64 // who runs the Tx (SetOrigin), carried by its touches
 	kbuf        []byte
 	ebuf        []byte
 	mapDirty    bool
@@ -254,6 +255,7 @@ func (tx *Tx) reset() {
 	tx.flushed = [NumDBs]bool{}
 	tx.expired, tx.lazy, tx.wake = 0, 0, 0
 	tx.mapDirty, tx.garbage, tx.synced, tx.forgetDeleted = false, false, false, false
+	tx.origin = 0
 	clear(tx.pending)
 	clear(tx.events)
 	tx.events = tx.events[:0]

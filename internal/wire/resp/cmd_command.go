@@ -116,23 +116,9 @@ var cmdCommand = func() *command {
 				if err != nil {
 					return replyErr("ERR Invalid command specified")
 				}
-				idx := keyIndexes(c, len(x.args)-2)
-				if kn, ok := keynumCommands[c.name]; ok {
-					if idx, ok = keynumIndexes(kn.dest, kn.spec, x.args[2:]); !ok {
-						return replyErr("ERR Invalid arguments specified for command")
-					}
-				}
-				switch c.name {
-				case "sort":
-					idx = sortKeyIndexes(x.args[2:])
-				case "xread", "xreadgroup":
-					from := 1
-					if c.name == "xreadgroup" {
-						from = 4
-					}
-					if idx = xreadKeyIndexes(x.args[2:], from); idx == nil {
-						return replyErr("ERR Invalid arguments specified for command")
-					}
+				idx, ok := commandKeyIndexes(c, x.args[2:])
+				if !ok {
+					return replyErr("ERR Invalid arguments specified for command")
 				}
 				if from, ok := geoRadiusOptionsAt[c.name]; ok {
 					idx = geoRadiusKeyIndexes(x.args[2:], from)
@@ -226,4 +212,29 @@ func writeCommandDocs(w *Writer, c *command) {
 			writeCommandDocs(w, s)
 		}
 	}
+}
+
+// commandKeyIndexes returns the positions in args (args[0] the command's
+// name) of c's key arguments; false when the arguments that count the
+// keys are wrong.
+func commandKeyIndexes(c *command, args [][]byte) ([]int, bool) {
+	idx := keyIndexes(c, len(args))
+	if kn, ok := keynumCommands[c.name]; ok {
+		if idx, ok = keynumIndexes(kn.dest, kn.spec, args); !ok {
+			return nil, false
+		}
+	}
+	switch c.name {
+	case "sort":
+		idx = sortKeyIndexes(args)
+	case "xread", "xreadgroup":
+		from := 1
+		if c.name == "xreadgroup" {
+			from = 4
+		}
+		if idx = xreadKeyIndexes(args, from); idx == nil {
+			return nil, false
+		}
+	}
+	return idx, true
 }
