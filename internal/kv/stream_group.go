@@ -270,7 +270,6 @@ func (tx *Tx) XGroupSetID(key, group []byte, id StreamID, useLast bool, entriesR
 	return nil
 }
 
-
 // XGroupDestroy deletes a group with its consumers and pending entries;
 // it reports whether the group existed. The event is `xgroup-destroy`.
 func (tx *Tx) XGroupDestroy(key, group []byte) (bool, error) {

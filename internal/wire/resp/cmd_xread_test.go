@@ -149,4 +149,13 @@ func TestXReadGetKeys(t *testing.T) {
 		reply([]any{"a"}, "command", "getkeys", "xread", "foo", "streams", "a", "0"),
 		fails("ERR Invalid arguments specified for command", "command", "getkeys", "xread", "count", "1", "streams", "a"),
 	})
+	info, err := e.client(3).Do(t.Context(), "command", "info", "xreadgroup").Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := info[0].([]any)[8].([]any)
+	begin := specs[0].(map[any]any)["begin_search"].(map[any]any)
+	if len(specs) != 1 || begin["type"] != "keyword" || begin["spec"].(map[any]any)["startfrom"] != int64(4) {
+		t.Fatalf("XREADGROUP key specs: %#v", specs)
+	}
 }

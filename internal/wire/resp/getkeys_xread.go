@@ -19,3 +19,34 @@ func xreadKeyIndexes(args [][]byte, from int) []int {
 	}
 	return nil
 }
+
+// writeXReadKeySpec writes the key spec of XREAD (from 1) and XREADGROUP
+// (from 4) as Redis 7.0 declares it: the keys follow the keyword STREAMS
+// and are the first half of the arguments after it.
+func writeXReadKeySpec(w *Writer, from int) {
+	w.Map(3)
+	w.BulkString("flags")
+	w.Set(0)
+	w.BulkString("begin_search")
+	w.Map(2)
+	w.BulkString("type")
+	w.BulkString("keyword")
+	w.BulkString("spec")
+	w.Map(2)
+	w.BulkString("keyword")
+	w.BulkString("STREAMS")
+	w.BulkString("startfrom")
+	w.Int(int64(from))
+	w.BulkString("find_keys")
+	w.Map(2)
+	w.BulkString("type")
+	w.BulkString("range")
+	w.BulkString("spec")
+	w.Map(3)
+	w.BulkString("lastkey")
+	w.Int(-1)
+	w.BulkString("keystep")
+	w.Int(1)
+	w.BulkString("limit")
+	w.Int(2)
+}
