@@ -20,6 +20,12 @@ var cmdDebug = def(cmdSpec{
 			// Like Redis, the whole server waits: the kv lock is held.
 			time.Sleep(time.Duration(secs * float64(time.Second)))
 			x.w.OK()
+		case argEq(x.args[1], "set-disable-deny-scripts") && len(x.args) == 3:
+			// Scripts may call commands flagged noscript while it is set.
+			// The value is read as C's atoi: the leading digits, anything
+			// else being 0.
+			x.s.runs.denyDisabled.Store(leadingInt(x.args[2]) != 0)
+			x.w.OK()
 		case argEq(x.args[1], "set-active-expire") && len(x.args) == 3:
 			n, err := parseInt(x.args[2])
 			if err != nil {
@@ -29,12 +35,8 @@ var cmdDebug = def(cmdSpec{
 				x.s.opts.SetActiveExpire(n != 0)
 			}
 			x.w.OK()
-		case argEq(x.args[1], "set-disable-deny-scripts") && len(x.args) == 3:
-			// Read as C's atoi: the leading digits, anything else being 0.
-			x.s.scriptsMayCallNoscript.Store(leadingInt(x.args[2]) != 0)
-			x.w.OK()
 		case argEq(x.args[1], "object") && len(x.args) == 3:
-			enc, ok, err := x.tx.Encoding(x.args[2])
+			enc, ok, err := objectEncoding(x, x.args[2])
 			if err != nil {
 				return err
 			}
