@@ -40,19 +40,16 @@ func objectAccess(x *cmdCtx) (kv.KeyAccess, bool, error) {
 // objectEncoding is the encoding Redis would report for the value at key,
 // from its size and the CONFIG parameters: a set, hash or sorted set larger
 // than its compact encoding allows is answered without reading its
-// elements, a stream is "stream". It does not count as an access.
+// elements. It does not count as an access.
 func objectEncoding(x *cmdCtx, key []byte) (string, bool, error) {
-	// A stream has one encoding, and no compact form to size.
-	if t, err := x.tx.Type(key); err != nil {
-		return "", false, err
-	} else if t == kv.TypeStream {
-		return "stream", true, nil
-	}
 	c := x.rdbConfig()
 	limit := func(t kv.Type) int64 { return rdb.EncodingLimit(rdbKinds[t], c) }
 	v, ok, err := x.tx.ReadValue(key, limit, false)
 	if err != nil || !ok {
 		return "", false, err
+	}
+	if v.Type == kv.TypeStream {
+		return "stream", true, nil
 	}
 	if v.Partial {
 		return rdb.BigEncoding(rdbKinds[v.Type]), true, nil

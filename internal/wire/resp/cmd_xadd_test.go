@@ -182,6 +182,7 @@ func TestStreamAsAKey(t *testing.T) {
 		ok("rename", "s2", "s3"),
 		reply([]any{[]any{"1-0", []any{"a", "1"}}}, "xrange", "s3", "-", "+"),
 		reply("stream", "object", "encoding", "s3"),
+		fails("ERR DUMP of a stream is not supported", "dump", "s3"),
 		reply([]any{"0", []any{"s3"}}, "scan", "0", "type", "stream", "match", "s3"),
 		reply(int64(1), "pexpire", "s", "100"),
 	})
