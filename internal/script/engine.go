@@ -31,6 +31,29 @@ type Host interface {
 type compiled struct {
 	proto    *lua.FunctionProto
 	noWrites bool
+	declared bool // it has a shebang line, with or without flags
+	allowOOM bool
+}
+
+// Flags are what a script's shebang line declares.
+type Flags struct {
+	// Declared is set for a script with a shebang line ("#!lua"), whose
+	// flags replace those of EVAL; a script without one runs in
+	// compatibility mode.
+	Declared bool
+	NoWrites bool
+	AllowOOM bool
+}
+
+// Flags returns the shebang flags of the script sha, compiling and caching
+// body when it is not cached (body nil: EVALSHA); ok is false when the
+// script is not cached and does not compile.
+func (e *Engine) Flags(sha string, body []byte) (f Flags, ok bool) {
+	p, err := e.compiled(strings.ToLower(sha), body)
+	if err != nil {
+		return Flags{}, false
+	}
+	return Flags{Declared: p.declared, NoWrites: p.noWrites, AllowOOM: p.allowOOM}, true
 }
 
 // Engine compiles, caches and runs scripts. It is safe for concurrent use.
@@ -130,9 +153,9 @@ func (e replyError) Error() string { return string(e) }
 // chunkName is the name scripts are compiled under, as Redis names them.
 const chunkName = "user_script"
 
-// shebangFlags are the flags "#!lua flags=..." may declare. Only no-writes
-// changes what mayfly does; the others concern memory limits, replicas
-// and cluster slots.
+// shebangFlags are the flags "#!lua flags=..." may declare. no-writes and
+// allow-oom change what mayfly does; the others concern replicas and
+// cluster slots.
 var shebangFlags = map[string]bool{"no-writes": true, "allow-oom": true, "allow-stale": true, "no-cluster": true, "allow-cross-slot-keys": true}
 
 // compile parses and compiles a script body, after its shebang line
@@ -165,11 +188,15 @@ func compile(body []byte) (*compiled, error) {
 				if !shebangFlags[f] {
 					return nil, replyError("ERR Unexpected flag in script shebang: " + f)
 				}
-				if f == "no-writes" {
+				switch f {
+				case "no-writes":
 					c.noWrites = true
+				case "allow-oom":
+					c.allowOOM = true
 				}
 			}
 		}
+		c.declared = true
 		src = src[nl:]
 	}
 	chunk, err := parse.Parse(strings.NewReader(src), chunkName)

@@ -81,6 +81,10 @@ func evalScript(x *cmdCtx, bySHA, readOnly bool) error {
 		c.deferServe = true
 	}
 	h := &scriptHost{x: x, readOnly: readOnly}
+	if c.oomBefore {
+		f, _ := x.s.scripts.Flags(sha, body)
+		h.oom = !f.AllowOOM
+	}
 	defer func() { // also after a panic
 		c.mu.Lock()
 		c.db = db // SELECT inside a script does not change the client's database

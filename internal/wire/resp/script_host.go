@@ -20,6 +20,11 @@ type scriptHost struct {
 	w        *Writer
 	// run is the script as SCRIPT KILL sees it: Call marks it written.
 	run *runningScript
+	// oom is set when used memory was over maxmemory with nothing to
+	// evict as the script started (and it does not declare allow-oom):
+	// its first write, if flagged denyoom, is refused; wrote is set once
+	// a write command ran.
+	oom, wrote bool
 }
 
 // Call runs args and returns its reply decoded from RESP version proto;
@@ -39,6 +44,12 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 	}
 	if (h.readOnly || noWrites) && (hasFlag(cmd, "write") || hasFlag(cmd, "may_replicate")) {
 		return script.ErrorReply("ERR Write commands are not allowed from read-only scripts.")
+	}
+	if h.oom && !h.wrote && hasFlag(cmd, "denyoom") {
+		return script.ErrorReply(errOOM)
+	}
+	if hasFlag(cmd, "write") {
+		h.wrote = true
 	}
 	if h.w == nil {
 		h.w = NewWriter(proto)

@@ -1,0 +1,137 @@
+package resp
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/mayfly/mayfly/internal/kv"
+	"github.com/mayfly/mayfly/internal/script"
+)
+
+// The maxmemory rule at the wire edge. Before every command, when
+// maxmemory is set, keys are evicted by the policy (kv.Tx.MakeRoom). When
+// used memory stays over maxmemory because nothing can be evicted, Redis's
+// OOM error refuses the commands that may grow memory: those flagged
+// denyoom, EXEC of a transaction that queued one, EVAL and EVALSHA of a
+// script whose shebang declares neither no-writes nor allow-oom, and
+// inside MULTI every command but EXEC, DISCARD, QUIT and RESET. A script
+// without a shebang is not refused up front: its first write command
+// flagged denyoom gets the error, and later ones (after a write) do not.
+
+// errOOM is Redis's reply to a command refused for memory, word for word.
+const errOOM = "OOM command not allowed when used memory > 'maxmemory'."
+
+// evictionParams are the CONFIG parameters that make up kv.Eviction.
+var evictionParams = []string{"maxmemory", "maxmemory-policy", "maxmemory-samples",
+	"maxmemory-eviction-tenacity", "lfu-log-factor", "lfu-decay-time"}
+
+// applyEviction hands the maxmemory parameters to the store.
+func (s *Server) applyEviction() {
+	c := s.cfg
+	num := func(name string) int64 {
+		n, err := strconv.ParseUint(c.get(name), 10, 64)
+		if err != nil || n > math.MaxInt64 {
+			return math.MaxInt64
+		}
+		return int64(n)
+	}
+	policy, _ := kv.ParsePolicy(c.get("maxmemory-policy"))
+	s.kv.SetEviction(kv.Eviction{
+		MaxMemory:    num("maxmemory"),
+		Policy:       policy,
+		Samples:      int(min(num("maxmemory-samples"), math.MaxInt32)),
+		Tenacity:     int(min(num("maxmemory-eviction-tenacity"), 100)),
+		LFULogFactor: int(min(num("lfu-log-factor"), math.MaxInt32)),
+		LFUDecayTime: int(min(num("lfu-decay-time"), math.MaxInt32)),
+	})
+}
+
+// SetConfig sets one CONFIG parameter as CONFIG SET does (the server's
+// startup configuration); the error is CONFIG SET's.
+func (s *Server) SetConfig(name, value string) error {
+	return s.cfg.setMany([][]byte{[]byte(name), []byte(value)})
+}
+
+// checkMemory runs the maxmemory rule before cmd; it returns the error that
+// refuses it. It records in c.oomBefore whether used memory was over the
+// limit with nothing left to evict, for the scripts cmd may run.
+func (c *client) checkMemory(tx *kv.Tx, cmd *command, args [][]byte) error {
+	c.oomBefore = false
+	if c.s.kv.Eviction().MaxMemory == 0 {
+		return nil
+	}
+	oom, err := tx.MakeRoom()
+	if err != nil || !oom {
+		return err
+	}
+	c.oomBefore = true
+	switch {
+	case cmd.name == "exec" && c.multi != nil && c.multi.denyOOM():
+		c.multi = nil
+		c.unwatch()
+		return replyErr("EXECABORT Transaction discarded because of: " + errOOM)
+	case c.denyOOM(cmd, args):
+		return replyErr(errOOM)
+	case c.multi != nil:
+		switch cmd.name {
+		case "exec", "discard", "quit", "reset":
+			return nil
+		}
+		return replyErr(errOOM)
+	}
+	return nil
+}
+
+// denyOOM reports whether cmd may grow memory: flagged denyoom, or a
+// script that declares flags without no-writes or allow-oom.
+func (c *client) denyOOM(cmd *command, args [][]byte) bool {
+	if hasFlag(cmd, "denyoom") {
+		return true
+	}
+	switch cmd.name {
+	case "eval", "eval_ro", "evalsha", "evalsha_ro":
+		f, ok := c.scriptFlags(cmd, args)
+		return ok && f.Declared && !f.NoWrites && !f.AllowOOM
+	}
+	return false
+}
+
+// denyOOM reports whether the transaction queued a command flagged
+// denyoom.
+func (m *multiState) denyOOM() bool {
+	for _, q := range m.cmds {
+		if hasFlag(q.cmd, "denyoom") {
+			return true
+		}
+	}
+	return false
+}
+
+// scriptFlags returns the shebang flags of the script EVAL or EVALSHA
+// names; ok is false for a script not cached that EVALSHA names or that
+// does not compile.
+func (c *client) scriptFlags(cmd *command, args [][]byte) (script.Flags, bool) {
+	if len(args) < 2 {
+		return script.Flags{}, false
+	}
+	if cmd.name == "evalsha" || cmd.name == "evalsha_ro" {
+		if len(args[1]) != 40 {
+			return script.Flags{}, false
+		}
+		return c.s.scripts.Flags(string(args[1]), nil)
+	}
+	return c.s.scripts.Flags(script.SHA1(args[1]), args[1])
+}
+
+// notePeakMemory records used as a candidate peak and returns the peak.
+func (s *Server) notePeakMemory(used int64) int64 {
+	for {
+		p := s.peakMemory.Load()
+		if used <= p {
+			return p
+		}
+		if s.peakMemory.CompareAndSwap(p, used) {
+			return used
+		}
+	}
+}
