@@ -1,8 +1,10 @@
 package kv
 
 import (
+	"bytes"
 	"context"
 	"math"
+	"math/rand/v2"
 
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -297,7 +299,8 @@ func (tx *Tx) populated(pdb byte, volatile bool) bool {
 }
 
 // soonestExpiry returns the key with the earliest expiry of all databases:
-// the first entry of each database's expiry index.
+// the first entry of each database's expiry index, searched from
+// Store.dueFrom.
 func (tx *Tx) soonestExpiry() (pdb byte, key []byte, m Meta, ok bool, err error) {
 	best := int64(math.MaxInt64)
 	for p := range NumDBs {
@@ -305,11 +308,20 @@ func (tx *Tx) soonestExpiry() (pdb byte, key []byte, m Meta, ok bool, err error)
 			continue
 		}
 		lo := expiryPrefix(byte(p))
-		it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
+		start := lo
+		if from := tx.s.dueFrom[p]; from != nil && bytes.Compare(from, lo) > 0 {
+			start = from // nothing is stored below it
+		}
+		it, err := tx.reader().NewIter(start, storage.PrefixEnd(lo))
 		if err != nil {
 			return 0, nil, Meta{}, false, err
 		}
 		if it.First() {
+			// The first entry, the Tx's own writes included: nothing is
+			// below it even if the Tx rolls back, so the next search
+			// starts there instead of stepping over the deletions of
+			// every key evicted before.
+			tx.s.dueFrom[p] = bytes.Clone(it.Key())
 			if at, k, valid := decodeExpiryKey(it.Key()); valid && at < best {
 				best, pdb, key = at, byte(p), append([]byte(nil), k...)
 			}
@@ -355,16 +367,25 @@ func (tx *Tx) randomVictim(volatile bool) (pdb byte, key []byte, m Meta, ok bool
 // sampleKeys appends to dst up to n consecutive keys of physical db pdb
 // from a random point (wrapping around at the end), of the keyspace or,
 // with volatile, of the expiry index.
+//
+// The point is drawn uniformly between the first and the last key over the
+// 8 bytes after their common prefix, three seeks whatever the size, so
+// keys after a wide gap of the key space come up more often; an eviction
+// sample need not be uniform, only cheap and able to reach every key.
 func (tx *Tx) sampleKeys(pdb byte, volatile bool, n int, dst [][]byte) ([][]byte, error) {
 	lo := metaPrefix(pdb)
 	if volatile {
 		lo = expiryPrefix(pdb)
 	}
-	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
+	start := lo
+	if from := tx.s.dueFrom[pdb]; volatile && from != nil && bytes.Compare(from, lo) > 0 {
+		start = from // nothing is stored below it
+	}
+	it, err := tx.reader().NewIter(start, storage.PrefixEnd(lo))
 	if err != nil {
 		return dst, err
 	}
-	ok := seekRandom(it, lo)
+	ok := seekLanding(it)
 	var first []byte
 	for i := 0; ok && i < n; i++ {
 		k := it.Key()
@@ -471,4 +492,18 @@ func (tx *Tx) poolVictim(e *Eviction) (pdb byte, key []byte, m Meta, ok bool, er
 		}
 	}
 	return 0, nil, Meta{}, false, nil
+}
+
+// seekLanding moves it to the entry at or after a random point between its
+// first and last entries (see sampleKeys); false when there is none.
+func seekLanding(it *storage.Iter) bool {
+	if !it.First() {
+		return false
+	}
+	first := bytes.Clone(it.Key())
+	if !it.Last() {
+		return false
+	}
+	target := randomBetween(rand.New(runtimeSource{}), first, it.Key())
+	return it.SeekGE(target) || it.First()
 }
