@@ -100,7 +100,6 @@ func (p Policy) volatile() bool {
 	return p == PolicyVolatileLRU || p == PolicyVolatileLFU || p == PolicyVolatileRandom || p == PolicyVolatileTTL
 }
 func (p Policy) lfu() bool    { return p == PolicyAllKeysLFU || p == PolicyVolatileLFU }
-func (p Policy) lru() bool    { return p == PolicyAllKeysLRU || p == PolicyVolatileLRU }
 func (p Policy) random() bool { return p == PolicyAllKeysRandom || p == PolicyVolatileRandom }
 
 // elemCost is what one element of a collection counts, whatever its size.
