@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"math/rand/v2"
 
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -367,10 +366,9 @@ func (tx *Tx) randomVictim(volatile bool) (pdb byte, key []byte, m Meta, ok bool
 // from a random point (wrapping around at the end), of the keyspace or,
 // with volatile, of the expiry index.
 //
-// The point is drawn uniformly between the first and the last key over the
-// 8 bytes after their common prefix, three seeks whatever the size, so
-// keys after a wide gap of the key space come up more often; an eviction
-// sample need not be uniform, only cheap and able to reach every key.
+// The point is RANDOMKEY's (seekRandom: a descent byte by byte, a few seeks
+// per byte that tells keys apart), so that keys spread over a narrow part
+// of the byte space, such as numbered ones, come up about equally often.
 func (tx *Tx) sampleKeys(pdb byte, volatile bool, n int, dst [][]byte) ([][]byte, error) {
 	lo := metaPrefix(pdb)
 	if volatile {
@@ -384,7 +382,7 @@ func (tx *Tx) sampleKeys(pdb byte, volatile bool, n int, dst [][]byte) ([][]byte
 	if err != nil {
 		return dst, err
 	}
-	ok := seekLanding(it)
+	ok := seekRandom(it, lo)
 	var first []byte
 	for i := 0; ok && i < n; i++ {
 		k := it.Key()
@@ -491,18 +489,4 @@ func (tx *Tx) poolVictim(e *Eviction) (pdb byte, key []byte, m Meta, ok bool, er
 		}
 	}
 	return 0, nil, Meta{}, false, nil
-}
-
-// seekLanding moves it to the entry at or after a random point between its
-// first and last entries (see sampleKeys); false when there is none.
-func seekLanding(it *storage.Iter) bool {
-	if !it.First() {
-		return false
-	}
-	first := bytes.Clone(it.Key())
-	if !it.Last() {
-		return false
-	}
-	target := randomBetween(rand.New(runtimeSource{}), first, it.Key())
-	return it.SeekGE(target) || it.First()
 }
