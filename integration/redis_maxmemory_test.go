@@ -65,7 +65,7 @@ func TestRedisMaxmemoryCache(t *testing.T) {
 			t.Fatalf("SET %d: %v", i, err)
 		}
 		if i%100 == 0 {
-			rc.Get(ctx, "key:00000") // kept hot
+			rc.Get(ctx, "key:00000")  // kept hot
 			s.Advance(t, time.Second) // idle time counts whole seconds
 		}
 	}
