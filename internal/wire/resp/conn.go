@@ -635,7 +635,9 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 		err = replyErr("ERR Command not allowed inside a transaction")
 	}
 	if err == nil {
-		err = c.checkMemory(tx, cmd, args)
+		if err = c.checkMemory(tx, cmd, args); err != nil {
+			s.cmdStats.rejected(cmd)
+		}
 	}
 	if err == nil && c.multi != nil && !cmd.has(flagMultiControl) {
 		c.multi.queue(cmd, args)

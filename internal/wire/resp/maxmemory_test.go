@@ -189,6 +189,9 @@ func TestMaxmemoryScripts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "command not allowed when used memory") {
 		t.Fatalf("write of a legacy script: %v", err)
 	}
+	if got := infoField(t, e, "commandstats", "cmdstat_set"); !strings.HasPrefix(got, "calls=0,") || !strings.Contains(got, "rejected_calls=1,") {
+		t.Fatalf("cmdstat_set %q: the refused SET counts as rejected", got)
+	}
 	if got := c.Eval(ctx, "return redis.call('get', 'x')", nil).Err(); got != redis.Nil {
 		t.Fatalf("read of a legacy script: %v", got)
 	}

@@ -46,6 +46,7 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 		return script.ErrorReply("ERR Write commands are not allowed from read-only scripts.")
 	}
 	if h.oom && !h.wrote && hasFlag(cmd, "denyoom") {
+		s.cmdStats.rejected(cmd)
 		return script.ErrorReply(errOOM)
 	}
 	if hasFlag(cmd, "write") {
