@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"time"
 
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -28,9 +29,9 @@ import (
 // # When and how
 //
 // Before each command (MakeRoom), when the count is over MaxMemory, keys
-// are deleted by the policy until it is under, at most evictBudget keys per
-// command; what is left is done by a background pass (EvictPass, run by
-// Store.Run). When no key can be evicted (noeviction, or a volatile policy
+// are deleted by the policy until it is under, at most evictBudget keys and
+// for at most evictTimeLimit per command; what is left is done by a
+// background pass (EvictPass, run by Store.Run). When no key can be evicted (noeviction, or a volatile policy
 // and no key with an expiry) the command is refused with Redis's OOM
 // error, if it is one that may grow memory. An evicted key is deleted like
 // DEL deletes it, with an `evicted` event (class e) instead of `del`, and
@@ -174,8 +175,7 @@ func (s *Store) wakeEvictor() {
 
 // evictBudget is how many keys one command may evict: 16 per step of
 // tenacity up to 10 (at least 16), growing by 15% per step above it, and
-// no bound at 100. (Redis bounds the time instead, 50 µs per step up to
-// 10; a key count keeps the work per command the same on any clock.)
+// no bound at 100.
 func evictBudget(tenacity int) int {
 	switch {
 	case tenacity <= 10:
@@ -187,6 +187,25 @@ func evictBudget(tenacity int) int {
 	}
 }
 
+// evictTimeLimit is how long one command may evict, Redis's
+// evictionTimeLimitUs: 50 µs per step of tenacity up to 10, growing by 15%
+// per step above it, and no limit at 100 (0). It is read on the store's
+// clock every 16 keys, as Redis does.
+func evictTimeLimit(tenacity int) time.Duration {
+	switch {
+	case tenacity <= 10:
+		return time.Duration(50*max(tenacity, 1)) * time.Microsecond
+	case tenacity < 100:
+		return time.Duration(500*math.Pow(1.15, float64(tenacity-10))) * time.Microsecond
+	default:
+		return 0
+	}
+}
+
+// backgroundBatch is how many keys one Tx of the background pass evicts,
+// so that it holds the store's lock briefly.
+const backgroundBatch = 16
+
 // MakeRoom evicts keys by the policy while the counted memory is over
 // MaxMemory, at most evictBudget keys, leaving the rest to the background
 // pass. oom reports that it is over and no key could be evicted: a
@@ -196,7 +215,7 @@ func (tx *Tx) MakeRoom() (oom bool, err error) {
 	if e.MaxMemory <= 0 || tx.UsedMemory() <= e.MaxMemory {
 		return false, nil
 	}
-	_, fail, over, err := tx.evict(e, evictBudget(e.Tenacity))
+	_, fail, over, err := tx.evict(e, evictBudget(e.Tenacity), evictTimeLimit(e.Tenacity))
 	if err != nil {
 		return false, err
 	}
@@ -213,7 +232,7 @@ func (tx *Tx) OverMemory() bool {
 	return e.MaxMemory > 0 && tx.UsedMemory() > e.MaxMemory
 }
 
-// EvictPass evicts in batches of evictBudget keys, each its own Tx, until
+// EvictPass evicts in batches of backgroundBatch keys, each its own Tx, until
 // the counted memory is under MaxMemory or nothing can be evicted, and
 // returns how many keys it evicted.
 func (s *Store) EvictPass(ctx context.Context) (int, error) {
@@ -221,7 +240,7 @@ func (s *Store) EvictPass(ctx context.Context) (int, error) {
 	for ctx.Err() == nil {
 		e := s.eviction.Load()
 		tx := s.Begin()
-		n, fail, over, err := tx.evict(e, max(evictBudget(e.Tenacity), 16))
+		n, fail, over, err := tx.evict(e, backgroundBatch, 0)
 		if err != nil {
 			tx.Rollback()
 			return total, err
@@ -238,10 +257,18 @@ func (s *Store) EvictPass(ctx context.Context) (int, error) {
 }
 
 // evict deletes up to budget keys (negative: no bound) by e's policy while
-// the counted memory is over e.MaxMemory. fail reports that it was over
-// and no key could be found to evict; over that it still is.
-func (tx *Tx) evict(e *Eviction, budget int) (n int, fail, over bool, err error) {
+// the counted memory is over e.MaxMemory, for at most limit (0: no limit)
+// on the store's clock. fail reports that it was over and no key could be
+// found to evict; over that it still is.
+func (tx *Tx) evict(e *Eviction, budget int, limit time.Duration) (n int, fail, over bool, err error) {
+	var start time.Time
+	if limit > 0 {
+		start = tx.s.opts.Now()
+	}
 	for budget < 0 || n < budget {
+		if limit > 0 && n > 0 && n%16 == 0 && tx.s.opts.Now().Sub(start) > limit {
+			break
+		}
 		if e.MaxMemory <= 0 || tx.UsedMemory() <= e.MaxMemory {
 			return n, false, false, nil
 		}

@@ -294,3 +294,28 @@ func TestParsePolicy(t *testing.T) {
 		t.Error("lru parsed")
 	}
 }
+
+// Ensure that one command stops evicting once its time is up (checked
+// every 16 keys): here every reading of the clock takes a millisecond,
+// past the 500 µs of tenacity 10, so it stops after 16 keys of its 160.
+func TestEvictionTimeLimit(t *testing.T) {
+	s, st, c, _, _ := newStore(t)
+	keys := fill(t, s, c, 100, 1)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	slow, err := kv.Open(t.Context(), kv.Options{Store: st, Now: func() time.Time {
+		c.Advance(time.Millisecond)
+		return c.Now()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow.SetEviction(kv.Eviction{MaxMemory: kv.StartupMemory, Policy: kv.PolicyVolatileTTL, Samples: 5, Tenacity: 10, LFULogFactor: 10, LFUDecayTime: 1})
+	if makeRoom(t, slow) {
+		t.Fatal("OOM")
+	}
+	if got := len(present(t, slow, keys)); got != 100-16 {
+		t.Fatalf("%d keys left, want %d", got, 100-16)
+	}
+}
