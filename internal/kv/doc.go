@@ -6,7 +6,9 @@
 //
 // Every key has one metadata record (meta.go) under PrefixRedisMeta:
 // [db][key] -> {type, version, expireAt ms (0 = none), payload}. A string's
-// payload is its value, so GET and SET touch one record. A collection's
+// payload is its value, so GET and SET touch one record. Bitmaps
+// (bitmap.go) and HyperLogLogs (hyperloglog.go, in package hll's
+// representation) are strings too. A collection's
 // payload starts with its element count, and its elements are sub-keys
 // under PrefixRedisSub: [db][version][element...]. Versions are unique in
 // the whole store (Tx.NewVersion), so sub-keys need not name the key:

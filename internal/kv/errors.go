@@ -1,6 +1,10 @@
 package kv
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/mayfly/mayfly/internal/hll"
+)
 
 // Sentinel errors returned by kv operations, grouped by when they occur.
 // Callers test them with errors.Is (they may come wrapped with context);
@@ -28,6 +32,12 @@ var (
 	// ErrSortNotDouble is returned by SORT without ALPHA when an element (or
 	// its BY value) is not a number.
 	ErrSortNotDouble = errors.New("kv: one or more scores can't be converted into double")
+	// ErrNotHLL is returned by the HyperLogLog operations for a string
+	// that is not a HyperLogLog.
+	ErrNotHLL = hll.ErrInvalid
+	// ErrCorruptHLL is returned by the HyperLogLog operations for a
+	// HyperLogLog whose registers cannot be read.
+	ErrCorruptHLL = hll.ErrCorrupt
 )
 
 // Errors of arithmetic whose result cannot be stored.

@@ -36,9 +36,11 @@ var allowed = map[string][]string{
 	// The planner reads the catalog and stored documents; it never writes.
 	"internal/docdb/plan": {"internal/docdb/catalog", "internal/docdb/stored", "internal/docdb/match", "internal/docdb/query", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
 	"internal/glob":       {},
-	"internal/kv":         {"internal/expiry", "internal/storage", "internal/glob"},
+	"internal/geo":        {},
+	"internal/kv":         {"internal/expiry", "internal/storage", "internal/glob", "internal/hll"},
+	"internal/hll":        {},
 	"internal/wire/mongo": {"internal/docdb"},
-	"internal/wire/resp":  {"internal/kv", "internal/glob", "internal/script"},
+	"internal/wire/resp":  {"internal/kv", "internal/glob", "internal/script", "internal/geo"},
 	"internal/script":     {},
 	"internal/admin":      {"internal/docdb", "internal/kv", "internal/expiry"},
 	"internal/server":     {"internal"},

@@ -125,6 +125,9 @@ var cmdCommand = func() *command {
 				if c.name == "sort" {
 					idx = sortKeyIndexes(x.args[2:])
 				}
+				if from, ok := geoRadiusOptionsAt[c.name]; ok {
+					idx = geoRadiusKeyIndexes(x.args[2:], from)
+				}
 				if len(idx) == 0 {
 					return replyErr("ERR The command has no key arguments")
 				}

@@ -62,20 +62,24 @@ type deprecation struct {
 
 // deprecatedCommands are the commands Redis 7.2 documents as deprecated.
 var deprecatedCommands = map[string]deprecation{
-	"brpoplpush":       {"6.2.0", "`BLMOVE` with the `RIGHT` and `LEFT` arguments"},
-	"rpoplpush":        {"6.2.0", "`LMOVE` with the `RIGHT` and `LEFT` arguments"},
-	"getset":           {"6.2.0", "`SET` with the `!GET` argument"},
-	"setnx":            {"2.6.12", "`SET` with the `NX` argument"},
-	"setex":            {"2.6.12", "`SET` with the `EX` argument"},
-	"psetex":           {"2.6.12", "`SET` with the `PX` argument"},
-	"hmset":            {"4.0.0", "`HSET` with multiple field-value pairs"},
-	"substr":           {"2.0.0", "`GETRANGE`"},
-	"quit":             {"7.2.0", "just closing the connection"},
-	"zrevrange":        {"6.2.0", "`ZRANGE` with the `REV` argument"},
-	"zrangebyscore":    {"6.2.0", "`ZRANGE` with the `BYSCORE` argument"},
-	"zrevrangebyscore": {"6.2.0", "`ZRANGE` with the `REV` and `BYSCORE` arguments"},
-	"zrangebylex":      {"6.2.0", "`ZRANGE` with the `BYLEX` argument"},
-	"zrevrangebylex":   {"6.2.0", "`ZRANGE` with the `REV` and `BYLEX` arguments"},
+	"brpoplpush":           {"6.2.0", "`BLMOVE` with the `RIGHT` and `LEFT` arguments"},
+	"rpoplpush":            {"6.2.0", "`LMOVE` with the `RIGHT` and `LEFT` arguments"},
+	"getset":               {"6.2.0", "`SET` with the `!GET` argument"},
+	"setnx":                {"2.6.12", "`SET` with the `NX` argument"},
+	"setex":                {"2.6.12", "`SET` with the `EX` argument"},
+	"psetex":               {"2.6.12", "`SET` with the `PX` argument"},
+	"hmset":                {"4.0.0", "`HSET` with multiple field-value pairs"},
+	"substr":               {"2.0.0", "`GETRANGE`"},
+	"quit":                 {"7.2.0", "just closing the connection"},
+	"zrevrange":            {"6.2.0", "`ZRANGE` with the `REV` argument"},
+	"zrangebyscore":        {"6.2.0", "`ZRANGE` with the `BYSCORE` argument"},
+	"zrevrangebyscore":     {"6.2.0", "`ZRANGE` with the `REV` and `BYSCORE` arguments"},
+	"zrangebylex":          {"6.2.0", "`ZRANGE` with the `BYLEX` argument"},
+	"zrevrangebylex":       {"6.2.0", "`ZRANGE` with the `REV` and `BYLEX` arguments"},
+	"georadius":            {"6.2.0", "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` argument"},
+	"georadius_ro":         {"6.2.0", "`GEOSEARCH` with the `BYRADIUS` argument"},
+	"georadiusbymember":    {"6.2.0", "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments"},
+	"georadiusbymember_ro": {"6.2.0", "`GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments"},
 }
 
 // keynumSpec is a key spec whose keys follow a count argument (Redis's

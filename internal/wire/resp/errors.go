@@ -45,6 +45,8 @@ var kvReplies = []struct {
 	reply replyErr
 }{
 	{kv.ErrWrongType, errWrongType},
+	{kv.ErrNotHLL, "WRONGTYPE Key is not a valid HyperLogLog string value."},
+	{kv.ErrCorruptHLL, "INVALIDOBJ Corrupted HLL object detected"},
 	{kv.ErrNotInteger, errNotInt},
 	{kv.ErrNotFloat, errNotFloat},
 	{kv.ErrHashNotInteger, "ERR hash value is not an integer"},
