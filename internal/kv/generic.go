@@ -280,6 +280,7 @@ func (tx *Tx) FlushDB() error {
 	if err := tx.touchReplaced(tx.ldb, tx.pdb); err != nil {
 		return err
 	}
+	tx.touchFlushed(tx.ldb)
 	return tx.flush(tx.pdb)
 }
 
@@ -293,6 +294,7 @@ func (tx *Tx) FlushAll() error {
 			return err
 		}
 	}
+	tx.touchFlushed(-1)
 	return nil
 }
 
@@ -333,6 +335,7 @@ func (tx *Tx) SwapDB(a, b int) error {
 			return err
 		}
 	}
+	tx.touchFlushed(-1)
 	tx.dbmap[a], tx.dbmap[b] = tx.dbmap[b], tx.dbmap[a]
 	tx.mapDirty = true
 	if err := tx.batch().Set(dbmapKey(), tx.dbmap[:]); err != nil {

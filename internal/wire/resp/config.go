@@ -66,6 +66,10 @@ func newConfig(o *Options) *config {
 			n, _ := strconv.ParseInt(v, 10, 64)
 			c.s.kv.SetMaxStringSize(n)
 		},
+		"tracking-table-max-keys": func(c *config, v string) {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			c.s.tracking.setMaxKeys(n)
+		},
 	}
 	for _, name := range evictionParams {
 		c.applies[name] = func(c *config, _ string) { c.s.applyEviction() }

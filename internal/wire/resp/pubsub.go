@@ -247,7 +247,7 @@ func (s *Server) applyNotify(flags int) {
 }
 
 // observer receives kv's commits: keyspace events are published, touched
-// keys invalidate WATCH.
+// keys invalidate WATCH and the keys clients cache (tracker).
 type observer struct{ s *Server }
 
 // WatchedKeys names the watched keys of db, so that a flush or a swap
@@ -270,5 +270,8 @@ func (o observer) Committed(events []kv.Event, touches []kv.Touch) {
 	}
 	if len(touches) > 0 {
 		s.watches.touch(touches)
+		if s.tracking.active.Load() {
+			s.tracking.committed(touches)
+		}
 	}
 }

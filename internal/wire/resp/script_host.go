@@ -63,6 +63,10 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 	sub := &cmdCtx{s: s, c: c, tx: x.tx, w: h.w, args: args, cmd: cmd}
 	start := time.Now()
 	err = cmd.handler(sub)
+	if c.track != nil && cmd.has(flagReadOnly) {
+		// A script that reads tracks the keys the script declares.
+		s.tracking.remember(c, x.tx, x.cmd, x.args)
+	}
 	s.cmdStats.called(cmd, time.Since(start), err != nil)
 	s.feedMonitorsFrom("lua", cmd, x.tx.DB(), args)
 	if err != nil {

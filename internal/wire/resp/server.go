@@ -154,7 +154,9 @@ type Server struct {
 	cfg     *config
 	hub     *hub
 	watches *watchRegistry
-	stats   serverStats
+	// tracking is client-side caching (CLIENT TRACKING).
+	tracking *tracker
+	stats    serverStats
 	// cmdStats counts calls per command and error replies per prefix.
 	cmdStats commandStats
 	// latency is the latency monitor (LATENCY LATEST, HISTORY, RESET).
@@ -199,6 +201,7 @@ func NewServer(opts Options) *Server {
 	s.cfg.s = s
 	s.hub = newHub()
 	s.watches = newWatchRegistry()
+	s.tracking = newTracker(s)
 	s.kv.SetMaxStringSize(opts.Limits.MaxBulkLen)
 	s.applyEviction()
 	s.kv.SetObserver(observer{s})
