@@ -208,13 +208,16 @@ const backgroundBatch = 16
 
 // MakeRoom evicts keys by the policy while the counted memory is over
 // MaxMemory, at most evictBudget keys, leaving the rest to the background
-// pass. oom reports that it is over and no key could be evicted: a
+// pass, and calls each (when not nil) with the name of every key it
+// evicts. oom reports that it is over and no key could be evicted: a
 // command that may grow memory is then refused.
-func (tx *Tx) MakeRoom() (oom bool, err error) {
+func (tx *Tx) MakeRoom(each func(key []byte)) (oom bool, err error) {
 	e := tx.s.eviction.Load()
 	if e.MaxMemory <= 0 || tx.UsedMemory() <= e.MaxMemory {
 		return false, nil
 	}
+	tx.onEvict = each
+	defer func() { tx.onEvict = nil }()
 	_, fail, over, err := tx.evict(e, evictBudget(e.Tenacity), evictTimeLimit(e.Tenacity))
 	if err != nil {
 		return false, err
@@ -297,6 +300,9 @@ func (tx *Tx) evictKey(pdb byte, key []byte, m Meta) error {
 	}
 	tx.evicted++
 	tx.notifyDB(tx.logical(pdb), ClassEvicted, "evicted", key)
+	if tx.onEvict != nil {
+		tx.onEvict(key)
+	}
 	return nil
 }
 

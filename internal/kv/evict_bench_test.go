@@ -36,7 +36,7 @@ func BenchmarkEvict(b *testing.B) {
 					if _, err := tx.Set([]byte(k), []byte("value"), kv.SetOptions{ExpireAt: now + 7200_000 + int64(i)}); err != nil {
 						return err
 					}
-					oom, err := tx.MakeRoom()
+					oom, err := tx.MakeRoom(nil)
 					if oom {
 						b.Fatal("OOM")
 					}

@@ -20,7 +20,7 @@ func TestSampledLRUKeepsRecentKeys(t *testing.T) {
 	const n = 5000
 	for i := range n {
 		do(t, s, func(tx *kv.Tx) error {
-			if oom, err := tx.MakeRoom(); oom || err != nil {
+			if oom, err := tx.MakeRoom(nil); oom || err != nil {
 				t.Fatalf("MakeRoom: %v %v", oom, err)
 			}
 			_, err := tx.Set([]byte(fmt.Sprintf("key:%05d", i)), []byte(v), kv.SetOptions{})

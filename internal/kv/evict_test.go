@@ -32,7 +32,7 @@ func exists(t *testing.T, s *kv.Store, key string) bool {
 func makeRoom(t *testing.T, s *kv.Store) bool {
 	t.Helper()
 	var oom bool
-	do(t, s, func(tx *kv.Tx) (err error) { oom, err = tx.MakeRoom(); return })
+	do(t, s, func(tx *kv.Tx) (err error) { oom, err = tx.MakeRoom(nil); return })
 	return oom
 }
 

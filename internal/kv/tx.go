@@ -32,7 +32,8 @@ type Tx struct {
 	expired   int64
 	lazy      int64
 	evicted   int64
-	wake      int64 // earliest expireAt written, 0 for none
+	onEvict   func(key []byte) // MakeRoom's callback, while it runs
+	wake      int64            // earliest expireAt written, 0 for none
 	events    []Event
 	touches   []Touch
 	origin    uint64 // who runs the Tx (SetOrigin), carried by its touches

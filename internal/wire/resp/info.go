@@ -98,6 +98,7 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("maxmemory_human", humanBytes(uint64(e.MaxMemory)))
 		line("maxmemory_policy", e.Policy.String())
 		line("mem_not_counted_for_evict", 0)
+		line("lazyfree_pending_objects", 0)
 		line("mem_allocator", "go")
 	})
 	section("persistence", func() {

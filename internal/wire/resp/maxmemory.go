@@ -60,7 +60,11 @@ func (c *client) checkMemory(tx *kv.Tx, cmd *command, args [][]byte) error {
 	if c.s.kv.Eviction().MaxMemory == 0 {
 		return nil
 	}
-	oom, err := tx.MakeRoom()
+	var each func(key []byte)
+	if c.s.tracking.active.Load() {
+		each = func(key []byte) { c.s.tracking.evictedBefore(c, string(key)) }
+	}
+	oom, err := tx.MakeRoom(each)
 	if err != nil || !oom {
 		return err
 	}
@@ -134,4 +138,29 @@ func (s *Server) notePeakMemory(used int64) int64 {
 			return used
 		}
 	}
+}
+
+// evictedBefore sends at once the invalidation of key, evicted before the
+// command c is about to run: into c's reply buffer, ahead of the command's
+// reply as Redis sends it, when c is a RESP3 client that read key without
+// a redirection; queued for every other client that read it. The key is
+// then forgotten, so the commit sends nothing more for it (BCAST clients
+// get theirs from the commit).
+func (t *tracker) evictedBefore(c *client, key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ids, ok := t.keys[key]
+	if !ok {
+		return
+	}
+	if _, mine := ids[c.id]; mine && c.track != nil && c.track.on && !c.track.bcast && c.track.redirect == 0 && c.proto() >= 3 {
+		c.w.Push(2)
+		c.w.BulkString("invalidate")
+		c.w.Array(1)
+		c.w.BulkString(key)
+		c.pushing = true
+		delete(ids, c.id)
+		t.items--
+	}
+	t.invalidate(key, 0)
 }

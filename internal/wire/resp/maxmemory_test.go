@@ -311,3 +311,24 @@ func TestObjectFreqAndIdleUnderPolicies(t *testing.T) {
 		t.Fatalf("OBJECT IDLETIME under LFU: %v", err)
 	}
 }
+
+// Ensure that the invalidation of a key evicted before a command reaches a
+// RESP3 tracking client ahead of the command's reply, as in Redis.
+func TestMaxmemoryEvictionInvalidatesBeforeTheReply(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	a := e.resp3Tracking()
+	c := e.client(2)
+	c.Set(ctx, "volatile-key", "x", time.Hour)
+	expect(t, a.do("GET", "volatile-key"), "x")
+	limit := kv.StartupMemory + keyCost("volatile-key", "x") + 10
+	configSet(t, c, "maxmemory-policy", "volatile-random", "maxmemory", strconv.FormatInt(limit, 10))
+	c.Set(ctx, "big", "0123456789", 0) // now over the limit
+	a.send("GET", "big")
+	expect(t, a.read(), ">[invalidate [volatile-key]]")
+	expect(t, a.read(), "0123456789")
+	if n := c.Exists(ctx, "volatile-key").Val(); n != 0 {
+		t.Fatal("volatile-key was not evicted")
+	}
+	expect(t, a.do("PING"), "PONG") // nothing more was sent for it
+}
