@@ -30,7 +30,7 @@ var cmdDebug = def(cmdSpec{
 			}
 			x.w.OK()
 		case argEq(x.args[1], "object") && len(x.args) == 3:
-			enc, ok, err := x.tx.Encoding(x.args[2])
+			enc, ok, err := objectEncoding(x, x.args[2])
 			if err != nil {
 				return err
 			}

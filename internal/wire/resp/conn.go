@@ -719,6 +719,7 @@ func (c *client) call(tx *kv.Tx, cmd *command, args [][]byte) error {
 	}
 	d := time.Since(start)
 	c.s.cmdStats.called(cmd, d, err != nil)
+	c.s.slowlog.record(c, cmd, args, d)
 	if d >= time.Millisecond && !slices.Contains(cmd.flags, "blocking") {
 		event := "command"
 		if slices.Contains(cmd.flags, "fast") {

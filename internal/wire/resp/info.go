@@ -132,6 +132,7 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("keyspace_misses", ks.KeyspaceMisses)
 		line("pubsub_channels", st.PubSubChannels)
 		line("pubsub_patterns", st.PubSubPatterns)
+		line("migrate_cached_sockets", 0)
 		line("tracking_total_keys", trackKeys)
 		line("tracking_total_items", trackItems)
 		line("tracking_total_prefixes", trackPrefixes)
