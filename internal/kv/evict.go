@@ -31,11 +31,12 @@ import (
 // Before each command (MakeRoom), when the count is over MaxMemory, keys
 // are deleted by the policy until it is under, at most evictBudget keys and
 // for at most evictTimeLimit per command; what is left is done by a
-// background pass (EvictPass, run by Store.Run). When no key can be evicted (noeviction, or a volatile policy
-// and no key with an expiry) the command is refused with Redis's OOM
-// error, if it is one that may grow memory. An evicted key is deleted like
-// DEL deletes it, with an `evicted` event (class e) instead of `del`, and
-// counts in evicted_keys.
+// background pass (EvictPass, run by Store.Run, backgroundBatch keys per
+// Tx). When no key can be evicted (noeviction, or a volatile policy and no
+// key with an expiry) the command is refused with Redis's OOM error, if it
+// is one that may grow memory. An evicted key is deleted like DEL deletes
+// it, with an `evicted` event (class e) instead of `del`, and counts in
+// evicted_keys.
 //
 // The random policies pick a random key of the next non-empty database in
 // turn (the keyspace, or the keys with an expiry). The LRU and LFU ones
@@ -44,7 +45,9 @@ import (
 // commands, scored by idle time or by 255 minus the LFU counter (access.go),
 // and evict the best candidate still present. volatile-ttl needs no
 // sampling: it evicts the key with the earliest expiry, the first entry of
-// the time-ordered expiry index.
+// the time-ordered expiry index. The access data the scores come from is
+// in memory only and starts afresh at every Open; the counted memory is
+// rebuilt from storage.
 type Eviction struct {
 	// MaxMemory is the bound in counted bytes; 0 means none.
 	MaxMemory int64
