@@ -10,9 +10,10 @@ import (
 )
 
 // Ensure that the sampled LRU of Redis's defaults (5 samples, a pool of
-// 16) keeps a cache of numbered keys close to true LRU: a key read every
-// second survives 5000 writes into room for about 840 keys, and the keys
-// left are mostly the newest.
+// 16) keeps a cache of numbered keys close to true LRU: after 5000 writes
+// into room for about 840 keys, the keys left are the newest. (A key read
+// every second is as recent as the last second's writes, so an
+// approximated LRU may evict it: it is not asserted.)
 func TestSampledLRUKeepsRecentKeys(t *testing.T) {
 	s, _, c, _, _ := newStore(t)
 	s.SetEviction(kv.Eviction{MaxMemory: 200 << 10, Policy: kv.PolicyAllKeysLRU, Samples: 5, Tenacity: 10, LFULogFactor: 10, LFUDecayTime: 1})
@@ -30,9 +31,6 @@ func TestSampledLRUKeepsRecentKeys(t *testing.T) {
 			do(t, s, func(tx *kv.Tx) error { _, _, err := tx.Get([]byte("key:00000")); return err })
 			c.Advance(time.Second)
 		}
-	}
-	if !exists(t, s, "key:00000") {
-		t.Fatal("the key read every second was evicted")
 	}
 	var left, old int
 	for i := 1; i < n; i++ {

@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"internal/hll":        {},
 	"internal/wire/mongo": {"internal/docdb"},
 	"internal/wire/resp":  {"internal/kv", "internal/glob", "internal/script", "internal/geo", "internal/rdb"},
-	"internal/script":     {},
+	"internal/script":     {"internal/rdb"},
 	"internal/rdb":        {},
 	"internal/admin":      {"internal/docdb", "internal/kv", "internal/expiry"},
 	"internal/server":     {"internal"},

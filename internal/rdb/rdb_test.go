@@ -3,6 +3,7 @@ package rdb
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -380,4 +381,38 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A FUNCTION payload in the format of Redis 7.0's release candidates
+// (opcode 246: name, engine, description, code) loads as today's code; a
+// truncated library is Redis's "Failed loading library payload".
+func TestLoadFunctionsPreRelease(t *testing.T) {
+	body := "\nredis.register_function('old', function() return 'rc' end)"
+	var w writer
+	w.byte(opFunctionPre)
+	w.string([]byte("oldlib"))
+	w.string([]byte("LUA"))
+	w.length(1) // has a description
+	w.string([]byte("desc"))
+	w.string([]byte(body))
+	w.b = binary.LittleEndian.AppendUint16(w.b, Version)
+	p := binary.LittleEndian.AppendUint64(w.b, checksum(w.b))
+	codes, err := LoadFunctions(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "#!LUA name=oldlib\n" + body; len(codes) != 1 || string(codes[0]) != want {
+		t.Fatalf("codes = %q, want %q", codes, want)
+	}
+	if got, err := LoadFunctions(DumpFunctions(codes)); err != nil || string(got[0]) != string(codes[0]) {
+		t.Fatalf("round trip = %q, %v", got, err)
+	}
+	truncated := append([]byte{opFunction2, 0x40}, Version, 0)
+	truncated = binary.LittleEndian.AppendUint64(truncated, checksum(truncated))
+	if _, err := LoadFunctions(truncated); err == nil || err.Error() != "Failed loading library payload" {
+		t.Fatalf("truncated payload: %v", err)
+	}
+	if _, err := LoadFunctions(Dump(&Value{Kind: String, Str: []byte("x")}, DefaultConfig)); err != ErrNotFunction {
+		t.Fatalf("a string's payload: %v", err)
+	}
 }

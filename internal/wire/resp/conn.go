@@ -365,6 +365,10 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 		// The first command's latency includes the wait for the store
 		// (execMeasured).
 		start := time.Now()
+		if chunkMayRunScript(cmds) {
+			s.runs.pending.Add(1)
+			defer s.runs.pending.Add(-1)
+		}
 		tx, busy := c.begin()
 		if busy {
 			c.runBusy(cmds)

@@ -87,17 +87,41 @@ func (c *client) checkMemory(tx *kv.Tx, cmd *command, args [][]byte) error {
 }
 
 // denyOOM reports whether cmd may grow memory: flagged denyoom, or a
-// script that declares flags without no-writes or allow-oom.
+// script or function whose flags (a shebang's, for a script) include
+// neither no-writes nor allow-oom.
 func (c *client) denyOOM(cmd *command, args [][]byte) bool {
 	if hasFlag(cmd, "denyoom") {
 		return true
 	}
-	switch cmd.name {
-	case "eval", "eval_ro", "evalsha", "evalsha_ro":
-		f, ok := c.scriptFlags(cmd, args)
-		return ok && f.Declared && !f.NoWrites && !f.AllowOOM
+	var flags script.Flags
+	switch {
+	case len(args) < 2:
+		return false
+	case cmd.name == "eval" || cmd.name == "eval_ro":
+		f, err := c.s.scripts.Flags(script.SHA1(args[1]), args[1])
+		if err != nil {
+			return false
+		}
+		flags = f
+	case cmd.name == "evalsha" || cmd.name == "evalsha_ro":
+		if len(args[1]) != 40 {
+			return false
+		}
+		f, err := c.s.scripts.Flags(string(args[1]), nil)
+		if err != nil {
+			return false
+		}
+		flags = f
+	case cmd.name == "fcall" || cmd.name == "fcall_ro":
+		f, ok := c.s.scripts.Function(string(args[1]))
+		if !ok {
+			return false
+		}
+		flags = f.Flags
+	default:
+		return false
 	}
-	return false
+	return flags&script.FlagEvalCompat == 0 && flags&(script.FlagNoWrites|script.FlagAllowOOM) == 0
 }
 
 // denyOOM reports whether the transaction queued a command flagged
@@ -109,22 +133,6 @@ func (m *multiState) denyOOM() bool {
 		}
 	}
 	return false
-}
-
-// scriptFlags returns the shebang flags of the script EVAL or EVALSHA
-// names; ok is false for a script not cached that EVALSHA names or that
-// does not compile.
-func (c *client) scriptFlags(cmd *command, args [][]byte) (script.Flags, bool) {
-	if len(args) < 2 {
-		return script.Flags{}, false
-	}
-	if cmd.name == "evalsha" || cmd.name == "evalsha_ro" {
-		if len(args[1]) != 40 {
-			return script.Flags{}, false
-		}
-		return c.s.scripts.Flags(string(args[1]), nil)
-	}
-	return c.s.scripts.Flags(script.SHA1(args[1]), args[1])
 }
 
 // notePeakMemory records used as a candidate peak and returns the peak.

@@ -198,6 +198,7 @@ func NewServer(opts Options) *Server {
 	s.scriptsCtx, s.stopScripts = context.WithCancel(context.Background())
 	s.cmds = commandTable()
 	s.scripts = script.New(s.log)
+	s.loadFunctions()
 	s.replID = newReplID()
 	s.cfg = newConfig(&opts)
 	s.cfg.s = s
