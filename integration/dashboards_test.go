@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/redis/go-redis/v9"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mayfly/mayfly/integration/harness"
 )
@@ -38,7 +41,8 @@ func scrape(t *testing.T, s *harness.Server) []byte {
 // startWithDeletion starts a server on its manual clock and has it delete
 // one expired Redis key, so that the metrics that appear only after a
 // deletion (the lag histograms by kind) are there; a key due in an hour
-// gives the next-due gauge.
+// gives the next-due gauge, and a MongoDB ping the request latencies of
+// both protocols.
 func startWithDeletion(t *testing.T) *harness.Server {
 	t.Helper()
 	s := harness.Start(t, "--manual-clock", "--set-parameter", "ttlMonitorSleepSecs=1")
@@ -48,6 +52,14 @@ func startWithDeletion(t *testing.T) *harness.Server {
 		t.Fatal(err)
 	}
 	if err := rc.Set(t.Context(), "later", "v", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + s.MongoAddr + "/?directConnection=true").SetTimeout(30 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Disconnect(context.Background())
+	if err := cl.Ping(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the key's deletion", func() bool {
@@ -65,6 +77,20 @@ func TestDashboardMetricsExist(t *testing.T) {
 	families, err := parser.TextToMetricFamilies(bytes.NewReader(scrape(t, s)))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The request latencies carry each protocol's command names.
+	seen := map[string]bool{}
+	for _, m := range families["mayfly_request_duration_seconds"].GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		seen[labels["protocol"]+" "+labels["command"]] = m.GetHistogram().GetSampleCount() > 0
+	}
+	for _, want := range []string{"resp set", "mongo ping"} {
+		if !seen[want] {
+			t.Errorf("mayfly_request_duration_seconds has no %s: %v", want, seen)
+		}
 	}
 	root, err := harness.Root()
 	if err != nil {

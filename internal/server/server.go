@@ -47,6 +47,8 @@ type Server struct {
 	stopOnce      sync.Once
 	// console is the admin server's web console (console.go).
 	console *admin.Console
+	// requests is the request latency histogram (request_metrics.go).
+	requests *prometheus.HistogramVec
 }
 
 // requestStop makes Run stop gracefully, as a signal does.
@@ -121,6 +123,8 @@ func New(cfg Config) (*Server, error) {
 		newStorageCollector(store),
 		newExpiryCollector(engine),
 	)
+	s.requests = newRequestHistogram()
+	s.registry.MustRegister(s.requests)
 
 	if cfg.MongoAddr != "" {
 		m, err := s.openMongo()
