@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/expiry"
@@ -305,11 +303,7 @@ func (c *Console) sources(w http.ResponseWriter, r *http.Request) {
 			secs := t.ExpireAfterSeconds
 			e.ExpireAfterSeconds = &secs
 			e.Rule = fmt.Sprintf("%s.%s: %s + %ds", t.DB, t.Collection, t.Field, secs)
-			if t.PartialFilter != nil {
-				if b, err := bson.MarshalExtJSON(t.PartialFilter, false, false); err == nil {
-					e.PartialFilter = string(b)
-				}
-			}
+			e.PartialFilter = t.PartialFilter
 		}
 		if p, ok := pols[ss.Name]; ok {
 			e.Field, e.Group = p.Field, p.Group

@@ -77,8 +77,10 @@ type TTLIndex struct {
 	DB, Collection, Index string
 	Field                 string
 	ExpireAfterSeconds    int64
-	PartialFilter         bson.D // nil when the index is full
-	Clustered, Multikey   bool
+	// PartialFilter is the partialFilterExpression as relaxed extended
+	// JSON; empty when the index is full.
+	PartialFilter       string
+	Clustered, Multikey bool
 }
 
 // TTLIndexes lists the TTL indexes whose sources are registered, by source
@@ -93,7 +95,11 @@ func (e *Engine) TTLIndexes() []TTLIndex {
 			t := TTLIndex{Source: name, DB: m.DB, Collection: m.Name, Index: ix.Name, Field: ix.Fields[0].Path,
 				ExpireAfterSeconds: ix.ExpireAfter, Clustered: ix.ClusterColl != 0, Multikey: ix.Multikey}
 			if v, ok := catalog.FieldOf(ix.Spec, "partialFilterExpression"); ok {
-				t.PartialFilter, _ = v.(bson.D)
+				if d, ok := v.(bson.D); ok {
+					if b, err := bson.MarshalExtJSON(d, false, false); err == nil {
+						t.PartialFilter = string(b)
+					}
+				}
 			}
 			out = append(out, t)
 		}
