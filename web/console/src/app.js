@@ -6,7 +6,7 @@ import uPlot from "uplot";
 
 const COLORS = ["#1f6feb", "#e36209", "#2da44e", "#8250df", "#bf3989", "#0a7ea4", "#9a6700", "#57606a"];
 const main = document.getElementById("main");
-let live = { samples: [], timer: null, charts: [] };
+let live = { samples: [], timer: null, refresh: null, charts: [] };
 let charts = [];
 
 // ---- helpers
@@ -39,7 +39,8 @@ function destroyCharts() {
   for (const c of charts) c.destroy();
   charts = [];
   clearInterval(live.timer);
-  live.timer = null;
+  clearInterval(live.refresh);
+  live.timer = live.refresh = null;
   live.charts = [];
 }
 
@@ -141,7 +142,9 @@ function timelineSection(source) {
     info.replaceChildren(`${fmtN(due)} due in the next ${t.span}, ${fmtN(backlog)} behind now (backlog); buckets of ${fmtS(t.bucketSeconds)}`);
     info.dataset.due = due;
     info.dataset.backlog = backlog;
+    const open = table.querySelector("details")?.open;
     table.replaceChildren(timelineTable(t));
+    if (open) table.querySelector("details").open = true;
     if (overlay) {
       const after = overlay.sources.reduce((a, s) => a + s.backlog, 0);
       info.append(el("span", { class: "late" }, ` — after the change: ${fmtN(after)} due at once`));
@@ -222,14 +225,21 @@ function sourcesTable(list, id = "sources") {
 
 async function overview() {
   const tl = timelineSection();
-  const src = await getJSON("/v1/console/sources");
+  const sec = el("section", { "aria-labelledby": "src-h" });
   // Sources that hold nothing and deleted nothing (the empty Redis
-  // databases) fold away.
-  const busy = src.sources.filter((s) => s.items > 0 || s.deleted > 0);
-  const idle = src.sources.filter((s) => !(s.items > 0 || s.deleted > 0));
-  main.replaceChildren(tl.sec, liveSection(), el("section", { "aria-labelledby": "src-h" }, el("h2", { id: "src-h" }, "Sources"), sourcesTable(busy),
-    idle.length ? el("details", {}, el("summary", {}, `${idle.length} empty sources`), sourcesTable(idle, "sources-empty")) : ""));
+  // databases) fold away; the table and the timeline refresh every 5 s.
+  async function sources() {
+    const src = await getJSON("/v1/console/sources");
+    const busy = src.sources.filter((s) => s.items > 0 || s.deleted > 0);
+    const idle = src.sources.filter((s) => !(s.items > 0 || s.deleted > 0));
+    const open = sec.querySelector("details")?.open;
+    sec.replaceChildren(el("h2", { id: "src-h" }, "Sources"), sourcesTable(busy),
+      idle.length ? el("details", { open }, el("summary", {}, `${idle.length} empty sources`), sourcesTable(idle, "sources-empty")) : "");
+  }
+  await sources();
+  main.replaceChildren(tl.sec, liveSection(), sec);
   await tl.load();
+  live.refresh = setInterval(() => sources().then(() => tl.load()).catch(() => {}), 5000);
 }
 
 async function sourcePage(name) {
