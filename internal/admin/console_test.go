@@ -187,6 +187,16 @@ func TestConsoleTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.insertDates(t, "sessions", -90*time.Second, -55*time.Second)
+	// An array of dates counts once, at its earliest: due at now+2s.
+	now := e.clock.Now()
+	multi, err := bson.Marshal(bson.D{{Key: "_id", Value: "multi"}, {Key: "at", Value: bson.A{
+		bson.NewDateTimeFromTime(now.Add(10 * time.Minute)), bson.NewDateTimeFromTime(now.Add(-58 * time.Second))}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.Insert(ctx, "app", "sessions", docdb.InsertRequest{Documents: []bson.Raw{multi}}); err != nil {
+		t.Fatal(err)
+	}
 	// A policy with offset 0 on events.at: due at now+30m and now+90m.
 	e.insertDates(t, "events", 30*time.Minute, 90*time.Minute)
 	if _, err := e.db.UpdatePolicy(ctx, policy.Update{Group: "events", Field: "at", Enable: true}); err != nil {
@@ -211,12 +221,13 @@ func TestConsoleTimeline(t *testing.T) {
 	}
 	want(timelineOf(t, tl, "redis_keys:db0"), 2, map[int]int64{0: 1, 2: 2, 3: 1})
 	want(timelineOf(t, tl, "redis_keys:db1"), 0, map[int]int64{10: 1})
-	want(timelineOf(t, tl, "ttl_index:app.sessions.at_1"), 1, map[int]int64{4: 1})
+	want(timelineOf(t, tl, "ttl_index:app.sessions.at_1"), 1, map[int]int64{1: 1, 4: 1})
 	want(timelineOf(t, tl, "policy:events.at"), 0, nil)
 
 	hour := getJSON[admin.Timeline](t, e.url+"/v1/console/timeline?span=hour")
 	want(timelineOf(t, hour, "redis_keys:db0"), 2, map[int]int64{0: 4, 2: 1})
 	want(timelineOf(t, hour, "policy:events.at"), 0, map[int]int64{29: 1})
+	want(timelineOf(t, hour, "ttl_index:app.sessions.at_1"), 1, map[int]int64{0: 2}) // the array's later date is not counted
 	day := getJSON[admin.Timeline](t, e.url+"/v1/console/timeline?span=day")
 	want(timelineOf(t, day, "policy:events.at"), 0, map[int]int64{1: 1, 5: 1})
 
