@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -223,6 +224,14 @@ func TestConsoleInBrowser(t *testing.T) {
 		return f > 0
 	})
 	shot("live")
+
+	// A Redis database's page stacks its keys by prefix.
+	do(chromedp.Navigate(base+"/#/source/redis_keys:db0"), chromedp.WaitReady(chromedp.CSS("#timeline canvas")))
+	waitFor(t, "the prefix legend", func() bool {
+		text, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#timeline")))
+		return err == nil && strings.Contains(text, "session:*")
+	})
+	shot("redis-db")
 
 	// The policy's page: preview offset 0s (all 6 documents at once), then
 	// apply it and follow the operation.

@@ -13,6 +13,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/expiry"
+	"github.com/mayfly/mayfly/internal/kv"
 )
 
 // The web console: the page at / and the JSON it reads, under
@@ -40,6 +41,16 @@ type ExpiryEngine interface {
 type TTLIndexLister interface {
 	TTLIndexes() []docdb.TTLIndex
 }
+
+// KeyPrefixes counts a Redis database's due keys by key prefix:
+// *kv.Store.
+type KeyPrefixes interface {
+	DuePrefixes(ctx context.Context, db int, edges []time.Time, top int) ([]kv.PrefixCounts, error)
+}
+
+// topPrefixes is how many key prefixes a Redis database's timeline shows;
+// the others are summed into one row.
+const topPrefixes = 8
 
 // StorageReport is the storage figures the console shows.
 type StorageReport struct {
@@ -77,6 +88,9 @@ type ConsoleOptions struct {
 	// TTLIndexes, when set, adds each TTL index's field, expireAfterSeconds
 	// and partial filter to the sources.
 	TTLIndexes TTLIndexLister
+	// KeyPrefixes, when set, splits the timeline of one Redis database's
+	// keys (?source=redis_keys:dbN) by key prefix.
+	KeyPrefixes KeyPrefixes
 	// Storage, when set, serves /v1/console/storage.
 	Storage func() (StorageReport, error)
 	// Now is the clock of the timeline and of the live samples; nil means
@@ -160,6 +174,10 @@ type Timeline struct {
 	BucketSeconds float64          `json:"bucketSeconds"`
 	Edges         []int64          `json:"edges"` // Unix ms
 	Sources       []SourceTimeline `json:"sources"`
+	// Prefixes split the one Redis database asked for by key prefix (the
+	// part before the first ':'): the top ones by count, then "" for the
+	// rest.
+	Prefixes []SourceTimeline `json:"prefixes,omitempty"`
 }
 
 // SourceTimeline is one source's row of the timeline.
@@ -213,15 +231,22 @@ func (c *Console) timeline(w http.ResponseWriter, r *http.Request) {
 		if only != "" && row.Source != only {
 			continue
 		}
-		st := SourceTimeline{Name: row.Source, Kind: string(row.Kind), Backlog: row.DueBefore[0], Counts: make([]int64, sp.buckets)}
-		for i := range st.Counts {
-			st.Counts[i] = row.DueBefore[i+1] - row.DueBefore[i]
-		}
-		out.Sources = append(out.Sources, st)
+		out.Sources = append(out.Sources, bucketsOf(row.Source, string(row.Kind), row.DueBefore))
 	}
 	if only != "" && len(out.Sources) == 0 {
 		writeError(w, &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: fmt.Sprintf("no expiry source %q", only)})
 		return
+	}
+	var db int
+	if _, err := fmt.Sscanf(only, "redis_keys:db%d", &db); err == nil && c.opts.KeyPrefixes != nil {
+		prefixes, err := c.opts.KeyPrefixes.DuePrefixes(r.Context(), db, at, topPrefixes)
+		if err != nil {
+			c.fail(w, r, err)
+			return
+		}
+		for _, p := range prefixes {
+			out.Prefixes = append(out.Prefixes, bucketsOf(p.Prefix, out.Sources[0].Kind, p.DueBefore))
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -332,4 +357,14 @@ func (c *Console) storage(w http.ResponseWriter, r *http.Request) {
 // lagJSON summarises a lag histogram.
 func lagJSON(h expiry.Histogram) LagStats {
 	return LagStats{Count: h.Count, P50Seconds: h.P50().Seconds(), P99Seconds: h.P99().Seconds(), MaxSeconds: h.Max.Seconds()}
+}
+
+// bucketsOf turns cumulative counts at the edges into the backlog (the
+// first edge is now) and the count of each bucket.
+func bucketsOf(name, kind string, dueBefore []int64) SourceTimeline {
+	st := SourceTimeline{Name: name, Kind: kind, Backlog: dueBefore[0], Counts: make([]int64, len(dueBefore)-1)}
+	for i := range st.Counts {
+		st.Counts[i] = dueBefore[i+1] - dueBefore[i]
+	}
+	return st
 }

@@ -79,7 +79,7 @@ func newConsoleEnv(t testing.TB) *consoleEnv {
 		t.Fatal(err)
 	}
 	c, err := admin.MountConsole(s, admin.ConsoleOptions{
-		Engine: engine, Policies: db, TTLIndexes: db, Now: clock.Now, Logger: log,
+		Engine: engine, Policies: db, TTLIndexes: db, KeyPrefixes: store, Now: clock.Now, Logger: log,
 		Storage: func() (admin.StorageReport, error) {
 			m := st.Metrics()
 			u, err := st.KeyspaceUsage()
@@ -181,6 +181,7 @@ func TestConsoleTimeline(t *testing.T) {
 	// millisecond), so in bucket 3, and one past the minute.
 	e.setKeys(t, 0, "user", -5*time.Second, -1*time.Millisecond, 500*time.Millisecond, 2500*time.Millisecond, 2600*time.Millisecond, 3*time.Second, 2*time.Minute)
 	e.setKeys(t, 1, "cache", 10*time.Second)
+	e.setKeys(t, 0, "cart", 1500*time.Millisecond)
 	// A TTL index with expireAfterSeconds 60: dates now-90s (overdue) and
 	// now-55s (due at now+5s).
 	if _, err := e.db.CreateIndexes(ctx, "app", "sessions", []docdb.IndexSpec{{Key: bson.D{{Key: "at", Value: int32(1)}}, Name: "at_1", Options: bson.D{{Key: "expireAfterSeconds", Value: int32(60)}}}}); err != nil {
@@ -219,13 +220,13 @@ func TestConsoleTimeline(t *testing.T) {
 			}
 		}
 	}
-	want(timelineOf(t, tl, "redis_keys:db0"), 2, map[int]int64{0: 1, 2: 2, 3: 1})
+	want(timelineOf(t, tl, "redis_keys:db0"), 2, map[int]int64{0: 1, 1: 1, 2: 2, 3: 1})
 	want(timelineOf(t, tl, "redis_keys:db1"), 0, map[int]int64{10: 1})
 	want(timelineOf(t, tl, "ttl_index:app.sessions.at_1"), 1, map[int]int64{1: 1, 4: 1})
 	want(timelineOf(t, tl, "policy:events.at"), 0, nil)
 
 	hour := getJSON[admin.Timeline](t, e.url+"/v1/console/timeline?span=hour")
-	want(timelineOf(t, hour, "redis_keys:db0"), 2, map[int]int64{0: 4, 2: 1})
+	want(timelineOf(t, hour, "redis_keys:db0"), 2, map[int]int64{0: 5, 2: 1})
 	want(timelineOf(t, hour, "policy:events.at"), 0, map[int]int64{29: 1})
 	want(timelineOf(t, hour, "ttl_index:app.sessions.at_1"), 1, map[int]int64{0: 2}) // the array's later date is not counted
 	day := getJSON[admin.Timeline](t, e.url+"/v1/console/timeline?span=day")
@@ -236,6 +237,14 @@ func TestConsoleTimeline(t *testing.T) {
 	if len(one.Sources) != 1 || one.Sources[0].Name != "redis_keys:db1" {
 		t.Fatalf("source filter gave %+v", one.Sources)
 	}
+	// A Redis database's own timeline is split by key prefix, the largest
+	// first.
+	byPrefix := getJSON[admin.Timeline](t, e.url+"/v1/console/timeline?span=minute&source=redis_keys:db0")
+	if len(byPrefix.Prefixes) != 2 || byPrefix.Prefixes[0].Name != "user" || byPrefix.Prefixes[1].Name != "cart" {
+		t.Fatalf("prefixes %+v", byPrefix.Prefixes)
+	}
+	want(byPrefix.Prefixes[0], 2, map[int]int64{0: 1, 2: 2, 3: 1})
+	want(byPrefix.Prefixes[1], 0, map[int]int64{1: 1})
 	// A preview shift of -60 s (an offset one minute shorter): the policy's
 	// document due at now+30m moves to now+29m, so bucket 28 of the hour.
 	shifted := getJSON[admin.Timeline](t, e.url+"/v1/console/timeline?span=hour&source=policy:events.at&shiftSeconds=-60")
@@ -247,7 +256,7 @@ func TestConsoleTimeline(t *testing.T) {
 	// As the clock moves, the buckets move with it.
 	e.clock.Add(3 * time.Second)
 	tl = getJSON[admin.Timeline](t, e.url+"/v1/console/timeline?span=minute")
-	want(timelineOf(t, tl, "redis_keys:db0"), 5, map[int]int64{0: 1})
+	want(timelineOf(t, tl, "redis_keys:db0"), 6, map[int]int64{0: 1})
 
 	for _, bad := range []string{"span=year", "shiftSeconds=x", "source=nope"} {
 		resp, err := http.Get(e.url + "/v1/console/timeline?" + bad)

@@ -11,6 +11,9 @@ func (s *Server) mountConsole(adminSrv *admin.Server) error {
 	if s.mongo != nil {
 		opts.Policies, opts.TTLIndexes = s.mongo.db, s.mongo.db
 	}
+	if s.redis != nil {
+		opts.KeyPrefixes = s.redis.kv
+	}
 	c, err := admin.MountConsole(adminSrv, opts)
 	if err != nil {
 		return err

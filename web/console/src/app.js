@@ -48,8 +48,8 @@ function destroyCharts() {
 
 // timelineChart draws one stacked bar chart of t (a /v1/console/timeline
 // reply); overlay, when set, is a second reply drawn as a line of totals
-// (the timeline a dry run would give).
-function timelineChart(node, t, overlay) {
+// (the timeline a dry run would give); clickable bars open their source.
+function timelineChart(node, t, overlay, clickable = true) {
   // The first bar, left of the "now" marker, is the backlog: items already
   // due that the sweeper has yet to delete. Each later bar ends at its edge.
   const nowSec = t.edges[0] / 1000;
@@ -98,7 +98,7 @@ function timelineChart(node, t, overlay) {
   // A click opens the page of the source whose segment is under the cursor.
   u.over.addEventListener("click", () => {
     const i = u.cursor.idx;
-    if (i == null || !n) return;
+    if (i == null || !n || !clickable) return;
     const y = u.posToVal(u.cursor.top, "y");
     const k = stacks.findIndex((st) => st[i] >= y);
     if (k >= 0 && values[k][i] > 0) location.hash = sourceHref(sources[k].name);
@@ -136,7 +136,9 @@ function timelineSection(source) {
     if (overlayShift !== undefined) overlay = await getJSON(`/v1/console/timeline?${q}&shiftSeconds=${overlayShift}`);
     charts = charts.filter((c) => (c.root.parentNode === chart ? (c.destroy(), false) : true));
     chart.replaceChildren();
-    timelineChart(chart, t, overlay);
+    // A Redis database's own page stacks its keys by prefix instead.
+    const view = t.prefixes ? { ...t, sources: t.prefixes.map((p) => ({ ...p, name: p.name ? `${p.name}:*` : "other prefixes" })) } : t;
+    timelineChart(chart, view, overlay, !t.prefixes);
     const due = t.sources.reduce((a, s) => a + s.counts.reduce((x, y) => x + y, 0), 0);
     const backlog = t.sources.reduce((a, s) => a + s.backlog, 0);
     info.replaceChildren(`${fmtN(due)} due in the next ${t.span}, ${fmtN(backlog)} behind now (backlog); buckets of ${fmtS(t.bucketSeconds)}`);
