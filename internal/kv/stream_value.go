@@ -80,8 +80,12 @@ func (tx *Tx) readStreamValue(s *streamState) (*StreamValue, error) {
 	}
 	for _, g := range groups {
 		gv := StreamGroupValue{Name: g.name, LastID: g.last, EntriesRead: g.entriesRead}
-		if gv.Pending, err = tx.pelRange(s, g.name, StreamID{}, MaxStreamID, 0); err != nil {
+		pel, err := tx.pelRange(s, g.name, StreamID{}, MaxStreamID, 0)
+		if err != nil {
 			return nil, err
+		}
+		if len(pel) > 0 {
+			gv.Pending = pel
 		}
 		cs, err := tx.streamConsumers(s, g.name)
 		if err != nil {
