@@ -133,8 +133,11 @@ func (s *StreamValue) length() uint64 {
 	return n
 }
 
-// stream writes s as STREAM_LISTPACKS_2.
+// stream writes s as STREAM_LISTPACKS_2 (nil as an empty stream).
 func (w *writer) stream(s *StreamValue) {
+	if s == nil {
+		s = &StreamValue{}
+	}
 	nodes := 0
 	for _, n := range s.Nodes {
 		if len(n.Entries) > 0 {
