@@ -406,6 +406,14 @@ func TestTLSReloadOnSIGHUP(t *testing.T) {
 		t.Errorf("a new token after SIGHUP: %d, want 200", got)
 	}
 
+	// The admin commands reach the HTTPS API with --tls-ca-file.
+	cli := exec.CommandContext(ctx, harness.Binary(t), "ttls", "list", "--format", "json",
+		"--server", "https://"+s.HTTPAddr, "--tls-ca-file", pki.CAFile)
+	cli.Env = append(os.Environ(), "MAYFLY_ADMIN_TOKEN="+newTok)
+	if out, err := cli.CombinedOutput(); err != nil {
+		t.Errorf("mayfly ttls list over HTTPS: %v\n%s", err, out)
+	}
+
 	// A broken certificate keeps the one in force.
 	if err := os.WriteFile(pki.CertFile, []byte("garbage"), 0o600); err != nil {
 		t.Fatal(err)
