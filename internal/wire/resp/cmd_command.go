@@ -93,8 +93,8 @@ var cmdCommand = func() *command {
 					if filter == nil || filter(c) {
 						names = append(names, c.name)
 					}
-					for _, s := range sortedSubs(c) {
-						if filter != nil && filter(s) {
+					for _, s := range sortedSubs(c) { // listed with or without a filter, as Redis does
+						if filter == nil || filter(s) {
 							names = append(names, s.name)
 						}
 					}

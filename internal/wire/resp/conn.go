@@ -362,6 +362,10 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 		// The first command's latency includes the wait for the store
 		// (execMeasured).
 		start := time.Now()
+		if chunkMayRunScript(cmds) {
+			s.runs.pending.Add(1)
+			defer s.runs.pending.Add(-1)
+		}
 		tx, busy := c.begin()
 		if busy {
 			c.runBusy(cmds)
@@ -711,6 +715,7 @@ func (c *client) call(tx *kv.Tx, cmd *command, args [][]byte) error {
 	}
 	d := time.Since(start)
 	c.s.cmdStats.called(cmd, d, err != nil)
+	c.s.slowlog.record(c, cmd, args, d)
 	if d >= time.Millisecond && !slices.Contains(cmd.flags, "blocking") {
 		event := "command"
 		if slices.Contains(cmd.flags, "fast") {

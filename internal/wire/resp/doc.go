@@ -48,7 +48,14 @@
 // rides on the same touches: a tracking client's read-only commands
 // record Read touches, so that reads and changes of one commit are handled
 // in the order they happened, and invalidations are queued like pub/sub
-// messages.
+// messages. Shard channels (SSUBSCRIBE, SPUBLISH) are a namespace of
+// their own in the same hub.
+//
+// DUMP and RESTORE convert between kv's whole values (kv.Tx.ReadValue,
+// kv.Tx.Restore) and package rdb's serialized format, which also decides
+// OBJECT ENCODING's answer from a value's size and the CONFIG limits. The
+// slow log (slowlog.go) records each command after it ran, from the same
+// timing as INFO commandstats.
 //
 // # Testing
 //

@@ -163,6 +163,8 @@ type Server struct {
 	cmdStats commandStats
 	// latency is the latency monitor (LATENCY LATEST, HISTORY, RESET).
 	latency latencyMonitor
+	// slowlog is the slow log (SLOWLOG).
+	slowlog slowLog
 	// replID is INFO's master_replid: random, fixed for the server's life.
 	replID string
 	// scripts compiles, caches and runs EVAL's Lua scripts.
@@ -198,9 +200,13 @@ func NewServer(opts Options) *Server {
 	s.scriptsCtx, s.stopScripts = context.WithCancel(context.Background())
 	s.cmds = commandTable()
 	s.scripts = script.New(s.log)
+	s.loadFunctions()
 	s.replID = newReplID()
 	s.cfg = newConfig(&opts)
 	s.cfg.s = s
+	for _, p := range []string{"slowlog-log-slower-than", "slowlog-max-len"} {
+		s.slowlog.setFromConfig(p, s.cfg.get(p))
+	}
 	s.hub = newHub()
 	s.watches = newWatchRegistry()
 	s.tracking = newTracker(s)

@@ -30,6 +30,7 @@ const (
 	flagNoMulti                  // refused inside MULTI (Redis's no_multi)
 	flagAdmin                    // administrative: not shown to MONITOR
 	flagSkipMonitor              // shown to MONITOR by its handler (EVAL, before its script's commands)
+	flagSkipSlowlog              // not logged in the slow log (EXEC: its commands are)
 	flagReadOnly                 // reads keys only: a tracking client remembers them
 )
 
@@ -94,6 +95,8 @@ func def(sp cmdSpec) *command {
 			c.internal |= flagAdmin
 		case "skip_monitor":
 			c.internal |= flagSkipMonitor
+		case "skip_slowlog":
+			c.internal |= flagSkipSlowlog
 		case "readonly":
 			c.internal |= flagReadOnly
 		}
