@@ -140,7 +140,8 @@ func TestTLSRedis(t *testing.T) {
 }
 
 // Ensure that the connection-level limits hold over TLS: the frame
-// timeout, client-query-buffer-limit and CLIENT KILL.
+// timeout, client-query-buffer-limit, CLIENT KILL, and a blocked client's
+// connection going away.
 func TestTLSRedisConnectionLimits(t *testing.T) {
 	pki := tlstest.New(t)
 	s := startTLS(t, pki, "--frame-timeout", "1s")
@@ -173,6 +174,22 @@ func TestTLSRedisConnectionLimits(t *testing.T) {
 	if !victim.closed(5 * time.Second) {
 		t.Error("CLIENT KILL did not close a TLS client")
 	}
+
+	// A blocked client whose TCP connection goes away under TLS is
+	// noticed and dropped, as on a plain connection.
+	tcp, err := net.DialTimeout("tcp", s.RespAddr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked := tls.Client(tcp, cfg)
+	io.WriteString(blocked, "BLPOP nothing 0\r\n")
+	eventually(t, 10*time.Second, "the client blocks", func() bool {
+		return strings.Contains(rc.Info(ctx, "clients").Val(), "blocked_clients:1\r\n")
+	})
+	tcp.Close()
+	eventually(t, 10*time.Second, "the gone client is dropped", func() bool {
+		return strings.Contains(rc.Info(ctx, "clients").Val(), "blocked_clients:0\r\n")
+	})
 	if err := rc.Ping(ctx).Err(); err != nil {
 		t.Fatalf("after the limits: %v", err)
 	}
