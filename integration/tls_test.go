@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -195,12 +196,18 @@ func TestTLSRedisConnectionLimits(t *testing.T) {
 	}
 }
 
-// Ensure that with --tls-client-auth required a client without a
-// certificate is refused on both protocols and one with a certificate the
-// authority signed is served.
+// Ensure that with tls-client-auth = required (in a config file) a client
+// without a certificate is refused on both protocols and one with a
+// certificate the authority signed is served.
 func TestTLSClientAuthRequired(t *testing.T) {
 	pki := tlstest.New(t)
-	s := startTLS(t, pki, "--tls-client-auth", "required")
+	// The TLS settings come from a config file, as the flags' names.
+	conf := filepath.Join(t.TempDir(), "mayfly.conf")
+	settings := fmt.Sprintf("tls-cert-file = %q\ntls-key-file = %s\ntls-ca-file = %s\ntls-client-auth = required\n", pki.CertFile, pki.KeyFile, pki.CAFile)
+	if err := os.WriteFile(conf, []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := harness.Start(t, "--config", conf)
 	ctx := t.Context()
 	if refusedTLS(t, s.RespAddr, pki.ClientConfig(t, false)) == nil {
 		t.Error("a Redis client without a certificate was served")
