@@ -454,6 +454,17 @@ func TestTLSReloadOnSIGHUP(t *testing.T) {
 	if err := tlsRedis(t, s.RespAddr, cfg).Ping(ctx).Err(); err != nil {
 		t.Errorf("PING after a failed reload: %v", err)
 	}
+
+	// A graceful stop with TLS clients connected, one of them blocked.
+	io.WriteString(open, "BLPOP nothing 0\r\n")
+	stopCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := s.Stop(stopCtx); err != nil {
+		t.Fatalf("stop with TLS clients connected: %v\n%s", err, s.Logs())
+	}
+	if !open.closed(5 * time.Second) {
+		t.Error("the blocked TLS client was not closed by the stop")
+	}
 }
 
 // TestTLSIoredis runs testdata/ioredis/ioredis_tls_test.js: ioredis with
