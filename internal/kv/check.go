@@ -24,7 +24,11 @@ import (
 //   - a collection's element count equals its stored elements: a list's
 //     elements are exactly the indexes [head, tail), a set's and a hash's
 //     count is the number of members or fields, a sorted set's is the
-//     number of members, and no empty collection is stored;
+//     number of members, and no empty collection is stored (but a
+//     stream, which stays when emptied);
+//   - a stream's entry and group counts equal its stored entries and
+//     groups, and each group's and consumer's pending count its pending
+//     entries, every one owned by an existing consumer (stream_check.go);
 //   - a sorted set's score index ('s') and its members ('m') agree one to
 //     one, score for score;
 //   - a hash's field time index ('t') and its fields agree one to one,
@@ -453,6 +457,9 @@ func (ck *checker) checkCollection(pdb byte, key []byte, m Meta) error {
 	if len(m.Payload) < 8 {
 		ck.report(ProblemCorrupt, int(pdb), key, "%s record of %d bytes", m.Type, len(m.Payload))
 		return nil
+	}
+	if m.Type == TypeStream {
+		return ck.checkStream(pdb, key, m) // an empty stream is kept
 	}
 	if m.Count() == 0 {
 		ck.report(ProblemCount, int(pdb), key, "an empty %s is stored", m.Type)

@@ -1,6 +1,6 @@
 // Package kv is the Redis data model on storage: logical databases of keys
-// holding strings (and, following the same pattern, lists, hashes, sets and
-// sorted sets), each with an optional absolute expiry.
+// holding strings (and, following the same pattern, lists, hashes, sets,
+// sorted sets and streams), each with an optional absolute expiry.
 //
 // # Design
 //

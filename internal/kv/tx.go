@@ -34,12 +34,15 @@ type Tx struct {
 	wake      int64 // earliest expireAt written, 0 for none
 	events    []Event
 	touches   []Touch
-	origin    uint64 // who runs the Tx (SetOrigin), carried by its touches
-	kbuf      []byte
-	ebuf      []byte
-	mapDirty  bool
-	garbage   bool
-	synced    bool // storage has every earlier commit applied (Tx.applied)
+	// streamsGone are the streams this Tx deleted or replaced
+	// (stream_gone.go).
+	streamsGone []Touch
+	origin      uint64 // who runs the Tx (SetOrigin), carried by its touches
+	kbuf        []byte
+	ebuf        []byte
+	mapDirty    bool
+	garbage     bool
+	synced      bool // storage has every earlier commit applied (Tx.applied)
 	// forgetDeleted makes Commit drop the records the Tx deleted from the
 	// cache instead of caching them as absent: the sweeper's Txs set it,
 	// since the keys it reaps are ones nobody asked for lately, and
@@ -217,6 +220,7 @@ func (tx *Tx) Commit() error {
 	if s.observer != nil && (len(tx.events) > 0 || len(tx.touches) > 0) {
 		s.observer.Committed(tx.events, tx.touches)
 	}
+	tx.reportStreamsGone()
 	wake := tx.wake
 	if tx.garbage {
 		select {
@@ -257,6 +261,7 @@ func (tx *Tx) reset() {
 	tx.events = tx.events[:0]
 	clear(tx.touches)
 	tx.touches = tx.touches[:0]
+	tx.streamsGone = nil
 	tx.stop = nil
 	tx.s = nil
 }
@@ -403,6 +408,9 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 			tx.wake = m.ExpireAt
 		}
 	}
+	if found && old.Type == TypeStream && (m.Type != TypeStream || old.Version != m.Version) {
+		tx.streamGone(ldb, key)
+	}
 	if found && old.Type != TypeString && (m.Type == TypeString || old.Version != m.Version) {
 		if err := tx.dropVersion(pdb, old.Version); err != nil {
 			return err
@@ -447,6 +455,9 @@ func (tx *Tx) deleteMeta(pdb byte, key []byte, m Meta, expired bool) error {
 		if err := tx.dropVersion(pdb, m.Version); err != nil {
 			return err
 		}
+	}
+	if m.Type == TypeStream {
+		tx.streamGone(tx.logical(pdb), key)
 	}
 	tx.touch(tx.logical(pdb), key, expired)
 	return nil
