@@ -92,6 +92,7 @@ func (tx *Tx) removeMeta(pdb byte, key []byte, m Meta) error {
 	mm := m
 	mm.Type = TypeString // the version is not dropped: it moved
 	tx.delta[pdb].sub.del(m)
+	tx.delta[pdb].bytes -= keyCost(len(key), m) - keyCost(len(key), mm) // its elements' cost moved too
 	if m.Type == TypeStream {
 		tx.streamGone(tx.logical(pdb), key)
 	}

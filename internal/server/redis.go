@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/kv"
@@ -50,6 +51,15 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 		Shutdown:        s.requestStop,
 		TLSParams:       s.redisTLSParams(),
 	})
+	for _, kv := range s.cfg.RespConfig {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("redis config %q: want name=value", kv)
+		}
+		if err := r.resp.SetConfig(name, value); err != nil {
+			return nil, fmt.Errorf("redis config %q: %w", kv, err)
+		}
+	}
 	return r, nil
 }
 
