@@ -77,6 +77,11 @@ type Options struct {
 	// server to stop as a signal would, and returns at once. Without it
 	// SHUTDOWN answers that it could not.
 	Shutdown func()
+	// TLSParams are the CONFIG values of the tls-* parameters in effect
+	// (tls-cert-file, tls-auth-clients, ...) when the listeners serve TLS,
+	// which CONFIG SET may set only to these values; then port shows the plain listener's port, 0 without one, and
+	// tls-port the port of the listeners whose IsTLS method says so.
+	TLSParams map[string]string
 }
 
 // DefaultFrameTimeout is the frame timeout when Options.FrameTimeout is
