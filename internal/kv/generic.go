@@ -92,6 +92,7 @@ func (tx *Tx) removeMeta(pdb byte, key []byte, m Meta) error {
 	mm := m
 	mm.Type = TypeString // the version is not dropped: it moved
 	tx.delta[pdb].sub.del(m)
+	tx.delta[pdb].bytes -= keyCost(len(key), m) - keyCost(len(key), mm) // its elements' cost moved too
 	if m.Type == TypeStream {
 		tx.streamGone(tx.logical(pdb), key)
 	}
@@ -287,6 +288,16 @@ func (tx *Tx) flush(pdb byte) error {
 		expiryPrefix(fieldExpiryDB | pdb),
 		{storage.PrefixGarbage, pdb},
 	} {
+		// A range deletion of an empty span would only add a tombstone
+		// that every later read steps over until a compaction drops it;
+		// a loop of FLUSHALLs on a mostly empty keyspace adds dozens each.
+		empty, err := spanEmpty(b, p, storage.PrefixEnd(p))
+		if err != nil {
+			return err
+		}
+		if empty {
+			continue
+		}
 		if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
 			return err
 		}
@@ -323,4 +334,17 @@ func (tx *Tx) SwapDB(a, b int) error {
 	}
 	tx.Use(tx.ldb)
 	return nil
+}
+
+// spanEmpty reports whether r holds no key in [lo, hi).
+func spanEmpty(r storage.Reader, lo, hi []byte) (bool, error) {
+	it, err := r.NewIter(lo, hi)
+	if err != nil {
+		return false, err
+	}
+	empty := !it.First()
+	if err := it.Close(); err != nil {
+		return false, err
+	}
+	return empty, nil
 }

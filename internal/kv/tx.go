@@ -31,7 +31,9 @@ type Tx struct {
 	flushed   [NumDBs]bool // physical db was flushed: its base counters are zero
 	expired   int64
 	lazy      int64
-	wake      int64 // earliest expireAt written, 0 for none
+	evicted   int64
+	onEvict   func(key []byte) // MakeRoom's callback, while it runs
+	wake      int64            // earliest expireAt written, 0 for none
 	events    []Event
 	touches   []Touch
 	// streamsGone are the streams this Tx deleted or replaced
@@ -199,7 +201,9 @@ func (tx *Tx) Commit() error {
 		s.c[i].expires += tx.delta[i].expires
 		s.c[i].expSum.addI(tx.delta[i].expSum)
 		s.c[i].sub.add(tx.delta[i].sub)
+		s.c[i].bytes += tx.delta[i].bytes
 	}
+	s.publishUsed()
 	tx.commitDue()
 	for mk, rec := range tx.pending {
 		if rec == nil && tx.forgetDeleted {
@@ -216,6 +220,9 @@ func (tx *Tx) Commit() error {
 	if tx.expired > 0 {
 		s.stats.expired.Add(tx.expired)
 		s.stats.expiredLazy.Add(tx.lazy)
+	}
+	if tx.evicted > 0 {
+		s.stats.evicted.Add(tx.evicted)
 	}
 	if s.observer != nil && (len(tx.events) > 0 || len(tx.touches) > 0) {
 		s.observer.Committed(tx.events, tx.touches)
@@ -253,7 +260,7 @@ func (tx *Tx) reset() {
 	tx.delta = [NumDBs]counters{}
 	tx.dueDeltas = [NumDBs]dueDelta{}
 	tx.flushed = [NumDBs]bool{}
-	tx.expired, tx.lazy, tx.wake = 0, 0, 0
+	tx.expired, tx.lazy, tx.evicted, tx.wake = 0, 0, 0, 0
 	tx.mapDirty, tx.garbage, tx.synced, tx.forgetDeleted = false, false, false, false
 	tx.origin = 0
 	clear(tx.pending)
@@ -337,7 +344,7 @@ func (tx *Tx) notePending(mk, rec []byte) {
 func (tx *Tx) Lookup(key []byte) (Meta, bool, error) {
 	m, ok, err := tx.lookup(key)
 	if err == nil {
-		tx.s.access.touch(tx.pdb, key, tx.now, ok)
+		tx.s.access.touch(tx.pdb, key, tx.now, ok, tx.s.lfu())
 	}
 	return m, ok, err
 }
@@ -348,7 +355,7 @@ func (tx *Tx) Lookup(key []byte) (Meta, bool, error) {
 func (tx *Tx) LookupRead(key []byte) (Meta, bool, error) {
 	m, ok, err := tx.lookupRead(key)
 	if ok {
-		tx.s.access.touch(tx.pdb, key, tx.now, true)
+		tx.s.access.touch(tx.pdb, key, tx.now, true, tx.s.lfu())
 	}
 	return m, ok, err
 }
@@ -384,6 +391,10 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 		tx.notifyDB(ldb, ClassNew, "new", key)
 	}
 	d.sub.put(old, found, m)
+	d.bytes += keyCost(len(key), m)
+	if found {
+		d.bytes -= keyCost(len(key), old)
+	}
 	if found && old.ExpireAt != 0 && old.ExpireAt != m.ExpireAt {
 		tx.ebuf = expiryKey(tx.ebuf, pdb, old.ExpireAt, key)
 		if err := b.Delete(tx.ebuf); err != nil {
@@ -442,6 +453,7 @@ func (tx *Tx) deleteMeta(pdb byte, key []byte, m Meta, expired bool) error {
 	tx.notePending(tx.kbuf, nil)
 	d.keys--
 	d.sub.del(m)
+	d.bytes -= keyCost(len(key), m)
 	if m.ExpireAt != 0 {
 		tx.ebuf = expiryKey(tx.ebuf, pdb, m.ExpireAt, key)
 		if err := b.Delete(tx.ebuf); err != nil {
