@@ -47,7 +47,11 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 		MaxClients:      s.cfg.RespMaxClients,
 		FrameTimeout:    wireFrameTimeout(s.cfg.FrameTimeout),
 		Shutdown:        s.requestStop,
+		ACLFile:         s.cfg.RespACLFile,
 	})
+	if err := r.resp.LoadACL(); err != nil {
+		return nil, fmt.Errorf("load redis aclfile: %w", err)
+	}
 	return r, nil
 }
 

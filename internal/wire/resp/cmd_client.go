@@ -180,8 +180,8 @@ func (c *client) describe() string {
 	if cmd == "" {
 		cmd = "NULL"
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=0 name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d",
-		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), name, age, max(idle, 0), flags, db, ch, pat, multi, c.qbuf.Load(), c.qbufFree.Load(), cmd, c.proto())
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=0 name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=-1 resp=%d",
+		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), name, age, max(idle, 0), flags, db, ch, pat, multi, c.qbuf.Load(), c.qbufFree.Load(), cmd, c.userName(), c.proto())
 }
 
 func (s *Server) clientsSorted() []*client {
@@ -261,7 +261,7 @@ func clientKill(x *cmdCtx) error {
 		return nil
 	}
 	var id uint64
-	var addr, laddr, typ string
+	var addr, laddr, typ, user string
 	skipme := true
 	for i := 2; i < len(x.args); i += 2 {
 		if i+1 >= len(x.args) {
@@ -287,9 +287,10 @@ func clientKill(x *cmdCtx) error {
 		case argEq(x.args[i], "laddr"):
 			laddr = v
 		case argEq(x.args[i], "user"):
-			if v != "default" {
+			if x.s.acl.reg.Account(v) == nil {
 				return replyErr("ERR No such user '" + v + "'")
 			}
+			user = v
 		case argEq(x.args[i], "skipme"):
 			switch {
 			case argEq(x.args[i+1], "yes"):
@@ -307,7 +308,7 @@ func clientKill(x *cmdCtx) error {
 	for _, c := range x.s.clientsSorted() {
 		if (id != 0 && c.id != id) || (addr != "" && c.nc.RemoteAddr().String() != addr) ||
 			(laddr != "" && c.nc.LocalAddr().String() != laddr) || !clientOfType(c, typ) ||
-			(skipme && c == x.c) {
+			(skipme && c == x.c) || (user != "" && c.userName() != user) {
 			continue
 		}
 		killClient(x, c)

@@ -116,17 +116,9 @@ var cmdCommand = func() *command {
 				if err != nil {
 					return replyErr("ERR Invalid command specified")
 				}
-				idx := keyIndexes(c, len(x.args)-2)
-				if kn, ok := keynumCommands[c.name]; ok {
-					if idx, ok = keynumIndexes(kn.dest, kn.spec, x.args[2:]); !ok {
-						return replyErr("ERR Invalid arguments specified for command")
-					}
-				}
-				if c.name == "sort" {
-					idx = sortKeyIndexes(x.args[2:])
-				}
-				if from, ok := geoRadiusOptionsAt[c.name]; ok {
-					idx = geoRadiusKeyIndexes(x.args[2:], from)
+				idx, ok := commandKeyIndexes(c, x.args[2:])
+				if !ok {
+					return replyErr("ERR Invalid arguments specified for command")
 				}
 				if len(idx) == 0 {
 					return replyErr("ERR The command has no key arguments")

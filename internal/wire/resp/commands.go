@@ -25,5 +25,5 @@ func allCommands() []*command {
 		cmdPSubscribe, cmdPublish, cmdPubSub, cmdPUnsubscribe, cmdSubscribe, cmdUnsubscribe,
 		// transactions
 		cmdDiscard, cmdExec, cmdMulti, cmdUnwatch, cmdWatch,
-	}, append(append(collectionCommands(), bitmapCommands()...), geoCommands()...)...)
+	}, append(append(collectionCommands(), bitmapCommands()...), append(geoCommands(), aclCommands()...)...)...)
 }

@@ -52,6 +52,7 @@ func newConfig(o *Options) *config {
 	c.vals["save"] = ""
 	c.vals["enable-debug-command"] = "yes"
 	c.vals["requirepass"] = o.RequirePass
+	c.vals["aclfile"] = o.ACLFile
 	c.vals["maxclients"] = strconv.Itoa(o.MaxClients)
 	c.vals["proto-max-bulk-len"] = strconv.FormatInt(o.Limits.MaxBulkLen, 10)
 	c.vals["client-query-buffer-limit"] = strconv.FormatInt(o.QueryBufferLimit, 10)
@@ -62,6 +63,7 @@ func newConfig(o *Options) *config {
 			f, _ := parseNotify(v)
 			c.s.applyNotify(f)
 		},
+		"requirepass": func(c *config, v string) { c.s.acl.setRequirePass(v) },
 		"proto-max-bulk-len": func(c *config, v string) {
 			n, _ := strconv.ParseInt(v, 10, 64)
 			c.s.kv.SetMaxStringSize(n)
@@ -105,6 +107,16 @@ func (c *config) get(name string) string {
 }
 
 func (c *config) requirePass() string { return c.get("requirepass") }
+
+// aclPubsubAll reports whether acl-pubsub-default gives new users all
+// channels.
+func (c *config) aclPubsubAll() bool { return c.get("acl-pubsub-default") == "allchannels" }
+
+// aclLogMaxLen is acllog-max-len.
+func (c *config) aclLogMaxLen() int {
+	n, _ := strconv.Atoi(c.get("acllog-max-len"))
+	return n
+}
 
 func (c *config) maxClients() int {
 	n, _ := strconv.Atoi(c.get("maxclients"))

@@ -40,6 +40,12 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 	if (h.readOnly || noWrites) && (hasFlag(cmd, "write") || hasFlag(cmd, "may_replicate")) {
 		return script.ErrorReply("ERR Write commands are not allowed from read-only scripts.")
 	}
+	if u := c.acct().User(); !u.Unrestricted() {
+		if r, pos := s.acl.check(u, cmd, args); r != 0 {
+			s.acl.refused(c, u, cmd, args, r, pos, aclCtxLua)
+			return script.ErrorReply("ERR " + scriptACLError(r))
+		}
+	}
 	if h.w == nil {
 		h.w = NewWriter(proto)
 	}

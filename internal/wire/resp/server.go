@@ -77,6 +77,9 @@ type Options struct {
 	// server to stop as a signal would, and returns at once. Without it
 	// SHUTDOWN answers that it could not.
 	Shutdown func()
+	// ACLFile is the aclfile: the ACL users LoadACL and ACL LOAD read and
+	// ACL SAVE writes; empty means none.
+	ACLFile string
 }
 
 // DefaultFrameTimeout is the frame timeout when Options.FrameTimeout is
@@ -162,6 +165,8 @@ type Server struct {
 	scripts *script.Engine
 	// runs is the script running now, for SCRIPT KILL and BUSY.
 	runs scriptRuns
+	// acl holds the ACL users, the ACL log and the refusal counters.
+	acl *aclState
 }
 
 type serverStats struct {
@@ -194,12 +199,22 @@ func NewServer(opts Options) *Server {
 	s.replID = newReplID()
 	s.cfg = newConfig(&opts)
 	s.cfg.s = s
+	s.acl = newACLState(s)
+	s.acl.setRequirePass(opts.RequirePass)
 	s.hub = newHub()
 	s.watches = newWatchRegistry()
 	s.kv.SetMaxStringSize(opts.Limits.MaxBulkLen)
 	s.kv.SetObserver(observer{s})
 	s.lastSave.Store(s.start.Unix())
 	return s
+}
+
+// LoadACL loads the users of Options.ACLFile, when there is one.
+func (s *Server) LoadACL() error {
+	if s.acl.file == "" {
+		return nil
+	}
+	return s.loadACLFile()
 }
 
 // Serve accepts connections on ln until Shutdown; it returns
