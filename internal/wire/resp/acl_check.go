@@ -100,6 +100,21 @@ func aclKeyRefs(cmd *command, args [][]byte) []acl.KeyRef {
 
 // keyPerm is the access the key at args[i] needs.
 func keyPerm(cmd *command, specs []keyAccessSpec, known bool, args [][]byte, i int) acl.Perm {
+	switch cmd.name {
+	case "set":
+		// SET reads its key only with GET.
+		for _, a := range args[3:] {
+			if argEq(a, "get") {
+				return acl.ReadWrite
+			}
+		}
+		return acl.Write
+	case "bitfield":
+		if bitfieldReadOnly(args) {
+			return acl.Read
+		}
+		return acl.ReadWrite
+	}
 	if !known {
 		if hasFlag(cmd, "readonly") {
 			return acl.Read
@@ -186,4 +201,33 @@ func (c *client) recheckACL(cmd *command, args [][]byte) error {
 		reason = "no permission to access one of the channels used as arguments"
 	}
 	return replyErr("NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: " + reason)
+}
+
+// bitfieldReadOnly reports whether a BITFIELD call only reads (GET and
+// OVERFLOW operations, well formed), as Redis decides its key's access.
+func bitfieldReadOnly(args [][]byte) bool {
+	for i := 2; i < len(args); i++ {
+		rem := len(args) - i - 1
+		switch {
+		case argEq(args[i], "get") && rem >= 2:
+			i += 2
+		case argEq(args[i], "overflow") && rem >= 1:
+			i++
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// fullReadAccess reports whether the client's user may run the call and
+// read every key (what SORT's BY and GET patterns need, since they name
+// keys the call does not show).
+func (c *client) fullReadAccess(cmd *command, args [][]byte) bool {
+	u := c.acct().User()
+	if u.Unrestricted() {
+		return true
+	}
+	ac := c.s.acl.byCmd[cmd]
+	return ac != nil && u.CheckUnrestricted(ac, args, aclKeyRefs(cmd, args), acl.Read)
 }

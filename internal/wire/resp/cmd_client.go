@@ -228,7 +228,7 @@ func clientList(x *cmdCtx) error {
 	}
 	var b strings.Builder
 	for _, c := range x.s.clientsSorted() {
-		if ids != nil && !ids[c.id] {
+		if c.dead.Load() || (ids != nil && !ids[c.id]) {
 			continue
 		}
 		if !clientOfType(c, typ) {
