@@ -20,6 +20,7 @@ const (
 type KeyPattern struct {
 	Pattern string
 	Perm    Perm
+	pat     []byte // Pattern, for matching
 }
 
 // Selector is one set of permissions of a user: commands, keys, channels.
@@ -201,7 +202,7 @@ func (s *Selector) addKeyPattern(op string) error {
 			return nil
 		}
 	}
-	s.keys = append(s.keys, KeyPattern{Pattern: rest, Perm: perm})
+	s.keys = append(s.keys, KeyPattern{Pattern: rest, Perm: perm, pat: []byte(rest)})
 	return nil
 }
 
@@ -301,7 +302,7 @@ func (s *Selector) AllowsKey(key []byte, perm Perm) bool {
 		return true
 	}
 	for _, p := range s.keys {
-		if p.Perm&perm == perm && glob.Match([]byte(p.Pattern), key, false) {
+		if p.Perm&perm == perm && glob.Match(p.pat, key, false) {
 			return true
 		}
 	}

@@ -55,9 +55,10 @@ func (st *aclState) check(u *acl.User, cmd *command, args [][]byte) (acl.Result,
 	if ac == nil {
 		return acl.DeniedCommand, 0
 	}
-	var keys []acl.KeyRef
+	var buf [4]acl.KeyRef
+	keys := buf[:0]
 	if u.NeedsKeys() {
-		keys = aclKeyRefs(cmd, args)
+		keys = aclKeyRefs(cmd, args, keys)
 	}
 	var chans []acl.ChannelRef
 	if u.NeedsChannels() {
@@ -83,19 +84,34 @@ func (st *aclState) refused(c *client, u *acl.User, cmd *command, args [][]byte,
 	st.log.Add(e, c.s.opts.Now(), c.s.cfg.aclLogMaxLen())
 }
 
-// aclKeyRefs returns the key arguments of a call with the access each
-// needs, found as COMMAND GETKEYS finds them.
-func aclKeyRefs(cmd *command, args [][]byte) []acl.KeyRef {
-	idx, ok := commandKeyIndexes(cmd, args)
-	if !ok || len(idx) == 0 {
-		return nil
-	}
+// aclKeyRefs appends to dst the key arguments of a call with the access
+// each needs, found as COMMAND GETKEYS finds them.
+func aclKeyRefs(cmd *command, args [][]byte, dst []acl.KeyRef) []acl.KeyRef {
 	specs, known := keyAccessSpecs[cmd.name]
-	out := make([]acl.KeyRef, 0, len(idx))
-	for _, i := range idx {
-		out = append(out, acl.KeyRef{Pos: i, Perm: keyPerm(cmd, specs, known, args, i)})
+	_, keynum := keynumCommands[cmd.name]
+	_, geo := geoRadiusOptionsAt[cmd.name]
+	if !keynum && !geo && cmd.name != "sort" {
+		// The keys are a range of the arguments (most commands).
+		if cmd.first <= 0 {
+			return dst
+		}
+		last := cmd.last
+		if last < 0 {
+			last += len(args)
+		}
+		for i := cmd.first; i <= last && i < len(args); i += max(cmd.step, 1) {
+			dst = append(dst, acl.KeyRef{Pos: i, Perm: keyPerm(cmd, specs, known, args, i)})
+		}
+		return dst
 	}
-	return out
+	idx, ok := commandKeyIndexes(cmd, args)
+	if !ok {
+		return dst
+	}
+	for _, i := range idx {
+		dst = append(dst, acl.KeyRef{Pos: i, Perm: keyPerm(cmd, specs, known, args, i)})
+	}
+	return dst
 }
 
 // keyPerm is the access the key at args[i] needs.
@@ -229,5 +245,5 @@ func (c *client) fullReadAccess(cmd *command, args [][]byte) bool {
 		return true
 	}
 	ac := c.s.acl.byCmd[cmd]
-	return ac != nil && u.CheckUnrestricted(ac, args, aclKeyRefs(cmd, args), acl.Read)
+	return ac != nil && u.CheckUnrestricted(ac, args, aclKeyRefs(cmd, args, nil), acl.Read)
 }

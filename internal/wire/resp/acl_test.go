@@ -40,7 +40,6 @@ func wantErr(t *testing.T, c *redis.Client, want string, args ...any) {
 	}
 }
 
-
 func TestACLUserPermissions(t *testing.T) {
 	e := newEnv(t)
 	admin := e.client(3)
