@@ -114,7 +114,6 @@ func (s *Server) killAccounts(self *client, accounts ...*acl.Account) {
 		a := c.acct()
 		for _, g := range accounts {
 			if a == g {
-				c.authed = c.authed && c != self
 				if c == self {
 					c.closeNext = true
 				} else {

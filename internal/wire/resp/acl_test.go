@@ -311,12 +311,32 @@ func TestACLChannels(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustDo(t, c, "acl", "setuser", "pub", "resetchannels", "&sports")
-	deadline := time.Now().Add(5 * time.Second)
-	for strings.Contains(mustDo(t, c, "client", "list").(string), "sub=1") {
-		if time.Now().After(deadline) {
-			t.Fatal("the subscriber of a revoked channel is still connected")
+	if list := mustDo(t, c, "client", "list").(string); strings.Contains(list, "sub=1") {
+		t.Errorf("the subscriber of a revoked channel is still listed:\n%s", list)
+	}
+	// A pattern subscriber whose pattern is revoked, and one of a user
+	// that loses allchannels, are disconnected too; one whose pattern is
+	// kept literally stays.
+	for _, tc := range []struct {
+		before, after []any
+		pattern       string
+		kept          bool
+	}{
+		{[]any{"resetchannels", "&bar:*"}, []any{"resetchannels"}, "bar:*", false},
+		{[]any{"allchannels"}, []any{"resetchannels"}, "foo", false},
+		{[]any{"resetchannels", "&bar:*"}, []any{"&other"}, "bar:*", true},
+	} {
+		mustDo(t, c, append([]any{"acl", "setuser", "pub"}, tc.before...)...)
+		ps := e.userClient("pub", "x").PSubscribe(t.Context(), tc.pattern)
+		if _, err := ps.Receive(t.Context()); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		mustDo(t, c, append([]any{"acl", "setuser", "pub"}, tc.after...)...)
+		list := mustDo(t, c, "client", "list").(string)
+		if strings.Contains(list, "psub=1") != tc.kept {
+			t.Errorf("%v then %v: pattern subscriber kept %v, want %v:\n%s", tc.before, tc.after, !tc.kept, tc.kept, list)
+		}
+		ps.Close()
 	}
 }
 

@@ -106,8 +106,6 @@ func (c *config) get(name string) string {
 	return c.vals[name]
 }
 
-func (c *config) requirePass() string { return c.get("requirepass") }
-
 // aclPubsubAll reports whether acl-pubsub-default gives new users all
 // channels.
 func (c *config) aclPubsubAll() bool { return c.get("acl-pubsub-default") == "allchannels" }

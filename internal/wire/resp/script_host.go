@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mayfly/mayfly/internal/acl"
 	"github.com/mayfly/mayfly/internal/script"
 )
 
@@ -41,7 +42,7 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 		return script.ErrorReply("ERR Write commands are not allowed from read-only scripts.")
 	}
 	if u := c.acct().User(); !u.Unrestricted() {
-		if r, pos := s.acl.check(u, cmd, args); r != 0 {
+		if r, pos := s.acl.check(u, cmd, args); r != acl.OK {
 			s.acl.refused(c, u, cmd, args, r, pos, aclCtxLua)
 			return script.ErrorReply("ERR " + scriptACLError(r))
 		}
