@@ -108,6 +108,9 @@ func aclKeyRefs(cmd *command, args [][]byte, dst []acl.KeyRef) []acl.KeyRef {
 	if !ok {
 		return dst
 	}
+	if from, ok := geoRadiusOptionsAt[cmd.name]; ok {
+		idx = geoRadiusKeyIndexes(args, from)
+	}
 	for _, i := range idx {
 		dst = append(dst, acl.KeyRef{Pos: i, Perm: keyPerm(cmd, specs, known, args, i)})
 	}
@@ -152,26 +155,6 @@ func keyPerm(cmd *command, specs []keyAccessSpec, known bool, args [][]byte, i i
 		}
 	}
 	return perm
-}
-
-// commandKeyIndexes returns the positions of the key arguments of a call,
-// and false when the arguments do not say where the keys are (COMMAND
-// GETKEYS's "Invalid arguments").
-func commandKeyIndexes(c *command, args [][]byte) ([]int, bool) {
-	idx := keyIndexes(c, len(args))
-	if kn, ok := keynumCommands[c.name]; ok {
-		var valid bool
-		if idx, valid = keynumIndexes(kn.dest, kn.spec, args); !valid {
-			return nil, false
-		}
-	}
-	if c.name == "sort" {
-		idx = sortKeyIndexes(args)
-	}
-	if from, ok := geoRadiusOptionsAt[c.name]; ok {
-		idx = geoRadiusKeyIndexes(args, from)
-	}
-	return idx, true
 }
 
 // aclChannelRefs returns the channel arguments of a call: PUBLISH's
