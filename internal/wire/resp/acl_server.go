@@ -125,18 +125,18 @@ func (s *Server) killAccounts(self *client, accounts ...*acl.Account) {
 }
 
 // killSubscribersDenied closes the connections of a user subscribed to a
-// channel or pattern its new rules no longer allow, as Redis does when ACL
+// channel, shard channel or pattern its new rules no longer allow, as Redis does when ACL
 // SETUSER narrows a user's channels.
 func (s *Server) killSubscribersDenied(self *client, a *acl.Account, u *acl.User) {
 	if !u.NeedsChannels() {
 		return
 	}
 	for _, c := range s.clientsSorted() {
-		if c.acct() != a || c.subscriptions() == 0 {
+		if c.acct() != a || (c.subscriptions() == 0 && s.hub.shardCount(c) == 0) {
 			continue
 		}
 		denied := false
-		for _, ch := range s.hub.list(c, false) {
+		for _, ch := range append(s.hub.list(c, false), s.hub.listShard(c)...) {
 			denied = denied || !u.AllowsChannel([]byte(ch), false)
 		}
 		for _, p := range s.hub.list(c, true) {
