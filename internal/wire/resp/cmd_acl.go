@@ -120,7 +120,7 @@ func aclGetUser(x *cmdCtx) error {
 	w.Map(6)
 	w.BulkString("flags")
 	flags := u.Flags()
-	w.Array(len(flags))
+	w.Set(len(flags))
 	for _, f := range flags {
 		w.BulkString(f)
 	}
@@ -281,11 +281,7 @@ func aclDryRun(x *cmdCtx) error {
 	if err != nil {
 		var re replyErr
 		if errors.As(err, &re) && strings.HasPrefix(string(re), "ERR wrong number") {
-			name := strings.ToLower(string(args[0]))
-			if f := x.s.findCommand(name); f != nil && f.subs != nil && len(args) > 1 {
-				name += "|" + strings.ToLower(string(args[1]))
-			}
-			return replyErr(fmt.Sprintf("ERR wrong number of arguments for '%s' command", name))
+			return err
 		}
 		return replyErr(fmt.Sprintf("ERR Command '%s' not found", args[0]))
 	}
