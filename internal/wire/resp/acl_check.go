@@ -87,6 +87,9 @@ func (st *aclState) refused(c *client, u *acl.User, cmd *command, args [][]byte,
 // aclKeyRefs appends to dst the key arguments of a call with the access
 // each needs, found as COMMAND GETKEYS finds them.
 func aclKeyRefs(cmd *command, args [][]byte, dst []acl.KeyRef) []acl.KeyRef {
+	if aclNotKeys[cmd.name] {
+		return dst
+	}
 	specs, known := keyAccessSpecs[cmd.name]
 	_, keynum := keynumCommands[cmd.name]
 	_, geo := geoRadiusOptionsAt[cmd.name]
@@ -156,6 +159,10 @@ func keyPerm(cmd *command, specs []keyAccessSpec, known bool, args [][]byte, i i
 	}
 	return perm
 }
+
+// aclNotKeys are the commands whose key arguments Redis flags as not keys
+// (shard channels, which only pick the cluster slot).
+var aclNotKeys = map[string]bool{"spublish": true, "ssubscribe": true, "sunsubscribe": true}
 
 // aclChannelRefs returns the channel arguments of a call: PUBLISH's
 // channel, SUBSCRIBE's channels and PSUBSCRIBE's patterns (UNSUBSCRIBE

@@ -17,7 +17,9 @@ type keyAccessSpec struct {
 // INFO reports them. A key argument takes the access of the keyword spec
 // whose keyword precedes it, else of the index spec with the highest start
 // not past it; a command missing here needs read access to its keys when
-// it is read-only and read and write otherwise.
+// it is read-only and read and write otherwise. The shard channels of
+// SPUBLISH, SSUBSCRIBE and SUNSUBSCRIBE are key specs flagged "not a
+// key": they are checked as channels, not as keys (aclNotKeys).
 var keyAccessSpecs = map[string][]keyAccessSpec{
 	"append":                {{begin: 1, perm: acl.Write}},
 	"bitcount":              {{begin: 1, perm: acl.Read}},
@@ -144,16 +146,13 @@ var keyAccessSpecs = map[string][]keyAccessSpec{
 	"sort":                  {{begin: 1, perm: acl.Read}, {keyword: "store", perm: acl.Write}},
 	"sort_ro":               {{begin: 1, perm: acl.Read}, {begin: 0, perm: acl.Read}},
 	"spop":                  {{begin: 1, perm: acl.ReadWrite}},
-	"spublish":              {{begin: 1, perm: 0}},
 	"srandmember":           {{begin: 1, perm: acl.Read}},
 	"srem":                  {{begin: 1, perm: acl.Write}},
 	"sscan":                 {{begin: 1, perm: acl.Read}},
-	"ssubscribe":            {{begin: 1, perm: 0}},
 	"strlen":                {{begin: 1, perm: 0}},
 	"substr":                {{begin: 1, perm: acl.Read}},
 	"sunion":                {{begin: 1, perm: acl.Read}},
 	"sunionstore":           {{begin: 1, perm: acl.Write}, {begin: 2, perm: acl.Read}},
-	"sunsubscribe":          {{begin: 1, perm: 0}},
 	"touch":                 {{begin: 1, perm: 0}},
 	"ttl":                   {{begin: 1, perm: acl.Read}},
 	"type":                  {{begin: 1, perm: 0}},

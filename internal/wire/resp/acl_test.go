@@ -296,12 +296,14 @@ func TestACLChannels(t *testing.T) {
 	mustDo(t, p, "publish", "news.1", "m")
 	chErr := "NOPERM this user has no permissions to access one of the channels used as arguments"
 	wantErr(t, p, chErr, "publish", "other", "m")
+	mustDo(t, p, "spublish", "news.2", "m") // a shard channel is checked as a channel, not a key
+	wantErr(t, p, chErr, "spublish", "other", "m")
 	sub := p.Subscribe(t.Context(), "other")
 	if _, err := sub.Receive(t.Context()); err == nil || err.Error() != chErr {
 		t.Errorf("SUBSCRIBE other: %v", err)
 	}
 	sub.Close()
-	if got := infoField(t, e, "stats", "acl_access_denied_channel"); got != "2" {
+	if got := infoField(t, e, "stats", "acl_access_denied_channel"); got != "3" {
 		t.Errorf("acl_access_denied_channel = %s", got)
 	}
 	// A subscriber whose channel is revoked is disconnected.
