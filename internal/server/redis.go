@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/kv"
@@ -51,6 +52,15 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 	})
 	if err := r.resp.LoadACL(); err != nil {
 		return nil, fmt.Errorf("load redis aclfile: %w", err)
+	}
+	for _, kv := range s.cfg.RespConfig {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("redis config %q: want name=value", kv)
+		}
+		if err := r.resp.SetConfig(name, value); err != nil {
+			return nil, fmt.Errorf("redis config %q: %w", kv, err)
+		}
 	}
 	return r, nil
 }

@@ -68,7 +68,7 @@ func evalScript(x *cmdCtx, bySHA, readOnly bool) error {
 	if err != nil {
 		return replyErr(err.Error())
 	}
-	if err := x.s.admitScript(flags, readOnly); err != nil {
+	if err := x.s.admitScript(flags, readOnly, x.c.oomBefore); err != nil {
 		return err
 	}
 	run := &runningScript{name: sha}

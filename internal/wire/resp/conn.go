@@ -42,6 +42,9 @@ type client struct {
 	authDelay time.Duration
 	lastName  string
 	multi     *multiState
+	// oomBefore is set when the command running found used memory over
+	// maxmemory with nothing to evict (maxmemory.go), for its scripts.
+	oomBefore bool
 
 	timed     bool // a read deadline may be set
 	replyOff  bool
@@ -671,6 +674,11 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 			ctx = aclCtxMulti
 		}
 		if err = c.checkACL(cmd, args, ctx); err != nil {
+			s.cmdStats.rejected(cmd)
+		}
+	}
+	if err == nil {
+		if err = c.checkMemory(tx, cmd, args); err != nil {
 			s.cmdStats.rejected(cmd)
 		}
 	}

@@ -52,10 +52,11 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 			return script.ErrorReply("ERR " + scriptACLError(r))
 		}
 	}
-	if h.flags&script.FlagAllowOOM == 0 && hasFlag(cmd, "denyoom") && (h.run == nil || !h.run.wrote.Load()) && s.overMaxmemory() {
+	if h.flags&script.FlagAllowOOM == 0 && hasFlag(cmd, "denyoom") && (h.run == nil || !h.run.wrote.Load()) && c.oomBefore {
 		// Over maxmemory, a script without allow-oom may not start to
 		// grow the data; once it wrote, it is not stopped halfway.
-		return script.ErrorReply("OOM command not allowed when used memory > 'maxmemory'.")
+		s.cmdStats.rejected(cmd)
+		return script.ErrorReply(errOOM)
 	}
 	if h.w == nil {
 		h.w = NewWriter(proto)
