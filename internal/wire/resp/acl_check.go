@@ -93,7 +93,7 @@ func aclKeyRefs(cmd *command, args [][]byte, dst []acl.KeyRef) []acl.KeyRef {
 	specs, known := keyAccessSpecs[cmd.name]
 	_, keynum := keynumCommands[cmd.name]
 	_, geo := geoRadiusOptionsAt[cmd.name]
-	if !keynum && !geo && cmd.name != "sort" {
+	if !keynum && !geo && !hasFlag(cmd, "movablekeys") {
 		// The keys are a range of the arguments (most commands).
 		if cmd.first <= 0 {
 			return dst
@@ -143,9 +143,11 @@ func keyPerm(cmd *command, specs []keyAccessSpec, known bool, args [][]byte, i i
 		}
 		return acl.ReadWrite
 	}
-	if i > 0 {
+	// A keyword spec covers the keys after its keyword (XREAD's STREAMS,
+	// SORT's STORE): the nearest keyword before the key decides.
+	for j := i - 1; j >= 1 && hasKeywordSpec(specs); j-- {
 		for _, sp := range specs {
-			if sp.keyword != "" && argEq(args[i-1], sp.keyword) {
+			if sp.keyword != "" && argEq(args[j], sp.keyword) {
 				return sp.perm
 			}
 		}
@@ -236,4 +238,14 @@ func (c *client) fullReadAccess(cmd *command, args [][]byte) bool {
 	}
 	ac := c.s.acl.byCmd[cmd]
 	return ac != nil && u.CheckUnrestricted(ac, args, aclKeyRefs(cmd, args, nil), acl.Read)
+}
+
+// hasKeywordSpec reports whether one of specs starts at a keyword.
+func hasKeywordSpec(specs []keyAccessSpec) bool {
+	for _, sp := range specs {
+		if sp.keyword != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -15,9 +15,9 @@ type keyAccessSpec struct {
 
 // keyAccessSpecs are the key specs of Redis 7.0's commands, as COMMAND
 // INFO reports them. A key argument takes the access of the keyword spec
-// whose keyword precedes it, else of the index spec with the highest start
-// not past it; a command missing here needs read access to its keys when
-// it is read-only and read and write otherwise. The shard channels of
+// whose keyword is the nearest before it, else of the index spec with the
+// highest start not past it; a command missing here needs read access to
+// its keys when it is read-only and read and write otherwise. The shard channels of
 // SPUBLISH, SSUBSCRIBE and SUNSUBSCRIBE are key specs flagged "not a
 // key": they are checked as channels, not as keys (aclNotKeys).
 var keyAccessSpecs = map[string][]keyAccessSpec{

@@ -417,3 +417,21 @@ func TestACLFileSaveLoad(t *testing.T) {
 	}
 	wantErr(t, c, "ERR "+path+":1: Syntax error. ", "acl", "load")
 }
+
+func TestACLKeysOfMovableCommands(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(3)
+	mustDo(t, c, "acl", "setuser", "mk", "on", "nopass", "+@all", "%R~r*", "%W~w*")
+	m := e.userClient("mk", "x")
+	mustDo(t, c, "xadd", "r1", "1-1", "f", "v")
+	mustDo(t, c, "xadd", "w1", "1-1", "f", "v")
+	keyErr := "NOPERM this user has no permissions to access one of the keys used as arguments"
+	mustDo(t, m, "xread", "streams", "r1", "0")
+	wantErr(t, m, keyErr, "xread", "streams", "r1", "w1", "0", "0") // the second stream needs read access too
+	mustDo(t, m, "zunionstore", "w2", "1", "r9")
+	wantErr(t, m, keyErr, "zunionstore", "r2", "1", "r9")
+	wantErr(t, m, keyErr, "zunionstore", "w2", "1", "w9")
+	mustDo(t, c, "rpush", "r3", "1")
+	mustDo(t, m, "sort", "r3", "store", "w3")
+	wantErr(t, m, keyErr, "sort", "r3", "store", "r4")
+}
