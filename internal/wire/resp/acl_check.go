@@ -51,20 +51,20 @@ func scriptACLError(r acl.Result) string {
 
 // check checks a call of cmd by u.
 func (st *aclState) check(u *acl.User, cmd *command, args [][]byte) (acl.Result, int) {
-	ac := st.byCmd[cmd]
-	if ac == nil {
+	info := st.byCmd[cmd]
+	if info == nil || info.ac == nil {
 		return acl.DeniedCommand, 0
 	}
 	var buf [4]acl.KeyRef
 	keys := buf[:0]
 	if u.NeedsKeys() {
-		keys = aclKeyRefs(cmd, args, keys)
+		keys = aclKeyRefs(cmd, info, args, keys)
 	}
 	var chans []acl.ChannelRef
 	if u.NeedsChannels() {
 		chans = aclChannelRefs(cmd, args)
 	}
-	return u.Check(ac, args, keys, chans)
+	return u.Check(info.ac, args, keys, chans)
 }
 
 // refused counts and logs a refusal.
@@ -86,15 +86,11 @@ func (st *aclState) refused(c *client, u *acl.User, cmd *command, args [][]byte,
 
 // aclKeyRefs appends to dst the key arguments of a call with the access
 // each needs, found as COMMAND GETKEYS finds them.
-func aclKeyRefs(cmd *command, args [][]byte, dst []acl.KeyRef) []acl.KeyRef {
-	if aclNotKeys[cmd.name] {
+func aclKeyRefs(cmd *command, info *aclCommand, args [][]byte, dst []acl.KeyRef) []acl.KeyRef {
+	if info.notKey {
 		return dst
 	}
-	specs, known := keyAccessSpecs[cmd.name]
-	_, keynum := keynumCommands[cmd.name]
-	_, geo := geoRadiusOptionsAt[cmd.name]
-	if !keynum && !geo && !hasFlag(cmd, "movablekeys") {
-		// The keys are a range of the arguments (most commands).
+	if info.ranged {
 		if cmd.first <= 0 {
 			return dst
 		}
@@ -103,7 +99,7 @@ func aclKeyRefs(cmd *command, args [][]byte, dst []acl.KeyRef) []acl.KeyRef {
 			last += len(args)
 		}
 		for i := cmd.first; i <= last && i < len(args); i += max(cmd.step, 1) {
-			dst = append(dst, acl.KeyRef{Pos: i, Perm: keyPerm(cmd, specs, known, args, i)})
+			dst = append(dst, acl.KeyRef{Pos: i, Perm: keyPerm(cmd, info.specs, info.known, args, i)})
 		}
 		return dst
 	}
@@ -111,11 +107,11 @@ func aclKeyRefs(cmd *command, args [][]byte, dst []acl.KeyRef) []acl.KeyRef {
 	if !ok {
 		return dst
 	}
-	if from, ok := geoRadiusOptionsAt[cmd.name]; ok {
-		idx = geoRadiusKeyIndexes(args, from)
+	if info.geo {
+		idx = geoRadiusKeyIndexes(args, geoRadiusOptionsAt[cmd.name])
 	}
 	for _, i := range idx {
-		dst = append(dst, acl.KeyRef{Pos: i, Perm: keyPerm(cmd, specs, known, args, i)})
+		dst = append(dst, acl.KeyRef{Pos: i, Perm: keyPerm(cmd, info.specs, info.known, args, i)})
 	}
 	return dst
 }
@@ -236,8 +232,8 @@ func (c *client) fullReadAccess(cmd *command, args [][]byte) bool {
 	if u.Unrestricted() {
 		return true
 	}
-	ac := c.s.acl.byCmd[cmd]
-	return ac != nil && u.CheckUnrestricted(ac, args, aclKeyRefs(cmd, args, nil), acl.Read)
+	info := c.s.acl.byCmd[cmd]
+	return info != nil && info.ac != nil && u.CheckUnrestricted(info.ac, args, aclKeyRefs(cmd, info, args, nil), acl.Read)
 }
 
 // hasKeywordSpec reports whether one of specs starts at a keyword.

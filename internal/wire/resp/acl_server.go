@@ -18,7 +18,7 @@ import (
 type aclState struct {
 	reg   *acl.Registry
 	log   acl.Log
-	byCmd map[*command]*acl.Command
+	byCmd map[*command]*aclCommand
 	file  string // aclfile; empty when none
 
 	deniedAuth, deniedCmd, deniedKey, deniedChannel atomic.Int64
@@ -32,14 +32,36 @@ func newACLState(s *Server) *aclState {
 	for _, c := range s.cmds {
 		specs = append(specs, aclSpec(c))
 	}
-	st := &aclState{reg: acl.NewRegistry(acl.NewCatalog(specs)), byCmd: make(map[*command]*acl.Command), file: s.opts.ACLFile}
+	st := &aclState{reg: acl.NewRegistry(acl.NewCatalog(specs)), byCmd: make(map[*command]*aclCommand), file: s.opts.ACLFile}
 	for _, c := range s.cmds {
-		st.byCmd[c] = st.reg.Catalog.Lookup(c.name)
+		st.byCmd[c] = st.newACLCommand(c)
 		for _, sub := range c.subs {
-			st.byCmd[sub] = st.reg.Catalog.Lookup(sub.name)
+			st.byCmd[sub] = st.newACLCommand(sub)
 		}
 	}
 	return st
+}
+
+// aclCommand is what a check needs to know of a command, looked up once.
+type aclCommand struct {
+	ac    *acl.Command
+	specs []keyAccessSpec
+	known bool // specs are Redis's; otherwise the access follows the flags
+	// ranged: the keys are the command's first/last/step range; otherwise
+	// they are found as COMMAND GETKEYS finds them.
+	ranged bool
+	notKey bool // its key arguments are shard channels (aclNotKeys)
+	geo    bool
+}
+
+func (st *aclState) newACLCommand(c *command) *aclCommand {
+	specs, known := keyAccessSpecs[c.name]
+	_, keynum := keynumCommands[c.name]
+	_, geo := geoRadiusOptionsAt[c.name]
+	return &aclCommand{
+		ac: st.reg.Catalog.Lookup(c.name), specs: specs, known: known,
+		ranged: !keynum && !geo && !hasFlag(c, "movablekeys"), notKey: aclNotKeys[c.name], geo: geo,
+	}
 }
 
 func aclSpec(c *command) acl.CommandSpec {
