@@ -101,6 +101,7 @@ fails to load leaves the one before in force.`,
 	f.DurationVar(&cfg.FrameTimeout, "frame-timeout", def.FrameTimeout, "on both protocols, how long a client may take to send the rest of a request once its first byte arrived, and to take each 4 MiB of a reply; 0 disables (idle connections and blocked commands are never affected)")
 	f.IntVar(&cfg.MongoMaxConnections, "mongo-max-connections", def.MongoMaxConnections, "most MongoDB connections served at once (MongoDB's net.maxIncomingConnections); past it a new connection is closed")
 	f.IntVar(&cfg.RespMaxClients, "resp-max-clients", def.RespMaxClients, "Redis maxclients at startup: past it a new connection gets 'ERR max number of clients reached' (CONFIG SET maxclients changes it)")
+	f.StringVar(&cfg.RespACLFile, "resp-aclfile", "", "Redis aclfile: ACL users read at startup and by ACL LOAD, written by ACL SAVE (`FILE` of 'user NAME RULE...' lines)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&logFormat, "log-format", "text", "text or json")
 	return cmd

@@ -78,6 +78,9 @@ type Config struct {
 	// RespMaxClients is the initial Redis maxclients (CONFIG SET maxclients
 	// changes it at run time).
 	RespMaxClients int
+	// RespACLFile is the Redis aclfile: the ACL users loaded at startup and
+	// by ACL LOAD, written by ACL SAVE; empty means none.
+	RespACLFile string
 	// BackgroundPriority is the CPU priority of the expiry sweeper's batch
 	// preparation and of compactions (background.go).
 	BackgroundPriority BackgroundPriority
