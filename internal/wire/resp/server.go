@@ -79,8 +79,9 @@ type Options struct {
 	Shutdown func()
 	// TLSParams are the CONFIG values of the tls-* parameters in effect
 	// (tls-cert-file, tls-auth-clients, ...) when the listeners serve TLS,
-	// which CONFIG SET may set only to these values; then port shows the plain listener's port, 0 without one, and
-	// tls-port the port of the listeners whose IsTLS method says so.
+	// which CONFIG SET may set only to these values; then port shows the
+	// plain listener's port, 0 without one, and tls-port the port of the
+	// listeners whose IsTLS method says so.
 	TLSParams map[string]string
 	// ACLFile is the aclfile: the ACL users LoadACL and ACL LOAD read and
 	// ACL SAVE writes; empty means none.
