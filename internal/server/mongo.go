@@ -52,6 +52,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		Now:         s.cfg.Now,
 		Parameters:  append(s.expiryParameters(), queryParameters(db)...),
 		CmdLineOpts: s.cmdLineOpts(),
+		Auth:        s.cfg.MongoAuth,
 		// net.maxIncomingConnections, and the frame timeout.
 		MaxConnections: s.cfg.MongoMaxConnections,
 		FrameTimeout:   wireFrameTimeout(s.cfg.FrameTimeout),
@@ -172,13 +173,14 @@ func lagMillis(h expiry.Histogram) bson.D {
 func (s *Server) cmdLineOpts() *mongo.CmdLineOpts {
 	host, port, _ := net.SplitHostPort(s.cfg.MongoAddr)
 	portNum, _ := strconv.Atoi(port)
-	return &mongo.CmdLineOpts{
-		Argv: s.cfg.Argv,
-		Parsed: bson.D{
-			{Key: "net", Value: bson.D{{Key: "bindIp", Value: host}, {Key: "port", Value: int32(portNum)}}},
-			{Key: "storage", Value: bson.D{{Key: "dbPath", Value: s.cfg.Dir}}},
-		},
+	parsed := bson.D{
+		{Key: "net", Value: bson.D{{Key: "bindIp", Value: host}, {Key: "port", Value: int32(portNum)}}},
 	}
+	if s.cfg.MongoAuth {
+		parsed = append(parsed, bson.E{Key: "security", Value: bson.D{{Key: "authorization", Value: "enabled"}}})
+	}
+	parsed = append(parsed, bson.E{Key: "storage", Value: bson.D{{Key: "dbPath", Value: s.cfg.Dir}}})
+	return &mongo.CmdLineOpts{Argv: s.cfg.Argv, Parsed: parsed}
 }
 
 // batchedDeletes is serverStatus's batchedDeletes section, which TTL

@@ -702,6 +702,8 @@ const (
 	Location50700                                               Code = 50700
 	NotARetryableWriteCommand                                   Code = 50768
 	BackupCursorOpenConflictWithCheckpoint                      Code = 50915
+	Location51002                                               Code = 51002
+	Location51003                                               Code = 51003
 	Location51024                                               Code = 51024
 	Location51047                                               Code = 51047
 	Location51075                                               Code = 51075

@@ -1,0 +1,199 @@
+package mongo
+
+import (
+	"context"
+	"net"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/mongoauth"
+)
+
+// resourceKind is what a command's actions apply to.
+type resourceKind uint8
+
+const (
+	// onNothing: the command needs an authenticated user and no
+	// privilege (endSessions, whatsmyuri).
+	onNothing resourceKind = iota
+	// onCollection: the namespace of the command's first field (a
+	// command whose first field is not a collection name, as aggregate:
+	// 1, falls back to its database).
+	onCollection
+	// onDatabase: the command's database.
+	onDatabase
+	// onCluster: the cluster.
+	onCluster
+)
+
+// access is what a command needs when access control is on.
+type access struct {
+	// public commands run before authentication (hello, saslStart, ...).
+	public bool
+	// actions are needed on the resource on.
+	on      resourceKind
+	actions mongoauth.ActionSet
+	// extra, when set, adds requirements that depend on the command's
+	// document (a role's database, $out's target, ...).
+	extra func(req *request) []mongoauth.Requirement
+}
+
+// open is the access of the commands MongoDB serves before
+// authentication.
+var open = access{public: true}
+
+func need(on resourceKind, actions ...string) access {
+	return access{on: on, actions: mongoauth.Actions(actions...)}
+}
+
+// with returns a with extra requirements.
+func (a access) with(extra func(req *request) []mongoauth.Requirement) access {
+	a.extra = extra
+	return a
+}
+
+// connUser is the user a connection authenticated as, with its resolved
+// privileges as of generation gen of the users and roles.
+type connUser struct {
+	name   userName
+	roles  []mongoauth.RoleName
+	grants *mongoauth.Grants
+	gen    uint64
+}
+
+// baseResource is the concrete resource of kind on for req.
+func baseResource(on resourceKind, req *request) mongoauth.Resource {
+	switch on {
+	case onCluster:
+		return mongoauth.ClusterResource
+	case onCollection:
+		if v := req.first(); v.Type == bson.TypeString {
+			return mongoauth.CollectionResource(req.db, v.StringValue())
+		}
+	}
+	return mongoauth.DBResource(req.db)
+}
+
+// requirements lists everything cmd needs to run req.
+func (a access) requirements(req *request) []mongoauth.Requirement {
+	var out []mongoauth.Requirement
+	if !a.actions.Empty() {
+		out = append(out, mongoauth.Requirement{Resource: baseResource(a.on, req), Actions: a.actions})
+	}
+	if a.extra != nil {
+		out = append(out, a.extra(req)...)
+	}
+	return out
+}
+
+// authorize checks that the connection may run req under access control:
+// MongoDB's "requires authentication" for an unauthenticated client, "not
+// authorized" for a user lacking a privilege. The localhost exception lets
+// a loopback client with no user in the system create the first one in
+// admin.
+func (c *conn) authorize(ctx context.Context, cmd *command, req *request) error {
+	a := &cmd.access
+	if a.public {
+		return nil
+	}
+	u, err := c.currentUser(ctx)
+	if err != nil {
+		return err
+	}
+	if u == nil {
+		if (req.name == "createUser" || req.name == "createRole") && req.db == authDB && c.localhostExceptionOpen(ctx) {
+			return nil
+		}
+		return errorf(mongoerr.Unauthorized, "Command %s requires authentication", req.name)
+	}
+	// The fast path: one requirement, no allocation.
+	if a.extra == nil {
+		if a.actions.Empty() || u.grants.Allows(mongoauth.Requirement{Resource: baseResource(a.on, req), Actions: a.actions}) {
+			return nil
+		}
+		return c.notAuthorized(req)
+	}
+	for _, r := range a.requirements(req) {
+		if !u.grants.Allows(r) {
+			return c.notAuthorized(req)
+		}
+	}
+	return nil
+}
+
+func (c *conn) notAuthorized(req *request) error {
+	c.s.metrics.authzFailures.Add(1)
+	return errorf(mongoerr.Unauthorized, "not authorized on %s to execute command %s",
+		req.db, valueString(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: req.cmd}))
+}
+
+// localhostExceptionOpen reports whether the client is on a loopback
+// address and no user exists yet.
+func (c *conn) localhostExceptionOpen(ctx context.Context) bool {
+	if !isLoopback(c.nc.RemoteAddr()) {
+		return false
+	}
+	any, err := c.s.anyUser(ctx)
+	return err == nil && !any
+}
+
+func isLoopback(a net.Addr) bool {
+	switch a := a.(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// currentUser returns the connection's user with privileges resolved
+// against the current users and roles, or nil when unauthenticated. A
+// user dropped since it authenticated is logged out.
+func (c *conn) currentUser(ctx context.Context) (*connUser, error) {
+	u := c.user
+	if u == nil {
+		return nil, nil
+	}
+	gen := c.s.authGen.Load()
+	if u.gen == gen {
+		return u, nil
+	}
+	fresh, err := c.s.resolveUser(ctx, u.name)
+	if err != nil {
+		return nil, err
+	}
+	c.user = fresh
+	return fresh, nil
+}
+
+// resolveUser loads a user and resolves its privileges; nil when the user
+// does not exist.
+func (s *Server) resolveUser(ctx context.Context, name userName) (*connUser, error) {
+	gen := s.authGen.Load()
+	doc, err := s.findUser(ctx, name)
+	if err != nil || doc == nil {
+		return nil, err
+	}
+	src, _, err := s.roleSource(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &connUser{name: name, roles: doc.roles, grants: mongoauth.Resolve(doc.roles, src), gen: gen}, nil
+}
+
+// hostOf is the host part of a client address, which the failure throttle
+// keys on (a client that reconnects gets a new port).
+func hostOf(remote string) string {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		return remote
+	}
+	return host
+}
