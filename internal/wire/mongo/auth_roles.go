@@ -40,9 +40,11 @@ func parseRoleFields(cmd string, req *request) (roleFields, error) {
 		case "roles":
 			f.roles, err = parseRoleNames("roles", el.Value(), req.db)
 			f.rolesSeen = true
-		case "writeConcern", "comment", "authenticationRestrictions", "$db", "lsid", "$clusterTime", "$readPreference", "apiVersion", "apiStrict", "apiDeprecationErrors":
+		case "authenticationRestrictions":
 		default:
-			err = unknownField(cmd, k)
+			if !genericArgs[k] {
+				err = unknownField(cmd, k)
+			}
 		}
 		return err
 	})

@@ -87,9 +87,11 @@ func parseUserFields(cmd string, req *request) (userFields, error) {
 			default:
 				return errorf(mongoerr.BadValue, "passwordDigestor must be 'server' or 'client', got: %s", s)
 			}
-		case "writeConcern", "comment", "authenticationRestrictions", "$db", "lsid", "$clusterTime", "$readPreference", "apiVersion", "apiStrict", "apiDeprecationErrors":
+		case "authenticationRestrictions":
 		default:
-			return unknownField(cmd, k)
+			if !genericArgs[k] {
+				return unknownField(cmd, k)
+			}
 		}
 		return nil
 	})

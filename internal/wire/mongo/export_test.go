@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/mongoauth"
 )
 
 // The tests' own command: mayflyTestUntilKilled runs until its context ends
@@ -16,4 +18,20 @@ func init() {
 	}, help: "blocks until interrupted (tests only)"}
 	commandNames = append(commandNames, "mayflyTestUntilKilled")
 	slices.Sort(commandNames)
+}
+
+// CommandNames returns every command of the table, sorted.
+func CommandNames() []string { return slices.Clone(commandNames) }
+
+// CommandAccess reports whether command name is served before
+// authentication, whether it is admin-only, and the privileges (as
+// privilege documents) it needs to run cmd on db.
+func CommandAccess(name, db string, cmd bson.Raw) (public, adminOnly bool, privileges bson.A) {
+	c := commandTable[name]
+	req := &request{db: db, name: name, cmd: cmd}
+	var privs []mongoauth.Privilege
+	for _, r := range c.access.requirements(req) {
+		privs = append(privs, r)
+	}
+	return c.access.public, c.adminOnly, privilegesDoc(privs)
 }
