@@ -1,6 +1,10 @@
 package mongoauth
 
-import "strings"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // Resource is what a privilege applies to, as MongoDB's resource
 // documents say it: {cluster: true}, {anyResource: true}, or {db,
@@ -45,9 +49,11 @@ type Grants struct {
 	anyResource ActionSet
 	anyNormal   ActionSet            // {db: "", collection: ""}
 	db          map[string]ActionSet // {db: x, collection: ""}
-	ns          map[string]ActionSet // {db: x, collection: c}, keyed "x.c"
+	ns          map[namespace]ActionSet // {db: x, collection: c}
 	collAnyDB   map[string]ActionSet // {db: "", collection: c}
 }
+
+type namespace struct{ db, coll string }
 
 // add adds a privilege to the grants.
 func (g *Grants) add(p Privilege) {
@@ -64,7 +70,11 @@ func (g *Grants) add(p Privilege) {
 	case r.DB == "":
 		g.collAnyDB = addTo(g.collAnyDB, r.Collection, p.Actions)
 	default:
-		g.ns = addTo(g.ns, r.DB+"."+r.Collection, p.Actions)
+		if g.ns == nil {
+			g.ns = map[namespace]ActionSet{}
+		}
+		k := namespace{r.DB, r.Collection}
+		g.ns[k] = g.ns[k].Union(p.Actions)
 	}
 }
 
@@ -93,7 +103,7 @@ func (g *Grants) On(r Resource) ActionSet {
 		s = s.Union(g.anyNormal).Union(g.db[r.DB])
 	}
 	if len(g.ns) > 0 {
-		s = s.Union(g.ns[r.DB+"."+r.Collection])
+		s = s.Union(g.ns[namespace{r.DB, r.Collection}])
 	}
 	if len(g.collAnyDB) > 0 {
 		s = s.Union(g.collAnyDB[r.Collection])
@@ -102,8 +112,19 @@ func (g *Grants) On(r Resource) ActionSet {
 }
 
 // Allows reports whether every action of req is granted on its resource.
+// The usual case, a database-wide privilege of a collection's database,
+// is answered by one map lookup.
 func (g *Grants) Allows(req Requirement) bool {
-	return g.On(req.Resource).Contains(req.Actions)
+	if g == nil {
+		return false
+	}
+	r := req.Resource
+	if !r.Cluster && r.Collection != "" && !isSystem(r.Collection) {
+		if g.anyResource.Union(g.anyNormal).Union(g.db[r.DB]).Contains(req.Actions) {
+			return true
+		}
+	}
+	return g.On(r).Contains(req.Actions)
 }
 
 // AnyOnDB reports whether any action is granted on database db or one of
@@ -116,9 +137,8 @@ func (g *Grants) AnyOnDB(db string) bool {
 	if !g.anyResource.Empty() || !g.anyNormal.Empty() || !g.db[db].Empty() || len(g.collAnyDB) > 0 {
 		return true
 	}
-	prefix := db + "."
 	for k, a := range g.ns {
-		if strings.HasPrefix(k, prefix) && !a.Empty() {
+		if k.db == db && !a.Empty() {
 			return true
 		}
 	}
@@ -148,9 +168,15 @@ func (g *Grants) Privileges() []Privilege {
 	for _, k := range sortedKeys(g.db) {
 		out = append(out, Privilege{DBResource(k), g.db[k]})
 	}
-	for _, k := range sortedKeys(g.ns) {
-		db, coll, _ := strings.Cut(k, ".")
-		out = append(out, Privilege{CollectionResource(db, coll), g.ns[k]})
+	nss := make([]namespace, 0, len(g.ns))
+	for k := range g.ns {
+		nss = append(nss, k)
+	}
+	slices.SortFunc(nss, func(a, b namespace) int {
+		return cmp.Or(strings.Compare(a.db, b.db), strings.Compare(a.coll, b.coll))
+	})
+	for _, k := range nss {
+		out = append(out, Privilege{CollectionResource(k.db, k.coll), g.ns[k]})
 	}
 	return out
 }

@@ -5,8 +5,6 @@ import (
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-
-	"github.com/mayfly/mayfly/internal/mongoauth"
 )
 
 // The tests' own command: mayflyTestUntilKilled runs until its context ends
@@ -29,9 +27,5 @@ func CommandNames() []string { return slices.Clone(commandNames) }
 func CommandAccess(name, db string, cmd bson.Raw) (public, adminOnly bool, privileges bson.A) {
 	c := commandTable[name]
 	req := &request{db: db, name: name, cmd: cmd}
-	var privs []mongoauth.Privilege
-	for _, r := range c.access.requirements(req) {
-		privs = append(privs, r)
-	}
-	return c.access.public, c.adminOnly, privilegesDoc(privs)
+	return c.access.public, c.adminOnly, privilegesDoc(c.access.requirements(req))
 }
