@@ -119,12 +119,20 @@ func (g *Grants) Allows(req Requirement) bool {
 		return false
 	}
 	r := req.Resource
-	if !r.Cluster && r.Collection != "" && !isSystem(r.Collection) {
-		if g.anyResource.Union(g.anyNormal).Union(g.db[r.DB]).Contains(req.Actions) {
-			return true
-		}
+	if !r.Cluster && r.Collection != "" && !isSystem(r.Collection) && g.AllowsCollectionsOf(r.DB, req.Actions) {
+		return true
 	}
 	return g.On(r).Contains(req.Actions)
+}
+
+// AllowsCollectionsOf reports whether actions are granted on every
+// non-system collection of database db (by a privilege on db, on every
+// database, or on anyResource): enough for a command on one of them.
+func (g *Grants) AllowsCollectionsOf(db string, actions ActionSet) bool {
+	if g == nil {
+		return false
+	}
+	return g.anyResource.Union(g.anyNormal).Union(g.db[db]).Contains(actions)
 }
 
 // AnyOnDB reports whether any action is granted on database db or one of

@@ -86,3 +86,39 @@ func benchFindByID(b *testing.B, auth bool) {
 	}
 	reportCPU(b, start)
 }
+
+// BenchmarkAuthorize measures the privilege check alone, for a find by _id
+// of an authenticated readWrite user: what access control adds to each
+// command once the connection's privileges are resolved.
+func BenchmarkAuthorize(b *testing.B) {
+	st, err := storage.Open(storage.Options{InMemory: true, Dir: "mem", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	db, err := docdb.Open(docdb.Options{Store: st, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := NewServer(Options{DB: db, Logger: slog.New(slog.DiscardHandler), Auth: true})
+	c := newConn(s, discardConn{}, 1)
+	ctx := context.Background()
+	raw, _ := bson.Marshal(bson.D{{Key: "createUser", Value: "app"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"readWrite"}}})
+	if _, err := msgCreateUser(ctx, c, &request{c: c, db: "bench", name: "createUser", cmd: raw}); err != nil {
+		b.Fatal(err)
+	}
+	if c.user, err = s.resolveUser(ctx, userName{"app", "bench"}); err != nil || c.user == nil {
+		b.Fatalf("user: %v", err)
+	}
+	cmd, _ := bson.Marshal(bson.D{{Key: "find", Value: "doc"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: int64(7)}}},
+		{Key: "limit", Value: int64(1)}, {Key: "singleBatch", Value: true}, {Key: "$db", Value: "bench"}})
+	req := &request{c: c, db: "bench", name: "find", cmd: cmd}
+	find := commandTable["find"]
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.authorize(ctx, find, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -323,3 +323,31 @@ func TestAuthWithoutAuth(t *testing.T) {
 		t.Fatalf("authenticate without access control: %v", err)
 	}
 }
+
+// TestAuthFailureDelay: an address that keeps failing waits before each
+// answer: nothing the first time, then 100 ms, 200 ms, ...; a success
+// resets it.
+func TestAuthFailureDelay(t *testing.T) {
+	ts := startAuthServer(t)
+	root := createRoot(t, ts)
+	anon := ts.client(t).Database("admin")
+	fail := func() time.Duration {
+		start := time.Now()
+		cmdError(t, anon, bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: "SCRAM-SHA-256"},
+			{Key: "payload", Value: bson.Binary{Data: []byte("n,,n=ghost,r=abc")}}}, 18, "AuthenticationFailed", "Authentication failed.")
+		return time.Since(start)
+	}
+	fail()
+	if d := fail(); d < 100*time.Millisecond {
+		t.Fatalf("second failure answered after %v, want at least 100ms", d)
+	}
+	if d := fail(); d < 200*time.Millisecond {
+		t.Fatalf("third failure answered after %v, want at least 200ms", d)
+	}
+	// A success from the address resets it.
+	ts.userClient(t, "admin", "pw", "admin", "").Ping(context.Background(), nil)
+	if d := fail(); d >= 100*time.Millisecond {
+		t.Fatalf("failure after a success delayed %v", d)
+	}
+	_ = root
+}
