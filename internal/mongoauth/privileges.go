@@ -47,10 +47,10 @@ func isSystem(coll string) bool { return strings.HasPrefix(coll, "system.") }
 type Grants struct {
 	cluster     ActionSet
 	anyResource ActionSet
-	anyNormal   ActionSet            // {db: "", collection: ""}
-	db          map[string]ActionSet // {db: x, collection: ""}
+	anyNormal   ActionSet               // {db: "", collection: ""}
+	db          map[string]ActionSet    // {db: x, collection: ""}
 	ns          map[namespace]ActionSet // {db: x, collection: c}
-	collAnyDB   map[string]ActionSet // {db: "", collection: c}
+	collAnyDB   map[string]ActionSet    // {db: "", collection: c}
 }
 
 type namespace struct{ db, coll string }
