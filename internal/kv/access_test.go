@@ -39,7 +39,7 @@ func TestAccessClockIdleTime(t *testing.T) {
 		{"ten seconds later", 10 * time.Second, nil, 10},
 		{"EXISTS does not touch", time.Second, func(tx *kv.Tx) error { _, err := tx.Exists(bs("k")); return err }, 11},
 		{"TYPE does not touch", time.Second, func(tx *kv.Tx) error { _, err := tx.Type([]byte("k")); return err }, 12},
-		{"OBJECT ENCODING does not touch", time.Second, func(tx *kv.Tx) error { _, _, err := tx.Encoding([]byte("k")); return err }, 13},
+		{"OBJECT ENCODING does not touch", time.Second, func(tx *kv.Tx) error { _, _, err := tx.ReadValue([]byte("k"), nil, false); return err }, 13},
 		{"KEYS does not touch", time.Second, func(tx *kv.Tx) error { _, err := tx.Keys([]byte("*")); return err }, 14},
 		{"GET touches", 5 * time.Second, func(tx *kv.Tx) error { _, _, err := tx.Get([]byte("k")); return err }, 0},
 		{"less than a second", 700 * time.Millisecond, nil, 1}, // 0.4 s -> 1.1 s of the clock

@@ -302,6 +302,9 @@ func (ck *checker) checkLayout(dbmap [NumDBs]byte) error {
 	}
 	defer it.Close()
 	for ok := it.First(); ok; ok = it.Next() {
+		if bytes.Equal(it.Key(), functionsKey()) {
+			continue
+		}
 		if !bytes.Equal(it.Key(), dbmapKey()) {
 			ck.report(ProblemCorrupt, -1, nil, "unknown internal record %q", it.Key()[2:])
 			continue

@@ -28,14 +28,24 @@ type Event struct {
 	Key   string
 }
 
-// Touch says that a key changed, for WATCH. All means every key of DB
-// changed (FLUSHDB, FLUSHALL, SWAPDB); Expired means the change is the
-// deletion of a key that had already logically expired.
+// Touch says that a key changed, for WATCH and client-side caching. All
+// means every key of DB changed (FLUSHDB, FLUSHALL, SWAPDB); Expired means
+// the change is the deletion of a key that had already logically expired.
+// Two kinds of touch change no key: Read says that client Origin read Key
+// (NoteRead), Flushed that FLUSHDB (DB is its database), FLUSHALL or
+// SWAPDB (DB is -1) replaced whole databases' contents, besides the
+// touches of the keys it changed. Origin
+// is the Tx's origin (SetOrigin) for the other touches: who changed the
+// key, zero for the expiry engine. Touches arrive in the order the Tx made
+// them.
 type Touch struct {
 	DB      int
 	Key     string
 	All     bool
 	Expired bool
+	Read    bool
+	Flushed bool
+	Origin  uint64
 }
 
 // Observer receives what each commit changed. Committed is called while
@@ -58,7 +68,8 @@ func (s *Store) SetObserver(o Observer) {
 // are not even built. Zero turns notifications off.
 func (s *Store) SetNotifyMask(m Class) { s.notifyMask.Store(uint32(m)) }
 
-// SetTrackTouches turns the recording of touched keys (for WATCH) on or off.
+// SetTrackTouches turns the recording of touches (for WATCH and
+// client-side caching) on or off.
 func (s *Store) SetTrackTouches(on bool) { s.trackTouches.Store(on) }
 
 // notify records an event if its class is enabled.
@@ -85,7 +96,30 @@ func (tx *Tx) touch(db int, key []byte, expired bool) {
 	if !tx.s.trackTouches.Load() {
 		return
 	}
-	tx.touches = append(tx.touches, Touch{DB: db, Key: string(key), Expired: expired})
+	tx.touches = append(tx.touches, Touch{DB: db, Key: string(key), Expired: expired, Origin: tx.origin})
+}
+
+// SetOrigin names who runs the Tx (a client's id): the touches it records
+// carry it, so that an observer knows who changed a key. A Tx begins with
+// origin zero.
+func (tx *Tx) SetOrigin(id uint64) { tx.origin = id }
+
+// NoteRead records, while touches are tracked, that client by read key in
+// the current database: a Read touch, in order with the Tx's changes.
+func (tx *Tx) NoteRead(key []byte, by uint64) {
+	if !tx.s.trackTouches.Load() {
+		return
+	}
+	tx.touches = append(tx.touches, Touch{DB: tx.ldb, Key: string(key), Read: true, Origin: by})
+}
+
+// touchFlushed records, while touches are tracked, that FLUSHDB (db),
+// FLUSHALL or SWAPDB (db -1) replaced whole databases' contents.
+func (tx *Tx) touchFlushed(db int) {
+	if !tx.s.trackTouches.Load() {
+		return
+	}
+	tx.touches = append(tx.touches, Touch{DB: db, Flushed: true, Origin: tx.origin})
 }
 
 // KeyWatcher is implemented by an Observer that tracks changes of single
@@ -139,5 +173,5 @@ func (tx *Tx) touchAll(db int) {
 	if !tx.s.trackTouches.Load() {
 		return
 	}
-	tx.touches = append(tx.touches, Touch{DB: db, All: true})
+	tx.touches = append(tx.touches, Touch{DB: db, All: true, Origin: tx.origin})
 }

@@ -51,31 +51,6 @@ func (tx *Tx) Type(key []byte) (Type, error) {
 	return m.Type, nil
 }
 
-// Encoding returns OBJECT ENCODING's answer for key; ok is false when the
-// key is missing. It does not count as an access.
-func (tx *Tx) Encoding(key []byte) (string, bool, error) {
-	m, ok, err := tx.lookup(key)
-	if err != nil || !ok {
-		return "", false, err
-	}
-	switch m.Type {
-	case TypeString:
-		if _, isInt := ParseInt(m.Payload); isInt {
-			return "int", true, nil
-		}
-		if len(m.Payload) <= 44 {
-			return "embstr", true, nil
-		}
-		return "raw", true, nil
-	case TypeList:
-		return "quicklist", true, nil
-	case TypeZSet:
-		return "skiplist", true, nil
-	default:
-		return "hashtable", true, nil
-	}
-}
-
 // Rename moves src to dst with its expiry, replacing dst (unless nx, where
 // an existing dst makes it a no-op reported as false). Events:
 // `rename_from` on src, `rename_to` on dst. The elements of a collection
@@ -279,6 +254,7 @@ func (tx *Tx) FlushDB() error {
 	if err := tx.touchReplaced(tx.ldb, tx.pdb); err != nil {
 		return err
 	}
+	tx.touchFlushed(tx.ldb)
 	return tx.flush(tx.pdb)
 }
 
@@ -292,6 +268,7 @@ func (tx *Tx) FlushAll() error {
 			return err
 		}
 	}
+	tx.touchFlushed(-1)
 	return nil
 }
 
@@ -332,6 +309,7 @@ func (tx *Tx) SwapDB(a, b int) error {
 			return err
 		}
 	}
+	tx.touchFlushed(-1)
 	tx.dbmap[a], tx.dbmap[b] = tx.dbmap[b], tx.dbmap[a]
 	tx.mapDirty = true
 	if err := tx.batch().Set(dbmapKey(), tx.dbmap[:]); err != nil {

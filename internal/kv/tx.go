@@ -34,6 +34,7 @@ type Tx struct {
 	wake      int64 // earliest expireAt written, 0 for none
 	events    []Event
 	touches   []Touch
+	origin    uint64 // who runs the Tx (SetOrigin), carried by its touches
 	kbuf      []byte
 	ebuf      []byte
 	mapDirty  bool
@@ -250,6 +251,7 @@ func (tx *Tx) reset() {
 	tx.flushed = [NumDBs]bool{}
 	tx.expired, tx.lazy, tx.wake = 0, 0, 0
 	tx.mapDirty, tx.garbage, tx.synced, tx.forgetDeleted = false, false, false, false
+	tx.origin = 0
 	clear(tx.pending)
 	clear(tx.events)
 	tx.events = tx.events[:0]

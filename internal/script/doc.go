@@ -1,6 +1,6 @@
-// Package script runs Redis's Lua scripts (EVAL, EVALSHA, SCRIPT LOAD) on
-// a Lua 5.1 interpreter, with Redis 7.0's libraries, sandbox, conversions
-// and error words. It knows nothing of storage or the protocol: commands a
+// Package script runs Redis's Lua scripts (EVAL, EVALSHA, SCRIPT LOAD) and
+// functions (FUNCTION LOAD, FCALL) on a Lua 5.1 interpreter, with Redis
+// 7.0's libraries, sandbox, conversions and error words. It knows nothing of storage or the protocol: commands a
 // script calls go to a Host, and replies travel as Reply values.
 //
 // # Rules
@@ -12,7 +12,8 @@
 //
 // The sandbox is Redis's: the base library without dofile, loadfile,
 // print, module or require, and the table, string, math, coroutine,
-// redis, cjson, cmsgpack and bit libraries; no os, io, package or debug. The
+// redis, cjson, cmsgpack, bit and struct libraries; no os, io, package or
+// debug. The
 // globals and every library are read-only views: assigning a global or a
 // library field (also through rawset) fails with "Attempt to modify a
 // readonly table", and reading an undefined global fails with "Script
@@ -27,6 +28,25 @@
 // " script: SHA, on @user_script:LINE." when the line is known, a Lua
 // runtime error being prefixed by ERR as Redis does.
 //
+// A script's shebang "#!lua flags=..." gives its Flags (Engine.Flags),
+// which the caller checks before running it; a script without one is
+// FlagEvalCompat.
+//
+// Functions: a library (LoadLibrary) is code whose first line is
+// "#!lua name=NAME"; its body is compiled under the chunk name
+// user_function and run once, with only a redis table of
+// register_function, log and the version and log-level fields as globals
+// (anything else fails as an undefined global does), for at most
+// LoadTimeout; what it registers are the library's functions. Every
+// library is loaded and every function called (Call) in one Lua state
+// kept for the purpose, so a library's locals are shared by its functions
+// and last between calls. A function gets KEYS and ARGV as its two
+// arguments, not as globals, and sees the scripts' globals but
+// register_function. Library names are case-sensitive, function names are
+// not, and no two libraries register the same function. DumpLibraries
+// and RestoreLibraries use Redis's FUNCTION DUMP payload (RDB function
+// records, LZF-compressed or not, then the RDB version and a CRC64).
+//
 // A Host's panic (a command that panicked) unwinds the script and is
 // raised again from Eval, so that the caller rolls back as for any
 // command that panics.
@@ -40,9 +60,12 @@
 // Lua 5.1's, pairs over a library or _G sees nothing (they are views),
 // an error object raised by the script itself with error({err=...})
 // carries no line, math.random draws from Go's generator (each script
-// starts seeded with 0; the same seed gives the same numbers, not Redis's
-// numbers), and there is no struct library, SCRIPT KILL or busy script reply. cjson's options
-// (encode_max_depth, ...) last for the script that sets them, where
+// starts with a random seed; the same math.randomseed gives the same
+// numbers, not Redis's numbers), calling a nil method fails as calling a
+// nil field does ("attempt to call field 'm' (a nil value)"),
+// getmetatable(nil) is false, and string.dump gives only a binary chunk's
+// header, which loadstring refuses. cjson's options (encode_max_depth,
+// ...) last for the script that sets them, where
 // Redis keeps them until it restarts.
 //
 // # Testing

@@ -29,8 +29,8 @@ type Host interface {
 
 // compiled is a cached script: its code and its shebang flags.
 type compiled struct {
-	proto    *lua.FunctionProto
-	noWrites bool
+	proto *lua.FunctionProto
+	flags Flags
 }
 
 // Engine compiles, caches and runs scripts. It is safe for concurrent use.
@@ -42,6 +42,14 @@ type Engine struct {
 	order   []string // SHA1s in the order they were cached
 
 	vms sync.Pool // *vm
+
+	// fmu guards funcs, the function libraries.
+	fmu   sync.Mutex
+	funcs *functionSet
+	// fvmMu serializes the use of fvm, the Lua state the libraries are
+	// loaded and their functions run in; it is taken before fmu.
+	fvmMu sync.Mutex
+	fvm   *vm
 }
 
 // New returns an engine whose scripts log to log through redis.log.
@@ -49,8 +57,8 @@ func New(log *slog.Logger) *Engine {
 	if log == nil {
 		log = slog.Default()
 	}
-	e := &Engine{log: log, scripts: make(map[string]*compiled)}
-	e.vms.New = func() any { return newVM(e) }
+	e := &Engine{log: log, scripts: make(map[string]*compiled), funcs: newFunctionSet()}
+	e.vms.New = func() any { return newVM(e, false) }
 	return e
 }
 
@@ -66,6 +74,17 @@ func (e *Engine) Load(body []byte) (string, error) {
 	sha := SHA1(body)
 	_, err := e.compiled(sha, body)
 	return sha, err
+}
+
+// Flags returns the shebang flags of the script Eval would run for the
+// same sha and body (compiling and caching it), FlagEvalCompat for a
+// script without a shebang, or Eval's error for it.
+func (e *Engine) Flags(sha string, body []byte) (Flags, error) {
+	p, err := e.compiled(strings.ToLower(sha), body)
+	if err != nil {
+		return 0, err
+	}
+	return p.flags, nil
 }
 
 // Exists reports whether the script named sha (hex, any case) is cached.
@@ -130,24 +149,20 @@ func (e replyError) Error() string { return string(e) }
 // chunkName is the name scripts are compiled under, as Redis names them.
 const chunkName = "user_script"
 
-// shebangFlags are the flags "#!lua flags=..." may declare. Only no-writes
-// changes what mayfly does; the others concern memory limits, replicas
-// and cluster slots.
-var shebangFlags = map[string]bool{"no-writes": true, "allow-oom": true, "allow-stale": true, "no-cluster": true, "allow-cross-slot-keys": true}
-
 // compile parses and compiles a script body, after its shebang line
 // ("#!lua [flags=f1,f2]", Redis 7's) when it has one; the line is compiled
 // as an empty one so that line numbers stay the script's.
 func compile(body []byte) (*compiled, error) {
-	c := &compiled{}
+	c := &compiled{flags: FlagEvalCompat}
 	src := string(body)
 	if strings.HasPrefix(src, "#!") {
 		nl := strings.IndexByte(src, '\n')
 		if nl < 0 {
 			return nil, replyError("ERR Invalid script shebang")
 		}
-		parts := strings.Fields(src[:nl])
-		if len(parts) == 0 {
+		c.flags = 0
+		parts, ok := splitArgs(src[:nl])
+		if !ok || len(parts) == 0 {
 			return nil, replyError("ERR Invalid engine in script shebang")
 		}
 		if parts[0] != "#!lua" {
@@ -162,19 +177,18 @@ func compile(body []byte) (*compiled, error) {
 				continue
 			}
 			for _, f := range strings.Split(list, ",") {
-				if !shebangFlags[f] {
+				flag, ok := flagNamed(f)
+				if !ok || strings.ToLower(f) != f {
 					return nil, replyError("ERR Unexpected flag in script shebang: " + f)
 				}
-				if f == "no-writes" {
-					c.noWrites = true
-				}
+				c.flags |= flag
 			}
 		}
 		src = src[nl:]
 	}
 	chunk, err := parse.Parse(strings.NewReader(src), chunkName)
 	if err != nil {
-		return nil, replyError("ERR Error compiling script (new function): " + compileMessage(err, body))
+		return nil, replyError("ERR Error compiling script (new function): " + compileMessage(err, body, chunkName))
 	}
 	p, err := lua.Compile(chunk, chunkName)
 	if err != nil {
@@ -184,13 +198,13 @@ func compile(body []byte) (*compiled, error) {
 	return c, nil
 }
 
-// compileMessage words a parse error of body as Lua does:
-// "user_script:LINE: MESSAGE near 'TOKEN'", a syntax error being an
+// compileMessage words a parse error of body, compiled as chunk, as Lua
+// does: "CHUNK:LINE: MESSAGE near 'TOKEN'", a syntax error being an
 // "unexpected symbol" and the end of the script '<eof>' on its last line.
-func compileMessage(err error, body []byte) string {
+func compileMessage(err error, body []byte, chunk string) string {
 	pe, ok := err.(*parse.Error)
 	if !ok {
-		return chunkName + ": " + strings.TrimSpace(err.Error())
+		return chunk + ": " + strings.TrimSpace(err.Error())
 	}
 	msg := strings.TrimSpace(pe.Message)
 	if msg == "syntax error" {
@@ -200,7 +214,7 @@ func compileMessage(err error, body []byte) string {
 	if line == parse.EOF {
 		line, token = 1+strings.Count(string(body), "\n"), "<eof>"
 	}
-	return fmt.Sprintf("%s:%d: %s near '%s'", chunkName, line, msg, token)
+	return fmt.Sprintf("%s:%d: %s near '%s'", chunk, line, msg, token)
 }
 
 // Eval runs a script (EVAL when body is given, EVALSHA by sha when body is
@@ -215,7 +229,7 @@ func (e *Engine) Eval(ctx context.Context, sha string, body []byte, keys, args [
 		return ErrorReply(err.Error())
 	}
 	v := e.vms.Get().(*vm)
-	r, panicked := v.run(ctx, sha, p.proto, p.noWrites, keys, args, h)
+	r, panicked := v.run(ctx, sha, p.proto, p.flags&FlagNoWrites != 0, keys, args, h)
 	if !v.broken {
 		e.vms.Put(v)
 	}

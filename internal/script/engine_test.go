@@ -203,3 +203,21 @@ func TestCancelledContextStopsScript(t *testing.T) {
 		t.Fatalf("script after a cancelled one: %+v", r)
 	}
 }
+
+// Ensure that calling nil fails with Lua 5.1's words, and that a dumped
+// function does not load back (Redis's loadstring refuses binary chunks).
+func TestCallNilAndStringDump(t *testing.T) {
+	e := New(nil)
+	for body, want := range map[string]string{
+		"local t = {} return t.x()":                                 "ERR user_script:1: attempt to call field 'x' (a nil value)",
+		"local f return f()":                                        "ERR user_script:1: attempt to call local 'f' (a nil value)",
+		"local f local g = function() return f() end return g()":    "ERR user_script:1: attempt to call upvalue 'f' (a nil value)",
+		"return loadstring(string.dump(function() return 1 end))()": "ERR user_script:1: attempt to call a nil value",
+		"return type(getmetatable(nil))":                            "boolean",
+	} {
+		got, _, _ := strings.Cut(render(eval(t, e, body)), " script: ")
+		if got != want {
+			t.Errorf("%s: got %q, want %q", body, got, want)
+		}
+	}
+}

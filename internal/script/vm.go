@@ -27,8 +27,18 @@ type vm struct {
 	// calls for tables that are not read-only views.
 	baseSetmetatable lua.LGFunction
 
-	// state of the running script
+	// functions is set for the state that runs the function libraries
+	// (FUNCTION LOAD, FCALL): its globals hold no KEYS or ARGV (a
+	// function gets them as arguments), and while a library loads they
+	// are only loadAPI.
+	functions bool
+	loadAPI   *lua.LTable
+	loading   *loadState
+
+	// state of the running script: sha names it in error replies (the
+	// function's name for FCALL), chunk is its chunk name.
 	sha        string
+	chunk      string
 	host       Host
 	noWrites   bool
 	proto      int
@@ -63,15 +73,15 @@ const (
 // The version scripts see as redis.REDIS_VERSION.
 const (
 	redisVersion    = "7.0.15"
-	redisVersionNum = 0x00070f
+	redisVersionNum = 0x07000f
 )
 
-func newVM(e *Engine) *vm {
+func newVM(e *Engine, functions bool) *vm {
 	// The registry (Lua's value stack) starts small and grows to what
 	// Lua's C stack limit lets Redis's scripts pass: unpack of 8,000
 	// values, as many command arguments.
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, RegistrySize: 1024 * 16, RegistryMaxSize: 1024 * 256, RegistryGrowStep: 1024})
-	v := &vm{e: e, L: L, protected: make(map[*lua.LTable]bool)}
+	v := &vm{e: e, L: L, protected: make(map[*lua.LTable]bool), functions: functions, chunk: chunkName}
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -103,12 +113,20 @@ func newVM(e *Engine) *vm {
 	}
 	if str, ok := base.RawGetString("string").(*lua.LTable); ok {
 		str.RawSetString("rep", L.NewFunction(stringRep))
+		str.RawSetString("dump", L.NewFunction(stringDump))
 	}
+	// Calling nil fails with Lua 5.1's words instead of gopher-lua's
+	// "attempt to call a non-function object".
+	nilMeta := L.NewTable()
+	nilMeta.RawSetString("__call", L.NewFunction(callNil))
+	nilMeta.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(lua.LNil, nilMeta)
 	base.RawSetString("redis", v.redisLib())
 	base.RawSetString("cjson", v.cjsonLib())
 	base.RawSetString("bit", v.bitLib())
 	base.RawSetString("cmsgpack", v.cmsgpackLib())
-	for _, name := range []string{"string", "table", "math", "coroutine", "redis", "cjson", "bit", "cmsgpack"} {
+	base.RawSetString("struct", v.structLib())
+	for _, name := range []string{"string", "table", "math", "coroutine", "redis", "cjson", "bit", "cmsgpack", "struct"} {
 		if t, ok := base.RawGetString(name).(*lua.LTable); ok {
 			base.RawSetString(name, v.readOnly(t, nil))
 		}
@@ -119,6 +137,9 @@ func newVM(e *Engine) *vm {
 		mt.RawSetString("__index", base.RawGetString("string"))
 		mtView := v.readOnly(mt, nil)
 		mt.RawSetString("__metatable", mtView)
+	}
+	if functions {
+		v.loadAPI = v.libraryAPI()
 	}
 	v.globals = v.readOnly(base, L.NewFunction(v.globalIndex))
 	base.RawSetString("_G", v.globals)
@@ -169,7 +190,15 @@ func (v *vm) setmetatable(L *lua.LState) int {
 // libraries and builtins, and an error for any other name.
 func (v *vm) globalIndex(L *lua.LState) int {
 	k := L.Get(2)
-	if s, ok := k.(lua.LString); ok {
+	if v.loading != nil {
+		val := v.loadAPI.RawGet(k)
+		if val == lua.LNil {
+			L.RaiseError("Script attempted to access nonexistent global variable '%s'", lua.LVAsString(k))
+		}
+		L.Push(val)
+		return 1
+	}
+	if s, ok := k.(lua.LString); ok && !v.functions {
 		switch s {
 		case "KEYS":
 			L.Push(v.keys)
@@ -207,12 +236,60 @@ func stringRep(L *lua.LState) int {
 	return 1
 }
 
+// callNil raises Lua 5.1's error for calling nil: "attempt to call
+// field 'NAME' (a nil value)", local or upvalue for a variable of the
+// calling function, or "attempt to call a nil value" when the call has
+// no name.
+func callNil(L *lua.LState) int {
+	name, kind := "", "field"
+	if dbg, ok := L.GetStack(0); ok {
+		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil {
+			name = dbg.Name
+		}
+	}
+	if caller, ok := L.GetStack(1); ok && name != "" {
+		for i := 1; ; i++ {
+			n, _ := L.GetLocal(caller, i)
+			if n == "" {
+				break
+			}
+			if n == name {
+				kind = "local"
+			}
+		}
+		if fn, ok := L.GetInfo("f", caller, lua.LNil); ok == nil && kind == "field" {
+			if f, isFn := fn.(*lua.LFunction); isFn && f.Proto != nil {
+				for _, u := range f.Proto.DbgUpvalues {
+					if u == name {
+						kind = "upvalue"
+					}
+				}
+			}
+		}
+	}
+	if name == "" || name == "?" || strings.ContainsAny(name, "<(") {
+		L.RaiseError("attempt to call a nil value")
+	}
+	L.RaiseError("attempt to call %s '%s' (a nil value)", kind, name)
+	return 0
+}
+
+// stringDump is string.dump(f): Lua 5.1's binary chunk header only, since
+// the interpreter has no bytecode format; loadstring refuses it, as
+// Redis's loadstring refuses every binary chunk.
+func stringDump(L *lua.LState) int {
+	L.CheckFunction(1)
+	L.Push(lua.LString("\x1bLuaQ"))
+	return 1
+}
+
 // random is Lua 5.1's math.random on the script's own generator, which
-// every script starts seeded with 0 and math.randomseed reseeds: the same
-// seed gives the same numbers, whatever ran before.
+// every script starts with a random seed (as Redis 7, whose scripts
+// replicate their effects, not themselves) and math.randomseed reseeds:
+// the same seed gives the same numbers, whatever ran before.
 func (v *vm) random(L *lua.LState) int {
 	if v.rng == nil {
-		v.rng = rand.New(rand.NewSource(0))
+		v.rng = rand.New(rand.NewSource(rand.Int63()))
 	}
 	switch L.GetTop() {
 	case 0:
@@ -235,8 +312,10 @@ func (v *vm) random(L *lua.LState) int {
 	return 1
 }
 
+// randomseed is math.randomseed(n): n a number or a string that reads as
+// one, as Lua's luaL_checkint takes it.
 func (v *vm) randomseed(L *lua.LState) int {
-	v.rng = rand.New(rand.NewSource(L.CheckInt64(1)))
+	v.rng = rand.New(rand.NewSource(int64(structNumber(L, 1, "randomseed"))))
 	return 0
 }
 
@@ -254,9 +333,19 @@ func (v *vm) rawset(L *lua.LState) int {
 // run runs a compiled script and returns its reply, or the value of a
 // panic of a command it called.
 func (v *vm) run(ctx context.Context, sha string, p *lua.FunctionProto, noWrites bool, keys, args [][]byte, h Host) (Reply, any) {
+	fn := v.L.NewFunctionFromProto(p)
+	fn.Env = v.globals
+	return v.invoke(ctx, sha, fn, false, noWrites, keys, args, h)
+}
+
+// invoke calls fn, a script's chunk (KEYS and ARGV as globals) or a
+// function (withArgs: KEYS and ARGV as its two arguments), named name in
+// error replies, and returns its reply, or the value of a panic of a
+// command it called.
+func (v *vm) invoke(ctx context.Context, name string, fn *lua.LFunction, withArgs, noWrites bool, keys, args [][]byte, h Host) (Reply, any) {
 	L := v.L
 	L.SetContext(ctx)
-	v.sha, v.host, v.noWrites, v.proto, v.panicked = sha, h, noWrites, 2, nil
+	v.sha, v.host, v.noWrites, v.proto, v.panicked = name, h, noWrites, 2, nil
 	v.cjson = cjsonDefaults
 	v.rng = nil
 	v.keys, v.argv = v.strings(keys), v.strings(args)
@@ -265,10 +354,14 @@ func (v *vm) run(ctx context.Context, sha string, p *lua.FunctionProto, noWrites
 		L.RemoveContext()
 		L.SetTop(0)
 	}()
-	fn := L.NewFunctionFromProto(p)
-	fn.Env = v.globals
 	L.Push(fn)
-	err := L.PCall(0, 1, nil)
+	nargs := 0
+	if withArgs {
+		L.Push(v.keys)
+		L.Push(v.argv)
+		nargs = 2
+	}
+	err := L.PCall(nargs, 1, nil)
 	if v.panicked != nil {
 		return Reply{}, v.panicked
 	}
@@ -313,20 +406,20 @@ func (v *vm) errorReply(err error) Reply {
 		}
 	case lua.LString:
 		msg = "ERR " + string(o)
-		line = lineOf(string(o))
+		line = lineOf(string(o), v.chunk)
 	default:
 		msg = "ERR " + obj.String()
 	}
 	if line > 0 {
-		msg += fmt.Sprintf(" script: %s, on @%s:%d.", v.sha, chunkName, line)
+		msg += fmt.Sprintf(" script: %s, on @%s:%d.", v.sha, v.chunk, line)
 	}
 	return ErrorReply(msg)
 }
 
-// lineOf returns the line of a Lua error message "user_script:LINE: ...",
-// 0 when it names none.
-func lineOf(msg string) int {
-	rest, ok := strings.CutPrefix(msg, chunkName+":")
+// lineOf returns the line of a Lua error message "CHUNK:LINE: ...", 0
+// when it names none.
+func lineOf(msg, chunk string) int {
+	rest, ok := strings.CutPrefix(msg, chunk+":")
 	if !ok {
 		return 0
 	}
@@ -349,7 +442,7 @@ func (v *vm) line(L *lua.LState) int {
 		if !ok {
 			break
 		}
-		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.CurrentLine > 0 && strings.Contains(dbg.Source, chunkName) {
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.CurrentLine > 0 && strings.Contains(dbg.Source, v.chunk) {
 			return dbg.CurrentLine
 		}
 	}
@@ -379,7 +472,7 @@ func errorText(msg string) string {
 // raise raises t as the script's error, with where it was raised.
 func (v *vm) raise(L *lua.LState, t *lua.LTable) int {
 	if line := v.line(L); line > 0 {
-		t.RawSetString("source", lua.LString("@"+chunkName))
+		t.RawSetString("source", lua.LString("@"+v.chunk))
 		t.RawSetString("line", lua.LNumber(line))
 	}
 	L.Error(t, 0)

@@ -289,7 +289,7 @@ func serveBlockedDB(x *cmdCtx, db int) {
 // script, where blocking commands must not block.
 func inExec(x *cmdCtx) bool {
 	switch x.c.lastName {
-	case "exec", "eval", "evalsha", "eval_ro", "evalsha_ro":
+	case "exec", "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
 		return true
 	}
 	return false

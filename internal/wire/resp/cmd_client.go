@@ -114,6 +114,10 @@ var cmdClient = container("client", "", "slow", "connection", "2.4.0", "A contai
 		Handler:    clientKill,
 	}),
 	cmdClientUnblock,
+	cmdClientTracking,
+	cmdClientCaching,
+	cmdClientGetredir,
+	cmdClientTrackinginfo,
 	def(cmdSpec{
 		Name: "client|reply", Arity: 3, Flags: "noscript loading stale",
 		ACL: "slow connection", Group: "connection", Since: "3.2.0",
@@ -137,6 +141,8 @@ var cmdClient = container("client", "", "slow", "connection", "2.4.0", "A contai
 		},
 	}),
 	helpCmd("client", "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+		"GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
 		"GETNAME", "    Return the name of the current connection.",
 		"ID", "    Return the ID of the current connection.",
 		"INFO", "    Return information about the current client connection.",
@@ -153,6 +159,9 @@ var cmdClient = container("client", "", "slow", "connection", "2.4.0", "A contai
 		"    * ID <client-id> [<client-id> ...]", "      Return clients of specified IDs only.",
 		"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
 		"SETNAME <name>", "    Assign the name <name> to the current connection.",
+		"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]", "         [OPTIN] [OPTOUT] [NOLOOP]",
+		"    Control server assisted client side caching.",
+		"TRACKINGINFO", "    Report tracking status for the current connection.",
 		"UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client."),
 )
 
@@ -170,18 +179,32 @@ func (c *client) describe() string {
 	idle := (now.UnixMilli() - c.lastCmd.Load()) / 1000
 	ch := len(c.s.hub.list(c, false))
 	pat := len(c.s.hub.list(c, true))
-	flags := "N"
+	flags := ""
 	if ch+pat > 0 {
-		flags = "P"
+		flags += "P"
 	}
 	if multi >= 0 {
-		flags = "x"
+		flags += "x"
+	}
+	redir := int64(-1)
+	if tr := c.s.tracking.state(c); tr.on {
+		flags += "t"
+		if tr.broken {
+			flags += "R"
+		}
+		if tr.bcast {
+			flags += "B"
+		}
+		redir = int64(tr.redirect)
+	}
+	if flags == "" {
+		flags = "N"
 	}
 	if cmd == "" {
 		cmd = "NULL"
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=0 name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d",
-		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), name, age, max(idle, 0), flags, db, ch, pat, multi, c.qbuf.Load(), c.qbufFree.Load(), cmd, c.proto())
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=0 name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=%d resp=%d",
+		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), name, age, max(idle, 0), flags, db, ch, pat, multi, c.qbuf.Load(), c.qbufFree.Load(), cmd, redir, c.proto())
 }
 
 func (s *Server) clientsSorted() []*client {

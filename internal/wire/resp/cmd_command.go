@@ -93,8 +93,8 @@ var cmdCommand = func() *command {
 					if filter == nil || filter(c) {
 						names = append(names, c.name)
 					}
-					for _, s := range sortedSubs(c) {
-						if filter != nil && filter(s) {
+					for _, s := range sortedSubs(c) { // listed with or without a filter, as Redis does
+						if filter == nil || filter(s) {
 							names = append(names, s.name)
 						}
 					}
@@ -116,14 +116,9 @@ var cmdCommand = func() *command {
 				if err != nil {
 					return replyErr("ERR Invalid command specified")
 				}
-				idx := keyIndexes(c, len(x.args)-2)
-				if kn, ok := keynumCommands[c.name]; ok {
-					if idx, ok = keynumIndexes(kn.dest, kn.spec, x.args[2:]); !ok {
-						return replyErr("ERR Invalid arguments specified for command")
-					}
-				}
-				if c.name == "sort" {
-					idx = sortKeyIndexes(x.args[2:])
+				idx, ok := commandKeyIndexes(c, x.args[2:])
+				if !ok {
+					return replyErr("ERR Invalid arguments specified for command")
 				}
 				if from, ok := geoRadiusOptionsAt[c.name]; ok {
 					idx = geoRadiusKeyIndexes(x.args[2:], from)
@@ -217,4 +212,20 @@ func writeCommandDocs(w *Writer, c *command) {
 			writeCommandDocs(w, s)
 		}
 	}
+}
+
+// commandKeyIndexes returns the positions in args (args[0] the command's
+// name) of c's key arguments; false when the arguments that count the
+// keys are wrong.
+func commandKeyIndexes(c *command, args [][]byte) ([]int, bool) {
+	idx := keyIndexes(c, len(args))
+	if kn, ok := keynumCommands[c.name]; ok {
+		if idx, ok = keynumIndexes(kn.dest, kn.spec, args); !ok {
+			return nil, false
+		}
+	}
+	if c.name == "sort" {
+		idx = sortKeyIndexes(args)
+	}
+	return idx, true
 }

@@ -20,6 +20,14 @@ var cmdDebug = def(cmdSpec{
 			// Like Redis, the whole server waits: the kv lock is held.
 			time.Sleep(time.Duration(secs * float64(time.Second)))
 			x.w.OK()
+		case argEq(x.args[1], "set-disable-deny-scripts") && len(x.args) == 3:
+			// Scripts may call commands flagged noscript while it is set.
+			n, err := parseInt(x.args[2])
+			if err != nil {
+				return err
+			}
+			x.s.runs.denyDisabled.Store(n != 0)
+			x.w.OK()
 		case argEq(x.args[1], "set-active-expire") && len(x.args) == 3:
 			n, err := parseInt(x.args[2])
 			if err != nil {
@@ -30,7 +38,7 @@ var cmdDebug = def(cmdSpec{
 			}
 			x.w.OK()
 		case argEq(x.args[1], "object") && len(x.args) == 3:
-			enc, ok, err := x.tx.Encoding(x.args[2])
+			enc, ok, err := objectEncoding(x, x.args[2])
 			if err != nil {
 				return err
 			}

@@ -51,7 +51,7 @@ func TestEvalConversions(t *testing.T) {
 		reply([]any{"da39a3ee5e6b4b0d3255bfef95601890afd80709", "74822d82031af7493c20eefa13bd07ec4fada82f"},
 			"eval", "return {redis.sha1hex(''), redis.sha1hex('Pizza & Mandolino')}", "0"),
 		reply("7.0.15", "eval", "return redis.REDIS_VERSION", "0"),
-		reply(int64(0x00070f), "eval", "return redis.REDIS_VERSION_NUM", "0"),
+		reply(int64(0x07000f), "eval", "return redis.REDIS_VERSION_NUM", "0"),
 		reply(int64(1), "eval", "redis.set_repl(redis.REPL_ALL) redis.replicate_commands() return 1", "0"),
 		reply(int64(1), "eval", "redis.log(redis.LOG_WARNING, 'hello', 'world') return 1", "0"),
 		reply(`{"a":[1,2,3]}`, "eval", "return cjson.encode({a={1,2,3}})", "0"),

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mayfly/mayfly/internal/kv"
+	"github.com/mayfly/mayfly/internal/rdb"
 )
 
 // The errors of OBJECT IDLETIME and OBJECT FREQ when the maxmemory policy
@@ -36,6 +37,23 @@ func objectAccess(x *cmdCtx) (kv.KeyAccess, bool, error) {
 	return a, ok, err
 }
 
+// objectEncoding is the encoding Redis would report for the value at key,
+// from its size and the CONFIG parameters: a set, hash or sorted set larger
+// than its compact encoding allows is answered without reading its
+// elements. It does not count as an access.
+func objectEncoding(x *cmdCtx, key []byte) (string, bool, error) {
+	c := x.rdbConfig()
+	limit := func(t kv.Type) int64 { return rdb.EncodingLimit(rdbKinds[t], c) }
+	v, ok, err := x.tx.ReadValue(key, limit, false)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	if v.Partial {
+		return rdb.BigEncoding(rdbKinds[v.Type]), true, nil
+	}
+	return rdb.Encoding(toRDB(&v), c), true, nil
+}
+
 var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container for object introspection commands.",
 	def(cmdSpec{
 		Name: "object|encoding", Arity: 3, Flags: "readonly", FirstKey: 2, LastKey: 2, Step: 1,
@@ -43,7 +61,7 @@ var cmdObject = container("object", "", "slow", "generic", "2.2.3", "A container
 		Summary:    "Returns the internal encoding of a Redis object.",
 		Complexity: "O(1)",
 		Handler: func(x *cmdCtx) error {
-			enc, ok, err := x.tx.Encoding(x.args[2])
+			enc, ok, err := objectEncoding(x, x.args[2])
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,9 @@ var cmdReset = def(cmdSpec{
 		c.unwatch()
 		x.s.hub.unsubscribeAll(c)
 		x.s.unmonitor(c)
+		if c.track != nil {
+			x.s.tracking.disable(c)
+		}
 		c.mu.Lock()
 		c.db = 0
 		c.name = ""

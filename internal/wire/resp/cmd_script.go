@@ -52,7 +52,7 @@ var cmdScript = container("script", "", "slow", "scripting", "2.6.0", "A contain
 		Summary:    "Terminates a server-side Lua script during execution.",
 		Complexity: "O(1)",
 		Handler: func(x *cmdCtx) error {
-			if err := x.s.killScript(); err != nil {
+			if err := x.s.killScript(false); err != nil {
 				return err
 			}
 			x.w.OK()

@@ -1,5 +1,7 @@
 package resp
 
+import "slices"
+
 // allCommands lists every command the server knows; each is defined in its
 // own file (cmd_<name>.go).
 func allCommands() []*command {
@@ -25,5 +27,5 @@ func allCommands() []*command {
 		cmdPSubscribe, cmdPublish, cmdPubSub, cmdPUnsubscribe, cmdSubscribe, cmdUnsubscribe,
 		// transactions
 		cmdDiscard, cmdExec, cmdMulti, cmdUnwatch, cmdWatch,
-	}, append(append(collectionCommands(), bitmapCommands()...), geoCommands()...)...)
+	}, slices.Concat(collectionCommands(), bitmapCommands(), geoCommands(), dumpCommands(), functionsCommands())...)
 }

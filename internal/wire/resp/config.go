@@ -62,9 +62,15 @@ func newConfig(o *Options) *config {
 			f, _ := parseNotify(v)
 			c.s.applyNotify(f)
 		},
+		"slowlog-log-slower-than": func(c *config, v string) { c.s.slowlog.setFromConfig("slowlog-log-slower-than", v) },
+		"slowlog-max-len":         func(c *config, v string) { c.s.slowlog.setFromConfig("slowlog-max-len", v) },
 		"proto-max-bulk-len": func(c *config, v string) {
 			n, _ := strconv.ParseInt(v, 10, 64)
 			c.s.kv.SetMaxStringSize(n)
+		},
+		"tracking-table-max-keys": func(c *config, v string) {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			c.s.tracking.setMaxKeys(n)
 		},
 	}
 	return c

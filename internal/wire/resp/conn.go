@@ -64,6 +64,10 @@ type client struct {
 	marks    []int      // reply buffer offset at the start of each command
 	flushes  int        // replies flushed so far (flush counts them)
 
+	// track is the client's CLIENT TRACKING state, nil until it first
+	// turns tracking on (tracker).
+	track *tracking
+
 	// delivery of pushes
 	ncmu     replyLock  // serializes writes to nc
 	pmu      sync.Mutex // guards push and subs
@@ -75,6 +79,9 @@ type client struct {
 	protoV   int // protocol version, read by publishers
 	dead     atomic.Bool
 	stopping atomic.Bool
+	// leaving is set once the connection is to close (QUIT, CLIENT KILL,
+	// a read error): a tracking redirection to it is broken from then on.
+	leaving atomic.Bool
 }
 
 func newClient(s *Server, nc net.Conn) *client {
@@ -101,6 +108,7 @@ func (c *client) shutdown() {
 
 // kill closes the connection from another goroutine (CLIENT KILL).
 func (c *client) kill() {
+	c.leaving.Store(true)
 	c.dead.Store(true)
 	c.nc.Close()
 }
@@ -354,12 +362,17 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 		// The first command's latency includes the wait for the store
 		// (execMeasured).
 		start := time.Now()
+		if chunkMayRunScript(cmds) {
+			s.runs.pending.Add(1)
+			defer s.runs.pending.Add(-1)
+		}
 		tx, busy := c.begin()
 		if busy {
 			c.runBusy(cmds)
 			return c.finishChunk(perr)
 		}
 		tx.StopOn(s.stop)
+		tx.SetOrigin(c.id)
 		c.marks = c.marks[:0]
 		from := 0 // the first command whose reply is still buffered
 		for i, args := range cmds {
@@ -378,6 +391,7 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 				start = time.Now()
 				tx = s.kv.Begin()
 				tx.StopOn(s.stop)
+				tx.SetOrigin(c.id)
 				from = i + 1
 			}
 			s.stats.commands.Add(1)
@@ -406,6 +420,9 @@ func (c *client) finishChunk(perr error) bool {
 			c.w.Error("ERR " + pe.Error())
 		}
 		c.closeNext = true
+	}
+	if c.closeNext {
+		c.leaving.Store(true)
 	}
 	c.lastCmd.Store(s.opts.Now().UnixMilli())
 	if !c.flush() {
@@ -546,7 +563,11 @@ func (c *client) write(b []byte) error {
 
 // deliver queues a push for the client; it never blocks. A client whose
 // queue exceeds the limit is disconnected.
-func (c *client) deliver(msg []byte) {
+func (c *client) deliver(msg []byte) { c.queuePush(msg, true) }
+
+// queuePush queues a push; with wake false the pusher is not told, so it
+// goes out with the client's next replies (or the next woken push).
+func (c *client) queuePush(msg []byte, wake bool) {
 	c.pmu.Lock()
 	if len(c.push)+len(msg) > c.s.opts.PushBufferLimit {
 		c.pmu.Unlock()
@@ -556,6 +577,9 @@ func (c *client) deliver(msg []byte) {
 	}
 	c.push = append(c.push, msg...)
 	c.pmu.Unlock()
+	if !wake {
+		return
+	}
 	select {
 	case c.pushSig <- struct{}{}:
 	default:
@@ -593,10 +617,14 @@ func (c *client) startPusher() {
 }
 
 func (c *client) close() {
+	c.leaving.Store(true)
 	c.nc.Close()
 	c.s.hub.unsubscribeAll(c)
 	c.s.watches.unwatchAll(c)
 	c.s.unmonitor(c)
+	if c.track != nil {
+		c.s.tracking.disable(c)
+	}
 	c.pmu.Lock()
 	if c.pusher {
 		close(c.pushSig)
@@ -645,6 +673,9 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 	if err != nil {
 		c.replyError(err)
 	}
+	if c.track != nil {
+		s.tracking.endCommand(c, cmd)
+	}
 	if (c.skipCurrent || c.replyOff) && !c.pushing && c.w.Len() >= mark {
 		c.w.Truncate(mark)
 	}
@@ -679,8 +710,12 @@ func (c *client) call(tx *kv.Tx, cmd *command, args [][]byte) error {
 	x := &cmdCtx{s: c.s, c: c, tx: tx, w: c.w, args: args, cmd: cmd}
 	start := time.Now()
 	err := cmd.handler(x)
+	if c.track != nil && cmd.has(flagReadOnly) && !scriptRunner(cmd) {
+		c.s.tracking.remember(c, tx, cmd, args)
+	}
 	d := time.Since(start)
 	c.s.cmdStats.called(cmd, d, err != nil)
+	c.s.slowlog.record(c, cmd, args, d)
 	if d >= time.Millisecond && !slices.Contains(cmd.flags, "blocking") {
 		event := "command"
 		if slices.Contains(cmd.flags, "fast") {

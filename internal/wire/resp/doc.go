@@ -44,7 +44,18 @@
 // buffer limit. kv reports each commit's keyspace events and touched keys
 // to the server (observer in pubsub.go): events become PUBLISHes on
 // __keyspace@N__ and __keyevent@N__ channels as notify-keyspace-events
-// asks, touched keys invalidate WATCH.
+// asks, touched keys invalidate WATCH. Client-side caching (tracking.go)
+// rides on the same touches: a tracking client's read-only commands
+// record Read touches, so that reads and changes of one commit are handled
+// in the order they happened, and invalidations are queued like pub/sub
+// messages. Shard channels (SSUBSCRIBE, SPUBLISH) are a namespace of
+// their own in the same hub.
+//
+// DUMP and RESTORE convert between kv's whole values (kv.Tx.ReadValue,
+// kv.Tx.Restore) and package rdb's serialized format, which also decides
+// OBJECT ENCODING's answer from a value's size and the CONFIG limits. The
+// slow log (slowlog.go) records each command after it ran, from the same
+// timing as INFO commandstats.
 //
 // # Testing
 //

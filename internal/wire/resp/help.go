@@ -9,7 +9,7 @@ func helpCmd(container, head string, lines ...string) *command {
 		Complexity: "O(1)",
 		Handler: func(x *cmdCtx) error {
 			all := append([]string{head}, lines...)
-			all = append(all, "HELP", "    Print this help.")
+			all = append(all, "HELP", "    Prints this help.")
 			x.w.Array(len(all))
 			for _, l := range all {
 				x.w.Simple(l)

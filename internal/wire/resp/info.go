@@ -54,6 +54,7 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 	line := func(k string, v any) { fmt.Fprintf(&b, "%s:%v\r\n", k, v) }
 	now := s.opts.Now()
 	st := s.Stats()
+	trackClients, trackKeys, trackItems, trackPrefixes := s.tracking.counts()
 	section("server", func() {
 		line("redis_version", Version)
 		line("redis_mode", "standalone")
@@ -73,6 +74,7 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("connected_clients", st.ConnectedClients)
 		line("maxclients", s.cfg.get("maxclients"))
 		line("blocked_clients", blockedClients(s))
+		line("tracking_clients", trackClients)
 		line("pubsub_clients", st.PubSubClients)
 		line("watching_clients", st.WatchingClients)
 	})
@@ -83,6 +85,9 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("used_memory_rss", m.total)
 		line("used_memory_peak", m.heapMapped)
 		line("number_of_cached_scripts", s.scripts.Len())
+		libs, fns := s.scripts.FunctionCounts()
+		line("number_of_functions", fns)
+		line("number_of_libraries", libs)
 		line("maxmemory", s.cfg.get("maxmemory"))
 		line("maxmemory_policy", s.cfg.get("maxmemory-policy"))
 		line("mem_allocator", "go")
@@ -118,6 +123,10 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("keyspace_misses", ks.KeyspaceMisses)
 		line("pubsub_channels", st.PubSubChannels)
 		line("pubsub_patterns", st.PubSubPatterns)
+		line("migrate_cached_sockets", 0)
+		line("tracking_total_keys", trackKeys)
+		line("tracking_total_items", trackItems)
+		line("tracking_total_prefixes", trackPrefixes)
 		line("total_error_replies", st.ErrorReplies)
 	})
 	section("replication", func() {

@@ -15,6 +15,7 @@ type hub struct {
 	mu       sync.RWMutex
 	channels map[string]map[*client]struct{}
 	patterns map[string]map[*client]struct{}
+	shards   map[string]map[*client]struct{} // shard channels (SSUBSCRIBE), a namespace of their own
 	byClient map[*client]*subscriptions
 	notify   atomic.Int64 // notify-keyspace-events flags
 }
@@ -22,14 +23,21 @@ type hub struct {
 type subscriptions struct {
 	channels map[string]struct{}
 	patterns map[string]struct{}
+	shards   map[string]struct{}
 	order    []string // channels in subscription order, for UNSUBSCRIBE without args
 	porder   []string
+	sorder   []string
 }
+
+// total counts every subscription, shard channels included: what puts a
+// RESP2 client in the pub/sub context.
+func (s *subscriptions) total() int { return len(s.channels) + len(s.patterns) + len(s.shards) }
 
 func newHub() *hub {
 	return &hub{
 		channels: make(map[string]map[*client]struct{}),
 		patterns: make(map[string]map[*client]struct{}),
+		shards:   make(map[string]map[*client]struct{}),
 		byClient: make(map[*client]*subscriptions),
 	}
 }
@@ -37,7 +45,7 @@ func newHub() *hub {
 func (h *hub) subsOf(c *client) *subscriptions {
 	s := h.byClient[c]
 	if s == nil {
-		s = &subscriptions{channels: map[string]struct{}{}, patterns: map[string]struct{}{}}
+		s = &subscriptions{channels: map[string]struct{}{}, patterns: map[string]struct{}{}, shards: map[string]struct{}{}}
 		h.byClient[c] = s
 	}
 	return s
@@ -66,7 +74,7 @@ func (h *hub) subscribe(c *client, name string, pat bool) int {
 		m[name][c] = struct{}{}
 	}
 	n := len(s.channels) + len(s.patterns)
-	c.setSubs(n)
+	c.setSubs(s.total())
 	return n
 }
 
@@ -95,10 +103,10 @@ func (h *hub) unsubscribe(c *client, name string, pat bool) int {
 		}
 	}
 	n := len(s.channels) + len(s.patterns)
-	if n == 0 {
+	if s.total() == 0 {
 		delete(h.byClient, c)
 	}
-	c.setSubs(n)
+	c.setSubs(s.total())
 	return n
 }
 
@@ -131,6 +139,9 @@ func (h *hub) unsubscribeAll(c *client) {
 	}
 	for _, p := range h.list(c, true) {
 		h.unsubscribe(c, p, true)
+	}
+	for _, ch := range h.listShard(c) {
+		h.unsubscribeShard(c, ch)
 	}
 }
 
@@ -247,7 +258,7 @@ func (s *Server) applyNotify(flags int) {
 }
 
 // observer receives kv's commits: keyspace events are published, touched
-// keys invalidate WATCH.
+// keys invalidate WATCH and the keys clients cache (tracker).
 type observer struct{ s *Server }
 
 // WatchedKeys names the watched keys of db, so that a flush or a swap
@@ -270,5 +281,8 @@ func (o observer) Committed(events []kv.Event, touches []kv.Touch) {
 	}
 	if len(touches) > 0 {
 		s.watches.touch(touches)
+		if s.tracking.active.Load() {
+			s.tracking.committed(touches)
+		}
 	}
 }

@@ -10,15 +10,25 @@ import (
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
-// errBusy is the reply to a command while a script has run longer than
-// busy-reply-threshold.
-var errBusy = replyErr("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+// errBusy is the reply to a command while an EVAL script has run longer
+// than busy-reply-threshold, errBusyFunction while a function (FCALL) has.
+var (
+	errBusy         = replyErr("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+	errBusyFunction = replyErr("BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.")
+)
 
 // runningScript is the script that holds the store's lock, as SCRIPT KILL
 // and the clients waiting for the store see it.
 type runningScript struct {
-	start  time.Time
-	cancel context.CancelFunc
+	// name is the script's SHA1 or the function's name; function is set
+	// for a function (FCALL), which FUNCTION KILL kills and SCRIPT KILL
+	// does not, and the other way round for EVAL.
+	name     string
+	function bool
+	// command is the EVAL or FCALL that runs it.
+	command [][]byte
+	start   time.Time
+	cancel  context.CancelFunc
 	// wrote is set once the script called a write command: it can no
 	// longer be killed, only the server stopped.
 	wrote atomic.Bool
@@ -31,8 +41,15 @@ type scriptRuns struct {
 	// chunk that finds the store held, so that with no script it waits for
 	// the store as it always did.
 	active atomic.Bool
-	mu     sync.Mutex
-	cur    *runningScript
+	// pending counts the chunks being run that may start a script
+	// (chunkMayRunScript): a chunk that finds the store held by one of
+	// them watches for the script too, even before the script starts.
+	pending atomic.Int32
+	// denyDisabled lets scripts call commands flagged noscript (DEBUG
+	// SET-DISABLE-DENY-SCRIPTS 1), as Redis's tests do.
+	denyDisabled atomic.Bool
+	mu           sync.Mutex
+	cur          *runningScript
 	// changed is closed and replaced when a script starts or ends, waking
 	// the clients waiting for the store.
 	changed chan struct{}
@@ -98,7 +115,7 @@ func (c *client) begin() (tx *kv.Tx, busy bool) {
 	if tx, ok := s.kv.TryBegin(); ok {
 		return tx, false
 	}
-	if !s.runs.active.Load() {
+	if !s.runs.active.Load() && s.runs.pending.Load() == 0 {
 		return s.kv.Begin(), false
 	}
 	got := make(chan *kv.Tx, 1)
@@ -133,11 +150,31 @@ func (c *client) begin() (tx *kv.Tx, busy bool) {
 	}
 }
 
+// chunkMayRunScript reports whether a chunk of commands has one that runs
+// a script: EVAL, EVALSHA, FCALL, their _RO forms, or EXEC (of a queued
+// one).
+func chunkMayRunScript(cmds [][][]byte) bool {
+	for _, args := range cmds {
+		if len(args) == 0 {
+			continue
+		}
+		switch n := args[0]; len(n) {
+		case 4, 5, 7, 8, 10:
+			for _, name := range []string{"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro", "exec"} {
+				if argEq(n, name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // allowedWhileBusy reports whether cmd runs while a script is busy, as in
 // Redis: SCRIPT KILL, SHUTDOWN NOSAVE and QUIT, which need no store.
 func allowedWhileBusy(cmd *command, args [][]byte) bool {
 	switch cmd.name {
-	case "script|kill", "quit":
+	case "script|kill", "function|kill", "function|stats", "quit":
 		return true
 	case "shutdown":
 		for _, a := range args[1:] {
@@ -162,7 +199,7 @@ func (c *client) runBusy(cmds [][][]byte) {
 			err = c.call(nil, cmd, args)
 		} else if err == nil {
 			s.cmdStats.rejected(cmd)
-			err = errBusy
+			err = s.busyError()
 		}
 		if err != nil {
 			if c.multi != nil {
@@ -177,16 +214,36 @@ func (c *client) runBusy(cmds [][][]byte) {
 	}
 }
 
-// killScript is SCRIPT KILL: it stops the running script unless it wrote.
-func (s *Server) killScript() error {
+// runningNow returns the running script, nil when none runs.
+func (s *Server) runningNow() *runningScript {
 	s.runs.mu.Lock()
-	r := s.runs.cur
-	s.runs.mu.Unlock()
+	defer s.runs.mu.Unlock()
+	return s.runs.cur
+}
+
+// busyError is the BUSY reply for the running script: it names the
+// command that kills it.
+func (s *Server) busyError() error {
+	if r := s.runningNow(); r != nil && r.function {
+		return errBusyFunction
+	}
+	return errBusy
+}
+
+// killScript is SCRIPT KILL (function false) and FUNCTION KILL (function
+// true): it stops the running script unless it wrote. SCRIPT KILL kills
+// only an EVAL script and FUNCTION KILL only a function; the other gets
+// the BUSY reply.
+func (s *Server) killScript(function bool) error {
+	r := s.runningNow()
 	if r == nil {
 		return replyErr("NOTBUSY No scripts in execution right now.")
 	}
 	if r.wrote.Load() {
 		return replyErr("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
+	}
+	if r.function != function {
+		return s.busyError()
 	}
 	r.cancel()
 	return nil

@@ -13,11 +13,16 @@ import (
 // scriptHost runs the commands a script calls (redis.call, redis.pcall)
 // through the command table, in the transaction of the EVAL that runs the
 // script, with Redis's refusals: unknown commands, wrong arity, commands
-// flagged noscript, and writes from a read-only script (EVAL_RO).
+// flagged noscript, writes from a read-only script (EVAL_RO), and, over
+// maxmemory, a script's first command that may grow the data unless the
+// script is flagged allow-oom.
 type scriptHost struct {
 	x        *cmdCtx
 	readOnly bool
-	w        *Writer
+	// flags are the script's flags: FlagAllowOOM lets its writes run when
+	// memory is over maxmemory.
+	flags script.Flags
+	w     *Writer
 	// run is the script as SCRIPT KILL sees it: Call marks it written.
 	run *runningScript
 }
@@ -34,11 +39,16 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 		}
 		return script.ErrorReply("ERR Unknown Redis command called from script")
 	}
-	if hasFlag(cmd, "noscript") {
+	if hasFlag(cmd, "noscript") && !s.runs.denyDisabled.Load() {
 		return script.ErrorReply("ERR This Redis command is not allowed from script")
 	}
 	if (h.readOnly || noWrites) && (hasFlag(cmd, "write") || hasFlag(cmd, "may_replicate")) {
 		return script.ErrorReply("ERR Write commands are not allowed from read-only scripts.")
+	}
+	if h.flags&script.FlagAllowOOM == 0 && hasFlag(cmd, "denyoom") && (h.run == nil || !h.run.wrote.Load()) && s.overMaxmemory() {
+		// Over maxmemory, a script without allow-oom may not start to
+		// grow the data; once it wrote, it is not stopped halfway.
+		return script.ErrorReply("OOM command not allowed when used memory > 'maxmemory'.")
 	}
 	if h.w == nil {
 		h.w = NewWriter(proto)
@@ -51,6 +61,10 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 	sub := &cmdCtx{s: s, c: c, tx: x.tx, w: h.w, args: args, cmd: cmd}
 	start := time.Now()
 	err = cmd.handler(sub)
+	if c.track != nil && cmd.has(flagReadOnly) {
+		// A script that reads tracks the keys the script declares.
+		s.tracking.remember(c, x.tx, x.cmd, x.args)
+	}
 	s.cmdStats.called(cmd, time.Since(start), err != nil)
 	s.feedMonitorsFrom("lua", cmd, x.tx.DB(), args)
 	if err != nil {
@@ -111,6 +125,14 @@ func decodeReply(b []byte) (script.Reply, []byte) {
 			return script.Reply{Kind: script.Verbatim, Format: string(data[:3]), Str: data[4:]}, rest
 		}
 		return script.Reply{Kind: script.Bulk, Str: data}, rest
+	case '|':
+		// An attribute: its pairs are not shown to scripts; the reply
+		// it annotates follows.
+		n, _ := strconv.Atoi(string(line))
+		for range 2 * n {
+			_, rest = decodeReply(rest)
+		}
+		return decodeReply(rest)
 	case '*', '~', '%', '>':
 		n, _ := strconv.Atoi(string(line))
 		if n < 0 {

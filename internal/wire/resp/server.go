@@ -151,11 +151,15 @@ type Server struct {
 	cfg     *config
 	hub     *hub
 	watches *watchRegistry
-	stats   serverStats
+	// tracking is client-side caching (CLIENT TRACKING).
+	tracking *tracker
+	stats    serverStats
 	// cmdStats counts calls per command and error replies per prefix.
 	cmdStats commandStats
 	// latency is the latency monitor (LATENCY LATEST, HISTORY, RESET).
 	latency latencyMonitor
+	// slowlog is the slow log (SLOWLOG).
+	slowlog slowLog
 	// replID is INFO's master_replid: random, fixed for the server's life.
 	replID string
 	// scripts compiles, caches and runs EVAL's Lua scripts.
@@ -191,11 +195,16 @@ func NewServer(opts Options) *Server {
 	s.scriptsCtx, s.stopScripts = context.WithCancel(context.Background())
 	s.cmds = commandTable()
 	s.scripts = script.New(s.log)
+	s.loadFunctions()
 	s.replID = newReplID()
 	s.cfg = newConfig(&opts)
 	s.cfg.s = s
+	for _, p := range []string{"slowlog-log-slower-than", "slowlog-max-len"} {
+		s.slowlog.setFromConfig(p, s.cfg.get(p))
+	}
 	s.hub = newHub()
 	s.watches = newWatchRegistry()
+	s.tracking = newTracker(s)
 	s.kv.SetMaxStringSize(opts.Limits.MaxBulkLen)
 	s.kv.SetObserver(observer{s})
 	s.lastSave.Store(s.start.Unix())

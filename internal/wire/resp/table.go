@@ -30,6 +30,8 @@ const (
 	flagNoMulti                  // refused inside MULTI (Redis's no_multi)
 	flagAdmin                    // administrative: not shown to MONITOR
 	flagSkipMonitor              // shown to MONITOR by its handler (EVAL, before its script's commands)
+	flagSkipSlowlog              // not logged in the slow log (EXEC: its commands are)
+	flagReadOnly                 // reads keys only: a tracking client remembers them
 )
 
 // command is one entry of the command table: what COMMAND reports and the
@@ -93,6 +95,10 @@ func def(sp cmdSpec) *command {
 			c.internal |= flagAdmin
 		case "skip_monitor":
 			c.internal |= flagSkipMonitor
+		case "skip_slowlog":
+			c.internal |= flagSkipSlowlog
+		case "readonly":
+			c.internal |= flagReadOnly
 		}
 	}
 	switch name {

@@ -111,6 +111,9 @@ func (r *watchRegistry) touch(touches []kv.Touch) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, t := range touches {
+		if t.Read || t.Flushed {
+			continue
+		}
 		if t.All {
 			if r.byDB[t.DB] == 0 {
 				continue
@@ -159,6 +162,6 @@ func (m *multiState) queue(cmd *command, args [][]byte) {
 func (c *client) unwatch() {
 	c.s.watches.unwatchAll(c)
 	if c.s.watches.empty() {
-		c.s.kv.SetTrackTouches(false)
+		c.s.updateTouches()
 	}
 }

@@ -1,0 +1,9 @@
+package resp
+
+var cmdReadOnly = def(cmdSpec{
+	Name: "readonly", Arity: 1, Flags: "loading stale fast",
+	ACL: "fast connection", Group: "cluster", Since: "3.0.0",
+	Summary:    "Enables read queries for a connection to a cluster replica node",
+	Complexity: "O(1)",
+	Handler:    func(*cmdCtx) error { return errClusterDisabled },
+})
