@@ -116,9 +116,11 @@ func BenchmarkAuthorize(b *testing.B) {
 	req := &request{c: c, db: "bench", name: "find", cmd: cmd}
 	find := commandTable["find"]
 	b.ReportAllocs()
+	start := cpuTime(b)
 	for b.Loop() {
 		if err := c.authorize(ctx, find, req); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
 }
