@@ -117,6 +117,8 @@ func TestAuthConversation(t *testing.T) {
 		{Key: "payload", Value: bson.Binary{Data: []byte("x")}}}, 334, "MechanismUnavailable", "")
 	cmdError(t, anon, bson.D{{Key: "saslContinue", Value: 1}, {Key: "conversationId", Value: 1},
 		{Key: "payload", Value: bson.Binary{Data: []byte("x")}}}, 17, "ProtocolError", "No SASL session state found")
+	cmdError(t, anon, bson.D{{Key: "saslContinue", Value: 1}, {Key: "conversationId", Value: 1}, {Key: "mechanism", Value: "SCRAM-SHA-1"},
+		{Key: "payload", Value: bson.Binary{Data: []byte("x")}}}, 40415, "IDLUnknownField", "BSON field 'saslContinue.mechanism' is an unknown field.")
 	r = mustRun(t, anon, bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: "SCRAM-SHA-1"},
 		{Key: "payload", Value: bson.Binary{Data: []byte("n,,n=u,r=fyko+d2lbbFgONRv9qkxdawL")}}})
 	if lookup(t, r, "conversationId").Int32() != 1 || lookup(t, r, "done").Boolean() {

@@ -105,7 +105,7 @@ func (c *conn) speculativeAuthenticate(ctx context.Context, doc bson.Raw) bson.D
 	if err != nil || first.Key() != "saslStart" {
 		return nil
 	}
-	a, db, err := parseSaslStart(doc)
+	a, db, err := parseSaslStart(doc, true)
 	if err != nil || db == "" {
 		return nil
 	}

@@ -22,6 +22,11 @@ func msgSaslContinue(ctx context.Context, c *conn, req *request) (bson.D, error)
 			payloadSeen = true
 		case "conversationId":
 			id, err = int64Arg("saslContinue", el)
+		case "saslContinue":
+		default:
+			if !genericArgs[el.Key()] {
+				err = unknownField("saslContinue", el.Key())
+			}
 		}
 		return err
 	})

@@ -9,7 +9,7 @@ import (
 // msgSaslStart answers saslStart: the first message of a SCRAM-SHA-1 or
 // SCRAM-SHA-256 conversation for a user of the command's database.
 func msgSaslStart(ctx context.Context, c *conn, req *request) (bson.D, error) {
-	a, _, err := parseSaslStart(req.cmd)
+	a, _, err := parseSaslStart(req.cmd, false)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ type saslStartArgs struct {
 
 // parseSaslStart parses saslStart's fields (and those of hello's
 // speculativeAuthenticate, which also names its database in db).
-func parseSaslStart(cmd bson.Raw) (saslStartArgs, string, error) {
+func parseSaslStart(cmd bson.Raw, speculative bool) (saslStartArgs, string, error) {
 	var a saslStartArgs
 	var db string
 	mechSeen := false
@@ -65,7 +65,16 @@ func parseSaslStart(cmd bson.Raw) (saslStartArgs, string, error) {
 				}
 			}
 		case "db":
+			// hello's speculativeAuthenticate names its database.
+			if !speculative {
+				return unknownField("saslStart", el.Key())
+			}
 			db, _ = v.StringValueOK()
+		case "saslStart", "autoAuthorize":
+		default:
+			if !genericArgs[el.Key()] {
+				return unknownField("saslStart", el.Key())
+			}
 		}
 		return nil
 	})
