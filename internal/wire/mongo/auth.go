@@ -206,6 +206,15 @@ func (s *Server) resolveUser(ctx context.Context, name userName) (*connUser, err
 	return &connUser{name: name, roles: doc.roles, grants: mongoauth.Resolve(doc.roles, src), gen: gen}, nil
 }
 
+// userString names the connection's user ("user@db"), or "" before
+// authentication.
+func (c *conn) userString() string {
+	if c.user == nil {
+		return ""
+	}
+	return c.user.name.String()
+}
+
 // hostOf is the host part of a client address, which the failure throttle
 // keys on (a client that reconnects gets a new port).
 func hostOf(remote string) string {

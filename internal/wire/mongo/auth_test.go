@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -352,4 +353,23 @@ func TestAuthFailureDelay(t *testing.T) {
 		t.Fatalf("failure after a success delayed %v", d)
 	}
 	_ = root
+}
+
+// TestAuthCursorOwner: only the user that opened a cursor may getMore it.
+func TestAuthCursorOwner(t *testing.T) {
+	ts := startAuthServer(t)
+	root := createRoot(t, ts)
+	for _, u := range []string{"a", "b"} {
+		mustRun(t, root.Database("test"), bson.D{{Key: "createUser", Value: u}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"readWrite"}}})
+	}
+	a := ts.userClient(t, "a", "pw", "test", "").Database("test")
+	b := ts.userClient(t, "b", "pw", "test", "").Database("test")
+	if _, err := a.Collection("c").InsertMany(context.Background(), []any{bson.D{}, bson.D{}, bson.D{}}); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, a, bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 1}})
+	id := lookup(t, r, "cursor", "id").Int64()
+	cmdError(t, b, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}}, 13, "Unauthorized",
+		"cursor id "+strconv.FormatInt(id, 10)+" was not created by the authenticated user")
+	mustRun(t, a, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}})
 }
