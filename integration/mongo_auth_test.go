@@ -50,8 +50,10 @@ func TestMongoAuth(t *testing.T) {
 	if err := anon.Ping(ctx, nil); err != nil {
 		t.Fatalf("ping before authentication: %v", err)
 	}
+	// Under the localhost exception the client holds only the privileges
+	// to create the first user.
 	_, err := anon.Database("shop").Collection("orders").Find(ctx, bson.D{})
-	wantUnauthorized(t, err, "Command find requires authentication")
+	wantUnauthorized(t, err, `not authorized on shop to execute command { find: "orders"`)
 
 	// The localhost exception: the first user, then no more.
 	err = anon.Database("admin").RunCommand(ctx, bson.D{{Key: "createUser", Value: "admin"}, {Key: "pwd", Value: "rootpw"},
@@ -62,6 +64,8 @@ func TestMongoAuth(t *testing.T) {
 	err = anon.Database("admin").RunCommand(ctx, bson.D{{Key: "createUser", Value: "sneaky"}, {Key: "pwd", Value: "x"},
 		{Key: "roles", Value: bson.A{"root"}}}).Err()
 	wantUnauthorized(t, err, "Command createUser requires authentication")
+	_, err = anon.Database("shop").Collection("orders").Find(ctx, bson.D{})
+	wantUnauthorized(t, err, "Command find requires authentication")
 
 	root := credClient(t, s, "admin", "rootpw", "admin", "SCRAM-SHA-256")
 	if err := root.Database("shop").RunCommand(ctx, bson.D{{Key: "createUser", Value: "app"}, {Key: "pwd", Value: "apppw"},

@@ -762,6 +762,8 @@ const (
 	Location5439016                                             Code = 5439016
 	Location5439017                                             Code = 5439017
 	Location5447000                                             Code = 5447000
+	Location5626701                                             Code = 5626701
+	Location5626702                                             Code = 5626702
 	Location5739101                                             Code = 5739101
 	Location5858203                                             Code = 5858203
 	Location5891701                                             Code = 5891701

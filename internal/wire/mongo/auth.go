@@ -100,9 +100,11 @@ func (a access) requirements(req *request) []mongoauth.Requirement {
 
 // authorize checks that the connection may run req under access control:
 // MongoDB's "requires authentication" for an unauthenticated client, "not
-// authorized" for a user lacking a privilege. The localhost exception lets
-// a loopback client with no user in the system create the first one in
-// admin.
+// authorized" for a user lacking a privilege. Under the localhost
+// exception (a loopback client while no user exists) an unauthenticated
+// client holds MongoDB's default privileges instead: createUser and
+// grantRole on admin, createUser on $external, and addShard,
+// replSetConfigure and replSetGetStatus on the cluster.
 func (c *conn) authorize(ctx context.Context, cmd *command, req *request) error {
 	a := &cmd.access
 	if a.public {
@@ -113,10 +115,12 @@ func (c *conn) authorize(ctx context.Context, cmd *command, req *request) error 
 		return err
 	}
 	if u == nil {
-		if (req.name == "createUser" || req.name == "createRole") && req.db == authDB && c.localhostExceptionOpen(ctx) {
-			return nil
+		if !c.localhostExceptionOpen(ctx) {
+			return errorf(mongoerr.Unauthorized, "Command %s requires authentication", req.name)
 		}
-		return errorf(mongoerr.Unauthorized, "Command %s requires authentication", req.name)
+		// The localhost exception: MongoDB's default privileges, enough
+		// to create the first user.
+		u = &connUser{grants: localhostGrants}
 	}
 	// The fast path: one requirement on a collection the user's database
 	// privileges cover, decided without decoding the collection's name.
@@ -145,6 +149,12 @@ func (c *conn) notAuthorized(req *request) error {
 	return errorf(mongoerr.Unauthorized, "not authorized on %s to execute command %s",
 		req.db, valueString(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: req.cmd}))
 }
+
+var localhostGrants = mongoauth.GrantsOf([]mongoauth.Privilege{
+	{Resource: mongoauth.DBResource(authDB), Actions: mongoauth.Actions("createUser", "grantRole")},
+	{Resource: mongoauth.DBResource("$external"), Actions: mongoauth.Actions("createUser")},
+	{Resource: mongoauth.ClusterResource, Actions: mongoauth.Actions("addShard", "replSetConfigure", "replSetGetStatus")},
+})
 
 // localhostExceptionOpen reports whether the client is on a loopback
 // address and no user exists yet.

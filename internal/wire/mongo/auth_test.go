@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xdg-go/scram"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	drv "go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -50,10 +51,19 @@ func createRoot(t testing.TB, ts *testServer) *drv.Client {
 func TestAuthLocalhostExceptionAndMechanisms(t *testing.T) {
 	ts := startAuthServer(t)
 	anon := ts.client(t)
-	// Before any user: the exception allows only createUser in admin.
-	cmdError(t, anon.Database("test"), bson.D{{Key: "find", Value: "c"}}, 13, "Unauthorized", "Command find requires authentication")
+	// Before any user: the exception's privileges allow creating a user
+	// in admin, nothing else.
+	err := anon.Database("test").RunCommand(context.Background(), bson.D{{Key: "find", Value: "c"}}).Err()
+	var ce drv.CommandError
+	if !errors.As(err, &ce) || ce.Code != 13 || !strings.HasPrefix(ce.Message, `not authorized on test to execute command { find: "c"`) {
+		t.Fatalf("find under the localhost exception: %v", err)
+	}
 	cmdError(t, anon.Database("test"), bson.D{{Key: "createUser", Value: "x"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}}},
-		13, "Unauthorized", "Command createUser requires authentication")
+		13, "Unauthorized", "")
+	cmdError(t, anon.Database("admin"), bson.D{{Key: "createUser", Value: "x"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "readWrite"}, {Key: "db", Value: "test"}}}}},
+		13, "Unauthorized", "")
+	cmdError(t, anon.Database("admin"), bson.D{{Key: "createRole", Value: "r"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}},
+		13, "Unauthorized", "")
 	root := createRoot(t, ts)
 	// The exception is closed once a user exists.
 	cmdError(t, anon.Database("admin"), bson.D{{Key: "createUser", Value: "second"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}}},
@@ -70,7 +80,6 @@ func TestAuthLocalhostExceptionAndMechanisms(t *testing.T) {
 			t.Fatalf("%s: insert: %v", mech, err)
 		}
 		err := cl.Database("test").RunCommand(context.Background(), bson.D{{Key: "dropDatabase", Value: 1}}).Err()
-		var ce drv.CommandError
 		if !errors.As(err, &ce) || ce.Code != 13 || !strings.HasPrefix(ce.Message, "not authorized on test to execute command { dropDatabase: 1") {
 			t.Fatalf("%s: dropDatabase by readWrite: %v", mech, err)
 		}
@@ -372,4 +381,61 @@ func TestAuthCursorOwner(t *testing.T) {
 	cmdError(t, b, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}}, 13, "Unauthorized",
 		"cursor id "+strconv.FormatInt(id, 10)+" was not created by the authenticated user")
 	mustRun(t, a, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}})
+}
+
+// scramConverse authenticates by hand, as the Go driver's SCRAM client
+// would, on the connection of db's client.
+func scramConverse(t *testing.T, db *drv.Database, user, pwd string) error {
+	t.Helper()
+	client, err := scram.SHA256.NewClient(user, pwd, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := client.NewConversation()
+	msg, _ := conv.Step("")
+	r, err := db.RunCommand(context.Background(), bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: "SCRAM-SHA-256"},
+		{Key: "payload", Value: bson.Binary{Data: []byte(msg)}}, {Key: "options", Value: bson.D{{Key: "skipEmptyExchange", Value: true}}}}).Raw()
+	if err != nil {
+		return err
+	}
+	_, payload := r.Lookup("payload").Binary()
+	msg, err = conv.Step(string(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = db.RunCommand(context.Background(), bson.D{{Key: "saslContinue", Value: 1}, {Key: "conversationId", Value: 1},
+		{Key: "payload", Value: bson.Binary{Data: []byte(msg)}}}).Raw()
+	if err != nil {
+		return err
+	}
+	if !r.Lookup("done").Boolean() {
+		t.Fatalf("skipEmptyExchange: not done after the proof: %v", r)
+	}
+	_, payload = r.Lookup("payload").Binary()
+	if _, err := conv.Step(string(payload)); err != nil || !conv.Valid() {
+		t.Fatalf("server signature refused: %v", err)
+	}
+	return nil
+}
+
+// TestAuthOneUserPerConnection: authenticating again as the same user is
+// allowed, as another user is MongoDB's error.
+func TestAuthOneUserPerConnection(t *testing.T) {
+	ts := startAuthServer(t)
+	createRoot(t, ts)
+	cl, err := drv.Connect(options.Client().ApplyURI("mongodb://admin:pw@" + ts.addr + "/?directConnection=true&maxPoolSize=1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Disconnect(context.Background())
+	admin := cl.Database("admin")
+	mustRun(t, admin, bson.D{{Key: "createUser", Value: "other"}, {Key: "pwd", Value: "pw2"}, {Key: "roles", Value: bson.A{}}})
+	mustRun(t, cl.Database("test"), bson.D{{Key: "createUser", Value: "elsewhere"}, {Key: "pwd", Value: "pw3"}, {Key: "roles", Value: bson.A{}}})
+	if err := scramConverse(t, admin, "admin", "pw"); err != nil {
+		t.Fatalf("authenticating again as the same user: %v", err)
+	}
+	wantError(t, scramConverse(t, admin, "other", "pw2"), 5626701, "Location5626701",
+		"Each client connection may only be authenticated once. Previously authenticated as: admin@admin")
+	wantError(t, scramConverse(t, cl.Database("test"), "elsewhere", "pw3"), 5626702, "Location5626702",
+		"Client has attempted to authenticate on multiple databases.Already authenticated as: admin@admin")
 }

@@ -151,7 +151,9 @@ func (c *conn) saslContinue(ctx context.Context, payload []byte) (bson.D, error)
 		if len(payload) != 0 {
 			return nil, c.authFailed(ctx, mech, st.db, st.conv.User(), errors.New("unexpected message after the server signature"))
 		}
-		c.authSucceeded(st)
+		if err := c.authSucceeded(st); err != nil {
+			return nil, err
+		}
 		return saslReply(true, nil), nil
 	}
 	out, err := st.conv.Step(payload)
@@ -164,7 +166,9 @@ func (c *conn) saslContinue(ctx context.Context, payload []byte) (bson.D, error)
 	}
 	if st.skipEmptyExchange {
 		c.sasl = nil
-		c.authSucceeded(st)
+		if err := c.authSucceeded(st); err != nil {
+			return nil, err
+		}
 		return saslReply(true, out), nil
 	}
 	st.proven = true
@@ -182,9 +186,17 @@ func saslReply(done bool, payload []byte) bson.D {
 	}
 }
 
-// authSucceeded makes the conversation's user the connection's.
-func (c *conn) authSucceeded(st *saslState) {
+// authSucceeded makes the conversation's user the connection's. A
+// connection holds one user: authenticating again as the same user is
+// allowed, as another is MongoDB's error.
+func (c *conn) authSucceeded(st *saslState) error {
 	name := userName{st.conv.User(), st.db}
+	if prev := c.user; prev != nil && prev.name != name {
+		if prev.name.db == name.db {
+			return errorf(mongoerr.Location5626701, "Each client connection may only be authenticated once. Previously authenticated as: %s", prev.name)
+		}
+		return errorf(mongoerr.Location5626702, "Client has attempted to authenticate on multiple databases.Already authenticated as: %s", prev.name)
+	}
 	mech := st.conv.Mechanism()
 	counters := c.s.metrics.authMechs[mech]
 	if st.speculative {
@@ -196,6 +208,7 @@ func (c *conn) authSucceeded(st *saslState) {
 	// The privileges are resolved before the next command.
 	c.user = &connUser{name: name, gen: c.s.authGen.Load() - 1}
 	c.log.Info("Successfully authenticated", "user", name.user, "db", name.db, "mechanism", string(mech), "client", c.remote)
+	return nil
 }
 
 // authFailed logs and counts a failed authentication and waits the
