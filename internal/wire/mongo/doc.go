@@ -58,9 +58,11 @@
 // $out's target, the explained command's needs). Before the handler runs,
 // runCommand answers MongoDB's Unauthorized (13): "Command <name>
 // requires authentication" without a user, "not authorized on <db> to
-// execute command { ... }" for a user lacking a privilege. The localhost
-// exception lets a loopback client create the first user (or role) in
-// admin while no user exists. The model (credentials, the SCRAM
+// execute command { ... }" for a user lacking a privilege. Under the
+// localhost exception (a loopback client while no user exists) an
+// unauthenticated client holds MongoDB's default privileges, enough to
+// create the first user in admin. A connection authenticates as one user;
+// a cursor's getMore is its owner's. The model (credentials, the SCRAM
 // conversation, roles, privilege resolution, the failure delay) is
 // internal/mongoauth; this package holds the commands: saslStart and
 // saslContinue (payload as BinData, conversationId 1, done, the
