@@ -225,6 +225,20 @@ func (c *conn) userString() string {
 	return c.user.name.String()
 }
 
+// noteAuthWrite makes connections resolve their privileges again after a
+// command that may have changed admin.system.users or admin.system.roles
+// directly (an insert into them, a drop, dropDatabase of admin), not
+// through the user and role commands.
+func (c *conn) noteAuthWrite(req *request) {
+	if req.name == "dropDatabase" {
+		c.s.authChanged()
+		return
+	}
+	if coll, ok := req.first().StringValueOK(); ok && (coll == usersColl || coll == rolesColl) {
+		c.s.authChanged()
+	}
+}
+
 // hostOf is the host part of a client address, which the failure throttle
 // keys on (a client that reconnects gets a new port).
 func hostOf(remote string) string {

@@ -439,3 +439,19 @@ func TestAuthOneUserPerConnection(t *testing.T) {
 	wantError(t, scramConverse(t, cl.Database("test"), "elsewhere", "pw3"), 5626702, "Location5626702",
 		"Client has attempted to authenticate on multiple databases.Already authenticated as: admin@admin")
 }
+
+// TestAuthDirectWrites: a change written straight into admin.system.users
+// applies to open connections as the user commands' changes do.
+func TestAuthDirectWrites(t *testing.T) {
+	ts := startAuthServer(t)
+	root := createRoot(t, ts)
+	mustRun(t, root.Database("test"), bson.D{{Key: "createUser", Value: "u"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"read"}}})
+	db := ts.userClient(t, "u", "pw", "test", "").Database("test")
+	mustRun(t, db, bson.D{{Key: "find", Value: "c"}})
+	users := root.Database("admin").Collection("system.users")
+	if _, err := users.UpdateOne(context.Background(), bson.D{{Key: "_id", Value: "test.u"}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "roles", Value: bson.A{}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	cmdError(t, db, bson.D{{Key: "find", Value: "c"}}, 13, "Unauthorized", "")
+}

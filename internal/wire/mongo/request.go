@@ -132,6 +132,9 @@ func (c *conn) run(req *request) (reply bson.D) {
 		}
 	}()
 	out, err := c.runCommand(cmd, req)
+	if req.db == authDB {
+		c.noteAuthWrite(req)
+	}
 	if err != nil {
 		counter.failed.Add(1)
 		e, ok := asMongoError(err)
