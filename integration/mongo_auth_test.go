@@ -118,7 +118,7 @@ func TestMongoAuthConfigFile(t *testing.T) {
 	}
 	s := harness.Start(t, "--config", conf)
 	_, err := mongoClient(t, s).Database("x").Collection("y").Find(t.Context(), bson.D{})
-	wantUnauthorized(t, err, "Command find requires authentication")
+	wantUnauthorized(t, err, `not authorized on x to execute command { find: "y"`)
 }
 
 // TestMongoAuthMongosh: mongosh creates the first user through the
