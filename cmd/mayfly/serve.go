@@ -73,6 +73,7 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 	f.StringVar(&background, "background-priority", string(def.BackgroundPriority), "low: the expiry sweeper and compactions run at the lowest CPU priority, so requests preempt them (Linux; raises GOMAXPROCS by 2 unless GOMAXPROCS is set); normal: at the priority of requests")
 	f.StringVar(&visibility, "expiry-visibility", "strict", "strict: expired documents are hidden at once; lazy: visible until deleted, as MongoDB does")
 	f.StringArrayVar(&cfg.Parameters, "set-parameter", nil, "set a server parameter at startup, as `name=value` (repeatable; e.g. ttlMonitorSleepSecs=1)")
+	f.StringArrayVar(&cfg.RespConfig, "resp-config", nil, "set a Redis CONFIG parameter at startup, as `name=value` (repeatable; e.g. maxmemory=100mb)")
 	f.StringVar(&cfg.AdminTokenFile, "admin-token-file", "", "require bearer tokens on the admin /v1/ API (TTL policies, operations), read from `FILE`: lines of 'TOKEN PERMISSION[,PERMISSION...]' or 'TOKEN *'")
 	f.BoolVar(&cfg.ManualClock, "manual-clock", false, "for tests only: the clock moves only when POST /debug/clock?advance=DURATION on the admin address says so")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", def.ShutdownTimeout, "how long in-flight requests may finish after a stop signal")

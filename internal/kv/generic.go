@@ -92,6 +92,10 @@ func (tx *Tx) removeMeta(pdb byte, key []byte, m Meta) error {
 	mm := m
 	mm.Type = TypeString // the version is not dropped: it moved
 	tx.delta[pdb].sub.del(m)
+	tx.delta[pdb].bytes -= keyCost(len(key), m) - keyCost(len(key), mm) // its elements' cost moved too
+	if m.Type == TypeStream {
+		tx.streamGone(tx.logical(pdb), key)
+	}
 	return tx.deleteMeta(pdb, key, mm, false)
 }
 
@@ -273,6 +277,9 @@ func (tx *Tx) FlushAll() error {
 }
 
 func (tx *Tx) flush(pdb byte) error {
+	if _, ok := tx.s.observer.(StreamObserver); ok {
+		tx.streamsGone = append(tx.streamsGone, Touch{DB: tx.logical(pdb), All: true})
+	}
 	b := tx.batch()
 	for _, p := range [][]byte{
 		metaPrefix(pdb),

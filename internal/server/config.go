@@ -31,6 +31,10 @@ type Config struct {
 	// (mongod's --setParameter): the expiry engine's ttlMonitorSleepSecs,
 	// ttlIndexDeleteTargetDocs and the others getParameter lists.
 	Parameters []string
+	// RespConfig are Redis CONFIG parameters set at startup, as
+	// "name=value" (maxmemory=100mb, maxmemory-policy=allkeys-lru), checked
+	// and applied as CONFIG SET does.
+	RespConfig []string
 	// Argv is the command line the server was started with, for MongoDB's
 	// getCmdLineOpts.
 	Argv []string

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/kv"
@@ -48,6 +49,15 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 		FrameTimeout:    wireFrameTimeout(s.cfg.FrameTimeout),
 		Shutdown:        s.requestStop,
 	})
+	for _, kv := range s.cfg.RespConfig {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("redis config %q: want name=value", kv)
+		}
+		if err := r.resp.SetConfig(name, value); err != nil {
+			return nil, fmt.Errorf("redis config %q: %w", kv, err)
+		}
+	}
 	return r, nil
 }
 

@@ -19,7 +19,7 @@ import (
 // (redisParams), each stored as the string CONFIG GET shows. A name and
 // its alias share one value. Most parameters are only stored; the ones
 // mayfly acts on are read where they take effect (maxclients, timeout,
-// requirepass, client-query-buffer-limit, maxmemory-policy) or applied
+// requirepass, client-query-buffer-limit) or applied
 // when set (applies).
 type config struct {
 	mu      sync.Mutex
@@ -72,6 +72,9 @@ func newConfig(o *Options) *config {
 			n, _ := strconv.ParseInt(v, 10, 64)
 			c.s.tracking.setMaxKeys(n)
 		},
+	}
+	for _, name := range evictionParams {
+		c.applies[name] = func(c *config, _ string) { c.s.applyEviction() }
 	}
 	return c
 }

@@ -141,6 +141,9 @@ type Server struct {
 	// lastSave is LASTSAVE: the Unix time in seconds of the last SAVE,
 	// BGSAVE or SHUTDOWN sync, the server's start before any.
 	lastSave atomic.Int64
+	// peakMemory is INFO's used_memory_peak: the most used memory INFO
+	// has reported.
+	peakMemory atomic.Int64
 	// monitors are the clients in MONITOR; monitorN their number, read
 	// without the lock by every command.
 	monitorMu sync.Mutex
@@ -206,6 +209,7 @@ func NewServer(opts Options) *Server {
 	s.watches = newWatchRegistry()
 	s.tracking = newTracker(s)
 	s.kv.SetMaxStringSize(opts.Limits.MaxBulkLen)
+	s.applyEviction()
 	s.kv.SetObserver(observer{s})
 	s.lastSave.Store(s.start.Unix())
 	return s
