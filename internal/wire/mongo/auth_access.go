@@ -178,14 +178,16 @@ func upsertAccess(req *request) []mongoauth.Requirement {
 	return nil
 }
 
-// getMoreAccess: find on the cursor's namespace.
+// getMoreAccess: find on the cursor's namespace; a cursor of
+// listCollections or listIndexes ("$cmd.<command>") needs what its command
+// needed, which only its owner had (the cursor is the owner's alone).
 func getMoreAccess(req *request) []mongoauth.Requirement {
 	v, err := req.cmd.LookupErr("collection")
 	if err != nil {
 		return nil
 	}
 	coll, ok := v.StringValueOK()
-	if !ok {
+	if !ok || strings.HasPrefix(coll, "$cmd.") {
 		return nil
 	}
 	return []mongoauth.Requirement{collReq(req.db, coll, "find")}
