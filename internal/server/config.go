@@ -72,6 +72,10 @@ type Config struct {
 	// a reply; zero means no limit. Idle connections and blocked commands
 	// are not affected.
 	FrameTimeout time.Duration
+	// MongoAuth turns on MongoDB access control (mongod's --auth): clients
+	// authenticate with SCRAM as users of admin.system.users and may run
+	// only what their roles grant.
+	MongoAuth bool
 	// MongoMaxConnections is MongoDB's net.maxIncomingConnections: the most
 	// MongoDB clients served at once.
 	MongoMaxConnections int
