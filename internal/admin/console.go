@@ -93,6 +93,12 @@ type ConsoleOptions struct {
 	KeyPrefixes KeyPrefixes
 	// Storage, when set, serves /v1/console/storage.
 	Storage func() (StorageReport, error)
+	// Tokens and RequireAuth: with RequireAuth (the server's
+	// --admin-require-auth-for-metrics), the console's JSON, like /metrics,
+	// needs one of Tokens; otherwise it answers everyone. The page's files
+	// stay open.
+	Tokens      *TokenFile
+	RequireAuth bool
 	// Now is the clock of the timeline and of the live samples; nil means
 	// time.Now.
 	Now func() time.Time
@@ -119,10 +125,16 @@ func MountConsole(s *Server, opts ConsoleOptions) (*Console, error) {
 		opts.Logger = slog.Default()
 	}
 	c := &Console{opts: opts, live: newLiveRing(liveSamples)}
-	s.Handle("GET /v1/console/timeline", http.HandlerFunc(c.timeline))
-	s.Handle("GET /v1/console/live", http.HandlerFunc(c.liveSeries))
-	s.Handle("GET /v1/console/sources", http.HandlerFunc(c.sources))
-	s.Handle("GET /v1/console/storage", http.HandlerFunc(c.storage))
+	guard := func(h http.HandlerFunc) http.Handler {
+		if opts.RequireAuth {
+			return opts.Tokens.requireAny(h)
+		}
+		return h
+	}
+	s.Handle("GET /v1/console/timeline", guard(c.timeline))
+	s.Handle("GET /v1/console/live", guard(c.liveSeries))
+	s.Handle("GET /v1/console/sources", guard(c.sources))
+	s.Handle("GET /v1/console/storage", guard(c.storage))
 	s.Handle("GET /{$}", consoleAssets())
 	s.Handle("GET /console/", consoleAssets())
 	return c, nil

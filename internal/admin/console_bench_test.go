@@ -13,12 +13,13 @@ import (
 // benchItems is how many items the console's benchmarks load.
 const benchItems = 1_000_000
 
-// newBenchConsole loads benchItems Redis keys: a tenth already due (the
-// backlog), the rest spread evenly over the next week.
+// newBenchConsole loads benchItems Redis keys of ten prefixes: a tenth
+// already due (the backlog), the rest spread evenly over the next week.
 func newBenchConsole(b *testing.B) *consoleEnv {
 	b.Helper()
 	e := newConsoleEnv(b)
 	now := e.clock.Now()
+	prefixes := []string{"user", "cart", "session", "token", "cache", "rate", "lock", "job", "feed", "otp"}
 	const chunk = 10_000
 	week := 7 * 24 * time.Hour
 	for start := 0; start < benchItems; start += chunk {
@@ -31,7 +32,7 @@ func newBenchConsole(b *testing.B) *consoleEnv {
 			if i%10 == 0 {
 				at = now.Add(-time.Duration(i) * time.Millisecond)
 			}
-			if _, err := tx.Set(fmt.Appendf(nil, "user:%d:session", i), []byte("v"), kv.SetOptions{ExpireAt: at.UnixMilli()}); err != nil {
+			if _, err := tx.Set(fmt.Appendf(nil, "%s:%d", prefixes[i%len(prefixes)], i), []byte("v"), kv.SetOptions{ExpireAt: at.UnixMilli()}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -69,6 +70,7 @@ func BenchmarkConsole(b *testing.B) {
 		"/v1/console/timeline?span=hour",
 		"/v1/console/timeline?span=day",
 		"/v1/console/timeline?span=week",
+		"/v1/console/timeline?span=hour&source=redis_keys:db0",
 		"/v1/console/sources",
 		"/v1/console/live",
 		"/v1/console/storage",

@@ -7,7 +7,8 @@ import (
 // mountConsole adds the web console to the admin server; Run takes its
 // live samples.
 func (s *Server) mountConsole(adminSrv *admin.Server) error {
-	opts := admin.ConsoleOptions{Engine: s.engine, Storage: s.storageReport, Now: s.cfg.Now, Logger: s.log}
+	opts := admin.ConsoleOptions{Engine: s.engine, Storage: s.storageReport, Now: s.cfg.Now, Logger: s.log,
+		Tokens: s.tokens, RequireAuth: s.cfg.AdminRequireAuthForMetrics}
 	if s.mongo != nil {
 		opts.Policies, opts.TTLIndexes = s.mongo.db, s.mongo.db
 	}

@@ -21,8 +21,11 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+// getJSON fetches path with the admin token of this tab, if one was given.
 async function getJSON(path, opts = {}) {
-  const r = await fetch(path, opts);
+  const token = sessionStorage.getItem("mayfly-token");
+  const headers = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(opts.headers || {}) };
+  const r = await fetch(path, { ...opts, headers });
   const body = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : `${r.status} ${r.statusText}`);
   return body;
@@ -348,6 +351,13 @@ async function route() {
     document.title = `mayfly console ${h}`;
   } catch (e) {
     main.replaceChildren(el("p", { class: "error" }, e.message));
+    // A server started with --admin-require-auth-for-metrics wants a token.
+    if (e.message.startsWith("UNAUTHENTICATED")) {
+      const input = el("input", { id: "login-token", type: "password", autocomplete: "off" });
+      main.append(el("form", { onsubmit: (ev) => { ev.preventDefault(); sessionStorage.setItem("mayfly-token", input.value); route(); } },
+        el("label", { for: "login-token" }, "Admin token", input), el("button", { type: "submit" }, "Open")));
+      input.focus();
+    }
   }
 }
 
