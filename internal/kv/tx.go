@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mayfly/mayfly/internal/invariants"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -426,6 +427,9 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 		if err := tx.dropVersion(pdb, old.Version); err != nil {
 			return err
 		}
+	}
+	if invariants.Enabled {
+		tx.assertElemBytes(pdb, key, m)
 	}
 	tx.kbuf = metaKey(tx.kbuf, pdb, key)
 	tx.ebuf = m.encode(tx.ebuf[:0])
