@@ -116,7 +116,7 @@ func (tx *Tx) streamSave(key []byte, s *streamState) error {
 	p = binary.BigEndian.AppendUint64(p, s.tailNode)
 	p = binary.BigEndian.AppendUint64(p, s.tailFill)
 	p = s.first.encode(p)
-	nm := Meta{Type: TypeStream, Version: s.version, ExpireAt: s.expireAt, Payload: p}
+	nm := Meta{Type: TypeStream, Version: s.version, ExpireAt: s.expireAt, ElemBytes: -1, Payload: p} // streams do not keep element bytes
 	if err := tx.PutMeta(key, s.orig, s.found, nm); err != nil {
 		return err
 	}
