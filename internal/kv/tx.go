@@ -385,6 +385,9 @@ func (tx *Tx) PutMeta(key []byte, old Meta, found bool, m Meta) error {
 }
 
 func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Meta) error {
+	if invariants.Enabled {
+		tx.assertElemBytes(pdb, key, m) // reads, so before b is taken: reading may replace the batch
+	}
 	b := tx.writer()
 	d := &tx.delta[pdb]
 	if !found {
@@ -427,9 +430,6 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 		if err := tx.dropVersion(pdb, old.Version); err != nil {
 			return err
 		}
-	}
-	if invariants.Enabled {
-		tx.assertElemBytes(pdb, key, m)
 	}
 	tx.kbuf = metaKey(tx.kbuf, pdb, key)
 	tx.ebuf = m.encode(tx.ebuf[:0])
