@@ -111,7 +111,10 @@ func TestElemBytesHash(t *testing.T) {
 
 func TestElemBytesList(t *testing.T) {
 	cs := openCheckStore(t)
-	cs.run(t, 0, func(tx *Tx) error { _, err := tx.Push([]byte("l"), ListRight, false, bs("aaaa", "b", "cc", "b", "ddd")); return err })
+	cs.run(t, 0, func(tx *Tx) error {
+		_, err := tx.Push([]byte("l"), ListRight, false, bs("aaaa", "b", "cc", "b", "ddd"))
+		return err
+	})
 	wantElemBytes(t, cs, "l", 11)
 	cs.run(t, 0, func(tx *Tx) error { _, err := tx.Push([]byte("l"), ListLeft, false, bs("eeeee")); return err })
 	wantElemBytes(t, cs, "l", 16) // eeeee aaaa b cc b ddd
@@ -119,7 +122,10 @@ func TestElemBytesList(t *testing.T) {
 	wantElemBytes(t, cs, "l", 13) // eeeee a b cc b ddd
 	cs.run(t, 0, func(tx *Tx) error { _, _, err := tx.Pop([]byte("l"), ListLeft, 2); return err })
 	wantElemBytes(t, cs, "l", 7) // b cc b ddd
-	cs.run(t, 0, func(tx *Tx) error { _, err := tx.LInsert([]byte("l"), true, []byte("cc"), []byte("ffffff")); return err })
+	cs.run(t, 0, func(tx *Tx) error {
+		_, err := tx.LInsert([]byte("l"), true, []byte("cc"), []byte("ffffff"))
+		return err
+	})
 	wantElemBytes(t, cs, "l", 13) // b ffffff cc b ddd
 	cs.run(t, 0, func(tx *Tx) error { _, err := tx.LRem([]byte("l"), 0, []byte("b")); return err })
 	wantElemBytes(t, cs, "l", 11) // ffffff cc ddd
@@ -129,7 +135,10 @@ func TestElemBytesList(t *testing.T) {
 	cs.run(t, 0, func(tx *Tx) error { _, _, err := tx.LMove([]byte("l"), []byte("m"), ListLeft, ListRight); return err })
 	wantElemBytes(t, cs, "l", 3) // zz y
 	wantElemBytes(t, cs, "m", 2) // cc
-	cs.run(t, 0, func(tx *Tx) error { _, err := tx.SortStore([]byte("l"), SortOptions{Alpha: true, Count: -1}, []byte("sorted")); return err })
+	cs.run(t, 0, func(tx *Tx) error {
+		_, err := tx.SortStore([]byte("l"), SortOptions{Alpha: true, Count: -1}, []byte("sorted"))
+		return err
+	})
 	wantElemBytes(t, cs, "sorted", 3)
 	cs.run(t, 0, func(tx *Tx) error { _, _, err := tx.Pop([]byte("m"), ListRight, 5); return err })
 	gone(t, cs, "m")
@@ -262,12 +271,18 @@ func TestElemBytesAfterRandomWrites(t *testing.T) {
 				_, err := tx.HSet([]byte(key.Draw(rt, "key")), bs(pairs...))
 				return err
 			},
-			func(tx *Tx) error { _, err := tx.HDel([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "fields")...)); return err },
+			func(tx *Tx) error {
+				_, err := tx.HDel([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "fields")...))
+				return err
+			},
 			func(tx *Tx) error {
 				_, err := tx.HExpire([]byte(key.Draw(rt, "key")), cs.now+rapid.Int64Range(1, 50).Draw(rt, "ttl"), HExpireAlways, bs(elems.Draw(rt, "fields")...))
 				return err
 			},
-			func(tx *Tx) error { _, err := tx.HIncrBy([]byte(key.Draw(rt, "key")), []byte(elem.Draw(rt, "f")), 7); return errNotInt(err) },
+			func(tx *Tx) error {
+				_, err := tx.HIncrBy([]byte(key.Draw(rt, "key")), []byte(elem.Draw(rt, "f")), 7)
+				return errNotInt(err)
+			},
 			func(tx *Tx) error {
 				_, err := tx.Push([]byte(key.Draw(rt, "key")), ListEnd(rapid.IntRange(0, 1).Draw(rt, "end")), false, bs(elems.Draw(rt, "v")...))
 				return err
@@ -294,8 +309,14 @@ func TestElemBytesAfterRandomWrites(t *testing.T) {
 				_, err := tx.LInsert([]byte(key.Draw(rt, "key")), rapid.Bool().Draw(rt, "before"), []byte(elem.Draw(rt, "pivot")), []byte(elem.Draw(rt, "v")))
 				return err
 			},
-			func(tx *Tx) error { _, err := tx.SAdd([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "m")...)); return err },
-			func(tx *Tx) error { _, err := tx.SRem([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "m")...)); return err },
+			func(tx *Tx) error {
+				_, err := tx.SAdd([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "m")...))
+				return err
+			},
+			func(tx *Tx) error {
+				_, err := tx.SRem([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "m")...))
+				return err
+			},
 			func(tx *Tx) error { _, _, err := tx.SPop([]byte(key.Draw(rt, "key")), 1); return err },
 			func(tx *Tx) error {
 				_, err := tx.SetStore(SetOp(rapid.IntRange(0, 2).Draw(rt, "op")), []byte(key.Draw(rt, "dst")), bs(keys...))
@@ -310,8 +331,14 @@ func TestElemBytesAfterRandomWrites(t *testing.T) {
 				_, err := tx.ZAdd([]byte(key.Draw(rt, "key")), ZAddOptions{}, scores, bs(m...))
 				return err
 			},
-			func(tx *Tx) error { _, err := tx.ZRem([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "m")...)); return err },
-			func(tx *Tx) error { _, err := tx.ZPop([]byte(key.Draw(rt, "key")), rapid.Bool().Draw(rt, "max"), 2); return err },
+			func(tx *Tx) error {
+				_, err := tx.ZRem([]byte(key.Draw(rt, "key")), bs(elems.Draw(rt, "m")...))
+				return err
+			},
+			func(tx *Tx) error {
+				_, err := tx.ZPop([]byte(key.Draw(rt, "key")), rapid.Bool().Draw(rt, "max"), 2)
+				return err
+			},
 			func(tx *Tx) error {
 				_, err := tx.ZRangeStore([]byte(key.Draw(rt, "dst")), []byte(key.Draw(rt, "src")), ZRangeSpec{Kind: ZByRank, Start: 0, Stop: 1})
 				return err
