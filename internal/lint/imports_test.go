@@ -17,7 +17,7 @@ const module = "github.com/mayfly/mayfly/"
 // each package (a path below the module; sub-packages inherit their
 // parent's row), the internal packages its non-test files may import. internal/invariants may be imported by all.
 var allowed = map[string][]string{
-	"cmd/mayfly":        {"internal/server", "internal/admin", "internal/bench"},
+	"cmd/mayfly":        {"internal/server", "internal/admin", "internal/bench", "internal/tlsconf"},
 	"internal/bench":    {},
 	"internal/storage":  {"internal/lowprio"},
 	"internal/lowprio":  {},
@@ -39,12 +39,15 @@ var allowed = map[string][]string{
 	"internal/geo":        {},
 	"internal/kv":         {"internal/expiry", "internal/storage", "internal/glob", "internal/hll"},
 	"internal/hll":        {},
-	"internal/wire/mongo": {"internal/docdb"},
-	"internal/wire/resp":  {"internal/kv", "internal/glob", "internal/script", "internal/geo", "internal/rdb"},
+	"internal/acl":        {"internal/glob"},
+	"internal/wire/mongo": {"internal/docdb", "internal/mongoauth"},
+	"internal/mongoauth":  {},
+	"internal/wire/resp":  {"internal/kv", "internal/glob", "internal/script", "internal/geo", "internal/rdb", "internal/acl"},
 	"internal/script":     {"internal/rdb"},
 	"internal/rdb":        {},
 	"internal/admin":      {"internal/docdb", "internal/kv", "internal/expiry"},
 	"internal/server":     {"internal"},
+	"internal/tlsconf":    {},
 	"internal/lint":       {},
 	"internal/invariants": {},
 	"integration":         {"integration"},

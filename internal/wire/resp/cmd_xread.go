@@ -47,7 +47,8 @@ func parseXRead(x *cmdCtx, isGroup bool) (xreadArgs, error) {
 		switch {
 		case argEq(o, "block") && more > 0:
 			if inScript(x) {
-				return a, replyErr("ERR " + name + " command is not allowed with BLOCK option from scripts")
+				// Redis names the command as the caller spelled it.
+				return a, replyErr("ERR " + string(args[0]) + " command is not allowed with BLOCK option from scripts")
 			}
 			i++
 			d, err := parseBlockMillis(x, args[i])

@@ -41,7 +41,7 @@ func TestXReadSync(t *testing.T) {
 		fails("ERR timeout is not an integer or out of range", "xread", "block", "1.5", "streams", "a", "0"),
 		ok("set", "str", "v"),
 		fails(wrongType, "xread", "streams", "str", "0"),
-		fails("ERR XREAD command is not allowed with BLOCK option from scripts script: 107276f73420b7d018446872137de2614a65b256, on @user_script:1.", "eval", "return redis.call('xread','block','0','streams','a','$')", "0"),
+		fails("ERR xread command is not allowed with BLOCK option from scripts script: 107276f73420b7d018446872137de2614a65b256, on @user_script:1.", "eval", "return redis.call('xread','block','0','streams','a','$')", "0"),
 		reply([]any{[]any{"a", []any{entry("1-0", "f", "1")}}}, "eval", "return redis.call('xread','count','1','streams','a','0')", "0"),
 	})
 	c3 := e.client(3)
