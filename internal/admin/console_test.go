@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -383,5 +384,55 @@ func TestConsolePage(t *testing.T) {
 		if resp.StatusCode != 200 || !strings.Contains(string(body), want) {
 			t.Errorf("GET %s: %d, %d bytes without %q", path, resp.StatusCode, len(body), want)
 		}
+	}
+}
+
+// Ensure that with RequireAuth the console's JSON needs one of the tokens,
+// as /metrics does then, while the page's files stay open.
+func TestConsoleRequireAuth(t *testing.T) {
+	path := t.TempDir() + "/tokens"
+	const token = "console-unit-token-0123456789"
+	if err := os.WriteFile(path, []byte(token+" ttl.policies.list\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := admin.OpenTokenFile(path, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &fakeClock{t: time.Unix(1e9, 0)}
+	engine, err := expiry.New(expiry.Config{Now: clock.Now, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engine.Close()
+	s := admin.NewServer(admin.Options{Logger: slog.New(slog.DiscardHandler)})
+	if _, err := admin.MountConsole(s, admin.ConsoleOptions{Engine: engine, Tokens: tokens, RequireAuth: true, Now: clock.Now}); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	defer s.Shutdown(context.Background())
+	status := func(path, bearer string) int {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+path, nil)
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for path, want := range map[string]int{"/v1/console/timeline": 401, "/v1/console/live": 401, "/": 200, "/console/app.js": 200} {
+		if got := status(path, ""); got != want {
+			t.Errorf("GET %s without a token: %d, want %d", path, got, want)
+		}
+	}
+	if got := status("/v1/console/timeline", token); got != 200 {
+		t.Errorf("GET /v1/console/timeline with a token: %d", got)
 	}
 }
