@@ -249,12 +249,15 @@ func writeCommandInfo(w *Writer, c *command) {
 }
 
 // writeBeginSearch opens a key spec (a map of flags, begin_search and
-// find_keys, the caller writing find_keys): no flags, and the search
-// begins at argument index.
-func writeBeginSearch(w *Writer, index int) {
+// find_keys, the caller writing find_keys): the flags given, and the
+// search begins at argument index.
+func writeBeginSearch(w *Writer, index int, flags ...string) {
 	w.Map(3)
 	w.BulkString("flags")
-	w.Set(0)
+	w.Set(len(flags))
+	for _, f := range flags {
+		w.Simple(f)
+	}
 	w.BulkString("begin_search")
 	w.Map(2)
 	w.BulkString("type")
@@ -267,7 +270,11 @@ func writeBeginSearch(w *Writer, index int) {
 
 // writeRangeSpec describes the key arguments as one range key spec.
 func writeRangeSpec(w *Writer, c *command) {
-	writeBeginSearch(w, c.first)
+	if aclNotKeys[c.name] {
+		writeBeginSearch(w, c.first, "not_key")
+	} else {
+		writeBeginSearch(w, c.first)
+	}
 	w.BulkString("find_keys")
 	w.Map(2)
 	w.BulkString("type")
