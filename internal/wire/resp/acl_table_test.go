@@ -226,3 +226,33 @@ func TestACLTableKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestACLScriptCheckCmd(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(2)
+	mustDo(t, admin, "acl", "setuser", "app", "on", ">pw", "~app:*", "&*", "+@all", "-set", "-config|set")
+	u := e.userClient("app", "pw")
+	body := `return {redis.acl_check_cmd('get', 'app:1') and 1 or 0, redis.acl_check_cmd('GET', 'x') and 1 or 0,
+		redis.acl_check_cmd('set', 'app:1', 'v') and 1 or 0, redis.acl_check_cmd('get') and 1 or 0,
+		redis.acl_check_cmd('config', 'get', 'x') and 1 or 0, redis.acl_check_cmd('config', 'set', 'x', 'y') and 1 or 0}`
+	got := fmt.Sprint(mustDo(t, u, "eval", body, "0"))
+	if want := "[1 0 0 1 1 0]"; got != want {
+		t.Errorf("acl_check_cmd as app: %s, want %s", got, want)
+	}
+	if got := fmt.Sprint(mustDo(t, admin, "eval", body, "0")); got != "[1 1 1 1 1 1]" {
+		t.Errorf("acl_check_cmd as default: %s", got)
+	}
+	// The refusals are not entered in the ACL log.
+	if n := len(mustDo(t, admin, "acl", "log").([]any)); n != 0 {
+		t.Errorf("ACL LOG has %d entries", n)
+	}
+	where := func(body string) string { return " script: " + sha1hex(body) + ", on @user_script:1." }
+	for _, c := range []struct{ body, msg string }{
+		{"return redis.acl_check_cmd('nosuch')", "ERR Invalid command passed to redis.acl_check_cmd()"},
+		{"return redis.acl_check_cmd('config', 'nosuch')", "ERR Invalid command passed to redis.acl_check_cmd()"},
+		{"return redis.acl_check_cmd()", "ERR Please specify at least one argument for this redis lib call"},
+		{"return redis.acl_check_cmd({})", "ERR Lua redis lib command arguments must be strings or integers"},
+	} {
+		wantErr(t, u, c.msg+where(c.body), "eval", c.body, "0")
+	}
+}

@@ -153,6 +153,19 @@ func lowerASCII(dst, b []byte) []byte {
 // lookupCommand resolves args to a command and checks its arity, with
 // Redis's error replies.
 func (s *Server) lookupCommand(args [][]byte) (*command, error) {
+	cmd, err := s.resolveCommand(args)
+	if err != nil {
+		return nil, err
+	}
+	if (cmd.arity > 0 && cmd.arity != len(args)) || len(args) < -cmd.arity {
+		return nil, errArity(cmd.name)
+	}
+	return cmd, nil
+}
+
+// resolveCommand finds the command or subcommand args name, not checking
+// the number of arguments.
+func (s *Server) resolveCommand(args [][]byte) (*command, error) {
 	var tmp [32]byte
 	name := lowerASCII(tmp[:0], args[0])
 	cmd := s.cmds[string(name)]
@@ -166,9 +179,6 @@ func (s *Server) lookupCommand(args [][]byte) (*command, error) {
 			return nil, replyErr(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", args[1], strings.ToUpper(cmd.name)))
 		}
 		cmd = sub
-	}
-	if (cmd.arity > 0 && cmd.arity != len(args)) || len(args) < -cmd.arity {
-		return nil, errArity(cmd.name)
 	}
 	return cmd, nil
 }
