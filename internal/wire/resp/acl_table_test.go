@@ -256,3 +256,24 @@ func TestACLScriptCheckCmd(t *testing.T) {
 		wantErr(t, u, c.msg+where(c.body), "eval", c.body, "0")
 	}
 }
+
+// Ensure that the ACL categories of the HELP subcommands and MEMORY USAGE
+// are Redis 7.0's, so that -@connection, -@scripting and -@keyspace take
+// them away as Redis does.
+func TestACLTableHelpCategories(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(3)
+	want := map[string][]string{
+		"client|help": {"@slow", "@connection"}, "command|help": {"@slow", "@connection"},
+		"function|help": {"@slow", "@scripting"}, "script|help": {"@slow", "@scripting"},
+		"object|help": {"@keyspace", "@slow"}, "memory|usage": {"@read", "@slow"},
+		"config|help": {"@slow"},
+	}
+	for _, tc := range commandTable(t, admin) {
+		if w, ok := want[tc.name]; ok && !slices.Equal(tc.cats, w) {
+			t.Errorf("%s categories %v, want %v", tc.name, tc.cats, w)
+		}
+	}
+	mustDo(t, admin, "acl", "setuser", "noconn", "on", ">pw", "~*", "+@all", "-@connection")
+	wantErr(t, e.userClient("noconn", "pw"), "NOPERM this user has no permissions to run the 'client|help' command", "client", "help")
+}
