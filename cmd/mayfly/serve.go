@@ -78,6 +78,8 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", def.ShutdownTimeout, "how long in-flight requests may finish after a stop signal")
 	f.DurationVar(&cfg.PurgeAfter, "purge-after", def.PurgeAfter, "bound on how long the bytes of a deleted item stay in any file of the data directory")
 	f.DurationVar(&cfg.FrameTimeout, "frame-timeout", def.FrameTimeout, "on both protocols, how long a client may take to send the rest of a request once its first byte arrived, and to take each 4 MiB of a reply; 0 disables (idle connections and blocked commands are never affected)")
+	f.DurationVar(&cfg.EventsRetention, "events-retention", def.EventsRetention, "how long the change log that MongoDB change streams read keeps its records; a resume token older than that gets ChangeStreamHistoryLost")
+	f.Int64Var(&cfg.EventsMaxBytes, "events-max-bytes", def.EventsMaxBytes, "bound on the change log's size in bytes: past it the oldest records are trimmed")
 	f.IntVar(&cfg.MongoMaxConnections, "mongo-max-connections", def.MongoMaxConnections, "most MongoDB connections served at once (MongoDB's net.maxIncomingConnections); past it a new connection is closed")
 	f.IntVar(&cfg.RespMaxClients, "resp-max-clients", def.RespMaxClients, "Redis maxclients at startup: past it a new connection gets 'ERR max number of clients reached' (CONFIG SET maxclients changes it)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")

@@ -34,6 +34,8 @@ type writer struct {
 	// asked for.
 	wb   change.Batch
 	docs int // documents written in the current batch
+	// cause is told to the hooks with the next change (change.Cause).
+	cause change.Cause
 }
 
 // Batch limits: a writer commits once its batch holds this many documents
@@ -50,6 +52,7 @@ func (e *Engine) newWriter(c *catalog.Collection) *writer {
 
 // close discards uncommitted writes.
 func (w *writer) close() {
+	w.wb.TakeRecords()
 	if w.b != nil {
 		w.b.Close()
 		w.b = nil
@@ -216,6 +219,22 @@ func (w *writer) putDoc(sd *stored.Doc) error {
 	return nil
 }
 
+// removeExpired is remove for a deletion made by the expiry engine: the
+// hooks are told why.
+func (w *writer) removeExpired(sd *stored.Doc, why change.Expiry) error {
+	w.cause = change.Cause{Expiry: &why}
+	defer func() { w.cause = change.Cause{} }()
+	return w.remove(sd)
+}
+
+// replaceWhole is replace for a replacement update (a whole new
+// document rather than update operators).
+func (w *writer) replaceWhole(prev, next *stored.Doc) error {
+	w.cause = change.Cause{Replacement: true}
+	defer func() { w.cause = change.Cause{} }()
+	return w.replace(prev, next)
+}
+
 // remove deletes a stored document and all of its index entries.
 func (w *writer) remove(sd *stored.Doc) error {
 	keys, err := w.entryKeysOf(sd.Doc)
@@ -355,13 +374,13 @@ func (w *writer) commitBatch(again bool) error {
 			return err
 		}
 		w.e.mu.Lock()
-		err = w.b.Commit()
+		err = w.e.commitLogged(w.b, w.wb.TakeRecords())
 		if err == nil {
 			w.c.Meta = next
 		}
 		w.e.mu.Unlock()
 	} else {
-		err = w.b.Commit()
+		err = w.e.commitLogged(w.b, w.wb.TakeRecords())
 	}
 	if err != nil {
 		return fmt.Errorf("docdb: write %s.%s: %w", w.meta.DB, w.meta.Name, err)

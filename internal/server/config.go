@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -31,6 +32,12 @@ type Config struct {
 	// (mongod's --setParameter): the expiry engine's ttlMonitorSleepSecs,
 	// ttlIndexDeleteTargetDocs and the others getParameter lists.
 	Parameters []string
+	// EventsRetention and EventsMaxBytes bound the change log that change
+	// streams read: records older than EventsRetention, and the oldest
+	// records while it holds more than EventsMaxBytes, are trimmed. Zero
+	// means the defaults of internal/docdb/events.
+	EventsRetention time.Duration
+	EventsMaxBytes  int64
 	// Argv is the command line the server was started with, for MongoDB's
 	// getCmdLineOpts.
 	Argv []string
@@ -79,6 +86,8 @@ func DefaultConfig() Config {
 		ShutdownTimeout: 10 * time.Second,
 		PurgeAfter:      storage.DefaultPurgeAfter,
 		FrameTimeout:    60 * time.Second,
+		EventsRetention: events.DefaultRetention,
+		EventsMaxBytes:  events.DefaultMaxBytes,
 		// MongoDB's and Redis's defaults.
 		MongoMaxConnections: 1_000_000,
 		RespMaxClients:      10_000,
