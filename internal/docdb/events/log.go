@@ -19,7 +19,7 @@ const (
 )
 
 // trimEvery is how often Run trims the log.
-const trimEvery = 10 * time.Second
+const trimEvery = time.Second
 
 // Options configure a Log.
 type Options struct {
@@ -45,6 +45,9 @@ type Log struct {
 	// size of the records kept.
 	last  uint64
 	bytes int64
+	// trimmed is the sequence number of the last record trimmed: a
+	// reader positioned before it has lost history.
+	trimmed uint64
 	// inflight holds the first sequence number of each batch given
 	// numbers and not yet committed or failed.
 	inflight map[uint64]int
@@ -62,6 +65,9 @@ var keyPrefix = []byte{storage.PrefixEvents, 'm'}
 func Key(seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(append([]byte(nil), keyPrefix...), seq)
 }
+
+// trimKey holds the sequence number of the last record trimmed.
+var trimKey = []byte{storage.PrefixEvents, 'n'}
 
 // Open opens the log of store, continuing its sequence after the last
 // record kept.
@@ -92,6 +98,13 @@ func Open(store *storage.Store, opts Options) (*Log, error) {
 		return nil, fmt.Errorf("events: open: %w", err)
 	}
 	l.visible = l.last
+	v, err := store.Get(trimKey)
+	switch {
+	case err == nil && len(v) == 8:
+		l.trimmed = binary.BigEndian.Uint64(v)
+	case err != nil && !errors.Is(err, storage.ErrNotFound):
+		return nil, fmt.Errorf("events: open: %w", err)
+	}
 	return l, nil
 }
 
@@ -162,6 +175,15 @@ func (l *Log) advance() {
 		close(l.changed)
 		l.changed = make(chan struct{})
 	}
+}
+
+// Lost reports whether the record seq, or records after it, may have been
+// trimmed: a token naming a record the log no longer holds cannot be
+// resumed from, even when nothing after it is gone.
+func (l *Log) Lost(seq uint64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.trimmed > 0 && seq <= l.trimmed
 }
 
 // Visible returns the largest sequence number a reader may read up to.
@@ -275,6 +297,7 @@ func (l *Log) Trim() error {
 	visible := l.visible
 	l.mu.Unlock()
 	var removed int64
+	var lastSeq uint64
 	it, err := l.store.NewIter(keyPrefix, storage.PrefixEnd(keyPrefix))
 	if err != nil {
 		return err
@@ -290,6 +313,7 @@ func (l *Log) Trim() error {
 			break
 		}
 		removed += int64(len(k) + len(it.Value()))
+		lastSeq = binary.BigEndian.Uint64(k[len(keyPrefix):])
 		end = append(append([]byte(nil), k...), 0)
 	}
 	if err := errors.Join(it.Error(), it.Close()); err != nil {
@@ -303,16 +327,20 @@ func (l *Log) Trim() error {
 	if err := b.DeleteRange(keyPrefix, end); err != nil {
 		return err
 	}
+	if err := b.Set(trimKey, binary.BigEndian.AppendUint64(nil, lastSeq)); err != nil {
+		return err
+	}
 	if err := b.Commit(); err != nil {
 		return fmt.Errorf("events: trim: %w", err)
 	}
 	l.mu.Lock()
+	l.trimmed = lastSeq
 	l.bytes -= removed
 	l.mu.Unlock()
 	return nil
 }
 
-// Run trims the log every few seconds until ctx is done.
+// Run trims the log every second until ctx is done.
 func (l *Log) Run(ctx context.Context) {
 	t := time.NewTicker(trimEvery)
 	defer t.Stop()
