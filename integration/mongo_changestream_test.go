@@ -411,3 +411,63 @@ func TestChangeStreamAwaitWokenByCommit(t *testing.T) {
 		t.Fatalf("the event came %v after the commit", d)
 	}
 }
+
+// Ensure that a collection created with changeStreamPreAndPostImages gives
+// the documents before and after a change, and that one without gives null
+// for whenAvailable and fails the stream for required.
+func TestChangeStreamPreAndPostImages(t *testing.T) {
+	e := startTTL(t)
+	ctx := t.Context()
+	db := e.cl.Database("app")
+	if err := db.CreateCollection(ctx, "img", options.CreateCollection().SetChangeStreamPreAndPostImages(bson.D{{Key: "enabled", Value: true}})); err != nil {
+		t.Fatal(err)
+	}
+	c := db.Collection("img")
+	opts := options.ChangeStream().SetFullDocument(options.WhenAvailable).SetFullDocumentBeforeChange(options.Required)
+	cs := watch(t, c, nil, opts)
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "n", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: 2}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	nextEvent(t, cs) // insert
+	upd := nextEvent(t, cs)
+	if i32(upd, "fullDocument", "n") != 2 || i32(upd, "fullDocumentBeforeChange", "n") != 1 {
+		t.Fatalf("update with images %s", upd)
+	}
+	del := nextEvent(t, cs)
+	if str(del, "operationType") != "delete" || i32(del, "fullDocumentBeforeChange", "n") != 2 {
+		t.Fatalf("delete with images %s", del)
+	}
+
+	// collMod turns images off: whenAvailable gives null.
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "img"}, {Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: false}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	soft := watch(t, c, nil, options.ChangeStream().SetFullDocumentBeforeChange(options.WhenAvailable))
+	strict := watch(t, c, nil, opts)
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	nextEvent(t, soft)
+	if ev := nextEvent(t, soft); ev.Lookup("fullDocumentBeforeChange").Type != bson.TypeNull {
+		t.Fatalf("whenAvailable without images: %s", ev)
+	}
+	nextEvent(t, strict)
+	tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if strict.Next(tctx) {
+		t.Fatalf("required without images gave %s", strict.Current)
+	}
+	var ce mongo.CommandError
+	if !errors.As(strict.Err(), &ce) || ce.Code != 47 {
+		t.Fatalf("required without images: %v", strict.Err())
+	}
+}

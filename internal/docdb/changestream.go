@@ -71,6 +71,9 @@ type ChangeStream struct {
 	// pending holds events shaped but not yet handed out (an invalidate
 	// after the drop that caused it).
 	pending []bson.Raw
+	// err is the error of an event after those already handed out, for
+	// the next batch to return.
+	err error
 }
 
 // changeToken is a resume token's content: after the record seq; invalidate
@@ -232,6 +235,12 @@ func (cs *ChangeStream) NextBatch(ctx context.Context, max int, wait time.Durati
 		if cs.invalidated || full() {
 			return batch, nil
 		}
+		if cs.err != nil {
+			if len(batch) > 0 {
+				return batch, nil
+			}
+			return nil, cs.err
+		}
 		visible := cs.e.events.Visible()
 		evs, err := cs.e.events.Read(cs.pos, visible, readChunk)
 		if err != nil {
@@ -240,7 +249,8 @@ func (cs *ChangeStream) NextBatch(ctx context.Context, max int, wait time.Durati
 		for _, ev := range evs {
 			docs, err := cs.shape(ctx, ev)
 			if err != nil {
-				return nil, err
+				cs.err = err
+				break
 			}
 			cs.pos = ev.Seq
 			cs.pending = append(cs.pending, docs...)
@@ -248,7 +258,7 @@ func (cs *ChangeStream) NextBatch(ctx context.Context, max int, wait time.Durati
 				break
 			}
 		}
-		if len(cs.pending) > 0 {
+		if len(cs.pending) > 0 || cs.err != nil {
 			continue
 		}
 		if len(evs) == readChunk {
@@ -415,7 +425,11 @@ func (cs *ChangeStream) event(ctx context.Context, ev events.Event) (bson.D, err
 	default:
 		return d, nil
 	}
-	d = append(d, bson.E{Key: "documentKey", Value: ev.Key})
+	key, err := DecodeDocument(ev.Key)
+	if err != nil {
+		return nil, fmt.Errorf("docdb: change record with a malformed document key: %w", err)
+	}
+	d = append(d, bson.E{Key: "documentKey", Value: key})
 	if ev.Op == events.OpUpdate {
 		u := ev.Update
 		if u == nil {

@@ -150,6 +150,9 @@ func (r CreateCollectionRequest) options() bson.D {
 	if r.ExpireAfterSeconds != nil {
 		out = append(out, bson.E{Key: "expireAfterSeconds", Value: *r.ExpireAfterSeconds})
 	}
+	if r.PreAndPostImages != nil && *r.PreAndPostImages {
+		out = append(out, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}})
+	}
 	return out
 }
 

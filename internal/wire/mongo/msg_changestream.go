@@ -177,3 +177,27 @@ func streamReply(batchKey string, batch []bson.Raw, token bson.D, id int64, ns s
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return bson.D{{Key: "cursor", Value: bson.Raw(out)}}, nil
 }
+
+// preAndPostImagesArg parses create's and collMod's
+// changeStreamPreAndPostImages: {enabled: bool}.
+func preAndPostImagesArg(cmd string, v any) (bool, error) {
+	d, ok := v.(bson.D)
+	if !ok {
+		return false, errorf(mongoerr.TypeMismatch, "BSON field '%s.changeStreamPreAndPostImages' is the wrong type '%s', expected type 'object'", cmd, valueTypeName(v))
+	}
+	enabled, have := false, false
+	for _, e := range d {
+		if e.Key != "enabled" {
+			return false, errorf(mongoerr.IDLUnknownField, "BSON field '%s.changeStreamPreAndPostImages.%s' is an unknown field.", cmd, e.Key)
+		}
+		b, ok := e.Value.(bool)
+		if !ok {
+			return false, errorf(mongoerr.TypeMismatch, "BSON field '%s.changeStreamPreAndPostImages.enabled' is the wrong type '%s', expected type 'bool'", cmd, valueTypeName(e.Value))
+		}
+		enabled, have = b, true
+	}
+	if !have {
+		return false, errorf(mongoerr.IDLFailedToParse, "BSON field '%s.changeStreamPreAndPostImages.enabled' is missing but a required field", cmd)
+	}
+	return enabled, nil
+}
