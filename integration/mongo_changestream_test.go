@@ -471,3 +471,16 @@ func TestChangeStreamPreAndPostImages(t *testing.T) {
 		t.Fatalf("required without images: %v", strict.Err())
 	}
 }
+
+// Ensure that mongosh's db.coll.watch() receives an insert made after it
+// opened.
+func TestChangeStreamMongosh(t *testing.T) {
+	s := harness.Start(t)
+	out := mongosh(t, s, "shop",
+		"const cs = db.items.watch([{$match: {operationType: 'insert'}}])\n"+
+			"db.items.insertOne({_id: 5, name: 'kalem'})\n"+
+			"const ev = cs.next()\n"+
+			"print('EVENT', ev.operationType, ev.ns.coll, ev.documentKey._id, ev.fullDocument.name, typeof ev._id._data)\n"+
+			"cs.close()\nexit\n")
+	wantOutput(t, out, "EVENT insert items 5 kalem string")
+}

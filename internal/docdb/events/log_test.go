@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -91,5 +92,30 @@ func TestDiff(t *testing.T) {
 	}
 	if len(u.TruncatedArrays) != 1 || u.TruncatedArrays[0] != (TruncatedArray{Field: "arr", NewSize: 2}) {
 		t.Fatalf("truncatedArrays = %v", u.TruncatedArrays)
+	}
+}
+
+// Ensure that a record encoded by hand decodes to the same record.
+func TestRecordRoundTrip(t *testing.T) {
+	key, _ := bson.Marshal(bson.D{{Key: "_id", Value: int32(7)}})
+	full, _ := bson.Marshal(bson.D{{Key: "_id", Value: int32(7)}, {Key: "a", Value: "x"}})
+	r := Record{Op: OpDelete, DB: "db", Coll: "c", UUID: &bson.Binary{Subtype: 4, Data: make([]byte, 16)}, Key: key, Full: full, Pre: full,
+		Update: &UpdateDescription{UpdatedFields: bson.D{{Key: "a", Value: "x"}}, RemovedFields: []string{"b"}, TruncatedArrays: []TruncatedArray{{Field: "c", NewSize: 1}}},
+		ToDB:   "db2", ToColl: "c2",
+		Expired: &Expiry{Source: "ttl", Name: "at_1", DueAt: 12345}}
+	raw, err := r.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := bson.Marshal(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(raw, want) {
+		t.Fatalf("Encode = %s\nwant     %s", bson.Raw(raw), bson.Raw(want))
+	}
+	back, err := DecodeRecord(raw)
+	if err != nil || back.Expired.Name != "at_1" || back.ToColl != "c2" || back.Update.TruncatedArrays[0].NewSize != 1 {
+		t.Fatalf("decoded %+v, %v", back, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/change"
@@ -63,13 +64,64 @@ func DecodeRecord(raw []byte) (Record, error) {
 	return r, nil
 }
 
-// Encode returns the record's BSON.
+// Encode returns the record's BSON, as bson.Marshal would give it; the
+// common fields are appended directly, since every write encodes one.
 func (r *Record) Encode() ([]byte, error) {
-	raw, err := bson.Marshal(r)
+	start, out := bsoncore.AppendDocumentStart(make([]byte, 0, 64+len(r.Key)+len(r.Full)+len(r.Pre)))
+	out = bsoncore.AppendStringElement(out, "op", r.Op)
+	out = bsoncore.AppendStringElement(out, "db", r.DB)
+	if r.Coll != "" {
+		out = bsoncore.AppendStringElement(out, "coll", r.Coll)
+	}
+	if r.UUID != nil {
+		out = bsoncore.AppendBinaryElement(out, "uuid", r.UUID.Subtype, r.UUID.Data)
+	}
+	for _, f := range []struct {
+		key string
+		doc bson.Raw
+	}{{"key", r.Key}, {"full", r.Full}, {"pre", r.Pre}} {
+		if len(f.doc) > 0 {
+			out = bsoncore.AppendDocumentElement(out, f.key, f.doc)
+		}
+	}
+	if r.Update != nil {
+		raw, err := bson.Marshal(r.Update)
+		if err != nil {
+			return nil, fmt.Errorf("events: encode update description: %w", err)
+		}
+		out = bsoncore.AppendDocumentElement(out, "upd", raw)
+	}
+	if r.ToDB != "" {
+		out = bsoncore.AppendStringElement(out, "toDB", r.ToDB)
+	}
+	if r.ToColl != "" {
+		out = bsoncore.AppendStringElement(out, "toColl", r.ToColl)
+	}
+	if x := r.Expired; x != nil {
+		xs, xo := bsoncore.AppendDocumentStart(nil)
+		xo = bsoncore.AppendStringElement(xo, "source", x.Source)
+		xo = bsoncore.AppendStringElement(xo, "name", x.Name)
+		xo = bsoncore.AppendDateTimeElement(xo, "dueAt", int64(x.DueAt))
+		xo, _ = bsoncore.AppendDocumentEnd(xo, xs)
+		out = bsoncore.AppendDocumentElement(out, "exp", xo)
+	}
+	out, err := bsoncore.AppendDocumentEnd(out, start)
 	if err != nil {
 		return nil, fmt.Errorf("events: encode record: %w", err)
 	}
-	return raw, nil
+	return out, nil
+}
+
+// documentKey returns {_id: ...} of a stored document, from its raw
+// bytes: the _id is a stored document's first field.
+func documentKey(sd *stored.Doc) ([]byte, error) {
+	el, err := bson.Raw(sd.Raw).IndexErr(0)
+	if err != nil || el.Key() != "_id" {
+		return bson.Marshal(bson.D{{Key: "_id", Value: sd.Doc[0].Value}})
+	}
+	start, out := bsoncore.AppendDocumentStart(make([]byte, 0, len(el)+5))
+	out = append(out, el...)
+	return bsoncore.AppendDocumentEnd(out, start)
 }
 
 // CatalogRecord returns the encoded record of a catalog change: op on
@@ -117,7 +169,7 @@ func (Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *st
 	if doc == nil {
 		doc = prev
 	}
-	key, err := bson.Marshal(bson.D{{Key: "_id", Value: doc.Doc[0].Value}})
+	key, err := documentKey(doc)
 	if err != nil {
 		return fmt.Errorf("events: document key: %w", err)
 	}
