@@ -22,13 +22,19 @@ func TestServeRefusesBadSetup(t *testing.T) {
 		args []string
 		want string
 	}{
-		"unknown flag":        {[]string{"serve", "--bogus"}, "unknown flag: --bogus"},
-		"bad durability":      {[]string{"serve", "--durability", "fast"}, `unknown durability "fast"`},
-		"bad log level":       {[]string{"serve", "--log-level", "loud"}, `unknown log level "loud"`},
-		"dir under a file":    {[]string{"serve", "--dir", filepath.Join(file, "d")}, file},
-		"dir held by another": {[]string{"serve", "--dir", running.Dir, "--http-addr", "127.0.0.1:0", "--mongo-addr", "", "--resp-addr", ""}, "in use by another mayfly process"},
-		"port in use":         {[]string{"serve", "--dir", t.TempDir(), "--http-addr", running.HTTPAddr, "--mongo-addr", "", "--resp-addr", ""}, "listen for http on " + running.HTTPAddr},
-		"missing config file": {[]string{"serve", "--config", filepath.Join(file, "x.conf")}, "config file"},
+		"unknown flag":           {[]string{"serve", "--bogus"}, "unknown flag: --bogus"},
+		"bad durability":         {[]string{"serve", "--durability", "fast"}, `unknown durability "fast"`},
+		"bad log level":          {[]string{"serve", "--log-level", "loud"}, `unknown log level "loud"`},
+		"dir under a file":       {[]string{"serve", "--dir", filepath.Join(file, "d")}, file},
+		"dir held by another":    {[]string{"serve", "--dir", running.Dir, "--http-addr", "127.0.0.1:0", "--mongo-addr", "", "--resp-addr", ""}, "in use by another mayfly process"},
+		"port in use":            {[]string{"serve", "--dir", t.TempDir(), "--http-addr", running.HTTPAddr, "--mongo-addr", "", "--resp-addr", ""}, "listen for http on " + running.HTTPAddr},
+		"missing config file":    {[]string{"serve", "--config", filepath.Join(file, "x.conf")}, "config file"},
+		"plain addr without tls": {[]string{"serve", "--resp-plain-addr", "127.0.0.1:0"}, "need --tls-cert-file"},
+		"client auth without ca": {[]string{"serve", "--tls-cert-file", file, "--tls-client-auth", "required"}, "needs --tls-ca-file"},
+		"bad tls client auth":    {[]string{"serve", "--tls-client-auth", "maybe"}, `unknown client authentication "maybe"`},
+		"bad tls min version":    {[]string{"serve", "--tls-cert-file", file, "--tls-min-version", "1.0"}, `unsupported TLS version "1.0"`},
+		"certificate not pem": {[]string{"serve", "--dir", t.TempDir(), "--tls-cert-file", file,
+			"--http-addr", "127.0.0.1:0", "--mongo-addr", "127.0.0.1:0", "--resp-addr", "127.0.0.1:0"}, "tls: certificate " + file},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs all of mayfly's tests on a fresh machine of this kind: installs what the
-# tests need (Go modules, redis-tools and redis-server from Debian, mongosh and
-# ioredis from npm), checks
+# tests need (Go modules, redis-tools and redis-server from Debian, mongosh,
+# ioredis and the Redis libraries from npm), checks
 # formatting, vet and staticcheck, then runs every Go test in random order,
 # the core packages again under the race detector with the invariants tag,
 # and a short fuzz smoke of every fuzz target.
@@ -41,6 +41,22 @@ if ! cmp -s integration/testdata/ioredis/package.json "$ioredis_dir/package.json
 fi
 export MAYFLY_IOREDIS_MODULES="$PWD/$ioredis_dir/node_modules"
 echo "ioredis $(node -p 'require(process.argv[1]).version' "$MAYFLY_IOREDIS_MODULES/ioredis/package.json")"
+# The libraries applications put in front of Redis (BullMQ,
+# rate-limiter-flexible, Redlock, connect-redis with express-session), at the
+# versions integration/testdata/redislibs/package.json pins, found by their
+# black-box tests through MAYFLY_REDISLIBS_MODULES; installed again only when
+# that package.json changed.
+redislibs_dir=.tools/redislibs
+if ! cmp -s integration/testdata/redislibs/package.json "$redislibs_dir/package.json" ||
+	[ ! -f "$redislibs_dir/node_modules/bullmq/package.json" ]; then
+	mkdir -p "$redislibs_dir"
+	cp integration/testdata/redislibs/package.json "$redislibs_dir/package.json"
+	npm install --prefix "$redislibs_dir" --no-audit --no-fund --no-package-lock --loglevel=error >/dev/null
+fi
+export MAYFLY_REDISLIBS_MODULES="$PWD/$redislibs_dir/node_modules"
+for lib in bullmq rate-limiter-flexible redlock connect-redis express-session redis; do
+	echo "$lib $(node -p 'require(process.argv[1]).version' "$MAYFLY_REDISLIBS_MODULES/$lib/package.json")"
+done
 
 step "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.tools/*'))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 type apiFlags struct {
 	server    string
 	tokenFile string
+	caFile    string
 	format    string
 }
 
@@ -30,6 +32,7 @@ func (f *apiFlags) register(cmd *cobra.Command) {
 	p := cmd.PersistentFlags()
 	p.StringVar(&f.server, "server", admin.DefaultURL, "admin API `URL` of the server (its --http-addr)")
 	p.StringVar(&f.tokenFile, "token-file", "", "read the bearer token from `FILE` (a server started with --admin-token-file requires one); default $"+tokenEnv)
+	p.StringVar(&f.caFile, "tls-ca-file", "", "verify an https --server's certificate against the authorities of PEM `FILE` (default: the system's)")
 	p.StringVar(&f.format, "format", "table", "output format: table (for people) or json (for scripts)")
 }
 
@@ -52,6 +55,17 @@ func (f *apiFlags) client() (*admin.Client, error) {
 	c, err := admin.NewClient(f.server, token)
 	if err != nil {
 		return nil, fmt.Errorf("--server: %w", err)
+	}
+	if f.caFile != "" {
+		pem, err := os.ReadFile(f.caFile)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-ca-file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--tls-ca-file: %s holds no PEM certificate", f.caFile)
+		}
+		c.TrustCAs(pool)
 	}
 	return c, nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +19,7 @@ func newBenchCommand() *cobra.Command {
 	opts := bench.DefaultOptions()
 	var (
 		respAddrs []string
+		tlsCAFile string
 		mongoURIs []string
 		dataDirs  []string
 		format    string
@@ -67,6 +70,19 @@ servers kept for benchmarking. Figures are medians of --runs runs.`,
 			if err != nil {
 				return err
 			}
+			if tlsCAFile != "" {
+				pem, err := os.ReadFile(tlsCAFile)
+				if err != nil {
+					return fmt.Errorf("--tls-ca-file: %w", err)
+				}
+				pool := x509.NewCertPool()
+				if !pool.AppendCertsFromPEM(pem) {
+					return fmt.Errorf("--tls-ca-file: %s holds no PEM certificate", tlsCAFile)
+				}
+				for i := range targets {
+					targets[i].TLS = &tls.Config{RootCAs: pool}
+				}
+			}
 			opts.Targets = targets
 			opts.Workloads = args
 			if format != "text" && format != "json" {
@@ -102,6 +118,7 @@ servers kept for benchmarking. Figures are medians of --runs runs.`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&respAddrs, "resp-addr", nil, "RESP server as [label=]host:port (repeatable)")
+	f.StringVar(&tlsCAFile, "tls-ca-file", "", "reach every server over TLS, verifying its certificate against the authorities of PEM `FILE`")
 	f.StringArrayVar(&mongoURIs, "mongo-uri", nil, "MongoDB server as [label=]mongodb://... (repeatable)")
 	f.StringArrayVar(&dataDirs, "data-dir", nil, "a server's data directory as [label=]DIR, for purge (repeatable)")
 	f.StringVar(&opts.Baseline, "baseline", opts.Baseline, "label whose figures are divided by each peer's")

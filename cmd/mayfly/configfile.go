@@ -13,7 +13,8 @@ import (
 // not given on the command line, so flags override the file.
 //
 // The format is one setting per line, `name = value`, where name is a flag
-// name without the dashes (dir, mongo-addr, durability, ...). Blank lines and
+// name without the dashes (dir, mongo-addr, durability, ...); a repeatable
+// flag (set-parameter, resp-config) takes one line per value. Blank lines and
 // lines starting with # are ignored; values may be quoted with double quotes.
 func applyConfigFile(path string, flags *pflag.FlagSet) error {
 	f, err := os.Open(path)
@@ -21,6 +22,8 @@ func applyConfigFile(path string, flags *pflag.FlagSet) error {
 		return fmt.Errorf("config file: %w", err)
 	}
 	defer f.Close()
+	given := map[string]bool{} // on the command line; a repeatable flag's lines in the file all apply
+	flags.Visit(func(fl *pflag.Flag) { given[fl.Name] = true })
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
@@ -39,7 +42,7 @@ func applyConfigFile(path string, flags *pflag.FlagSet) error {
 		if fl == nil || name == "config" {
 			return fmt.Errorf("config file %s:%d: unknown setting %q", path, line, name)
 		}
-		if fl.Changed {
+		if given[fl.Name] {
 			continue
 		}
 		if err := flags.Set(name, value); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mayfly/mayfly/internal/server"
+	"github.com/mayfly/mayfly/internal/tlsconf"
 )
 
 func newServeCommand() *cobra.Command {
@@ -26,6 +27,7 @@ func newServeCommand() *cobra.Command {
 		logLevel   string
 		logFormat  string
 		configFile string
+		clientAuth string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -35,7 +37,13 @@ HTTP API (/healthz, /readyz, /metrics) on one data directory.
 
 An empty address disables a listener; port 0 picks a free port. Once every
 listener is up, one log line with msg="` + server.ReadyMessage + `" names every bound address.
-SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
+SIGINT or SIGTERM stops gracefully; a second signal exits at once.
+
+With --tls-cert-file the --mongo-addr, --resp-addr and --http-addr listeners
+serve TLS only; --mongo-plain-addr and --resp-plain-addr add plain-text
+listeners beside them. SIGHUP reads the TLS files and the admin token file
+again: new connections see them, open ones keep working, and a file that
+fails to load leaves the one before in force.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if configFile != "" {
@@ -48,6 +56,9 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 				return fmt.Errorf("--durability: %w", err)
 			}
 			cfg.Durability = d
+			if cfg.TLS.ClientAuth, err = tlsconf.ParseClientAuth(clientAuth); err != nil {
+				return fmt.Errorf("--tls-client-auth: %w", err)
+			}
 			if cfg.BackgroundPriority, err = server.ParseBackgroundPriority(background); err != nil {
 				return fmt.Errorf("--background-priority: %w", err)
 			}
@@ -69,11 +80,21 @@ SIGINT or SIGTERM stops gracefully; a second signal exits at once.`,
 	f.StringVar(&cfg.MongoAddr, "mongo-addr", def.MongoAddr, "MongoDB wire protocol listen address (empty disables)")
 	f.StringVar(&cfg.RespAddr, "resp-addr", def.RespAddr, "Redis protocol listen address (empty disables)")
 	f.StringVar(&cfg.HTTPAddr, "http-addr", def.HTTPAddr, "admin HTTP and /metrics listen address (empty disables)")
+	f.StringVar(&cfg.MongoPlainAddr, "mongo-plain-addr", "", "with TLS on, an extra MongoDB listen address that serves plain text (empty: none)")
+	f.StringVar(&cfg.RespPlainAddr, "resp-plain-addr", "", "with TLS on, an extra Redis listen address that serves plain text, as Redis's port beside tls-port (empty: none)")
+	f.StringVar(&cfg.TLS.CertFile, "tls-cert-file", "", "serve TLS on every listener with the certificate chain of PEM `FILE` (leaf first)")
+	f.StringVar(&cfg.TLS.KeyFile, "tls-key-file", "", "PEM `FILE` of the certificate's private key (default: the key is in --tls-cert-file)")
+	f.StringVar(&cfg.TLS.CAFile, "tls-ca-file", "", "PEM `FILE` of the authorities client certificates are verified against")
+	f.StringVar(&clientAuth, "tls-client-auth", string(tlsconf.ClientAuthNone), "none: ask clients for no certificate; optional: verify one if given; required: refuse clients without a certificate the --tls-ca-file authorities signed")
+	f.StringVar(&cfg.TLS.MinVersion, "tls-min-version", "1.2", "lowest TLS version accepted: 1.2 or 1.3")
+	f.DurationVar(&cfg.TLS.HandshakeTimeout, "tls-handshake-timeout", tlsconf.DefaultHandshakeTimeout, "how long a client may take to complete the TLS handshake; past it (or on plain text) its connection is closed")
 	f.StringVar(&durability, "durability", "group", "sync: fsync before acknowledging each write; group: fsync at least every 100 ms")
 	f.StringVar(&background, "background-priority", string(def.BackgroundPriority), "low: the expiry sweeper and compactions run at the lowest CPU priority, so requests preempt them (Linux; raises GOMAXPROCS by 2 unless GOMAXPROCS is set); normal: at the priority of requests")
 	f.StringVar(&visibility, "expiry-visibility", "strict", "strict: expired documents are hidden at once; lazy: visible until deleted, as MongoDB does")
 	f.StringArrayVar(&cfg.Parameters, "set-parameter", nil, "set a server parameter at startup, as `name=value` (repeatable; e.g. ttlMonitorSleepSecs=1)")
+	f.StringArrayVar(&cfg.RespConfig, "resp-config", nil, "set a Redis CONFIG parameter at startup, as `name=value` (repeatable; e.g. maxmemory=100mb)")
 	f.StringVar(&cfg.AdminTokenFile, "admin-token-file", "", "require bearer tokens on the admin /v1/ API (TTL policies, operations), read from `FILE`: lines of 'TOKEN PERMISSION[,PERMISSION...]' or 'TOKEN *'")
+	f.BoolVar(&cfg.AdminRequireAuthForMetrics, "admin-require-auth-for-metrics", false, "/metrics, /healthz and /readyz also require a bearer token of --admin-token-file (any of them)")
 	f.BoolVar(&cfg.ManualClock, "manual-clock", false, "for tests only: the clock moves only when POST /debug/clock?advance=DURATION on the admin address says so")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", def.ShutdownTimeout, "how long in-flight requests may finish after a stop signal")
 	f.DurationVar(&cfg.PurgeAfter, "purge-after", def.PurgeAfter, "bound on how long the bytes of a deleted item stay in any file of the data directory")
@@ -104,7 +125,8 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 }
 
 // serve runs the server until the first SIGINT or SIGTERM, then stops it
-// gracefully; a second signal exits at once.
+// gracefully; a second signal exits at once. SIGHUP reloads the TLS and
+// admin token files.
 func serve(cfg server.Config) error {
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -121,6 +143,14 @@ func serve(cfg server.Config) error {
 		sig = <-sigs
 		cfg.Logger.Error("second signal: exiting at once", "signal", sig.String())
 		os.Exit(130)
+	}()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for range hup {
+			srv.Reload() // logs what it loaded or kept
+		}
 	}()
 	start := time.Now()
 	err = srv.Run(ctx)

@@ -76,6 +76,10 @@ type Server struct {
 	MongoAddr string // host:port, or "" when disabled
 	RespAddr  string
 	HTTPAddr  string
+	// MongoPlainAddr and RespPlainAddr are the plain listeners beside TLS
+	// ones (--mongo-plain-addr, --resp-plain-addr), or "".
+	MongoPlainAddr string
+	RespPlainAddr  string
 
 	t      testing.TB
 	cmd    *exec.Cmd
@@ -125,6 +129,8 @@ func StartDir(t testing.TB, dir string, args ...string) *Server {
 		s.MongoAddr, _ = line["mongo"].(string)
 		s.RespAddr, _ = line["resp"].(string)
 		s.HTTPAddr, _ = line["http"].(string)
+		s.MongoPlainAddr, _ = line["mongo-plain"].(string)
+		s.RespPlainAddr, _ = line["resp-plain"].(string)
 	case <-s.exited:
 		t.Fatalf("mayfly exited before it was ready: %v\n%s", s.err, s.Logs())
 	case <-time.After(60 * time.Second):
@@ -175,6 +181,9 @@ func (s *Server) Stop(ctx context.Context) error {
 		return fmt.Errorf("mayfly did not stop: %w", ctx.Err())
 	}
 }
+
+// Signal sends sig to the process (SIGHUP: reload).
+func (s *Server) Signal(sig os.Signal) error { return s.cmd.Process.Signal(sig) }
 
 // Wait waits for the process to exit by itself (a client's SHUTDOWN) and
 // returns its exit error (nil for a clean exit).

@@ -121,16 +121,15 @@ type PolicyOptions struct {
 	Store PolicyStore
 	// Stats, when set, adds each policy's deletions, lag and backlog.
 	Stats StatsSource
-	// TokenFile, when set, is read at once and every /v1/ endpoint then
-	// requires a bearer token (see Tokens).
-	TokenFile string
+	// Tokens, when set, make every /v1/ endpoint require a bearer token
+	// (see Tokens).
+	Tokens *TokenFile
 	// Logger receives internal errors and token file warnings; nil means
 	// slog.Default().
 	Logger *slog.Logger
 }
 
-// MountPolicies adds the /v1/ API to s. It fails when the token file
-// cannot be read or is malformed.
+// MountPolicies adds the /v1/ API to s.
 func MountPolicies(s *Server, opts PolicyOptions) error {
 	if opts.Store == nil {
 		return errors.New("admin: MountPolicies without a policy store")
@@ -138,15 +137,7 @@ func MountPolicies(s *Server, opts PolicyOptions) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	var tokens *Tokens
-	if opts.TokenFile != "" {
-		var err error
-		tokens, err = LoadTokens(opts.TokenFile, func(msg string) { opts.Logger.Warn(msg) })
-		if err != nil {
-			return err
-		}
-		opts.Logger.Info("admin API requires bearer tokens", "file", opts.TokenFile, "tokens", tokens.Len())
-	}
+	tokens := opts.Tokens
 	a := &api{store: opts.Store, stats: opts.Stats, log: opts.Logger}
 	routes := []struct {
 		pattern string

@@ -3,6 +3,7 @@ package admin
 import (
 	"bufio"
 	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Permission names one thing a token may do on the /v1/ API. The names
@@ -52,9 +54,16 @@ var ErrTokenFile = errors.New("admin: token file")
 // A token is at least 16 printable ASCII characters without spaces (for
 // example `openssl rand -hex 32`); "*" grants every permission. Unknown
 // permissions, duplicate tokens and a file without tokens are errors.
-// Only SHA-256 digests of the tokens are kept in memory.
+// Only SHA-256 digests of the tokens are kept in memory, and a presented
+// token's digest is compared with every one of them in constant time.
 type Tokens struct {
-	grants map[[sha256.Size]byte][]Permission
+	grants []grant
+}
+
+// grant is one token of a token file, by its digest.
+type grant struct {
+	digest [sha256.Size]byte
+	perms  []Permission
 }
 
 // LoadTokens reads a token file. A file readable by other users than its
@@ -77,7 +86,8 @@ func LoadTokens(path string, warn func(msg string)) (*Tokens, error) {
 
 // ParseTokens reads tokens in the token file format.
 func ParseTokens(r io.Reader) (*Tokens, error) {
-	t := &Tokens{grants: map[[sha256.Size]byte][]Permission{}}
+	t := &Tokens{}
+	seen := map[[sha256.Size]byte]bool{}
 	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
@@ -114,10 +124,11 @@ func ParseTokens(r io.Reader) (*Tokens, error) {
 			}
 		}
 		h := sha256.Sum256([]byte(tok))
-		if _, dup := t.grants[h]; dup {
+		if seen[h] {
 			return nil, fmt.Errorf("%w: line %d: token given twice", ErrTokenFile, line)
 		}
-		t.grants[h] = perms
+		seen[h] = true
+		t.grants = append(t.grants, grant{digest: h, perms: perms})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrTokenFile, err)
@@ -139,28 +150,94 @@ func permList(ps []Permission) string {
 // Len returns the number of tokens.
 func (t *Tokens) Len() int { return len(t.grants) }
 
+// lookup returns what tok grants. Its time depends on the number of
+// tokens only, never on which digest, or how much of one, matches.
+func (t *Tokens) lookup(tok string) (perms []Permission, known bool) {
+	h := sha256.Sum256([]byte(tok))
+	for i := range t.grants {
+		if subtle.ConstantTimeCompare(h[:], t.grants[i].digest[:]) == 1 {
+			perms, known = t.grants[i].perms, true
+		}
+	}
+	return perms, known
+}
+
+// TokenFile is a token file and the tokens it held when last read; Reload
+// reads it again (on SIGHUP), so tokens can be added and revoked without a
+// restart.
+type TokenFile struct {
+	path    string
+	warn    func(msg string)
+	current atomic.Pointer[Tokens]
+}
+
+// OpenTokenFile reads the token file at path; warn receives warnings about
+// it (nil: none).
+func OpenTokenFile(path string, warn func(msg string)) (*TokenFile, error) {
+	f := &TokenFile{path: path, warn: warn}
+	if err := f.Reload(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Reload reads the file again; requests that follow see its tokens. On
+// error the tokens read before stay in force.
+func (f *TokenFile) Reload() error {
+	t, err := LoadTokens(f.path, f.warn)
+	if err != nil {
+		return err
+	}
+	f.current.Store(t)
+	return nil
+}
+
+// Path returns the file's path.
+func (f *TokenFile) Path() string { return f.path }
+
+// Len returns the number of tokens in force.
+func (f *TokenFile) Len() int { return f.current.Load().Len() }
+
+// bearer returns the token of r's Authorization header, or "".
+func bearer(r *http.Request) string {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}
+
+// authenticate returns what r's token grants, or writes the 401 reply
+// (want names what the endpoint needs) and returns false.
+func (f *TokenFile) authenticate(w http.ResponseWriter, r *http.Request, want string) ([]Permission, bool) {
+	tok := bearer(r)
+	if tok == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mayfly"`)
+		writeError(w, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated,
+			Message: fmt.Sprintf("missing bearer token: this server requires 'Authorization: Bearer TOKEN' with %s", want)})
+		return nil, false
+	}
+	perms, known := f.current.Load().lookup(tok)
+	if !known {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mayfly", error="invalid_token"`)
+		writeError(w, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated,
+			Message: "unknown bearer token"})
+		return nil, false
+	}
+	return perms, true
+}
+
 // require wraps h so that it runs only for a request bearing a token that
 // grants p: no or an unknown token gets 401 UNAUTHENTICATED, a token
-// without p 403 PERMISSION_DENIED naming p. Nil Tokens let every request
-// through (no --admin-token-file).
-func (t *Tokens) require(p Permission, h http.Handler) http.Handler {
-	if t == nil {
+// without p 403 PERMISSION_DENIED naming p. A nil TokenFile lets every
+// request through (no --admin-token-file).
+func (f *TokenFile) require(p Permission, h http.Handler) http.Handler {
+	if f == nil {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		auth := r.Header.Get("Authorization")
-		scheme, tok, ok := strings.Cut(auth, " ")
-		if auth == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mayfly"`)
-			writeError(w, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated,
-				Message: fmt.Sprintf("missing bearer token: this server requires 'Authorization: Bearer TOKEN' with a token granting %s", p)})
-			return
-		}
-		perms, known := t.grants[sha256.Sum256([]byte(strings.TrimSpace(tok)))]
-		if !known {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mayfly", error="invalid_token"`)
-			writeError(w, &APIError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated,
-				Message: "unknown bearer token"})
+		perms, ok := f.authenticate(w, r, "a token granting "+string(p))
+		if !ok {
 			return
 		}
 		if !slices.Contains(perms, p) {
@@ -169,5 +246,18 @@ func (t *Tokens) require(p Permission, h http.Handler) http.Handler {
 			return
 		}
 		h.ServeHTTP(w, r)
+	})
+}
+
+// requireAny wraps h so that it runs only for a request bearing one of the
+// tokens, whatever it grants. A nil TokenFile lets every request through.
+func (f *TokenFile) requireAny(h http.Handler) http.Handler {
+	if f == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := f.authenticate(w, r, "one of the tokens of its token file"); ok {
+			h.ServeHTTP(w, r)
+		}
 	})
 }

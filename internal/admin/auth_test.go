@@ -126,18 +126,92 @@ func TestAuthPermissions(t *testing.T) {
 	}
 }
 
-// Ensure that a bad token file stops MountPolicies with an error naming it.
-func TestMountRefusesBadTokenFile(t *testing.T) {
+// Ensure that a bad token file is refused with an error naming it.
+func TestOpenTokenFileRefusesBadFile(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad")
 	if err := os.WriteFile(bad, []byte("x y\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, file := range []string{bad, filepath.Join(dir, "missing")} {
-		s := admin.NewServer(admin.Options{})
-		err := admin.MountPolicies(s, admin.PolicyOptions{Store: newStore(t), TokenFile: file})
+		_, err := admin.OpenTokenFile(file, nil)
 		if err == nil || !strings.Contains(err.Error(), "token file") {
-			t.Errorf("MountPolicies with %s: %v", filepath.Base(file), err)
+			t.Errorf("OpenTokenFile(%s): %v", filepath.Base(file), err)
+		}
+	}
+}
+
+// Ensure that Reload puts the file's new tokens in force and revokes the
+// removed ones, and that a reload of a broken file keeps the old tokens.
+func TestTokenFileReload(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tokens")
+	const (
+		first  = "first-0123456789abcdef"
+		second = "second-0123456789abcdef"
+	)
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(first + " *\n")
+	env := newAPIEnv(t, file)
+	status := func(tok string) int {
+		t.Helper()
+		s, _, _ := env.raw(t, "GET", "/v1/ttl/policies", "", tok)
+		return s
+	}
+	if status(first) != 200 || status(second) != 401 {
+		t.Fatalf("before reload: first %d, second %d", status(first), status(second))
+	}
+	write(second + " ttl.policies.list\n")
+	if err := env.tokens.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if status(first) != 401 || status(second) != 200 || env.tokens.Len() != 1 {
+		t.Fatalf("after reload: first %d, second %d", status(first), status(second))
+	}
+	write("short *\n")
+	if err := env.tokens.Reload(); err == nil || !strings.Contains(err.Error(), "shorter than") {
+		t.Fatalf("Reload of a broken file = %v", err)
+	}
+	if status(second) != 200 {
+		t.Fatalf("after a failed reload the token in force is refused: %d", status(second))
+	}
+}
+
+// Ensure that the probes and /metrics answer everyone unless
+// RequireAuthForMetrics, and that the profiler needs a token whenever
+// there are tokens.
+func TestProbesAndMetricsAuth(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tokens")
+	const tok = "probe-0123456789abcdef"
+	if err := os.WriteFile(file, []byte(tok+" operations.get\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, require := range []bool{false, true} {
+		env := newAPIEnvWith(t, file, require)
+		for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
+			want := 200
+			if require {
+				want = 401
+			}
+			if got, body, _ := env.raw(t, "GET", path, "", ""); got != want {
+				t.Errorf("require %v: %s without a token: %d %s", require, path, got, body)
+			}
+			if got, body, _ := env.raw(t, "GET", path, "", tok); got != 200 {
+				t.Errorf("require %v: %s with a token: %d %s", require, path, got, body)
+			}
+			if got, _, _ := env.raw(t, "GET", path, "", "wrong-0123456789abcdef"); require && got != 401 {
+				t.Errorf("%s with an unknown token: %d", path, got)
+			}
+		}
+		if got, _, _ := env.raw(t, "GET", "/debug/pprof/cmdline", "", ""); got != 401 {
+			t.Errorf("profiler without a token: %d", got)
+		}
+		if got, _, _ := env.raw(t, "GET", "/debug/pprof/cmdline", "", tok); got != 200 {
+			t.Errorf("profiler with a token: %d", got)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package admin
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +40,12 @@ func NewClient(baseURL, token string) (*Client, error) {
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	return &Client{base: u, token: token, http: &http.Client{Timeout: time.Minute}}, nil
+}
+
+// TrustCAs makes the client verify an https server's certificate against
+// pool instead of the system's authorities.
+func (c *Client) TrustCAs(pool *x509.CertPool) {
+	c.http.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 }
 
 // URL returns the server's base URL.

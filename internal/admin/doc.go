@@ -8,4 +8,10 @@
 // (a Prometheus gatherer, a readiness function). Only the server owns the
 // metrics registry, as only the program that embeds Pebble registers its
 // metrics.
+//
+// Bearer tokens come from a token file (TokenFile), held as SHA-256
+// digests that a presented token is compared with in constant time; the
+// server reloads the file on SIGHUP. Tokens guard /v1/ by permission and
+// the profiler by presence; /metrics and the probes only when the server
+// asks for it (Options.RequireAuthForMetrics).
 package admin

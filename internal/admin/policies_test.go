@@ -48,20 +48,35 @@ func (f fakeStats) Stats() expiry.Stats { return expiry.Stats{Sources: []expiry.
 
 // apiEnv is an admin server with the /v1/ API on a real document database.
 type apiEnv struct {
-	db  *docdb.Engine
-	url string
+	db     *docdb.Engine
+	url    string
+	tokens *admin.TokenFile // nil without a token file
 }
 
 func newAPIEnv(t *testing.T, tokenFile string) *apiEnv {
 	t.Helper()
+	return newAPIEnvWith(t, tokenFile, false)
+}
+
+// newAPIEnvWith is newAPIEnv; requireAuthForMetrics puts the probes and
+// /metrics behind the tokens too.
+func newAPIEnvWith(t *testing.T, tokenFile string, requireAuthForMetrics bool) *apiEnv {
+	t.Helper()
+	var tokens *admin.TokenFile
+	if tokenFile != "" {
+		var err error
+		if tokens, err = admin.OpenTokenFile(tokenFile, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	db := newStore(t)
 	lag := expiry.Histogram{Bounds: expiry.LagBounds(), Counts: make([]uint64, len(expiry.LagBounds())+1), Count: 3, Sum: 3 * time.Second, Max: 2 * time.Second}
 	lag.Counts[len(lag.Counts)-2] = 3
 	stats := fakeStats{expiry.SourceStats{Name: "policy:sessions.expireAt", Kind: expiry.KindPolicy, DeletedItems: 3, BacklogKnown: true, Backlog: 1, Lag: lag}}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector())
-	s := admin.NewServer(admin.Options{Gatherer: reg, Logger: slog.New(slog.DiscardHandler)})
-	if err := admin.MountPolicies(s, admin.PolicyOptions{Store: db, Stats: stats, TokenFile: tokenFile, Logger: slog.New(slog.DiscardHandler)}); err != nil {
+	s := admin.NewServer(admin.Options{Gatherer: reg, Logger: slog.New(slog.DiscardHandler), Tokens: tokens, RequireAuthForMetrics: requireAuthForMetrics})
+	if err := admin.MountPolicies(s, admin.PolicyOptions{Store: db, Stats: stats, Tokens: tokens, Logger: slog.New(slog.DiscardHandler)}); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -70,7 +85,7 @@ func newAPIEnv(t *testing.T, tokenFile string) *apiEnv {
 	}
 	go s.Serve(ln)
 	t.Cleanup(func() { s.Shutdown(context.Background()) })
-	return &apiEnv{db: db, url: "http://" + ln.Addr().String()}
+	return &apiEnv{db: db, url: "http://" + ln.Addr().String(), tokens: tokens}
 }
 
 // raw sends a request and returns the status, body and headers.

@@ -23,6 +23,12 @@ type Options struct {
 	Ready func() error
 	// Logger receives request errors.
 	Logger *slog.Logger
+	// Tokens, when set, guard the profiler (/debug/pprof/): any of its
+	// tokens may read it.
+	Tokens *TokenFile
+	// RequireAuthForMetrics makes /metrics, /healthz and /readyz need one
+	// of Tokens too; without it they answer everyone.
+	RequireAuthForMetrics bool
 }
 
 // Server is the admin HTTP server.
@@ -37,11 +43,17 @@ func NewServer(opts Options) *Server {
 		opts.Logger = slog.Default()
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	probe := func(h http.Handler) http.Handler {
+		if opts.RequireAuthForMetrics {
+			return opts.Tokens.requireAny(h)
+		}
+		return h
+	}
+	mux.Handle("GET /healthz", probe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+	})))
+	mux.Handle("GET /readyz", probe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		if opts.Ready != nil {
 			if err := opts.Ready(); err != nil {
@@ -51,18 +63,19 @@ func NewServer(opts Options) *Server {
 			}
 		}
 		fmt.Fprintln(w, "ready")
-	})
+	})))
 	if opts.Gatherer != nil {
-		mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{
+		mux.Handle("GET /metrics", probe(promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{
 			ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelError),
-		}))
+		})))
 	}
-	// The Go profiler, for finding where a slow server spends its time.
-	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	// The Go profiler, for finding where a slow server spends its time;
+	// it shows the command line and memory, so tokens guard it.
+	mux.Handle("GET /debug/pprof/", opts.Tokens.requireAny(http.HandlerFunc(pprof.Index)))
+	mux.Handle("GET /debug/pprof/cmdline", opts.Tokens.requireAny(http.HandlerFunc(pprof.Cmdline)))
+	mux.Handle("GET /debug/pprof/profile", opts.Tokens.requireAny(http.HandlerFunc(pprof.Profile)))
+	mux.Handle("GET /debug/pprof/symbol", opts.Tokens.requireAny(http.HandlerFunc(pprof.Symbol)))
+	mux.Handle("GET /debug/pprof/trace", opts.Tokens.requireAny(http.HandlerFunc(pprof.Trace)))
 	return &Server{
 		mux: mux,
 		http: &http.Server{

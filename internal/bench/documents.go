@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -101,7 +102,7 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 			r.Error = err.Error()
 			return r
 		}
-		cs, closeAll, err := dialLeanMongo(ctx, addr, o.Clients)
+		cs, closeAll, err := dialLeanMongo(ctx, addr, c.TLS, o.Clients)
 		if err != nil {
 			r.Error = err.Error()
 			return r
@@ -133,7 +134,7 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 			default:
 				d.id = rng.Int64N(n)
 			}
-			lc, err := redialMongo(ctx, conns, w, addr)
+			lc, err := redialMongo(ctx, conns, w, addr, c.TLS)
 			if err != nil {
 				return 0, err
 			}
@@ -273,7 +274,7 @@ func (d docOp) run(c *mongoConn, misses *atomic.Int64) error {
 
 // dialLeanMongo opens n lean connections to addr (host:port), closed by
 // the returned function.
-func dialLeanMongo(ctx context.Context, addr string, n int) ([]*mongoConn, func(), error) {
+func dialLeanMongo(ctx context.Context, addr string, tlsCfg *tls.Config, n int) ([]*mongoConn, func(), error) {
 	conns := make([]*mongoConn, 0, n)
 	closeAll := func() {
 		for _, c := range conns {
@@ -281,7 +282,7 @@ func dialLeanMongo(ctx context.Context, addr string, n int) ([]*mongoConn, func(
 		}
 	}
 	for range n {
-		c, err := dialMongo(ctx, addr)
+		c, err := dialMongo(ctx, addr, tlsCfg)
 		if err != nil {
 			closeAll()
 			return nil, nil, err

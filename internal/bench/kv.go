@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -120,9 +121,9 @@ func kvDriverOp(rdb *redis.Client, kind string, depth, keys int, val string) op 
 // kvLeanOp is a phase's request through worker w's lean connection: depth
 // commands written at once, then depth replies read. A connection an
 // earlier phase left broken is replaced first, dialled with bctx.
-func kvLeanOp(bctx context.Context, conns []*respConn, addr string, db int, kind string, depth, keys int, val string) op {
+func kvLeanOp(bctx context.Context, conns []*respConn, addr string, tlsCfg *tls.Config, db int, kind string, depth, keys int, val string) op {
 	return func(ctx context.Context, w int, rng *rand.Rand) (int, error) {
-		c, err := redialRESP(bctx, conns, w, addr, db)
+		c, err := redialRESP(bctx, conns, w, addr, tlsCfg, db)
 		if err != nil {
 			return 0, err
 		}
@@ -137,9 +138,9 @@ func kvLeanOp(bctx context.Context, conns []*respConn, addr string, db int, kind
 	}
 }
 
-// dialLeanRESP opens n lean connections to addr, closed by the returned
-// function.
-func dialLeanRESP(ctx context.Context, addr string, db, n int) ([]*respConn, func(), error) {
+// dialLeanRESP opens n lean connections to addr (over TLS with tlsCfg
+// when it is set), closed by the returned function.
+func dialLeanRESP(ctx context.Context, addr string, tlsCfg *tls.Config, db, n int) ([]*respConn, func(), error) {
 	conns := make([]*respConn, 0, n)
 	closeAll := func() {
 		for _, c := range conns {
@@ -147,7 +148,7 @@ func dialLeanRESP(ctx context.Context, addr string, db, n int) ([]*respConn, fun
 		}
 	}
 	for range n {
-		c, err := dialRESP(ctx, addr, db)
+		c, err := dialRESP(ctx, addr, tlsCfg, db)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
@@ -179,14 +180,14 @@ func runKV(ctx context.Context, e *env, c *conn) Result {
 		conns []*respConn
 	)
 	if o.Client == ClientDriver {
-		rdb = respClient(c.Addr, o.DB, o.Clients)
+		rdb = respClient(c.Addr, c.TLS, o.DB, o.Clients)
 		defer rdb.Close()
 		if err := warmUp(ctx, o.Clients, func(ctx context.Context) error { return rdb.Ping(ctx).Err() }); err != nil {
 			r.Error = err.Error()
 			return r
 		}
 	} else {
-		cs, closeAll, err := dialLeanRESP(ctx, c.Addr, o.DB, o.Clients)
+		cs, closeAll, err := dialLeanRESP(ctx, c.Addr, c.TLS, o.DB, o.Clients)
 		if err != nil {
 			r.Error = err.Error()
 			return r
@@ -205,7 +206,7 @@ func runKV(ctx context.Context, e *env, c *conn) Result {
 				name = fmt.Sprintf("%s_p%d", kind, depth)
 			}
 			e.prog.Phase("kv %s on %s: %d %s clients for %s", name, c, o.Clients, o.Client, o.Duration)
-			f := kvLeanOp(ctx, conns, c.Addr, o.DB, kind, depth, o.Keys, val)
+			f := kvLeanOp(ctx, conns, c.Addr, c.TLS, o.DB, kind, depth, o.Keys, val)
 			if rdb != nil {
 				f = kvDriverOp(rdb, kind, depth, o.Keys, val)
 			}

@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -255,11 +256,11 @@ type mongoConn struct {
 	broken bool
 }
 
-// dialMongo connects to addr (host:port) and sends hello to admin, as a
-// driver's handshake does. The connection's I/O is cut off when ctx ends.
-func dialMongo(ctx context.Context, addr string) (*mongoConn, error) {
-	d := net.Dialer{Timeout: 5 * time.Second}
-	nc, err := d.DialContext(ctx, "tcp", addr)
+// dialMongo connects to addr (host:port), over TLS with tlsCfg when it is
+// set, and sends hello to admin, as a driver's handshake does. The
+// connection's I/O is cut off when ctx ends.
+func dialMongo(ctx context.Context, addr string, tlsCfg *tls.Config) (*mongoConn, error) {
+	nc, err := dialTCP(ctx, addr, tlsCfg)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
@@ -328,13 +329,13 @@ func (c *mongoConn) exchange() (bson.Raw, error) {
 
 // redialMongo replaces a broken connection of conns by a new one, dialled
 // with ctx (the bench's, not a phase's, which ends with the phase).
-func redialMongo(ctx context.Context, conns []*mongoConn, w int, addr string) (*mongoConn, error) {
+func redialMongo(ctx context.Context, conns []*mongoConn, w int, addr string, tlsCfg *tls.Config) (*mongoConn, error) {
 	c := conns[w]
 	if !c.broken {
 		return c, nil
 	}
 	c.close()
-	c, err := dialMongo(ctx, addr)
+	c, err := dialMongo(ctx, addr, tlsCfg)
 	if err != nil {
 		return nil, fmt.Errorf("reconnect after an error: %w", err)
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -203,11 +204,11 @@ type respConn struct {
 	broken bool
 }
 
-// dialRESP connects to addr and, when db is not 0, SELECTs it. The
-// connection's I/O is cut off when ctx ends.
-func dialRESP(ctx context.Context, addr string, db int) (*respConn, error) {
-	d := net.Dialer{Timeout: 5 * time.Second}
-	nc, err := d.DialContext(ctx, "tcp", addr)
+// dialRESP connects to addr, over TLS with tlsCfg when it is set, and,
+// when db is not 0, SELECTs it. The connection's I/O is cut off when ctx
+// ends.
+func dialRESP(ctx context.Context, addr string, tlsCfg *tls.Config, db int) (*respConn, error) {
+	nc, err := dialTCP(ctx, addr, tlsCfg)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
@@ -278,13 +279,13 @@ func (c *respConn) exchange(n int) error {
 
 // redialRESP replaces a broken connection of conns by a new one, dialled
 // with ctx (the bench's, not a phase's, which ends with the phase).
-func redialRESP(ctx context.Context, conns []*respConn, w int, addr string, db int) (*respConn, error) {
+func redialRESP(ctx context.Context, conns []*respConn, w int, addr string, tlsCfg *tls.Config, db int) (*respConn, error) {
 	c := conns[w]
 	if !c.broken {
 		return c, nil
 	}
 	c.close()
-	c, err := dialRESP(ctx, addr, db)
+	c, err := dialRESP(ctx, addr, tlsCfg, db)
 	if err != nil {
 		return nil, fmt.Errorf("reconnect after an error: %w", err)
 	}

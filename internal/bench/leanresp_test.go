@@ -225,7 +225,7 @@ func TestRedialRESP(t *testing.T) {
 			}()
 		}
 	}()
-	conns, closeAll, err := dialLeanRESP(t.Context(), ln.Addr().String(), 0, 2)
+	conns, closeAll, err := dialLeanRESP(t.Context(), ln.Addr().String(), nil, 0, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestRedialRESP(t *testing.T) {
 	conns[1].broken = true
 	old0, old1 := conns[0], conns[1]
 	for w := range conns {
-		c, err := redialRESP(t.Context(), conns, w, ln.Addr().String(), 0)
+		c, err := redialRESP(t.Context(), conns, w, ln.Addr().String(), nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

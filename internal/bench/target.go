@@ -2,8 +2,10 @@ package bench
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"regexp"
 	"strings"
 	"time"
@@ -33,6 +35,19 @@ type Target struct {
 	Addr string `json:"addr"`
 	// DataDir is the server's data directory, for the purge workload.
 	DataDir string `json:"data_dir,omitempty"`
+	// TLS, when set, is how every connection to the server is wrapped.
+	TLS *tls.Config `json:"-"`
+}
+
+// dialTCP connects to addr, then runs the TLS handshake when tlsCfg is set
+// (its ServerName defaults to addr's host).
+func dialTCP(ctx context.Context, addr string, tlsCfg *tls.Config) (net.Conn, error) {
+	d := net.Dialer{Timeout: 5 * time.Second}
+	if tlsCfg == nil {
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	td := tls.Dialer{NetDialer: &d, Config: tlsCfg}
+	return td.DialContext(ctx, "tcp", addr)
 }
 
 func (t Target) String() string { return t.Label + "/" + string(t.Protocol) }
@@ -121,9 +136,10 @@ type conn struct {
 
 // respClient opens a go-redis client that sends nothing but the commands
 // it is given: RESP2, no CLIENT SETINFO, no maintenance notifications.
-func respClient(addr string, db, pool int) *redis.Client {
+func respClient(addr string, tlsCfg *tls.Config, db, pool int) *redis.Client {
 	return redis.NewClient(&redis.Options{
 		Addr:                     addr,
+		TLSConfig:                tlsCfg,
 		DB:                       db,
 		Protocol:                 2,
 		DisableIdentity:          true,
@@ -140,7 +156,7 @@ func dial(ctx context.Context, t Target, db, pool int) (*conn, error) {
 	c := &conn{Target: t, db: db}
 	switch t.Protocol {
 	case RESP:
-		c.rdb = respClient(t.Addr, db, pool)
+		c.rdb = respClient(t.Addr, t.TLS, db, pool)
 		if err := c.rdb.Ping(ctx).Err(); err != nil {
 			_ = c.rdb.Close()
 			return nil, fmt.Errorf("ping %s: %w", t, err)
@@ -160,6 +176,9 @@ func dial(ctx context.Context, t Target, db, pool int) (*conn, error) {
 // mongoClient connects to t with at most pool connections and pings it.
 func mongoClient(ctx context.Context, t Target, pool int) (*mongo.Client, error) {
 	opts := options.Client().ApplyURI(t.Addr).SetMaxPoolSize(uint64(pool)).SetTimeout(60 * time.Second)
+	if t.TLS != nil {
+		opts.SetTLSConfig(t.TLS)
+	}
 	cl, err := mongo.Connect(opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", t, err)

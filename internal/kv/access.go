@@ -50,13 +50,15 @@ func (r accessRecord) tag() uint64    { return uint64(r) >> 40 }
 func (r accessRecord) sec() int64     { return int64(uint32(r >> 8)) }
 func (r accessRecord) counter() uint8 { return uint8(r) }
 
-// Redis's LFU parameters at their defaults (lfu-log-factor 10,
-// lfu-decay-time 1 minute) and the counter of a new key (LFU_INIT_VAL).
-const (
-	lfuLogFactor = 10
-	lfuDecayMin  = 1
-	lfuInitVal   = 5
-)
+// lfuInitVal is the LFU counter of a new key (Redis's LFU_INIT_VAL).
+const lfuInitVal = 5
+
+// lfuParams are Redis's lfu-log-factor and lfu-decay-time (minutes; 0
+// means the counter never decays).
+type lfuParams struct {
+	logFactor int64
+	decayMin  int64
+}
 
 func (c *accessClock) init(sec int64) {
 	if c.slots != nil {
@@ -101,13 +103,13 @@ func (c *accessClock) lookup(pdb byte, key []byte) (set []accessRecord, tag uint
 // found says the key exists: its LFU counter decays and is incremented as
 // Redis's updateLFU does; a key not found (a write path about to create
 // it) starts at LFU_INIT_VAL, as a new object does.
-func (c *accessClock) touch(pdb byte, key []byte, now int64, found bool) {
+func (c *accessClock) touch(pdb byte, key []byte, now int64, found bool, p lfuParams) {
 	sec := now / 1000
 	c.init(sec)
 	set, tag, i, r := c.lookup(pdb, key)
 	counter := uint8(lfuInitVal)
 	if found {
-		counter = lfuIncr(lfuDecay(r, sec))
+		counter = lfuIncr(lfuDecay(r, sec, p), p)
 	}
 	set[i] = newAccessRecord(tag, sec, counter)
 }
@@ -124,18 +126,21 @@ func (c *accessClock) idle(pdb byte, key []byte, now int64) int64 {
 
 // freq returns the LFU counter of key, decayed to now (Unix ms), as OBJECT
 // FREQ reports it.
-func (c *accessClock) freq(pdb byte, key []byte, now int64) uint8 {
+func (c *accessClock) freq(pdb byte, key []byte, now int64, p lfuParams) uint8 {
 	sec := now / 1000
 	c.init(sec)
 	_, _, _, r := c.lookup(pdb, key)
-	return lfuDecay(r, sec)
+	return lfuDecay(r, sec, p)
 }
 
 // lfuDecay is Redis's LFUDecrAndReturn: the counter loses one per
-// lfu-decay-time minutes since the last access.
-func lfuDecay(r accessRecord, sec int64) uint8 {
-	periods := (sec/60 - r.sec()/60) / lfuDecayMin
+// lfu-decay-time minutes since the last access (never with 0).
+func lfuDecay(r accessRecord, sec int64, p lfuParams) uint8 {
 	c := int64(r.counter())
+	if p.decayMin <= 0 {
+		return uint8(c)
+	}
+	periods := (sec/60 - r.sec()/60) / p.decayMin
 	if periods <= 0 {
 		return uint8(c)
 	}
@@ -144,12 +149,12 @@ func lfuDecay(r accessRecord, sec int64) uint8 {
 
 // lfuIncr is Redis's LFULogIncr: the counter grows logarithmically, by one
 // with probability 1/((counter-LFU_INIT_VAL)*lfu-log-factor+1).
-func lfuIncr(c uint8) uint8 {
+func lfuIncr(c uint8, p lfuParams) uint8 {
 	if c == 255 {
 		return c
 	}
 	base := max(float64(c)-lfuInitVal, 0)
-	if rand.Float64() < 1/(base*lfuLogFactor+1) {
+	if rand.Float64() < 1/(base*float64(p.logFactor)+1) {
 		c++
 	}
 	return c
@@ -161,7 +166,7 @@ type KeyAccess struct {
 	// whole seconds.
 	IdleSeconds int64
 	// Freq is the key's logarithmic access counter (Redis's LFU counter,
-	// with lfu-log-factor 10 and lfu-decay-time 1).
+	// under lfu-log-factor and lfu-decay-time).
 	Freq int64
 }
 
@@ -175,7 +180,7 @@ func (tx *Tx) Access(key []byte) (KeyAccess, bool, error) {
 	}
 	return KeyAccess{
 		IdleSeconds: tx.s.access.idle(tx.pdb, key, tx.now),
-		Freq:        int64(tx.s.access.freq(tx.pdb, key, tx.now)),
+		Freq:        int64(tx.s.access.freq(tx.pdb, key, tx.now, tx.s.lfu())),
 	}, true, nil
 }
 

@@ -31,12 +31,12 @@ func TestAccessClockFullSet(t *testing.T) {
 		t.Fatalf("never accessed: idle %d, want 5 (since the start)", got)
 	}
 	for _, k := range keys[:accessWays] { // k0 at +5 s, k1 at +6 s, ...
-		c.touch(0, []byte(k), ms(), true)
+		c.touch(0, []byte(k), ms(), true, defaultLFU)
 		sec++
 	}
-	c.touch(0, []byte(keys[1]), ms(), true) // k1 is no longer the oldest but one
+	c.touch(0, []byte(keys[1]), ms(), true, defaultLFU) // k1 is no longer the oldest but one
 	sec += 10
-	c.touch(0, []byte(keys[accessWays]), ms(), true) // the set is full: k0 goes
+	c.touch(0, []byte(keys[accessWays]), ms(), true, defaultLFU) // the set is full: k0 goes
 	sec += 10
 	// Now +33 s; k2 (at +7 s) holds the oldest record left.
 	for i, want := range map[int]int64{0: 26, 1: 20, 2: 26, accessWays - 1: 21, accessWays: 10} {
@@ -45,11 +45,11 @@ func TestAccessClockFullSet(t *testing.T) {
 		}
 	}
 	// Its counter restarts from a new key's, decayed from that time.
-	if got, want := c.freq(0, []byte(keys[0]), ms()), lfuDecay(newAccessRecord(0, sec-26, lfuInitVal), sec); got != want {
+	if got, want := c.freq(0, []byte(keys[0]), ms(), defaultLFU), lfuDecay(newAccessRecord(0, sec-26, lfuInitVal), sec, defaultLFU); got != want {
 		t.Fatalf("freq %d, want %d", got, want)
 	}
 	// The same name in another database is another key.
-	c.touch(3, []byte(keys[2]), ms(), true)
+	c.touch(3, []byte(keys[2]), ms(), true, defaultLFU)
 	if got := idle(keys[2]); got != 26 {
 		t.Fatalf("db 0 after a touch in db 3: idle %d", got)
 	}
@@ -65,6 +65,9 @@ func BenchmarkAccessTouch(b *testing.B) {
 	now := int64(1_700_000_000_000)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		c.touch(0, keys[i&(len(keys)-1)], now+int64(i), true)
+		c.touch(0, keys[i&(len(keys)-1)], now+int64(i), true, defaultLFU)
 	}
 }
+
+// defaultLFU is Redis's default lfu-log-factor and lfu-decay-time.
+var defaultLFU = lfuParams{logFactor: 10, decayMin: 1}

@@ -18,13 +18,18 @@ import (
 //
 //   - every key with an expiry has its entry in the expiry index, and every
 //     entry names a key whose record has that exact expiry;
-//   - the per-database counters (keys, keys with an expiry, sum of their
-//     expiry times) equal a recount of the records, and the cached count
-//     of due expiry entries (duecount.go) a recount of the index;
+//   - the per-database counters (keys, keys with an expiry, counted
+//     memory, sum of their expiry times) equal a recount of the records,
+//     and the cached count of due expiry entries (duecount.go) a recount
+//     of the index;
 //   - a collection's element count equals its stored elements: a list's
 //     elements are exactly the indexes [head, tail), a set's and a hash's
 //     count is the number of members or fields, a sorted set's is the
-//     number of members, and no empty collection is stored;
+//     number of members, and no empty collection is stored (but a
+//     stream, which stays when emptied);
+//   - a stream's entry and group counts equal its stored entries and
+//     groups, and each group's and consumer's pending count its pending
+//     entries, every one owned by an existing consumer (stream_check.go);
 //   - a sorted set's score index ('s') and its members ('m') agree one to
 //     one, score for score;
 //   - a hash's field time index ('t') and its fields agree one to one,
@@ -338,7 +343,7 @@ func (ck *checker) checkKeys(pdb byte, c counters) error {
 		return err
 	}
 	defer it.Close()
-	var keys, expires int64
+	var keys, expires, bytes int64
 	var sub subexpCounts
 	var sum i128
 	for ok := it.First(); ok; ok = it.Next() {
@@ -353,6 +358,7 @@ func (ck *checker) checkKeys(pdb byte, c counters) error {
 			continue
 		}
 		sub.add(subexpOf(m))
+		bytes += keyCost(len(key), m)
 		if m.ExpireAt != 0 {
 			expires++
 			sum.add(m.ExpireAt)
@@ -386,6 +392,9 @@ func (ck *checker) checkKeys(pdb byte, c counters) error {
 	if c.sub != sub {
 		ck.report(ProblemCounters, int(pdb), nil, "counters say %d hashes with a field expiry (%d with a key expiry); the records hold %d (%d)",
 			c.sub.hashes, c.sub.withTTL, sub.hashes, sub.withTTL)
+	}
+	if c.bytes != bytes {
+		ck.report(ProblemCounters, int(pdb), nil, "counters say the keys count %d bytes of memory; the records count %d", c.bytes, bytes)
 	}
 	return nil
 }
@@ -453,6 +462,9 @@ func (ck *checker) checkCollection(pdb byte, key []byte, m Meta) error {
 	if len(m.Payload) < 8 {
 		ck.report(ProblemCorrupt, int(pdb), key, "%s record of %d bytes", m.Type, len(m.Payload))
 		return nil
+	}
+	if m.Type == TypeStream {
+		return ck.checkStream(pdb, key, m) // an empty stream is kept
 	}
 	if m.Count() == 0 {
 		ck.report(ProblemCount, int(pdb), key, "an empty %s is stored", m.Type)

@@ -134,6 +134,7 @@ func populate(t *testing.T, cs *checkStore) {
 				return err
 			},
 			func() error { _, err := tx.ZAdd([]byte("z"), ZAddOptions{}, []float64{7}, bs("a")); return err },
+			func() error { return populateStream(tx) },
 		}
 		for _, f := range steps {
 			if err := f(); err != nil {
@@ -253,6 +254,15 @@ func TestCheckFindsProblems(t *testing.T) {
 		{"empty collection", func(t *testing.T, cs *checkStore) func(*storage.Batch) error {
 			pdb, m := cs.meta(t, db, "set")
 			return set(metaKey(nil, pdb, []byte("set")), with(m, func(p []byte) { binary.BigEndian.PutUint64(p, 0) }))
+		}, ProblemCount},
+		{"stream entry beyond its length", func(t *testing.T, cs *checkStore) func(*storage.Batch) error {
+			pdb, m := cs.meta(t, db, "st")
+			return set(elem(pdb, m.Version, []byte{streamEntryNS}, StreamID{1, 9}.encode(nil)), encodeStreamEntry(1, bs("f", "v")))
+		}, ProblemCount},
+		{"pending entry of no consumer", func(t *testing.T, cs *checkStore) func(*storage.Batch) error {
+			pdb, m := cs.meta(t, db, "st")
+			v := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, 1), 1)
+			return set(elem(pdb, m.Version, []byte{streamPendingNS}, groupScope([]byte("g")), StreamID{1, 2}.encode(nil)), append(v, "ghost"...))
 		}, ProblemCount},
 		{"hash count", func(t *testing.T, cs *checkStore) func(*storage.Batch) error {
 			pdb, m := cs.meta(t, db, "h2")
@@ -524,4 +534,40 @@ func TestCheckAfterRandomCommands(t *testing.T) {
 			}
 		}
 	})
+}
+
+// populateStream writes a stream with entries, a deletion, a trim, two
+// groups, consumers and pending entries, one of them acknowledged.
+func populateStream(tx *Tx) error {
+	key := []byte("st")
+	for i := uint64(1); i <= 5; i++ {
+		if _, _, err := tx.XAdd(key, XAddArgs{ID: StreamID{1, i}, IDGiven: true, SeqGiven: true}, bs("f", "v")); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.XDel(key, []StreamID{{1, 3}}); err != nil {
+		return err
+	}
+	if _, err := tx.XTrim(key, StreamTrim{Strategy: TrimMaxLen, MaxLen: 3}); err != nil {
+		return err
+	}
+	for _, g := range []string{"g", "h"} {
+		if err := tx.XGroupCreate(key, []byte(g), StreamID{}, false, false, -1); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.XReadGroup(key, XReadGroupArgs{Group: []byte("g"), Consumer: []byte("c1"), New: true, Count: 2}); err != nil {
+		return err
+	}
+	if _, err := tx.XReadGroup(key, XReadGroupArgs{Group: []byte("g"), Consumer: []byte("c2"), New: true}); err != nil {
+		return err
+	}
+	if _, err := tx.XClaim(key, []byte("g"), []byte("c2"), []StreamID{{1, 2}}, XClaimArgs{DeliveryTime: -1, RetryCount: -1}); err != nil {
+		return err
+	}
+	if _, err := tx.XAck(key, []byte("g"), []StreamID{{1, 4}}); err != nil {
+		return err
+	}
+	_, err := tx.XGroupCreateConsumer(key, []byte("h"), []byte("idle"))
+	return err
 }

@@ -51,6 +51,7 @@ func (tx *Tx) counters(pdb byte) counters {
 	c.expires += d.expires
 	c.expSum.addI(d.expSum)
 	c.sub.add(d.sub)
+	c.bytes += d.bytes
 	return c
 }
 

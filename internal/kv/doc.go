@@ -1,6 +1,6 @@
 // Package kv is the Redis data model on storage: logical databases of keys
-// holding strings (and, following the same pattern, lists, hashes, sets and
-// sorted sets), each with an optional absolute expiry.
+// holding strings (and, following the same pattern, lists, hashes, sets,
+// sorted sets and streams), each with an optional absolute expiry.
 //
 // # Design
 //
@@ -25,8 +25,10 @@
 // The expiry index (PrefixExpiry [db][expireAt ms][key]) is written in the
 // same batch as the metadata, always through Tx.PutMeta and Tx.DeleteMeta,
 // which also keep the per-database counters exact: keys, keys with an
-// expiry, the sum of their expiry times (for avg_ttl), and hashes with a
-// field expiry (for subexpiry, subexpiry.go). The counters live
+// expiry, the sum of their expiry times (for avg_ttl), hashes with a
+// field expiry (for subexpiry, subexpiry.go), and the keys' counted memory
+// that maxmemory bounds (evict.go: eviction deletes keys with an `evicted`
+// event when it is over the bound). The counters live
 // in memory and are rebuilt at Open by one scan of the metadata and expiry
 // keyspaces (linear in the number of keys), and published at each commit.
 //

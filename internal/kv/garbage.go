@@ -9,8 +9,9 @@ import (
 
 // Run collects garbage until ctx is cancelled: the sub-keys of collection
 // versions that were deleted, expired or overwritten are removed with one
-// range deletion per version, after the commit that dropped them. It
-// returns nil on cancellation.
+// range deletion per version, after the commit that dropped them. It also
+// runs the background eviction pass (evict.go) when a command left the
+// counted memory over maxmemory. It returns nil on cancellation.
 func (s *Store) Run(ctx context.Context) error {
 	for {
 		if _, err := s.CollectGarbage(ctx, 0); err != nil && ctx.Err() == nil {
@@ -21,6 +22,10 @@ func (s *Store) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-s.garbage:
+		case <-s.evict:
+			if _, err := s.EvictPass(ctx); err != nil && ctx.Err() == nil {
+				s.opts.Logger.Error("kv: evict", "err", err)
+			}
 		}
 	}
 }

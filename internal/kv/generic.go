@@ -92,6 +92,10 @@ func (tx *Tx) removeMeta(pdb byte, key []byte, m Meta) error {
 	mm := m
 	mm.Type = TypeString // the version is not dropped: it moved
 	tx.delta[pdb].sub.del(m)
+	tx.delta[pdb].bytes -= keyCost(len(key), m) - keyCost(len(key), mm) // its elements' cost moved too
+	if m.Type == TypeStream {
+		tx.streamGone(tx.logical(pdb), key)
+	}
 	return tx.deleteMeta(pdb, key, mm, false)
 }
 
@@ -273,6 +277,9 @@ func (tx *Tx) FlushAll() error {
 }
 
 func (tx *Tx) flush(pdb byte) error {
+	if _, ok := tx.s.observer.(StreamObserver); ok {
+		tx.streamsGone = append(tx.streamsGone, Touch{DB: tx.logical(pdb), All: true})
+	}
 	b := tx.batch()
 	for _, p := range [][]byte{
 		metaPrefix(pdb),
@@ -281,6 +288,16 @@ func (tx *Tx) flush(pdb byte) error {
 		expiryPrefix(fieldExpiryDB | pdb),
 		{storage.PrefixGarbage, pdb},
 	} {
+		// A range deletion of an empty span would only add a tombstone
+		// that every later read steps over until a compaction drops it;
+		// a loop of FLUSHALLs on a mostly empty keyspace adds dozens each.
+		empty, err := spanEmpty(b, p, storage.PrefixEnd(p))
+		if err != nil {
+			return err
+		}
+		if empty {
+			continue
+		}
 		if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
 			return err
 		}
@@ -317,4 +334,17 @@ func (tx *Tx) SwapDB(a, b int) error {
 	}
 	tx.Use(tx.ldb)
 	return nil
+}
+
+// spanEmpty reports whether r holds no key in [lo, hi).
+func spanEmpty(r storage.Reader, lo, hi []byte) (bool, error) {
+	it, err := r.NewIter(lo, hi)
+	if err != nil {
+		return false, err
+	}
+	empty := !it.First()
+	if err := it.Close(); err != nil {
+		return false, err
+	}
+	return empty, nil
 }

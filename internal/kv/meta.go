@@ -16,6 +16,7 @@ const (
 	TypeHash   Type = 3
 	TypeSet    Type = 4
 	TypeZSet   Type = 5
+	TypeStream Type = 6
 )
 
 // String returns the name TYPE replies with.
@@ -31,6 +32,8 @@ func (t Type) String() string {
 		return "set"
 	case TypeZSet:
 		return "zset"
+	case TypeStream:
+		return "stream"
 	default:
 		return "none"
 	}
@@ -39,7 +42,7 @@ func (t Type) String() string {
 // ParseType parses a type name as SCAN's TYPE option spells it; ok is false
 // for an unknown name.
 func ParseType(name string) (Type, bool) {
-	for t := TypeString; t <= TypeZSet; t++ {
+	for t := TypeString; t <= TypeStream; t++ {
 		if equalFold(name, t.String()) {
 			return t, true
 		}
@@ -91,7 +94,7 @@ func (m *Meta) encode(dst []byte) []byte {
 
 // decodeMeta decodes a record; the payload aliases b.
 func decodeMeta(b []byte) (Meta, error) {
-	if len(b) < metaHeaderLen || Type(b[0]) == TypeNone || Type(b[0]) > TypeZSet {
+	if len(b) < metaHeaderLen || Type(b[0]) == TypeNone || Type(b[0]) > TypeStream {
 		return Meta{}, fmt.Errorf("%w: metadata of %d bytes", ErrCorrupt, len(b))
 	}
 	return Meta{

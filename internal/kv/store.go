@@ -74,6 +74,7 @@ type counters struct {
 	expires int64
 	expSum  i128         // sum of the expireAt of every indexed key, for avg_ttl
 	sub     subexpCounts // hashes with field expiries, for subexpiry (subexpiry.go)
+	bytes   int64        // the counted memory of every stored key (evict.go: keyCost)
 }
 
 // Store is the Redis data model on a storage.Store. Every operation runs
@@ -122,7 +123,16 @@ type Store struct {
 		misses        atomic.Int64
 		garbageDone   atomic.Int64
 		garbageFailed atomic.Int64
+		evicted       atomic.Int64
 	}
+
+	// eviction is the maxmemory configuration (evict.go); used is the
+	// counted memory of all databases as of the last commit, and pool
+	// the candidates of the LRU and LFU policies (used under mu).
+	eviction atomic.Pointer[Eviction]
+	used     atomic.Int64
+	pool     evictionPool
+	evict    chan struct{} // signals the background eviction pass
 
 	hashStats hashStats   // expired hash fields (hash_gone.go)
 	access    accessClock // keys' last access for OBJECT (access.go); used under mu
@@ -138,7 +148,8 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{st: opts.Store, opts: opts, garbage: make(chan struct{}, 1), cache: newMetaCache(opts.MetaCacheSize)}
+	s := &Store{st: opts.Store, opts: opts, garbage: make(chan struct{}, 1), evict: make(chan struct{}, 1), cache: newMetaCache(opts.MetaCacheSize)}
+	s.eviction.Store(&Eviction{Policy: PolicyNoEviction, Samples: 5, Tenacity: 10, LFULogFactor: 10, LFUDecayTime: 1})
 	s.maxString.Store(opts.MaxStringSize)
 	s.scans.init()
 	for i := range s.dbmap {
@@ -179,6 +190,7 @@ func (s *Store) load(ctx context.Context) error {
 			if m, err := decodeMeta(it.Value()); err == nil {
 				s.version = max(s.version, m.Version)
 				s.c[pdb].sub.add(subexpOf(m))
+				s.c[pdb].bytes += keyCost(len(it.Key())-len(metaPrefix(byte(pdb))), m)
 			}
 		}
 		if err := it.Close(); err != nil {
@@ -201,6 +213,7 @@ func (s *Store) load(ctx context.Context) error {
 			return fmt.Errorf("kv: load: %w", err)
 		}
 	}
+	s.publishUsed()
 	// The highest version still owning sub-keys or garbage, so that a
 	// version is never handed out twice.
 	for _, p := range []byte{storage.PrefixRedisSub, storage.PrefixGarbage} {
@@ -264,6 +277,7 @@ type Stats struct {
 	KeyspaceHits    int64
 	KeyspaceMisses  int64
 	GarbageVersions int64 // old collection versions whose sub-keys were collected
+	EvictedKeys     int64 // keys deleted to keep used memory under maxmemory
 }
 
 // Stats returns the counters since Open.
@@ -274,6 +288,7 @@ func (s *Store) Stats() Stats {
 		KeyspaceHits:    s.stats.hits.Load(),
 		KeyspaceMisses:  s.stats.misses.Load(),
 		GarbageVersions: s.stats.garbageDone.Load(),
+		EvictedKeys:     s.stats.evicted.Load(),
 	}
 }
 
@@ -283,6 +298,7 @@ func (s *Store) ResetStats() {
 	s.stats.expiredLazy.Store(0)
 	s.stats.hits.Store(0)
 	s.stats.misses.Store(0)
+	s.stats.evicted.Store(0)
 }
 
 // KeyspaceInfo describes one logical database for INFO keyspace.

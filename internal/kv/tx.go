@@ -31,15 +31,20 @@ type Tx struct {
 	flushed   [NumDBs]bool // physical db was flushed: its base counters are zero
 	expired   int64
 	lazy      int64
-	wake      int64 // earliest expireAt written, 0 for none
+	evicted   int64
+	onEvict   func(key []byte) // MakeRoom's callback, while it runs
+	wake      int64            // earliest expireAt written, 0 for none
 	events    []Event
 	touches   []Touch
-	origin    uint64 // who runs the Tx (SetOrigin), carried by its touches
-	kbuf      []byte
-	ebuf      []byte
-	mapDirty  bool
-	garbage   bool
-	synced    bool // storage has every earlier commit applied (Tx.applied)
+	// streamsGone are the streams this Tx deleted or replaced
+	// (stream_gone.go).
+	streamsGone []Touch
+	origin      uint64 // who runs the Tx (SetOrigin), carried by its touches
+	kbuf        []byte
+	ebuf        []byte
+	mapDirty    bool
+	garbage     bool
+	synced      bool // storage has every earlier commit applied (Tx.applied)
 	// forgetDeleted makes Commit drop the records the Tx deleted from the
 	// cache instead of caching them as absent: the sweeper's Txs set it,
 	// since the keys it reaps are ones nobody asked for lately, and
@@ -196,7 +201,9 @@ func (tx *Tx) Commit() error {
 		s.c[i].expires += tx.delta[i].expires
 		s.c[i].expSum.addI(tx.delta[i].expSum)
 		s.c[i].sub.add(tx.delta[i].sub)
+		s.c[i].bytes += tx.delta[i].bytes
 	}
+	s.publishUsed()
 	tx.commitDue()
 	for mk, rec := range tx.pending {
 		if rec == nil && tx.forgetDeleted {
@@ -214,9 +221,13 @@ func (tx *Tx) Commit() error {
 		s.stats.expired.Add(tx.expired)
 		s.stats.expiredLazy.Add(tx.lazy)
 	}
+	if tx.evicted > 0 {
+		s.stats.evicted.Add(tx.evicted)
+	}
 	if s.observer != nil && (len(tx.events) > 0 || len(tx.touches) > 0) {
 		s.observer.Committed(tx.events, tx.touches)
 	}
+	tx.reportStreamsGone()
 	wake := tx.wake
 	if tx.garbage {
 		select {
@@ -249,7 +260,7 @@ func (tx *Tx) reset() {
 	tx.delta = [NumDBs]counters{}
 	tx.dueDeltas = [NumDBs]dueDelta{}
 	tx.flushed = [NumDBs]bool{}
-	tx.expired, tx.lazy, tx.wake = 0, 0, 0
+	tx.expired, tx.lazy, tx.evicted, tx.wake = 0, 0, 0, 0
 	tx.mapDirty, tx.garbage, tx.synced, tx.forgetDeleted = false, false, false, false
 	tx.origin = 0
 	clear(tx.pending)
@@ -257,6 +268,7 @@ func (tx *Tx) reset() {
 	tx.events = tx.events[:0]
 	clear(tx.touches)
 	tx.touches = tx.touches[:0]
+	tx.streamsGone = nil
 	tx.stop = nil
 	tx.s = nil
 }
@@ -332,7 +344,7 @@ func (tx *Tx) notePending(mk, rec []byte) {
 func (tx *Tx) Lookup(key []byte) (Meta, bool, error) {
 	m, ok, err := tx.lookup(key)
 	if err == nil {
-		tx.s.access.touch(tx.pdb, key, tx.now, ok)
+		tx.s.access.touch(tx.pdb, key, tx.now, ok, tx.s.lfu())
 	}
 	return m, ok, err
 }
@@ -343,7 +355,7 @@ func (tx *Tx) Lookup(key []byte) (Meta, bool, error) {
 func (tx *Tx) LookupRead(key []byte) (Meta, bool, error) {
 	m, ok, err := tx.lookupRead(key)
 	if ok {
-		tx.s.access.touch(tx.pdb, key, tx.now, true)
+		tx.s.access.touch(tx.pdb, key, tx.now, true, tx.s.lfu())
 	}
 	return m, ok, err
 }
@@ -379,6 +391,10 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 		tx.notifyDB(ldb, ClassNew, "new", key)
 	}
 	d.sub.put(old, found, m)
+	d.bytes += keyCost(len(key), m)
+	if found {
+		d.bytes -= keyCost(len(key), old)
+	}
 	if found && old.ExpireAt != 0 && old.ExpireAt != m.ExpireAt {
 		tx.ebuf = expiryKey(tx.ebuf, pdb, old.ExpireAt, key)
 		if err := b.Delete(tx.ebuf); err != nil {
@@ -402,6 +418,9 @@ func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Met
 		if tx.wake == 0 || m.ExpireAt < tx.wake {
 			tx.wake = m.ExpireAt
 		}
+	}
+	if found && old.Type == TypeStream && (m.Type != TypeStream || old.Version != m.Version) {
+		tx.streamGone(ldb, key)
 	}
 	if found && old.Type != TypeString && (m.Type == TypeString || old.Version != m.Version) {
 		if err := tx.dropVersion(pdb, old.Version); err != nil {
@@ -434,6 +453,7 @@ func (tx *Tx) deleteMeta(pdb byte, key []byte, m Meta, expired bool) error {
 	tx.notePending(tx.kbuf, nil)
 	d.keys--
 	d.sub.del(m)
+	d.bytes -= keyCost(len(key), m)
 	if m.ExpireAt != 0 {
 		tx.ebuf = expiryKey(tx.ebuf, pdb, m.ExpireAt, key)
 		if err := b.Delete(tx.ebuf); err != nil {
@@ -447,6 +467,9 @@ func (tx *Tx) deleteMeta(pdb byte, key []byte, m Meta, expired bool) error {
 		if err := tx.dropVersion(pdb, m.Version); err != nil {
 			return err
 		}
+	}
+	if m.Type == TypeStream {
+		tx.streamGone(tx.logical(pdb), key)
 	}
 	tx.touch(tx.logical(pdb), key, expired)
 	return nil

@@ -30,7 +30,7 @@ type Value struct {
 // With access it counts as a read of the key (DUMP), otherwise it touches
 // nothing (OBJECT ENCODING). A collection of more than limit(its type)
 // elements (limit nil: no limit) is returned with only its type and
-// count, Partial.
+// count, Partial; so is a stream, always.
 func (tx *Tx) ReadValue(key []byte, limit func(Type) int64, access bool) (Value, bool, error) {
 	var m Meta
 	var ok bool
@@ -49,6 +49,10 @@ func (tx *Tx) ReadValue(key []byte, limit func(Type) int64, access bool) (Value,
 		return v, true, nil
 	}
 	v.Count = int64(m.Count())
+	if m.Type == TypeStream {
+		v.Partial = true // a stream has no element list to read
+		return v, true, nil
+	}
 	if limit != nil && v.Count > limit(m.Type) {
 		v.Partial = true
 		return v, true, nil

@@ -17,7 +17,7 @@ const module = "github.com/mayfly/mayfly/"
 // each package (a path below the module; sub-packages inherit their
 // parent's row), the internal packages its non-test files may import. internal/invariants may be imported by all.
 var allowed = map[string][]string{
-	"cmd/mayfly":        {"internal/server", "internal/admin", "internal/bench"},
+	"cmd/mayfly":        {"internal/server", "internal/admin", "internal/bench", "internal/tlsconf"},
 	"internal/bench":    {},
 	"internal/storage":  {"internal/lowprio"},
 	"internal/lowprio":  {},
@@ -48,6 +48,7 @@ var allowed = map[string][]string{
 	"internal/rdb":        {},
 	"internal/admin":      {"internal/docdb", "internal/kv", "internal/expiry"},
 	"internal/server":     {"internal"},
+	"internal/tlsconf":    {},
 	"internal/lint":       {},
 	"internal/invariants": {},
 	"integration":         {"integration"},

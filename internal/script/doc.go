@@ -24,7 +24,8 @@
 // command's reply the value redis.call returns (toLua), in RESP2 or, after
 // redis.setresp(3), RESP3. redis.call raises a command's error reply, and
 // a refusal of the Host, as the error object {err=...}; redis.pcall
-// returns it. A script that fails answers the error's message followed by
+// returns it, and Lua's pcall catches such an object (also one raised by
+// error({err=...})) as the value of its err field. A script that fails answers the error's message followed by
 // " script: SHA, on @user_script:LINE." when the line is known, a Lua
 // runtime error being prefixed by ERR as Redis does.
 //
@@ -58,15 +59,16 @@
 // Departures from Redis: parse errors are gopher-lua's ("unexpected
 // symbol" for any syntax error), some runtime error texts differ from
 // Lua 5.1's, pairs over a library or _G sees nothing (they are views),
-// an error object raised by the script itself with error({err=...})
-// carries no line, math.random draws from Go's generator (each script
-// starts with a random seed; the same math.randomseed gives the same
-// numbers, not Redis's numbers), calling a nil method fails as calling a
-// nil field does ("attempt to call field 'm' (a nil value)"),
-// getmetatable(nil) is false, and string.dump gives only a binary chunk's
-// header, which loadstring refuses. cjson's options (encode_max_depth,
-// ...) last for the script that sets them, where
-// Redis keeps them until it restarts.
+// math.random draws from Go's generator (seeded at random and lasting from
+// one script to the next, as Redis 7.0's does; the same math.randomseed
+// gives the same numbers, not Redis's numbers), a number joined with ..
+// takes the interpreter's shortest exact form (0.30000000000000004) where
+// Redis's Lua, tostring and string.format's %s write C's %.14g (0.3),
+// calling a nil method fails as calling a nil field does ("attempt to call
+// field 'm' (a nil value)"), getmetatable(nil) is false, and string.dump
+// gives only a binary chunk's header, which loadstring refuses. cjson's
+// options (encode_max_depth, ...) last for the script that sets them,
+// where Redis keeps them until it restarts.
 //
 // # Testing
 //

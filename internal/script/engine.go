@@ -194,6 +194,11 @@ func compile(body []byte) (*compiled, error) {
 	if err != nil {
 		return nil, replyError("ERR Error compiling script (new function): " + chunkName + ": " + err.Error())
 	}
+	// A script is Lua's main chunk, a vararg function without the local
+	// arg table that Lua 5.1 gives other vararg functions; the compiler
+	// marks it as needing one all the same, and the interpreter would
+	// build one that nothing can reach on every run.
+	p.IsVarArg &^= lua.VarArgNeedsArg
 	c.proto = p
 	return c, nil
 }

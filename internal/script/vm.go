@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -26,6 +27,21 @@ type vm struct {
 	// baseSetmetatable is Lua's own setmetatable, which setmetatable
 	// calls for tables that are not read-only views.
 	baseSetmetatable lua.LGFunction
+	// basePcall is Lua's own pcall, which pcall wraps.
+	basePcall lua.LGFunction
+	// baseTostring is Lua's own tostring, which tostring calls for
+	// anything but a number.
+	baseTostring lua.LGFunction
+	// baseError is Lua's own error, which error calls after noting the
+	// value it raises and the script's line (raised, raisedLine), so that
+	// an error without a position in its message still names its line.
+	baseError  lua.LGFunction
+	raised     lua.LValue
+	raisedLine int
+	// baseFormat is Lua's own string.format, which string.format calls
+	// once the numbers its %s and %q take are written as Lua 5.1 writes
+	// them.
+	baseFormat lua.LGFunction
 
 	// functions is set for the state that runs the function libraries
 	// (FUNCTION LOAD, FCALL): its globals hold no KEYS or ARGV (a
@@ -44,9 +60,10 @@ type vm struct {
 	proto      int
 	keys, argv *lua.LTable
 	cjson      cjsonConfig
-	// rng is the script's generator, nil until the script first draws
-	// from it or seeds it (seeding is a large part of a short script's
-	// cost).
+	// rng is math.random's generator, which lasts from one script to
+	// the next as Redis 7.0's does (consecutive scripts draw different
+	// numbers; math.randomseed reseeds it for the scripts after too); nil
+	// until a script first draws from it, then seeded at random.
 	rng      *rand.Rand
 	panicked any
 	// broken is set when the interpreter itself panicked: the state is
@@ -104,6 +121,9 @@ func newVM(e *Engine, functions bool) *vm {
 	}
 	base.RawSetString("rawset", L.NewFunction(v.rawset))
 	if m, ok := base.RawGetString("math").(*lua.LTable); ok {
+		// Lua's math.huge is HUGE_VAL, infinity (the interpreter's is the
+		// largest finite number).
+		m.RawSetString("huge", lua.LNumber(math.Inf(1)))
 		m.RawSetString("random", L.NewFunction(v.random))
 		m.RawSetString("randomseed", L.NewFunction(v.randomseed))
 	}
@@ -111,8 +131,24 @@ func newVM(e *Engine, functions bool) *vm {
 		v.baseSetmetatable = f.GFunction
 		base.RawSetString("setmetatable", L.NewFunction(v.setmetatable))
 	}
+	if f, ok := base.RawGetString("tostring").(*lua.LFunction); ok && f.IsG {
+		v.baseTostring = f.GFunction
+		base.RawSetString("tostring", L.NewFunction(v.tostring))
+	}
+	if f, ok := base.RawGetString("error").(*lua.LFunction); ok && f.IsG {
+		v.baseError = f.GFunction
+		base.RawSetString("error", L.NewFunction(v.raiseError))
+	}
+	if f, ok := base.RawGetString("pcall").(*lua.LFunction); ok && f.IsG {
+		v.basePcall = f.GFunction
+		base.RawSetString("pcall", L.NewFunction(v.pcall))
+	}
 	if str, ok := base.RawGetString("string").(*lua.LTable); ok {
 		str.RawSetString("rep", L.NewFunction(stringRep))
+		if f, ok := str.RawGetString("format").(*lua.LFunction); ok && f.IsG {
+			v.baseFormat = f.GFunction
+			str.RawSetString("format", L.NewFunction(v.stringFormat))
+		}
 		str.RawSetString("dump", L.NewFunction(stringDump))
 	}
 	// Calling nil fails with Lua 5.1's words instead of gopher-lua's
@@ -283,10 +319,9 @@ func stringDump(L *lua.LState) int {
 	return 1
 }
 
-// random is Lua 5.1's math.random on the script's own generator, which
-// every script starts with a random seed (as Redis 7, whose scripts
-// replicate their effects, not themselves) and math.randomseed reseeds:
-// the same seed gives the same numbers, whatever ran before.
+// random is Lua 5.1's math.random (its bounds may be numeric strings) on
+// the vm's generator: after math.randomseed(n) a script draws the same
+// numbers for the same n, whatever ran before.
 func (v *vm) random(L *lua.LState) int {
 	if v.rng == nil {
 		v.rng = rand.New(rand.NewSource(rand.Int63()))
@@ -295,13 +330,13 @@ func (v *vm) random(L *lua.LState) int {
 	case 0:
 		L.Push(lua.LNumber(v.rng.Float64()))
 	case 1:
-		m := L.CheckInt64(1)
+		m := int64(L.CheckNumber(1))
 		if m < 1 {
 			L.ArgError(1, "interval is empty")
 		}
 		L.Push(lua.LNumber(1 + v.rng.Int63n(m)))
 	case 2:
-		lo, hi := L.CheckInt64(1), L.CheckInt64(2)
+		lo, hi := int64(L.CheckNumber(1)), int64(L.CheckNumber(2))
 		if lo > hi {
 			L.ArgError(2, "interval is empty")
 		}
@@ -347,10 +382,10 @@ func (v *vm) invoke(ctx context.Context, name string, fn *lua.LFunction, withArg
 	L.SetContext(ctx)
 	v.sha, v.host, v.noWrites, v.proto, v.panicked = name, h, noWrites, 2, nil
 	v.cjson = cjsonDefaults
-	v.rng = nil
+	v.raised, v.raisedLine = nil, 0
 	v.keys, v.argv = v.strings(keys), v.strings(args)
 	defer func() {
-		v.host, v.keys, v.argv, v.panicked = nil, nil, nil, nil
+		v.host, v.keys, v.argv, v.panicked, v.raised = nil, nil, nil, nil, nil
 		L.RemoveContext()
 		L.SetTop(0)
 	}()
@@ -409,6 +444,10 @@ func (v *vm) errorReply(err error) Reply {
 		line = lineOf(string(o), v.chunk)
 	default:
 		msg = "ERR " + obj.String()
+	}
+	if line == 0 && v.raised != nil && obj == v.raised {
+		// error(value, 0) or error(table): the line error was called on.
+		line = v.raisedLine
 	}
 	if line > 0 {
 		msg += fmt.Sprintf(" script: %s, on @%s:%d.", v.sha, v.chunk, line)
@@ -477,6 +516,87 @@ func (v *vm) raise(L *lua.LState, t *lua.LTable) int {
 	}
 	L.Error(t, 0)
 	return 0
+}
+
+// raiseError is Lua's error, noting what it raises and from which line.
+func (v *vm) raiseError(L *lua.LState) int {
+	v.raised, v.raisedLine = L.Get(1), v.line(L)
+	return v.baseError(L)
+}
+
+// tostring is Lua's tostring, with numbers written as Lua 5.1 writes
+// them (C's %.14g: 0.1+0.2 is "0.3", 1e15 is "1e+15", infinity "inf"),
+// where the interpreter writes the shortest exact form.
+func (v *vm) tostring(L *lua.LState) int {
+	if n, ok := L.Get(1).(lua.LNumber); ok && L.GetTop() >= 1 {
+		L.Push(lua.LString(luaNumberString(float64(n))))
+		return 1
+	}
+	return v.baseTostring(L)
+}
+
+// stringFormat is Lua's string.format, a number that %s or %q writes
+// being written as tostring writes it.
+func (v *vm) stringFormat(L *lua.LState) int {
+	format := L.CheckString(1)
+	arg := 1
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(format) && format[i] == '%' {
+			continue
+		}
+		for i < len(format) && strings.IndexByte("-+ #0123456789.", format[i]) >= 0 {
+			i++
+		}
+		if i >= len(format) {
+			break
+		}
+		arg++
+		if c := format[i]; c == 's' || c == 'q' {
+			if n, ok := L.Get(arg).(lua.LNumber); ok {
+				L.Replace(arg, lua.LString(luaNumberString(float64(n))))
+			}
+		}
+	}
+	return v.baseFormat(L)
+}
+
+// luaNumberString formats f as C's printf("%.14g") does on Linux, which is
+// how Lua 5.1 turns a number into a string.
+func luaNumberString(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		if math.Signbit(f) {
+			return "-nan"
+		}
+		return "nan"
+	}
+	return strconv.FormatFloat(f, 'g', 14, 64)
+}
+
+// pcall is Lua's pcall as Redis gives it to scripts: an error object
+// that is a table with an err field (what redis.call raises, or
+// error({err=...})) is caught as that field's value, the message alone,
+// as scripts written for Redis before 7.0 expect; any other error object
+// is caught as it is.
+func (v *vm) pcall(L *lua.LState) int {
+	n := v.basePcall(L)
+	if n == 2 && L.Get(-2) == lua.LFalse {
+		if t, ok := L.Get(-1).(*lua.LTable); ok {
+			switch msg := t.RawGetString("err").(type) {
+			case lua.LString, lua.LNumber:
+				L.Replace(-1, msg)
+			}
+		}
+	}
+	return n
 }
 
 // fail answers a redis.* function's refusal: raised, or returned as the

@@ -10,6 +10,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/storage"
+	"github.com/mayfly/mayfly/internal/tlsconf"
 )
 
 // Config is everything `mayfly serve` can be told. Each field has a flag of
@@ -23,6 +24,14 @@ type Config struct {
 	MongoAddr string
 	RespAddr  string
 	HTTPAddr  string
+	// TLS, once it names a certificate, makes the MongoAddr, RespAddr and
+	// HTTPAddr listeners serve TLS only.
+	TLS tlsconf.Options
+	// MongoPlainAddr and RespPlainAddr, with TLS on, are extra listeners
+	// that serve the same protocol in plain text (as Redis's port beside
+	// tls-port); empty means none.
+	MongoPlainAddr string
+	RespPlainAddr  string
 	// Durability is the storage durability mode.
 	Durability storage.Durability
 	// Visibility says whether expired documents are hidden at once (strict,
@@ -38,6 +47,10 @@ type Config struct {
 	// means the defaults of internal/docdb/events.
 	EventsRetention time.Duration
 	EventsMaxBytes  int64
+	// RespConfig are Redis CONFIG parameters set at startup, as
+	// "name=value" (maxmemory=100mb, maxmemory-policy=allkeys-lru), checked
+	// and applied as CONFIG SET does.
+	RespConfig []string
 	// Argv is the command line the server was started with, for MongoDB's
 	// getCmdLineOpts.
 	Argv []string
@@ -54,6 +67,9 @@ type Config struct {
 	// AdminTokenFile, when set, makes the admin /v1/ API require bearer
 	// tokens, read from this file (admin.Tokens documents the format).
 	AdminTokenFile string
+	// AdminRequireAuthForMetrics makes /metrics and the probes require a
+	// bearer token from AdminTokenFile too (any of them).
+	AdminRequireAuthForMetrics bool
 	// ManualClock, for black-box tests only, replaces the clock with one
 	// that starts at the real time and moves only when the admin endpoint
 	// POST /debug/clock?advance=DURATION says so.
@@ -111,6 +127,18 @@ func (c *Config) Validate() error {
 	}
 	if c.MongoMaxConnections < 1 || c.MongoMaxConnections > math.MaxInt32 {
 		return fmt.Errorf("mongo max connections must be between 1 and %d, got %d", math.MaxInt32, c.MongoMaxConnections)
+	}
+	if err := c.TLS.Validate(); err != nil {
+		return err
+	}
+	if !c.TLS.Enabled() && (c.MongoPlainAddr != "" || c.RespPlainAddr != "") {
+		return fmt.Errorf("--mongo-plain-addr and --resp-plain-addr need --tls-cert-file: without TLS --mongo-addr and --resp-addr serve plain text")
+	}
+	if c.MongoPlainAddr != "" && c.MongoAddr == "" || c.RespPlainAddr != "" && c.RespAddr == "" {
+		return fmt.Errorf("a plain listener needs its protocol's TLS listener: --mongo-plain-addr needs --mongo-addr, --resp-plain-addr --resp-addr")
+	}
+	if c.AdminRequireAuthForMetrics && c.AdminTokenFile == "" {
+		return fmt.Errorf("--admin-require-auth-for-metrics needs --admin-token-file")
 	}
 	if _, err := ParseBackgroundPriority(string(c.BackgroundPriority)); err != nil {
 		return err

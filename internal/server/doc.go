@@ -10,4 +10,9 @@
 // wait for it. Shutdown runs in the reverse order: stop accepting, let
 // in-flight requests finish within Config.ShutdownTimeout, stop the sweeper,
 // sync and close the storage.
+//
+// With a TLS certificate configured, Run wraps the MongoDB, RESP and admin
+// listeners in tlsconf's handshaking listener; the optional plain listeners
+// are second listeners of the same wire servers. Reload (SIGHUP) reads the
+// TLS files and the admin token file again.
 package server

@@ -15,6 +15,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/expiry"
+	"github.com/mayfly/mayfly/internal/tlsconf"
 	"github.com/mayfly/mayfly/internal/wire/mongo"
 )
 
@@ -174,13 +175,40 @@ func lagMillis(h expiry.Histogram) bson.D {
 func (s *Server) cmdLineOpts() *mongo.CmdLineOpts {
 	host, port, _ := net.SplitHostPort(s.cfg.MongoAddr)
 	portNum, _ := strconv.Atoi(port)
+	netOpts := bson.D{{Key: "bindIp", Value: host}, {Key: "port", Value: int32(portNum)}}
+	if t := s.mongoTLSOptions(); t != nil {
+		netOpts = append(netOpts, bson.E{Key: "tls", Value: t})
+	}
 	return &mongo.CmdLineOpts{
 		Argv: s.cfg.Argv,
 		Parsed: bson.D{
-			{Key: "net", Value: bson.D{{Key: "bindIp", Value: host}, {Key: "port", Value: int32(portNum)}}},
+			{Key: "net", Value: netOpts},
 			{Key: "storage", Value: bson.D{{Key: "dbPath", Value: s.cfg.Dir}}},
 		},
 	}
+}
+
+// mongoTLSOptions are the net.tls settings in effect under MongoDB's
+// configuration names: the mode, the files, whether clients may come
+// without a certificate, and the protocols below the minimum version as
+// disabled; nil without TLS.
+func (s *Server) mongoTLSOptions() bson.D {
+	if s.tls == nil {
+		return nil
+	}
+	o := s.tls.Options()
+	t := bson.D{{Key: "mode", Value: "requireTLS"}, {Key: "certificateKeyFile", Value: o.CertFile}}
+	if o.CAFile != "" {
+		t = append(t, bson.E{Key: "CAFile", Value: o.CAFile})
+		if s.tls.ClientAuth() != tlsconf.ClientAuthRequired {
+			t = append(t, bson.E{Key: "allowConnectionsWithoutCertificates", Value: true})
+		}
+	}
+	disabled := "TLS1_0,TLS1_1"
+	if s.tls.MinVersion() == "1.3" {
+		disabled = "TLS1_0,TLS1_1,TLS1_2"
+	}
+	return append(t, bson.E{Key: "disabledProtocols", Value: disabled})
 }
 
 // batchedDeletes is serverStatus's batchedDeletes section, which TTL

@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/kv"
+	"github.com/mayfly/mayfly/internal/tlsconf"
 	"github.com/mayfly/mayfly/internal/wire/resp"
 )
 
@@ -47,7 +49,17 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 		MaxClients:      s.cfg.RespMaxClients,
 		FrameTimeout:    wireFrameTimeout(s.cfg.FrameTimeout),
 		Shutdown:        s.requestStop,
+		TLSParams:       s.redisTLSParams(),
 	})
+	for _, kv := range s.cfg.RespConfig {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("redis config %q: want name=value", kv)
+		}
+		if err := r.resp.SetConfig(name, value); err != nil {
+			return nil, fmt.Errorf("redis config %q: %w", kv, err)
+		}
+	}
 	return r, nil
 }
 
@@ -75,5 +87,34 @@ func (s *Server) setRedisActiveExpire(r *redisSide, on bool) {
 		} else {
 			s.engine.Unregister(src.Name())
 		}
+	}
+}
+
+// redisTLSParams are the CONFIG values of the TLS settings in effect, under
+// Redis's names; nil without TLS.
+func (s *Server) redisTLSParams() map[string]string {
+	if s.tls == nil {
+		return nil
+	}
+	o := s.tls.Options()
+	key := o.KeyFile
+	if key == "" {
+		key = o.CertFile // the key is in the certificate's file
+	}
+	auth := map[tlsconf.ClientAuth]string{
+		tlsconf.ClientAuthNone:     "no",
+		tlsconf.ClientAuthOptional: "optional",
+		tlsconf.ClientAuthRequired: "yes",
+	}[s.tls.ClientAuth()]
+	protocols := "TLSv1.2 TLSv1.3"
+	if s.tls.MinVersion() == "1.3" {
+		protocols = "TLSv1.3"
+	}
+	return map[string]string{
+		"tls-cert-file":    o.CertFile,
+		"tls-key-file":     key,
+		"tls-ca-cert-file": o.CAFile,
+		"tls-auth-clients": auth,
+		"tls-protocols":    protocols,
 	}
 }

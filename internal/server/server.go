@@ -16,12 +16,13 @@ import (
 	"github.com/mayfly/mayfly/internal/admin"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
+	"github.com/mayfly/mayfly/internal/tlsconf"
 	"github.com/mayfly/mayfly/internal/wire/mongo"
 )
 
 // ReadyMessage is the message of the one log line that says every listener
-// is up; its attributes name each bound address (mongo, resp, http) and the
-// data directory.
+// is up; its attributes name each bound address (mongo, resp, http, and
+// mongo-plain and resp-plain when they are on) and the data directory.
 const ReadyMessage = "mayfly ready"
 
 // Server is one running mayfly: storage, models, expiry engine, listeners.
@@ -36,6 +37,10 @@ type Server struct {
 	registry  *prometheus.Registry
 	frontends []*frontend
 	ready     atomic.Bool
+	// tls is the listeners' TLS configuration; nil serves plain text.
+	tls *tlsconf.Config
+	// tokens are the admin API's bearer tokens; nil without a token file.
+	tokens *admin.TokenFile
 	// background tracks the sweeper, the garbage collector, the purge
 	// loop and the heap floor, which must stop before the storage closes.
 	background sync.WaitGroup
@@ -54,9 +59,12 @@ func (s *Server) requestStop() {
 
 // frontend is one listener and the server that answers on it.
 type frontend struct {
-	name     string // "mongo", "resp" or "http"
-	addr     string
-	serve    func(net.Listener) error
+	name  string // "mongo", "resp", "http", "mongo-plain" or "resp-plain"
+	addr  string
+	tls   bool // the listener serves TLS
+	serve func(net.Listener) error
+	// shutdown stops the server and every listener it serves; nil for a
+	// second listener of a server another frontend stops.
 	shutdown func(context.Context) error
 	ln       net.Listener
 }
@@ -96,6 +104,21 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, ramLog: ramLog, store: store, registry: prometheus.NewRegistry(),
 		stopRequested: make(chan struct{})}
+	if cfg.TLS.Enabled() {
+		if s.tls, err = tlsconf.Load(cfg.TLS); err != nil {
+			s.closeStorage()
+			return nil, err
+		}
+		s.log.Info("listeners serve TLS", "cert", cfg.TLS.CertFile, "subject", s.tls.Certificate().Subject.String(),
+			"client-auth", string(s.tls.ClientAuth()), "min-version", s.tls.MinVersion())
+	}
+	if cfg.AdminTokenFile != "" {
+		if s.tokens, err = admin.OpenTokenFile(cfg.AdminTokenFile, func(msg string) { s.log.Warn(msg) }); err != nil {
+			s.closeStorage()
+			return nil, err
+		}
+		s.log.Info("admin API requires bearer tokens", "file", cfg.AdminTokenFile, "tokens", s.tokens.Len())
+	}
 	ecfg := expiry.Config{Now: cfg.Now, Logger: cfg.Logger}
 	if low {
 		s.idle = startIdleThread(cfg.Logger)
@@ -128,6 +151,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.mongo = m
 		s.addFrontend("mongo", cfg.MongoAddr, m.wire.Serve, m.wire.Shutdown)
+		s.addFrontend("mongo-plain", cfg.MongoPlainAddr, m.wire.Serve, nil)
 	}
 	if cfg.RespAddr != "" {
 		r, err := s.openRedis(context.Background())
@@ -137,17 +161,20 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.redis = r
 		s.addFrontend("resp", cfg.RespAddr, r.resp.Serve, r.resp.Shutdown)
+		s.addFrontend("resp-plain", cfg.RespPlainAddr, r.resp.Serve, nil)
 	}
 
 	adminSrv := admin.NewServer(admin.Options{
-		Gatherer: s.registry,
-		Ready:    s.readiness,
-		Logger:   cfg.Logger,
+		Gatherer:              s.registry,
+		Ready:                 s.readiness,
+		Logger:                cfg.Logger,
+		Tokens:                s.tokens,
+		RequireAuthForMetrics: cfg.AdminRequireAuthForMetrics,
 	})
 	if s.mongo != nil {
 		// The TTL policy and operation API (/v1/), with bearer tokens when
 		// a token file is given.
-		err := admin.MountPolicies(adminSrv, admin.PolicyOptions{Store: s.mongo.db, Stats: s.engine, TokenFile: cfg.AdminTokenFile, Logger: cfg.Logger})
+		err := admin.MountPolicies(adminSrv, admin.PolicyOptions{Store: s.mongo.db, Stats: s.engine, Tokens: s.tokens, Logger: cfg.Logger})
 		if err != nil {
 			s.mongo.db.Close()
 			s.Close()
@@ -166,7 +193,9 @@ func (s *Server) addFrontend(name, addr string, serve func(net.Listener) error, 
 	if addr == "" {
 		return // disabled
 	}
-	s.frontends = append(s.frontends, &frontend{name: name, addr: addr, serve: serve, shutdown: shutdown})
+	// The plain listeners are the second listeners of a TLS server.
+	tls := s.tls != nil && shutdown != nil
+	s.frontends = append(s.frontends, &frontend{name: name, addr: addr, tls: tls, serve: serve, shutdown: shutdown})
 }
 
 func (s *Server) readiness() error {
@@ -177,7 +206,8 @@ func (s *Server) readiness() error {
 }
 
 // Addr returns the bound address of the named listener ("mongo", "resp",
-// "http") once Run has started it, or "" if it is disabled or not started.
+// "http", "mongo-plain", "resp-plain") once Run has started it, or "" if it
+// is disabled or not started.
 func (s *Server) Addr(name string) string {
 	for _, f := range s.frontends {
 		if f.name == name && f.ln != nil {
@@ -197,6 +227,9 @@ func (s *Server) Run(ctx context.Context) error {
 			s.closeListeners()
 			s.closeStorage()
 			return fmt.Errorf("listen for %s on %s: %w", f.name, f.addr, err)
+		}
+		if f.tls {
+			ln = s.tls.Listen(ln, s.log)
 		}
 		f.ln = ln
 	}
@@ -249,6 +282,14 @@ func (s *Server) Run(ctx context.Context) error {
 	for _, name := range []string{"mongo", "resp", "http"} {
 		attrs = append(attrs, name, s.Addr(name))
 	}
+	for _, name := range []string{"mongo-plain", "resp-plain"} {
+		if a := s.Addr(name); a != "" {
+			attrs = append(attrs, name, a)
+		}
+	}
+	if s.tls != nil {
+		attrs = append(attrs, "tls", true)
+	}
 	s.log.Info(ReadyMessage, attrs...)
 
 	var runErr error
@@ -274,6 +315,9 @@ func (s *Server) shutdown(stopBackground func()) error {
 	var errs []error
 	for i := len(s.frontends) - 1; i >= 0; i-- {
 		f := s.frontends[i]
+		if f.shutdown == nil {
+			continue
+		}
 		if err := f.shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("shut down %s: %w", f.name, err))
 		}

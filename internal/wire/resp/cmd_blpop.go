@@ -75,6 +75,7 @@ type blockResult struct {
 	key, val []byte
 	vals     [][]byte
 	zels     []kv.ZMember
+	entries  []kv.StreamEntry // XREAD, XREADGROUP
 	err      error
 	timedOut bool // CLIENT UNBLOCK TIMEOUT: answer as at the deadline
 }
@@ -90,6 +91,9 @@ type blockWaiter struct {
 	typ   kv.Type // what the waiter pops from: kv.TypeList or kv.TypeZSet
 	serve serveFunc
 	done  chan blockResult // one result, sent once by a server
+	// groupRead marks an XREADGROUP, whose wait ends when its stream goes
+	// (stream_block.go).
+	groupRead bool
 }
 
 // blocking is the registry of waiters of every server in the process,
@@ -213,6 +217,10 @@ func serveBlocked(x *cmdCtx, keys ...[]byte) {
 			}
 			m, found, err := x.tx.Lookup(k)
 			if err != nil || !found {
+				break
+			}
+			if m.Type == kv.TypeStream {
+				serveStreamWaiters(x, bk, k)
 				break
 			}
 			w := firstWaiter(bk, m.Type)
@@ -359,7 +367,7 @@ func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, typ kv.Type, serve se
 		return blockResult{}, false, false, nil
 	}
 	c := x.c
-	w := &blockWaiter{typ: typ, serve: serve, done: make(chan blockResult, 1)}
+	w := &blockWaiter{typ: typ, serve: serve, done: make(chan blockResult, 1), groupRead: x.cmd.name == "xreadgroup"}
 	for _, k := range keys {
 		w.keys = append(w.keys, blockKey{srv: x.s, db: x.tx.DB(), key: string(k)})
 	}

@@ -3,6 +3,7 @@
 package resp
 
 import (
+	"crypto/tls"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -17,7 +18,14 @@ import (
 // restores the connection's read deadline.
 func watchConn(c *client) (gone <-chan struct{}, stop func()) {
 	ch := make(chan struct{})
-	sc, ok := c.nc.(syscall.Conn)
+	nc := c.nc
+	if tc, isTLS := nc.(*tls.Conn); isTLS {
+		// The TCP socket under TLS: a peer gone without a close_notify
+		// alert shows as on a plain connection; the alert itself is data,
+		// which ends the watch without a verdict.
+		nc = tc.NetConn()
+	}
+	sc, ok := nc.(syscall.Conn)
 	if !ok {
 		return ch, func() {}
 	}

@@ -224,8 +224,17 @@ func commandKeyIndexes(c *command, args [][]byte) ([]int, bool) {
 			return nil, false
 		}
 	}
-	if c.name == "sort" {
+	switch c.name {
+	case "sort":
 		idx = sortKeyIndexes(args)
+	case "xread", "xreadgroup":
+		from := 1
+		if c.name == "xreadgroup" {
+			from = 4
+		}
+		if idx = xreadKeyIndexes(args, from); idx == nil {
+			return nil, false
+		}
 	}
 	return idx, true
 }

@@ -22,11 +22,9 @@ var cmdDebug = def(cmdSpec{
 			x.w.OK()
 		case argEq(x.args[1], "set-disable-deny-scripts") && len(x.args) == 3:
 			// Scripts may call commands flagged noscript while it is set.
-			n, err := parseInt(x.args[2])
-			if err != nil {
-				return err
-			}
-			x.s.runs.denyDisabled.Store(n != 0)
+			// The value is read as C's atoi: the leading digits, anything
+			// else being 0.
+			x.s.runs.denyDisabled.Store(leadingInt(x.args[2]) != 0)
 			x.w.OK()
 		case argEq(x.args[1], "set-active-expire") && len(x.args) == 3:
 			n, err := parseInt(x.args[2])
@@ -168,4 +166,29 @@ func debugProtocol(x *cmdCtx, name []byte) error {
 		return replyErr("ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false")
 	}
 	return nil
+}
+
+// leadingInt reads b as C's atoi does: optional spaces and sign, then the
+// leading digits; no digits give 0.
+func leadingInt(b []byte) int64 {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r' || b[i] == '\v' || b[i] == '\f') {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	var n int64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		n = n*10 + int64(b[i]-'0')
+		if n > 1<<40 {
+			break // far past any flag value; only zero or not matters
+		}
+	}
+	if neg {
+		return -n
+	}
+	return n
 }

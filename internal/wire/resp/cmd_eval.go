@@ -47,8 +47,11 @@ var errScriptStopped = errors.New("resp: script cancelled by the server's stop a
 // evalScript runs EVAL, EVALSHA and their _RO forms: script (or its SHA1)
 // numkeys key... arg....
 func evalScript(x *cmdCtx, bySHA, readOnly bool) error {
-	// MONITOR shows the EVAL before the commands its script calls.
-	x.s.feedMonitorsFrom(x.c.nc.RemoteAddr().String(), x.cmd, x.c.db, x.args)
+	// MONITOR shows the EVAL before the commands its script calls; the
+	// client's address is worded only when someone monitors.
+	if x.s.monitorN.Load() > 0 {
+		x.s.feedMonitorsFrom(x.c.nc.RemoteAddr().String(), x.cmd, x.c.db, x.args)
+	}
 	keys, argv, err := scriptKeys(x.args, false)
 	if err != nil {
 		return err
@@ -68,7 +71,7 @@ func evalScript(x *cmdCtx, bySHA, readOnly bool) error {
 	if err != nil {
 		return replyErr(err.Error())
 	}
-	if err := x.s.admitScript(flags, readOnly); err != nil {
+	if err := x.s.admitScript(flags, readOnly, x.c.oomBefore); err != nil {
 		return err
 	}
 	run := &runningScript{name: sha}

@@ -29,7 +29,7 @@ func fcall(x *cmdCtx, readOnly bool) error {
 	if err != nil {
 		return err
 	}
-	if err := x.s.admitScript(f.Flags, readOnly); err != nil {
+	if err := x.s.admitScript(f.Flags, readOnly, x.c.oomBefore); err != nil {
 		return err
 	}
 	run := &runningScript{name: f.Name, function: true}

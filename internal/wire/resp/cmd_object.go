@@ -48,6 +48,9 @@ func objectEncoding(x *cmdCtx, key []byte) (string, bool, error) {
 	if err != nil || !ok {
 		return "", false, err
 	}
+	if v.Type == kv.TypeStream {
+		return "stream", true, nil
+	}
 	if v.Partial {
 		return rdb.BigEncoding(rdbKinds[v.Type]), true, nil
 	}

@@ -53,6 +53,13 @@ var commandTips = map[string][]string{
 	"latency|doctor":  {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
 	"latency|graph":   {"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
 	"latency|reset":   {"request_policy:all_nodes", "response_policy:agg_sum"},
+
+	"xadd":            {"nondeterministic_output"},
+	"xtrim":           {"nondeterministic_output"},
+	"xpending":        {"nondeterministic_output"},
+	"xclaim":          {"nondeterministic_output"},
+	"xautoclaim":      {"nondeterministic_output"},
+	"xinfo|consumers": {"nondeterministic_output"},
 }
 
 // deprecation is COMMAND DOCS's note on a deprecated command.

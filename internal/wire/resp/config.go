@@ -19,7 +19,7 @@ import (
 // (redisParams), each stored as the string CONFIG GET shows. A name and
 // its alias share one value. Most parameters are only stored; the ones
 // mayfly acts on are read where they take effect (maxclients, timeout,
-// requirepass, client-query-buffer-limit, maxmemory-policy) or applied
+// requirepass, client-query-buffer-limit) or applied
 // when set (applies).
 type config struct {
 	mu      sync.Mutex
@@ -27,8 +27,9 @@ type config struct {
 	vals    map[string]string      // by primary name
 	entries map[string]*paramEntry // by lower-case name and alias
 	applies map[string]func(c *config, value string)
-	// listened is set once port shows the port being served.
-	listened bool
+	// listened holds port and tls-port once they show the port being
+	// served.
+	listened map[string]bool
 }
 
 // paramEntry is one name CONFIG knows: a parameter's name or its alias.
@@ -38,7 +39,7 @@ type paramEntry struct {
 }
 
 func newConfig(o *Options) *config {
-	c := &config{vals: make(map[string]string), entries: make(map[string]*paramEntry)}
+	c := &config{vals: make(map[string]string), entries: make(map[string]*paramEntry), listened: make(map[string]bool)}
 	for i := range redisParams {
 		p := &redisParams[i]
 		c.vals[p.name] = p.def
@@ -57,6 +58,12 @@ func newConfig(o *Options) *config {
 	c.vals["client-query-buffer-limit"] = strconv.FormatInt(o.QueryBufferLimit, 10)
 	c.vals["databases"] = strconv.Itoa(kv.NumDBs)
 	c.vals["client-output-buffer-limit"] = fmt.Sprintf("normal 0 0 0 slave 268435456 67108864 60 pubsub %d 8388608 60", o.PushBufferLimit)
+	if len(o.TLSParams) > 0 {
+		c.vals["port"] = "0" // until a plain listener says otherwise
+		for name, v := range o.TLSParams {
+			c.vals[name] = v
+		}
+	}
 	c.applies = map[string]func(*config, string){
 		"notify-keyspace-events": func(c *config, v string) {
 			f, _ := parseNotify(v)
@@ -73,6 +80,9 @@ func newConfig(o *Options) *config {
 			c.s.tracking.setMaxKeys(n)
 		},
 	}
+	for _, name := range evictionParams {
+		c.applies[name] = func(c *config, _ string) { c.s.applyEviction() }
+	}
 	return c
 }
 
@@ -80,26 +90,35 @@ func newConfig(o *Options) *config {
 // the error Redis gives when it cannot listen as asked: mayfly serves only
 // the address it was started on, so they may be set only to their value.
 var listenerParams = map[string]string{
-	"port": "Unable to listen on this port. Check server logs.",
-	"bind": "Failed to bind to specified addresses.",
+	"port":     "Unable to listen on this port. Check server logs.",
+	"bind":     "Failed to bind to specified addresses.",
+	"tls-port": "Unable to listen on this port. Check server logs.",
 }
 
-// noteListener records the first TCP listener's port as port and its
-// address as bind ("* -::*", Redis's default, when it listens on every
-// interface).
+// tlsListener is a listener whose connections speak TLS.
+type tlsListener interface{ IsTLS() bool }
+
+// noteListener records the first plain TCP listener's port as port, the
+// first TLS listener's as tls-port, and the first listener's address as
+// bind ("* -::*", Redis's default, when it listens on every interface).
 func (c *config) noteListener(ln net.Listener) {
 	a, ok := ln.Addr().(*net.TCPAddr)
 	if !ok {
 		return
 	}
+	name := "port"
+	if tl, ok := ln.(tlsListener); ok && tl.IsTLS() {
+		name = "tls-port"
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.listened {
+	if c.listened[name] {
 		return
 	}
-	c.listened = true
-	c.vals["port"] = strconv.Itoa(a.Port)
-	if !a.IP.IsUnspecified() {
+	first := len(c.listened) == 0
+	c.listened[name] = true
+	c.vals[name] = strconv.Itoa(a.Port)
+	if first && !a.IP.IsUnspecified() {
 		c.vals["bind"] = a.IP.String()
 	}
 }
@@ -233,6 +252,12 @@ func (c *config) setMany(pairs [][]byte) error {
 			c.s.log.Warn("resp: CONFIG SET cannot move the listener; the Redis protocol is served on --resp-addr only",
 				"parameter", ch.p.name, "value", ch.val)
 			return fail(ch.p.name, msg)
+		}
+		if _, fixed := c.s.opts.TLSParams[ch.p.name]; fixed && ch.val != c.vals[ch.p.name] {
+			c.mu.Unlock()
+			c.s.log.Warn("resp: CONFIG SET cannot change TLS; mayfly reads its TLS files at startup and again on SIGHUP",
+				"parameter", ch.p.name, "value", ch.val)
+			return fail(ch.p.name, "Unable to update TLS configuration. Check server logs.")
 		}
 	}
 	if hook := c.s.opts.OnConfigSet; hook != nil {

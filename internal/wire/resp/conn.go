@@ -37,6 +37,9 @@ type client struct {
 	authed   bool
 	lastName string
 	multi    *multiState
+	// oomBefore is set when the command running found used memory over
+	// maxmemory with nothing to evict (maxmemory.go), for its scripts.
+	oomBefore bool
 
 	timed     bool // a read deadline may be set
 	replyOff  bool
@@ -658,6 +661,11 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 	}
 	if err == nil && c.multi != nil && cmd.has(flagNoMulti) {
 		err = replyErr("ERR Command not allowed inside a transaction")
+	}
+	if err == nil {
+		if err = c.checkMemory(tx, cmd, args); err != nil {
+			s.cmdStats.rejected(cmd)
+		}
 	}
 	if err == nil && c.multi != nil && !cmd.has(flagMultiControl) {
 		c.multi.queue(cmd, args)

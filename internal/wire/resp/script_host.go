@@ -45,10 +45,11 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 	if (h.readOnly || noWrites) && (hasFlag(cmd, "write") || hasFlag(cmd, "may_replicate")) {
 		return script.ErrorReply("ERR Write commands are not allowed from read-only scripts.")
 	}
-	if h.flags&script.FlagAllowOOM == 0 && hasFlag(cmd, "denyoom") && (h.run == nil || !h.run.wrote.Load()) && s.overMaxmemory() {
+	if h.flags&script.FlagAllowOOM == 0 && hasFlag(cmd, "denyoom") && (h.run == nil || !h.run.wrote.Load()) && c.oomBefore {
 		// Over maxmemory, a script without allow-oom may not start to
 		// grow the data; once it wrote, it is not stopped halfway.
-		return script.ErrorReply("OOM command not allowed when used memory > 'maxmemory'.")
+		s.cmdStats.rejected(cmd)
+		return script.ErrorReply(errOOM)
 	}
 	if h.w == nil {
 		h.w = NewWriter(proto)

@@ -77,6 +77,11 @@ type Options struct {
 	// server to stop as a signal would, and returns at once. Without it
 	// SHUTDOWN answers that it could not.
 	Shutdown func()
+	// TLSParams are the CONFIG values of the tls-* parameters in effect
+	// (tls-cert-file, tls-auth-clients, ...) when the listeners serve TLS,
+	// which CONFIG SET may set only to these values; then port shows the plain listener's port, 0 without one, and
+	// tls-port the port of the listeners whose IsTLS method says so.
+	TLSParams map[string]string
 }
 
 // DefaultFrameTimeout is the frame timeout when Options.FrameTimeout is
@@ -141,6 +146,9 @@ type Server struct {
 	// lastSave is LASTSAVE: the Unix time in seconds of the last SAVE,
 	// BGSAVE or SHUTDOWN sync, the server's start before any.
 	lastSave atomic.Int64
+	// peakMemory is INFO's used_memory_peak: the most used memory INFO
+	// has reported.
+	peakMemory atomic.Int64
 	// monitors are the clients in MONITOR; monitorN their number, read
 	// without the lock by every command.
 	monitorMu sync.Mutex
@@ -206,6 +214,7 @@ func NewServer(opts Options) *Server {
 	s.watches = newWatchRegistry()
 	s.tracking = newTracker(s)
 	s.kv.SetMaxStringSize(opts.Limits.MaxBulkLen)
+	s.applyEviction()
 	s.kv.SetObserver(observer{s})
 	s.lastSave.Store(s.start.Unix())
 	return s

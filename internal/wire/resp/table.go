@@ -235,6 +235,9 @@ func writeCommandInfo(w *Writer, c *command) {
 	} else if c.first > 0 {
 		w.Array(1)
 		writeRangeSpec(w, c)
+	} else if c.name == "xread" || c.name == "xreadgroup" {
+		w.Array(1)
+		writeXReadKeySpec(w, map[string]int{"xread": 1, "xreadgroup": 4}[c.name])
 	} else {
 		w.Array(0)
 	}
