@@ -484,3 +484,88 @@ func TestChangeStreamMongosh(t *testing.T) {
 			"cs.close()\nexit\n")
 	wantOutput(t, out, "EVENT insert items 5 kalem string")
 }
+
+// Ensure that after kill -9 the change log and the collection agree: every
+// document the collection holds has exactly one insert event, no event
+// names a document that is not there, and every acknowledged insert is in
+// both (--durability=sync).
+func TestChangeStreamKill9(t *testing.T) {
+	dir := t.TempDir()
+	s := harness.StartDir(t, dir, "--durability", "sync")
+	e := newTTLEnv(t, s)
+	ctx := t.Context()
+	c := e.cl.Database("app").Collection("crash")
+	acked := map[int32]bool{}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := int32(1); ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: i}}); err != nil {
+				return
+			}
+			acked[i] = true
+		}
+	}()
+	time.Sleep(500 * time.Millisecond) // let inserts run before the kill
+	s.Kill()
+	close(stop)
+	<-done
+
+	s2 := harness.StartDir(t, dir, "--durability", "sync")
+	e2 := newTTLEnv(t, s2)
+	c2 := e2.cl.Database("app").Collection("crash")
+	cur, err := c2.Find(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[int32]bool{}
+	for cur.Next(ctx) {
+		stored[i32(cur.Current, "_id")] = true
+	}
+	cs := watch(t, c2, nil, options.ChangeStream().SetStartAtOperationTime(&bson.Timestamp{T: 1}))
+	logged := map[int32]bool{}
+	for {
+		tctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		ok := cs.TryNext(tctx)
+		if !ok {
+			ok = cs.Next(tctx)
+		}
+		cancel()
+		if !ok {
+			break
+		}
+		if str(cs.Current, "operationType") != "insert" {
+			continue
+		}
+		id := i32(cs.Current, "documentKey", "_id")
+		if logged[id] {
+			t.Fatalf("two insert events for _id %d", id)
+		}
+		logged[id] = true
+	}
+	if len(acked) == 0 {
+		t.Fatal("no insert was acknowledged before the kill")
+	}
+	for id := range acked {
+		if !stored[id] || !logged[id] {
+			t.Fatalf("acknowledged _id %d: stored %v, logged %v", id, stored[id], logged[id])
+		}
+	}
+	for id := range stored {
+		if !logged[id] {
+			t.Fatalf("_id %d is stored but has no event", id)
+		}
+	}
+	for id := range logged {
+		if !stored[id] {
+			t.Fatalf("_id %d has an event but is not stored", id)
+		}
+	}
+	t.Logf("%d acknowledged, %d stored, %d logged", len(acked), len(stored), len(logged))
+}

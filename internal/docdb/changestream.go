@@ -137,7 +137,7 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 		}
 	}
 	if starts > 1 {
-		return nil, mongoerr.New(mongoerr.Code(40674), "Only one type of resume option is allowed, but multiple were found.")
+		return nil, mongoerr.New(mongoerr.Location40674, "Only one type of resume option is allowed, but multiple were found.")
 	}
 	cs := &ChangeStream{e: e, req: req}
 	stages := bson.A{}
