@@ -2,6 +2,9 @@ package docdb
 
 import (
 	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Ensure that a collection created with pre- and post-images gives them in
@@ -32,5 +35,44 @@ func TestChangeStreamImages(t *testing.T) {
 	}
 	if v, err := upd.LookupErr("fullDocument", "n"); err != nil || v.Int32() != 2 {
 		t.Fatalf("update event %s", upd)
+	}
+}
+
+// Ensure that an expired document that strict visibility deletes when an
+// insert takes its _id gives a delete event marked with expiredBy, before
+// the insert's event.
+func TestChangeStreamStrictVisibilityDeleteIsExpiry(t *testing.T) {
+	te := newTestEngine(t)
+	ctx := t.Context()
+	if _, err := te.CreateIndexes(ctx, "app", "s", indexSpecs(d("key", d("at", int32(1)), "name", "at_1", "expireAfterSeconds", int32(10)))); err != nil {
+		t.Fatal(err)
+	}
+	at := bson.NewDateTimeFromTime(te.clock.Now())
+	te.mustInsert("app", "s", d("_id", int32(1), "at", at))
+	cs, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	te.clock.Advance(time.Minute)
+	te.mustInsert("app", "s", d("_id", int32(1), "at", bson.NewDateTimeFromTime(te.clock.Now())))
+	batch, err := cs.NextBatch(ctx, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch) != 2 {
+		t.Fatalf("batch %v", batch)
+	}
+	del := batch[0]
+	if op := del.Lookup("operationType").StringValue(); op != "delete" {
+		t.Fatalf("first event %s", del)
+	}
+	if v, err := del.LookupErr("expiredBy", "index"); err != nil || v.StringValue() != "at_1" {
+		t.Fatalf("delete event %s", del)
+	}
+	if due := del.Lookup("expiredBy", "dueAt").DateTime(); due != int64(at)+10_000 {
+		t.Fatalf("dueAt %d, want %d", due, int64(at)+10_000)
+	}
+	if op := batch[1].Lookup("operationType").StringValue(); op != "insert" {
+		t.Fatalf("second event %s", batch[1])
 	}
 }

@@ -124,7 +124,7 @@ func (w *writer) checkUnique(idEnc []byte, keys [][]catalog.IndexKey) error {
 					return fmt.Errorf("docdb: index %s entry points to a missing document", ix.Name)
 				}
 				if w.vis.Hides(other.Doc) {
-					if err := w.remove(other); err != nil {
+					if err := w.removeHidden(other); err != nil {
 						return err
 					}
 					continue
@@ -182,7 +182,7 @@ func (w *writer) insert(sd *stored.Doc) error {
 		if !w.vis.Hides(existing.Doc) {
 			return dupKeyError(w.meta, w.meta.Indexes[0], bson.D{{Key: "_id", Value: sd.Doc[0].Value}})
 		}
-		if err := w.remove(existing); err != nil {
+		if err := w.removeHidden(existing); err != nil {
 			return err
 		}
 	}
