@@ -76,3 +76,39 @@ func TestChangeStreamStrictVisibilityDeleteIsExpiry(t *testing.T) {
 		t.Fatalf("second event %s", batch[1])
 	}
 }
+
+// Ensure that a rename with dropTarget onto a watched collection gives its
+// drop and invalidate, and that the source's stream gets the rename.
+func TestChangeStreamRenameDropTarget(t *testing.T) {
+	te := newTestEngine(t)
+	ctx := t.Context()
+	te.mustInsert("app", "a", d("_id", int32(1)))
+	te.mustInsert("app", "b", d("_id", int32(2)))
+	target, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	source, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := te.RenameCollection(ctx, "app", "a", "app", "b", true); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cs   *ChangeStream
+		want []string
+	}{{target, []string{"drop", "invalidate"}}, {source, []string{"rename", "invalidate"}}} {
+		batch, err := tc.cs.NextBatch(ctx, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ops []string
+		for _, ev := range batch {
+			ops = append(ops, ev.Lookup("operationType").StringValue())
+		}
+		if len(ops) != len(tc.want) || ops[0] != tc.want[0] || ops[1] != tc.want[1] || !tc.cs.Invalidated() {
+			t.Fatalf("events %v, want %v", ops, tc.want)
+		}
+	}
+}

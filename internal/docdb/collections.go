@@ -369,7 +369,15 @@ func (e *Engine) renameCollection(ctx context.Context, fromDB, fromColl, toDB, t
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.logCatalog(b, events.OpRename, fromDB, old, toDB, toColl); err != nil {
+	var before [][]byte
+	if dst != nil {
+		rec, err := catalogRecord(events.OpDrop, toDB, dst.Meta, "", "")
+		if err != nil {
+			return err
+		}
+		before = append(before, rec)
+	}
+	if err := e.logCatalogAfter(b, before, events.OpRename, fromDB, old, toDB, toColl); err != nil {
 		return fmt.Errorf("docdb: rename %s.%s: %w", fromDB, fromColl, err)
 	}
 	if dst != nil {

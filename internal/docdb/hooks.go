@@ -60,18 +60,29 @@ func (e *Engine) commitLogged(b *storage.Batch, recs [][]byte) error {
 // on the collection m, or on database db when m is nil (dropDatabase),
 // renamed to toDB.toColl for a rename.
 func (e *Engine) logCatalog(b *storage.Batch, op, db string, m *catalog.CollMeta, toDB, toColl string) error {
+	return e.logCatalogAfter(b, nil, op, db, m, toDB, toColl)
+}
+
+// logCatalogAfter is logCatalog with records of the same batch that come
+// before the change's own (a rename's drop of its target).
+func (e *Engine) logCatalogAfter(b *storage.Batch, before [][]byte, op, db string, m *catalog.CollMeta, toDB, toColl string) error {
 	if e.events == nil {
 		return b.Commit()
 	}
+	rec, err := catalogRecord(op, db, m, toDB, toColl)
+	if err != nil {
+		return err
+	}
+	return e.events.Commit(b, append(before, rec), b.Commit)
+}
+
+// catalogRecord encodes the change-log record of a catalog change.
+func catalogRecord(op, db string, m *catalog.CollMeta, toDB, toColl string) ([]byte, error) {
 	var uuid *bson.Binary
 	coll := ""
 	if m != nil {
 		u := m.UUID
 		uuid, db, coll = &u, m.DB, m.Name
 	}
-	rec, err := events.CatalogRecord(op, db, coll, uuid, toDB, toColl)
-	if err != nil {
-		return err
-	}
-	return e.events.Commit(b, [][]byte{rec}, b.Commit)
+	return events.CatalogRecord(op, db, coll, uuid, toDB, toColl)
 }
