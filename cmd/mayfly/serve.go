@@ -101,8 +101,10 @@ fails to load leaves the one before in force.`,
 	f.DurationVar(&cfg.FrameTimeout, "frame-timeout", def.FrameTimeout, "on both protocols, how long a client may take to send the rest of a request once its first byte arrived, and to take each 4 MiB of a reply; 0 disables (idle connections and blocked commands are never affected)")
 	f.DurationVar(&cfg.EventsRetention, "events-retention", def.EventsRetention, "how long the change log that MongoDB change streams read keeps its records; a resume token older than that gets ChangeStreamHistoryLost")
 	f.Int64Var(&cfg.EventsMaxBytes, "events-max-bytes", def.EventsMaxBytes, "bound on the change log's size in bytes: past it the oldest records are trimmed")
+	f.BoolVar(&cfg.MongoAuth, "auth", false, "MongoDB access control, as mongod --auth: clients authenticate (SCRAM-SHA-256, SCRAM-SHA-1) as users of admin.system.users and run only what their roles grant; with no user yet, a client on a loopback address may create the first one in admin")
 	f.IntVar(&cfg.MongoMaxConnections, "mongo-max-connections", def.MongoMaxConnections, "most MongoDB connections served at once (MongoDB's net.maxIncomingConnections); past it a new connection is closed")
 	f.IntVar(&cfg.RespMaxClients, "resp-max-clients", def.RespMaxClients, "Redis maxclients at startup: past it a new connection gets 'ERR max number of clients reached' (CONFIG SET maxclients changes it)")
+	f.StringVar(&cfg.RespACLFile, "resp-aclfile", "", "Redis aclfile: ACL users read at startup and by ACL LOAD, written by ACL SAVE (`FILE` of 'user NAME RULE...' lines)")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&logFormat, "log-format", "text", "text or json")
 	return cmd

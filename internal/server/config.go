@@ -79,12 +79,19 @@ type Config struct {
 	// a reply; zero means no limit. Idle connections and blocked commands
 	// are not affected.
 	FrameTimeout time.Duration
+	// MongoAuth turns on MongoDB access control (mongod's --auth): clients
+	// authenticate with SCRAM as users of admin.system.users and may run
+	// only what their roles grant.
+	MongoAuth bool
 	// MongoMaxConnections is MongoDB's net.maxIncomingConnections: the most
 	// MongoDB clients served at once.
 	MongoMaxConnections int
 	// RespMaxClients is the initial Redis maxclients (CONFIG SET maxclients
 	// changes it at run time).
 	RespMaxClients int
+	// RespACLFile is the Redis aclfile: the ACL users loaded at startup and
+	// by ACL LOAD, written by ACL SAVE; empty means none.
+	RespACLFile string
 	// BackgroundPriority is the CPU priority of the expiry sweeper's batch
 	// preparation and of compactions (background.go).
 	BackgroundPriority BackgroundPriority

@@ -55,6 +55,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		Now:         s.cfg.Now,
 		Parameters:  append(s.expiryParameters(), queryParameters(db)...),
 		CmdLineOpts: s.cmdLineOpts(),
+		Auth:        s.cfg.MongoAuth,
 		// net.maxIncomingConnections, and the frame timeout.
 		MaxConnections: s.cfg.MongoMaxConnections,
 		FrameTimeout:   wireFrameTimeout(s.cfg.FrameTimeout),
@@ -179,13 +180,14 @@ func (s *Server) cmdLineOpts() *mongo.CmdLineOpts {
 	if t := s.mongoTLSOptions(); t != nil {
 		netOpts = append(netOpts, bson.E{Key: "tls", Value: t})
 	}
-	return &mongo.CmdLineOpts{
-		Argv: s.cfg.Argv,
-		Parsed: bson.D{
-			{Key: "net", Value: netOpts},
-			{Key: "storage", Value: bson.D{{Key: "dbPath", Value: s.cfg.Dir}}},
-		},
+	parsed := bson.D{
+		{Key: "net", Value: netOpts},
 	}
+	if s.cfg.MongoAuth {
+		parsed = append(parsed, bson.E{Key: "security", Value: bson.D{{Key: "authorization", Value: "enabled"}}})
+	}
+	parsed = append(parsed, bson.E{Key: "storage", Value: bson.D{{Key: "dbPath", Value: s.cfg.Dir}}})
+	return &mongo.CmdLineOpts{Argv: s.cfg.Argv, Parsed: parsed}
 }
 
 // mongoTLSOptions are the net.tls settings in effect under MongoDB's

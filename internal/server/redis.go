@@ -50,7 +50,11 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 		FrameTimeout:    wireFrameTimeout(s.cfg.FrameTimeout),
 		Shutdown:        s.requestStop,
 		TLSParams:       s.redisTLSParams(),
+		ACLFile:         s.cfg.RespACLFile,
 	})
+	if err := r.resp.LoadACL(); err != nil {
+		return nil, fmt.Errorf("load redis aclfile: %w", err)
+	}
 	for _, kv := range s.cfg.RespConfig {
 		name, value, ok := strings.Cut(kv, "=")
 		if !ok {

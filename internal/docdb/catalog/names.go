@@ -18,7 +18,7 @@ const MaxNamespaceLen = 255
 // writableSystemCollections those they may also write.
 var (
 	legalSystemCollections    = map[string]bool{"system.js": true, "system.users": true, "system.views": true, "system.profile": true, "system.roles": true, "system.version": true}
-	writableSystemCollections = map[string]bool{"system.js": true, "system.users": true}
+	writableSystemCollections = map[string]bool{"system.js": true, "system.users": true, "system.roles": true}
 )
 
 // ValidDBName reports whether db is a valid database name.

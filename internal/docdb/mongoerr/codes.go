@@ -703,6 +703,8 @@ const (
 	Location50700                                               Code = 50700
 	NotARetryableWriteCommand                                   Code = 50768
 	BackupCursorOpenConflictWithCheckpoint                      Code = 50915
+	Location51002                                               Code = 51002
+	Location51003                                               Code = 51003
 	Location51024                                               Code = 51024
 	Location51047                                               Code = 51047
 	Location51075                                               Code = 51075
@@ -761,6 +763,8 @@ const (
 	Location5439016                                             Code = 5439016
 	Location5439017                                             Code = 5439017
 	Location5447000                                             Code = 5447000
+	Location5626701                                             Code = 5626701
+	Location5626702                                             Code = 5626702
 	Location5739101                                             Code = 5739101
 	Location5858203                                             Code = 5858203
 	Location5891701                                             Code = 5891701

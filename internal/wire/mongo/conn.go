@@ -59,6 +59,10 @@ type conn struct {
 	// sharedMeta points at clientMeta once it is set, for currentOp
 	// (other goroutines).
 	sharedMeta atomic.Pointer[bson.Raw]
+	// user is the authenticated user, nil before authentication; sasl is
+	// the SASL conversation in progress.
+	user *connUser
+	sasl *saslState
 	// op is the command being processed, as currentOp reports it
 	// (operations.go); the registry's lock guards its fields.
 	op operation

@@ -39,6 +39,9 @@ type cursor struct {
 	ns   string // the namespace getMore must name: "db.coll", or "db.$cmd.listCollections"
 	src  docdb.Cursor
 	lsid []byte // the session's id, to end its cursors with endSessions
+	// owner is the user that opened the cursor ("" without one): under
+	// access control only that user may getMore it.
+	owner string
 	// noTimeout exempts the cursor from the idle timeout (noCursorTimeout).
 	noTimeout bool
 
@@ -95,14 +98,18 @@ func (r *cursorRegistry) add(c *cursor) {
 	r.cursors[c.id] = c
 }
 
-// checkout takes the cursor for one getMore. The errors are MongoDB's.
-func (r *cursorRegistry) checkout(id int64, ns string) (*cursor, error) {
+// checkout takes the cursor for one getMore by user owner. The errors are
+// MongoDB's.
+func (r *cursorRegistry) checkout(id int64, ns, owner string) (*cursor, error) {
 	r.reapIfDue()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c, ok := r.cursors[id]
 	if !ok {
 		return nil, errorf(mongoerr.CursorNotFound, "cursor id %d not found", id)
+	}
+	if c.owner != owner {
+		return nil, errorf(mongoerr.Unauthorized, "cursor id %d was not created by the authenticated user", id)
 	}
 	if c.ns != ns {
 		return nil, errorf(mongoerr.Unauthorized, "Requested getMore on namespace '%s', but cursor belongs to a different namespace %s", ns, c.ns)

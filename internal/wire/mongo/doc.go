@@ -47,6 +47,35 @@
 // recovers once (request.go), logs the command and answers InternalError,
 // so a bug in one command costs one reply, not the connection.
 //
+// # Access control
+//
+// With Options.Auth (serve --auth) every command entry declares in its
+// access field what it needs: served before authentication (hello,
+// isMaster, saslStart, saslContinue, authenticate, logout, buildInfo, ping,
+// connectionStatus, listCommands, as in MongoDB), an authenticated user
+// only (endSessions, whatsmyuri, ...), or actions on its collection, its
+// database or the cluster, plus what its document adds (a role's database,
+// $out's target, the explained command's needs). Before the handler runs,
+// runCommand answers MongoDB's Unauthorized (13): "Command <name>
+// requires authentication" without a user, "not authorized on <db> to
+// execute command { ... }" for a user lacking a privilege. Under the
+// localhost exception (a loopback client while no user exists) an
+// unauthenticated client holds MongoDB's default privileges, enough to
+// create the first user in admin. A connection authenticates as one user;
+// a cursor's getMore is its owner's. The model (credentials, the SCRAM
+// conversation, roles, privilege resolution, the failure delay) is
+// internal/mongoauth; this package holds the commands: saslStart and
+// saslContinue (payload as BinData, conversationId 1, done, the
+// skipEmptyExchange option), hello's speculativeAuthenticate and
+// saslSupportedMechs, the user and role commands on admin.system.users
+// and admin.system.roles (auth_store.go), and connectionStatus. A
+// connection resolves its user's privileges once and again only after a
+// user or role changed (Server.authGen), so the check of a command is a
+// map lookup. A failed authentication is logged with the client's address
+// and user (never a password), counted in serverStatus
+// security.authentication, and answered after the address's throttle
+// delay. Without Auth nothing is checked; the user commands still work.
+//
 // Documents are passed to and from the document database as raw BSON:
 // field order and every BSON type survive a round trip byte for byte.
 //

@@ -17,3 +17,15 @@ func init() {
 	commandNames = append(commandNames, "mayflyTestUntilKilled")
 	slices.Sort(commandNames)
 }
+
+// CommandNames returns every command of the table, sorted.
+func CommandNames() []string { return slices.Clone(commandNames) }
+
+// CommandAccess reports whether command name is served before
+// authentication, whether it is admin-only, and the privileges (as
+// privilege documents) it needs to run cmd on db.
+func CommandAccess(name, db string, cmd bson.Raw) (public, adminOnly bool, privileges bson.A) {
+	c := commandTable[name]
+	req := &request{db: db, name: name, cmd: cmd}
+	return c.access.public, c.adminOnly, privilegesDoc(c.access.requirements(req))
+}

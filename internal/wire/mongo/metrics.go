@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/mongoauth"
 )
 
 // metrics are the Server's counters, reported by serverStatus. They are
@@ -24,9 +26,39 @@ type metrics struct {
 	commands        map[string]*cmdCounter
 	unknownCommands atomic.Int64
 
+	// security.authentication.mechanisms: per mechanism, authentications
+	// received and successful, the speculative ones apart; and the
+	// commands refused for a missing privilege.
+	authMechs     map[mongoauth.Mechanism]*authCounters
+	authzFailures atomic.Int64
+
 	// opLatencies, and each collection's for $collStats latencyStats.
 	latencies     opLatencies
 	collLatencies collectionLatencies
+}
+
+type authCounters struct {
+	received, successful                       atomic.Int64
+	speculativeReceived, speculativeSuccessful atomic.Int64
+}
+
+// securityDoc is serverStatus's security section.
+func (m *metrics) securityDoc() bson.D {
+	mechs := bson.D{}
+	for _, mech := range mongoauth.Mechanisms {
+		a := m.authMechs[mech]
+		mechs = append(mechs, bson.E{Key: string(mech), Value: bson.D{
+			{Key: "speculativeAuthenticate", Value: bson.D{
+				{Key: "received", Value: a.speculativeReceived.Load()},
+				{Key: "successful", Value: a.speculativeSuccessful.Load()},
+			}},
+			{Key: "authenticate", Value: bson.D{
+				{Key: "received", Value: a.received.Load()},
+				{Key: "successful", Value: a.successful.Load()},
+			}},
+		}})
+	}
+	return bson.D{{Key: "authentication", Value: bson.D{{Key: "mechanisms", Value: mechs}}}}
 }
 
 type cmdCounter struct {
@@ -34,7 +66,10 @@ type cmdCounter struct {
 }
 
 func newMetrics() *metrics {
-	m := &metrics{commands: make(map[string]*cmdCounter, len(commandTable))}
+	m := &metrics{commands: make(map[string]*cmdCounter, len(commandTable)), authMechs: map[mongoauth.Mechanism]*authCounters{}}
+	for _, mech := range mongoauth.Mechanisms {
+		m.authMechs[mech] = &authCounters{}
+	}
 	for name := range commandTable {
 		m.commands[name] = &cmdCounter{}
 	}

@@ -127,6 +127,7 @@ func (c *conn) firstBatch(ctx context.Context, req *request, src docdb.Cursor, n
 		src.Close()
 	} else {
 		cur.lsid = lsidOf(req)
+		cur.owner = c.userString()
 		cur.created = c.s.now()
 		cur.origin = bytes.Clone(req.cmd)
 		c.s.cursors.add(cur)

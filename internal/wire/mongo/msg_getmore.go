@@ -50,7 +50,7 @@ func msgGetMore(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		return nil, errorf(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", req.db)
 	}
 	ns := namespace(req.db, coll)
-	cur, err := c.s.cursors.checkout(id, ns)
+	cur, err := c.s.cursors.checkout(id, ns, c.userString())
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package mongo
 import (
 	"bytes"
 	"context"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -13,7 +14,12 @@ import (
 // is writable, with the protocol limits drivers size their batches by.
 // topologyVersion is left out on purpose: without it drivers poll instead
 // of using awaitable (streaming) hello, which mayfly does not implement.
-func msgHello(_ context.Context, c *conn, req *request) (bson.D, error) {
+//
+// With saslSupportedMechs: "<db>.<user>" it names the user's mechanisms;
+// with speculativeAuthenticate (a saslStart document with its db) it
+// starts the conversation and answers its first reply, or leaves the
+// field out when that fails, as MongoDB does.
+func msgHello(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	helloOk := false
 	if v, err := req.cmd.LookupErr("helloOk"); err == nil {
 		helloOk = truthy(v)
@@ -39,7 +45,7 @@ func msgHello(_ context.Context, c *conn, req *request) (bson.D, error) {
 	} else {
 		d = append(d, bson.E{Key: "ismaster", Value: true})
 	}
-	return append(d,
+	d = append(d,
 		bson.E{Key: "maxBsonObjectSize", Value: int32(MaxBSONObjectSize)},
 		bson.E{Key: "maxMessageSizeBytes", Value: int32(MaxMessageSizeBytes)},
 		bson.E{Key: "maxWriteBatchSize", Value: int32(MaxWriteBatchSize)},
@@ -49,5 +55,63 @@ func msgHello(_ context.Context, c *conn, req *request) (bson.D, error) {
 		bson.E{Key: "minWireVersion", Value: int32(minWireVersion)},
 		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
 		bson.E{Key: "readOnly", Value: false},
-	), nil
+	)
+	if v, err := req.cmd.LookupErr("saslSupportedMechs"); err == nil {
+		mechs, err := c.saslSupportedMechs(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		if mechs != nil {
+			d = append(d, bson.E{Key: "saslSupportedMechs", Value: mechs})
+		}
+	}
+	if v, err := req.cmd.LookupErr("speculativeAuthenticate"); err == nil {
+		if doc, ok := v.DocumentOK(); ok {
+			if reply := c.speculativeAuthenticate(ctx, doc); reply != nil {
+				d = append(d, bson.E{Key: "speculativeAuthenticate", Value: reply})
+			}
+		}
+	}
+	return d, nil
+}
+
+// saslSupportedMechs returns the mechanisms of the user named
+// "<db>.<user>", or nil when there is no such user.
+func (c *conn) saslSupportedMechs(ctx context.Context, v bson.RawValue) (bson.A, error) {
+	s, ok := v.StringValueOK()
+	if !ok {
+		return nil, typeMismatch("hello", "saslSupportedMechs", v.Type, "string")
+	}
+	db, user, ok := strings.Cut(s, ".")
+	if !ok {
+		return nil, errorf(mongoerr.BadValue, "UserName must contain a '.' separated database.user pair")
+	}
+	u, err := c.s.findUser(ctx, userName{user, db})
+	if err != nil || u == nil {
+		return nil, err
+	}
+	mechs := bson.A{}
+	for _, m := range u.mechanisms() {
+		mechs = append(mechs, string(m))
+	}
+	return mechs, nil
+}
+
+// speculativeAuthenticate runs hello's speculative saslStart and returns
+// its reply, or nil when it failed (the client then authenticates
+// normally).
+func (c *conn) speculativeAuthenticate(ctx context.Context, doc bson.Raw) bson.D {
+	first, err := doc.IndexErr(0)
+	if err != nil || first.Key() != "saslStart" {
+		return nil
+	}
+	a, db, err := parseSaslStart(doc, true)
+	if err != nil || db == "" {
+		return nil
+	}
+	reply, err := c.saslStart(ctx, db, a, true)
+	if err != nil {
+		return nil
+	}
+	return reply
 }

@@ -8,6 +8,24 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/query"
 )
 
+// visibleDatabases returns nil when every database is listed, else which
+// are: under access control, a user without the listDatabases action sees
+// the databases it holds a privilege on (authorizedDatabases), as in
+// MongoDB.
+func (c *conn) visibleDatabases(ctx context.Context) (func(string) bool, error) {
+	if !c.s.opts.Auth {
+		return nil, nil
+	}
+	u, err := c.currentUser(ctx)
+	if err != nil || u == nil {
+		return nil, err
+	}
+	if u.grants.Allows(clusterReq("listDatabases")) {
+		return nil, nil
+	}
+	return u.grants.AnyOnDB, nil
+}
+
 // msgListDatabases answers listDatabases: {databases: [{name, sizeOnDisk,
 // empty}], totalSize, totalSizeMb}, or only the names with nameOnly. The
 // filter matches those entries, as in MongoDB.
@@ -39,6 +57,10 @@ func msgListDatabases(ctx context.Context, c *conn, req *request) (bson.D, error
 	if err != nil {
 		return nil, err
 	}
+	visible, err := c.visibleDatabases(ctx)
+	if err != nil {
+		return nil, err
+	}
 	dbs := bson.A{}
 	var total int64
 	for _, info := range infos {
@@ -47,7 +69,7 @@ func msgListDatabases(ctx context.Context, c *conn, req *request) (bson.D, error
 			{Key: "sizeOnDisk", Value: info.SizeOnDisk},
 			{Key: "empty", Value: info.Empty},
 		}
-		if filter != nil && !filter.Match(full) {
+		if filter != nil && !filter.Match(full) || visible != nil && !visible(info.Name) {
 			continue
 		}
 		total += info.SizeOnDisk

@@ -66,6 +66,7 @@ func msgServerStatus(_ context.Context, c *conn, req *request) (bson.D, error) {
 		}},
 		{Key: "opLatencies", Value: m.latencies.doc(histograms)},
 		{Key: "opcounters", Value: m.opcountersDoc()},
+		{Key: "security", Value: m.securityDoc()},
 	}
 	var out bson.D
 	for _, e := range sections {

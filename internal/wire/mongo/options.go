@@ -55,6 +55,13 @@ type Options struct {
 	// expiry engine's ObserveForeground, so the sweeper backs off when
 	// client latency rises).
 	ObserveLatency func(time.Duration)
+	// Auth turns access control on (mongod's --auth): every command but
+	// the few MongoDB serves before authentication needs an authenticated
+	// user holding its privileges, except the localhost exception (a
+	// loopback client may create the first user in admin). Users and
+	// roles are kept in admin.system.users and admin.system.roles either
+	// way; without Auth nothing is checked.
+	Auth bool
 	// CmdLineOpts answers getCmdLineOpts: argv and parsed, as the process
 	// was started. Nil reports an empty argv and parsed.
 	CmdLineOpts *CmdLineOpts

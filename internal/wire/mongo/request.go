@@ -132,6 +132,9 @@ func (c *conn) run(req *request) (reply bson.D) {
 		}
 	}()
 	out, err := c.runCommand(cmd, req)
+	if req.db == authDB {
+		c.noteAuthWrite(req)
+	}
 	if err != nil {
 		counter.failed.Add(1)
 		e, ok := asMongoError(err)
@@ -143,12 +146,18 @@ func (c *conn) run(req *request) (reply bson.D) {
 	return append(out, bson.E{Key: "ok", Value: 1.0})
 }
 
-// runCommand checks what every command shares (admin-only commands, the
-// generic arguments MongoDB acts on) and calls the handler with the
+// runCommand checks what every command shares (admin-only commands, with
+// access control the command's privileges, the generic arguments MongoDB
+// acts on) and calls the handler with the
 // connection's context, bounded by maxTimeMS.
 func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	if cmd.adminOnly && req.db != "admin" {
 		return nil, errorf(mongoerr.Unauthorized, "%s may only be run against the admin database.", req.name)
+	}
+	if c.s.opts.Auth {
+		if err := c.authorize(c.ctx, cmd, req); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancelOp := context.WithCancelCause(c.ctx)
 	defer cancelOp(nil)

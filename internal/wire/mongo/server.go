@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/mongoauth"
 )
 
 // Server serves the MongoDB wire protocol on the listeners given to Serve.
@@ -30,6 +31,14 @@ type Server struct {
 	cursors *cursorRegistry
 	ops     *opRegistry
 	metrics *metrics
+
+	// authGen counts the changes of users and roles: a connection whose
+	// user's privileges were resolved at an older generation resolves
+	// them again. throttle delays failed authentications.
+	authGen  atomic.Uint64
+	throttle *mongoauth.Throttle
+	// authMu serializes the commands that change users and roles.
+	authMu sync.Mutex
 
 	// base is the parent of every connection context; cancelling it aborts
 	// every request (Shutdown past its deadline).
@@ -89,6 +98,7 @@ func NewServer(opts Options) *Server {
 		changed:    make(chan struct{}),
 		closed:     make(chan struct{}),
 	}
+	s.throttle = mongoauth.NewThrottle(opts.Now)
 	s.cursors = newCursorRegistry(opts.Now, opts.CursorTimeout)
 	s.bgWG.Go(s.reapCursors)
 	return s

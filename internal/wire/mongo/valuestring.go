@@ -1,6 +1,7 @@
 package mongo
 
 import (
+	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
@@ -44,6 +45,14 @@ func writeValue(b *strings.Builder, v bson.RawValue) {
 		b.WriteString("ObjectId('" + v.ObjectID().Hex() + "')")
 	case bson.TypeDateTime:
 		b.WriteString("new Date(" + strconv.FormatInt(v.DateTime(), 10) + ")")
+	case bson.TypeBinary:
+		sub, data := v.Binary()
+		if sub == bson.TypeBinaryUUID && len(data) == 16 {
+			h := hex.EncodeToString(data)
+			b.WriteString(`UUID("` + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:] + `")`)
+		} else {
+			b.WriteString("BinData(" + strconv.Itoa(int(sub)) + ", " + strings.ToUpper(hex.EncodeToString(data)) + ")")
+		}
 	case bson.TypeEmbeddedDocument:
 		writeElems(b, v.Document(), "{", "}", true)
 	case bson.TypeArray:

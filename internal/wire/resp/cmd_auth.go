@@ -1,7 +1,5 @@
 package resp
 
-import "crypto/subtle"
-
 var cmdAuth = def(cmdSpec{
 	Name: "auth", Arity: -2, Flags: "noscript loading stale fast no_auth allow_busy",
 	ACL: "fast connection", Group: "connection", Since: "1.0.0",
@@ -11,27 +9,17 @@ var cmdAuth = def(cmdSpec{
 		if len(x.args) > 3 {
 			return errSyntax
 		}
-		pass := x.s.cfg.requirePass()
-		if len(x.args) == 2 && pass == "" {
+		if len(x.args) == 2 && x.s.acl.reg.Default().User().NoPass() {
 			return replyErr("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 		}
 		user := []byte("default")
 		if len(x.args) == 3 {
 			user = x.args[1]
 		}
-		if err := checkAuth(x, user, x.args[len(x.args)-1], pass); err != nil {
+		if err := authenticate(x, user, x.args[len(x.args)-1]); err != nil {
 			return err
 		}
 		x.w.OK()
 		return nil
 	},
 })
-
-// checkAuth authenticates the default user, the only one.
-func checkAuth(x *cmdCtx, user, password []byte, pass string) error {
-	if string(user) != "default" || (pass != "" && subtle.ConstantTimeCompare(password, []byte(pass)) != 1) {
-		return errWrongPass
-	}
-	x.c.authed = true
-	return nil
-}

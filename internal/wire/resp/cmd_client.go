@@ -203,8 +203,8 @@ func (c *client) describe() string {
 	if cmd == "" {
 		cmd = "NULL"
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=0 name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=%d resp=%d",
-		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), name, age, max(idle, 0), flags, db, ch, pat, multi, c.qbuf.Load(), c.qbufFree.Load(), cmd, redir, c.proto())
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=0 name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d",
+		c.id, c.nc.RemoteAddr(), c.nc.LocalAddr(), name, age, max(idle, 0), flags, db, ch, pat, multi, c.qbuf.Load(), c.qbufFree.Load(), cmd, c.userName(), redir, c.proto())
 }
 
 func (s *Server) clientsSorted() []*client {
@@ -251,7 +251,7 @@ func clientList(x *cmdCtx) error {
 	}
 	var b strings.Builder
 	for _, c := range x.s.clientsSorted() {
-		if ids != nil && !ids[c.id] {
+		if c.dead.Load() || (ids != nil && !ids[c.id]) {
 			continue
 		}
 		if !clientOfType(c, typ) {
@@ -284,7 +284,7 @@ func clientKill(x *cmdCtx) error {
 		return nil
 	}
 	var id uint64
-	var addr, laddr, typ string
+	var addr, laddr, typ, user string
 	skipme := true
 	for i := 2; i < len(x.args); i += 2 {
 		if i+1 >= len(x.args) {
@@ -310,9 +310,10 @@ func clientKill(x *cmdCtx) error {
 		case argEq(x.args[i], "laddr"):
 			laddr = v
 		case argEq(x.args[i], "user"):
-			if v != "default" {
+			if x.s.acl.reg.Account(v) == nil {
 				return replyErr("ERR No such user '" + v + "'")
 			}
+			user = v
 		case argEq(x.args[i], "skipme"):
 			switch {
 			case argEq(x.args[i+1], "yes"):
@@ -330,7 +331,7 @@ func clientKill(x *cmdCtx) error {
 	for _, c := range x.s.clientsSorted() {
 		if (id != 0 && c.id != id) || (addr != "" && c.nc.RemoteAddr().String() != addr) ||
 			(laddr != "" && c.nc.LocalAddr().String() != laddr) || !clientOfType(c, typ) ||
-			(skipme && c == x.c) {
+			(skipme && c == x.c) || (user != "" && c.userName() != user) {
 			continue
 		}
 		killClient(x, c)

@@ -54,6 +54,10 @@ var cmdExec = def(cmdSpec{
 			if err := x.tx.Use(c.db); err != nil {
 				return err
 			}
+			if err := c.recheckACL(q.cmd, q.args); err != nil {
+				c.replyError(err)
+				continue
+			}
 			if err := c.call(x.tx, q.cmd, q.args); err != nil {
 				c.replyError(err)
 			}

@@ -41,7 +41,7 @@ var cmdHello = def(cmdSpec{
 			}
 		}
 		if user != nil {
-			if err := checkAuth(x, user, pass, x.s.cfg.requirePass()); err != nil {
+			if err := authenticate(x, user, pass); err != nil {
 				return err
 			}
 		}

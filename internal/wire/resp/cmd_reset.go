@@ -20,7 +20,10 @@ var cmdReset = def(cmdSpec{
 		c.mu.Unlock()
 		c.replyOff, c.replySkip, c.skipCurrent = false, 0, false
 		c.setProto(2)
-		c.authed = x.s.cfg.requirePass() == ""
+		c.authed = x.s.acl.defaultAuthed()
+		c.mu.Lock()
+		c.account = nil
+		c.mu.Unlock()
 		x.w.Simple("RESET")
 		return nil
 	},

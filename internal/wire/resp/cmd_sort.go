@@ -1,6 +1,10 @@
 package resp
 
-import "github.com/mayfly/mayfly/internal/kv"
+import (
+	"bytes"
+
+	"github.com/mayfly/mayfly/internal/kv"
+)
 
 var cmdSort = def(cmdSpec{
 	Name: "sort", Arity: -2, Flags: "write denyoom movablekeys", FirstKey: 1, LastKey: 1, Step: 1,
@@ -40,8 +44,14 @@ func sortGeneric(x *cmdCtx, readonly bool) error {
 			j++
 		case argEq(a, "by") && left >= 1:
 			o.By = args[j+1]
+			if bytes.IndexByte(o.By, '*') >= 0 && !x.c.fullReadAccess(x.cmd, args) {
+				return replyErr("ERR BY option of SORT denied due to insufficient ACL permissions.")
+			}
 			j++
 		case argEq(a, "get") && left >= 1:
+			if !x.c.fullReadAccess(x.cmd, args) {
+				return replyErr("ERR GET option of SORT denied due to insufficient ACL permissions.")
+			}
 			o.Gets = append(o.Gets, args[j+1])
 			j++
 		default:

@@ -27,5 +27,5 @@ func allCommands() []*command {
 		cmdPSubscribe, cmdPublish, cmdPubSub, cmdPUnsubscribe, cmdSubscribe, cmdUnsubscribe,
 		// transactions
 		cmdDiscard, cmdExec, cmdMulti, cmdUnwatch, cmdWatch,
-	}, slices.Concat(collectionCommands(), bitmapCommands(), geoCommands(), dumpCommands(), functionsCommands(), streamCommands())...)
+	}, slices.Concat(collectionCommands(), bitmapCommands(), geoCommands(), dumpCommands(), functionsCommands(), streamCommands(), aclCommands())...)
 }

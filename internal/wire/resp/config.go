@@ -53,6 +53,7 @@ func newConfig(o *Options) *config {
 	c.vals["save"] = ""
 	c.vals["enable-debug-command"] = "yes"
 	c.vals["requirepass"] = o.RequirePass
+	c.vals["aclfile"] = o.ACLFile
 	c.vals["maxclients"] = strconv.Itoa(o.MaxClients)
 	c.vals["proto-max-bulk-len"] = strconv.FormatInt(o.Limits.MaxBulkLen, 10)
 	c.vals["client-query-buffer-limit"] = strconv.FormatInt(o.QueryBufferLimit, 10)
@@ -69,6 +70,7 @@ func newConfig(o *Options) *config {
 			f, _ := parseNotify(v)
 			c.s.applyNotify(f)
 		},
+		"requirepass":             func(c *config, v string) { c.s.acl.setRequirePass(v) },
 		"slowlog-log-slower-than": func(c *config, v string) { c.s.slowlog.setFromConfig("slowlog-log-slower-than", v) },
 		"slowlog-max-len":         func(c *config, v string) { c.s.slowlog.setFromConfig("slowlog-max-len", v) },
 		"proto-max-bulk-len": func(c *config, v string) {
@@ -129,7 +131,15 @@ func (c *config) get(name string) string {
 	return c.vals[name]
 }
 
-func (c *config) requirePass() string { return c.get("requirepass") }
+// aclPubsubAll reports whether acl-pubsub-default gives new users all
+// channels.
+func (c *config) aclPubsubAll() bool { return c.get("acl-pubsub-default") == "allchannels" }
+
+// aclLogMaxLen is acllog-max-len.
+func (c *config) aclLogMaxLen() int {
+	n, _ := strconv.Atoi(c.get("acllog-max-len"))
+	return n
+}
 
 func (c *config) maxClients() int {
 	n, _ := strconv.Atoi(c.get("maxclients"))

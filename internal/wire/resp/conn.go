@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mayfly/mayfly/internal/acl"
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
@@ -31,12 +32,16 @@ type client struct {
 	qbuf, qbufFree atomic.Int64
 
 	// state owned by the reader goroutine, read by CLIENT LIST under mu
-	mu       sync.Mutex
-	name     string
-	db       int
-	authed   bool
-	lastName string
-	multi    *multiState
+	mu      sync.Mutex
+	name    string
+	db      int
+	authed  bool
+	account *acl.Account // the user authenticated as; nil for the default user
+	// authDelay is how long the replies of the running chunk wait after
+	// a failed authentication in it (authenticate).
+	authDelay time.Duration
+	lastName  string
+	multi     *multiState
 	// oomBefore is set when the command running found used memory over
 	// maxmemory with nothing to evict (maxmemory.go), for its scripts.
 	oomBefore bool
@@ -94,7 +99,7 @@ func newClient(s *Server, nc net.Conn) *client {
 		nc:      nc,
 		created: s.opts.Now(),
 		w:       NewWriter(2),
-		authed:  s.cfg.requirePass() == "",
+		authed:  s.acl.defaultAuthed(),
 		pushSig: make(chan struct{}, 1),
 		protoV:  2,
 	}
@@ -409,6 +414,7 @@ func (c *client) run(cmds [][][]byte, perr error) bool {
 			c.flush()
 			return false
 		}
+		c.waitAuthDelay()
 	}
 	return c.finishChunk(perr)
 }
@@ -661,6 +667,15 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 	}
 	if err == nil && c.multi != nil && cmd.has(flagNoMulti) {
 		err = replyErr("ERR Command not allowed inside a transaction")
+	}
+	if err == nil {
+		ctx := aclCtxTop
+		if c.multi != nil {
+			ctx = aclCtxMulti
+		}
+		if err = c.checkACL(cmd, args, ctx); err != nil {
+			s.cmdStats.rejected(cmd)
+		}
 	}
 	if err == nil {
 		if err = c.checkMemory(tx, cmd, args); err != nil {

@@ -37,6 +37,15 @@
 // takes effect. The few parameters mayfly acts on are read where they take
 // effect or applied when set; the others are only stored.
 //
+// Access control is Redis 7.0's ACL (the model in internal/acl; the
+// server side in acl_*.go and cmd_acl.go): the catalog of commands and
+// categories is built from the command table, each connection holds the
+// account it authenticated as, and exec checks the user's rules (the
+// command, its keys with the access Redis's key specs give them, its
+// channels) after authentication and before MULTI queueing; EXEC checks
+// queued commands again and a script's redis.call is checked too.
+// requirepass is the default user's password.
+//
 // Pub/sub messages and keyspace notifications are queued on each receiver
 // and written by a per-connection pusher goroutine, never by the
 // publisher, so a slow subscriber cannot stall commands; past

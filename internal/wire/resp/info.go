@@ -140,6 +140,10 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("tracking_total_items", trackItems)
 		line("tracking_total_prefixes", trackPrefixes)
 		line("total_error_replies", st.ErrorReplies)
+		line("acl_access_denied_auth", s.acl.deniedAuth.Load())
+		line("acl_access_denied_cmd", s.acl.deniedCmd.Load())
+		line("acl_access_denied_key", s.acl.deniedKey.Load())
+		line("acl_access_denied_channel", s.acl.deniedChannel.Load())
 	})
 	section("replication", func() {
 		line("role", "master")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mayfly/mayfly/internal/acl"
 	"github.com/mayfly/mayfly/internal/script"
 )
 
@@ -44,6 +45,12 @@ func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply 
 	}
 	if (h.readOnly || noWrites) && (hasFlag(cmd, "write") || hasFlag(cmd, "may_replicate")) {
 		return script.ErrorReply("ERR Write commands are not allowed from read-only scripts.")
+	}
+	if u := c.acct().User(); !u.Unrestricted() {
+		if r, pos := s.acl.check(u, cmd, args); r != acl.OK {
+			s.acl.refused(c, u, cmd, args, r, pos, aclCtxLua)
+			return script.ErrorReply("ERR " + scriptACLError(r))
+		}
 	}
 	if h.flags&script.FlagAllowOOM == 0 && hasFlag(cmd, "denyoom") && (h.run == nil || !h.run.wrote.Load()) && c.oomBefore {
 		// Over maxmemory, a script without allow-oom may not start to

@@ -79,9 +79,13 @@ type Options struct {
 	Shutdown func()
 	// TLSParams are the CONFIG values of the tls-* parameters in effect
 	// (tls-cert-file, tls-auth-clients, ...) when the listeners serve TLS,
-	// which CONFIG SET may set only to these values; then port shows the plain listener's port, 0 without one, and
-	// tls-port the port of the listeners whose IsTLS method says so.
+	// which CONFIG SET may set only to these values; then port shows the
+	// plain listener's port, 0 without one, and tls-port the port of the
+	// listeners whose IsTLS method says so.
 	TLSParams map[string]string
+	// ACLFile is the aclfile: the ACL users LoadACL and ACL LOAD read and
+	// ACL SAVE writes; empty means none.
+	ACLFile string
 }
 
 // DefaultFrameTimeout is the frame timeout when Options.FrameTimeout is
@@ -174,6 +178,8 @@ type Server struct {
 	scripts *script.Engine
 	// runs is the script running now, for SCRIPT KILL and BUSY.
 	runs scriptRuns
+	// acl holds the ACL users, the ACL log and the refusal counters.
+	acl *aclState
 }
 
 type serverStats struct {
@@ -207,6 +213,8 @@ func NewServer(opts Options) *Server {
 	s.replID = newReplID()
 	s.cfg = newConfig(&opts)
 	s.cfg.s = s
+	s.acl = newACLState(s)
+	s.acl.setRequirePass(opts.RequirePass)
 	for _, p := range []string{"slowlog-log-slower-than", "slowlog-max-len"} {
 		s.slowlog.setFromConfig(p, s.cfg.get(p))
 	}
@@ -218,6 +226,14 @@ func NewServer(opts Options) *Server {
 	s.kv.SetObserver(observer{s})
 	s.lastSave.Store(s.start.Unix())
 	return s
+}
+
+// LoadACL loads the users of Options.ACLFile, when there is one.
+func (s *Server) LoadACL() error {
+	if s.acl.file == "" {
+		return nil
+	}
+	return s.loadACLFile()
 }
 
 // Serve accepts connections on ln until Shutdown; it returns
