@@ -107,7 +107,7 @@ func (tx *Tx) streamCreate(s *streamState) {
 
 // streamSave stores the stream's record, keeping its expiry.
 func (tx *Tx) streamSave(key []byte, s *streamState) error {
-	nm := Meta{Type: TypeStream, Version: s.version, ExpireAt: s.expireAt, Payload: s.encode()}
+	nm := Meta{Type: TypeStream, Version: s.version, ExpireAt: s.expireAt, ElemBytes: -1, Payload: s.encode()} // streams do not keep element bytes
 	if err := tx.PutMeta(key, s.orig, s.found, nm); err != nil {
 		return err
 	}

@@ -155,12 +155,14 @@ func (tx *Tx) Restore(key []byte, v Value, expireAt int64) (bool, error) {
 			if err := b.Set(tx.elemKey(nm.Version, u64(listMid+uint64(i))), it); err != nil {
 				return false, err
 			}
+			nm.ElemBytes += int64(len(it))
 		}
 	case TypeSet:
 		for _, it := range v.Items {
 			if err := b.Set(tx.elemKey(nm.Version, it), nil); err != nil {
 				return false, err
 			}
+			nm.ElemBytes += int64(len(it))
 		}
 		nm.SetCount(uint64(len(v.Items)))
 	case TypeHash:
@@ -170,6 +172,7 @@ func (tx *Tx) Restore(key []byte, v Value, expireAt int64) (bool, error) {
 			if err := b.Set(tx.elemKey(nm.Version, []byte{hashFieldNS}, p.Field), encodeFieldRec(0, p.Value)); err != nil {
 				return false, err
 			}
+			nm.ElemBytes += int64(len(p.Field) + len(p.Value))
 		}
 	case TypeZSet:
 		z := zsetState{version: nm.Version}
@@ -179,6 +182,7 @@ func (tx *Tx) Restore(key []byte, v Value, expireAt int64) (bool, error) {
 			}
 		}
 		nm.SetCount(uint64(z.count))
+		nm.ElemBytes = z.elems
 	case TypeStream:
 		if v.Stream == nil {
 			return false, fmt.Errorf("kv: restore of a stream without its content")
@@ -186,6 +190,7 @@ func (tx *Tx) Restore(key []byte, v Value, expireAt int64) (bool, error) {
 		if nm.Payload, err = tx.restoreStream(nm.Version, v.Stream); err != nil {
 			return false, err
 		}
+		nm.ElemBytes = -1 // streams do not keep element bytes
 	default:
 		return false, fmt.Errorf("kv: restore of a value of type %v", v.Type)
 	}
