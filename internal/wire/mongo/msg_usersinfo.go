@@ -71,6 +71,9 @@ func msgUsersInfo(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		}
 		if showCreds {
 			creds := bson.D{}
+			if u.external {
+				creds = append(creds, bson.E{Key: "external", Value: true})
+			}
 			for _, m := range u.mechanisms() {
 				cr := u.creds[m]
 				creds = append(creds, bson.E{Key: string(m), Value: bson.D{
@@ -91,6 +94,9 @@ func msgUsersInfo(ctx context.Context, c *conn, req *request) (bson.D, error) {
 			)
 		}
 		mechs := bson.A{}
+		if u.external {
+			mechs = append(mechs, "external")
+		}
 		for _, m := range u.mechanisms() {
 			mechs = append(mechs, string(m))
 		}
