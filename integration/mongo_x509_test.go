@@ -143,7 +143,7 @@ func TestMongoX509(t *testing.T) {
 				Security struct {
 					Authentication struct {
 						Mechanisms map[string]struct {
-							Speculative struct{ Successful int64 } `bson:"speculativeAuthenticate"`
+							Speculative  struct{ Successful int64 } `bson:"speculativeAuthenticate"`
 							Authenticate struct{ Successful int64 } `bson:"authenticate"`
 						} `bson:"mechanisms"`
 					} `bson:"authentication"`

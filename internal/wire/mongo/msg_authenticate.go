@@ -67,7 +67,7 @@ func (c *conn) authenticateX509(ctx context.Context, db string, a authenticateAr
 		user = subject
 	}
 	if user != subject {
-		return nil, c.authFailed(ctx, mongoauth.MongoDBX509, db, user, errors.New("There is no x.509 client certificate matching the user."))
+		return nil, c.authFailed(ctx, mongoauth.MongoDBX509, db, user, errors.New("there is no x.509 client certificate matching the user"))
 	}
 	name := userName{user, db}
 	u, err := c.s.findUser(ctx, name)
@@ -75,7 +75,7 @@ func (c *conn) authenticateX509(ctx context.Context, db string, a authenticateAr
 		return nil, err
 	}
 	if u == nil {
-		return nil, c.authFailed(ctx, mongoauth.MongoDBX509, db, user, errors.New("Could not find user \""+user+"\" for db \""+db+"\""))
+		return nil, c.authFailed(ctx, mongoauth.MongoDBX509, db, user, errors.New("could not find user \""+user+"\" for db \""+db+"\""))
 	}
 	if err := c.loggedIn(name, mongoauth.MongoDBX509, speculative); err != nil {
 		return nil, err
@@ -87,11 +87,11 @@ func (c *conn) authenticateX509(ctx context.Context, db string, a authenticateAr
 func (c *conn) peerSubject() (string, error) {
 	tc, ok := c.nc.(*tls.Conn)
 	if !ok {
-		return "", errors.New("No verified subject name available from client: the connection does not use TLS")
+		return "", errors.New("no verified subject name available from client: the connection does not use TLS")
 	}
 	st := tc.ConnectionState()
 	if len(st.VerifiedChains) == 0 || len(st.PeerCertificates) == 0 {
-		return "", errors.New("No verified subject name available from client")
+		return "", errors.New("no verified subject name available from client")
 	}
 	return mongoauth.SubjectName(st.PeerCertificates[0])
 }
