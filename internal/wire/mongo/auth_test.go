@@ -380,7 +380,22 @@ func TestAuthCursorOwner(t *testing.T) {
 	id := lookup(t, r, "cursor", "id").Int64()
 	cmdError(t, b, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}}, 13, "Unauthorized",
 		"cursor id "+strconv.FormatInt(id, 10)+" was not created by the authenticated user")
-	mustRun(t, a, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}})
+	mustRun(t, a, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 1}})
+
+	// killCursors: another user's cursor is refused, the owner's and
+	// (with killAnyCursor) root's are killed.
+	cmdError(t, b, bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{id}}}, 13, "Unauthorized",
+		"not authorized to kill cursor on test.c")
+	r = mustRun(t, a, bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{id, int64(99)}}})
+	if k := lookup(t, r, "cursorsKilled").Array().Index(0).Int64(); k != id {
+		t.Fatalf("killCursors by the owner = %v", r)
+	}
+	r = mustRun(t, a, bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 1}})
+	id = lookup(t, r, "cursor", "id").Int64()
+	r = mustRun(t, root.Database("test"), bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{id}}})
+	if k := lookup(t, r, "cursorsKilled").Array().Index(0).Int64(); k != id {
+		t.Fatalf("killCursors by root = %v", r)
+	}
 }
 
 // scramConverse authenticates by hand, as the Go driver's SCRAM client

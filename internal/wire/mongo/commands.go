@@ -71,7 +71,7 @@ func init() {
 		"insert":                   {handler: msgInsert, help: "insert documents", opCounted: true, latency: latencyWrites, access: need(onCollection, "insert")},
 		"isMaster":                 {handler: msgHello, help: "Check if this server is primary for a replica set\n{ isMaster : 1 }", access: open},
 		"ismaster":                 {handler: msgHello, help: "Check if this server is primary for a replica set\n{ isMaster : 1 }", access: open},
-		"killCursors":              {handler: msgKillCursors, help: "Kill a list of cursor ids", access: need(onCollection, "killCursors")},
+		"killCursors":              {handler: msgKillCursors, help: "Kill a list of cursor ids", access: need(onNothing)},
 		"killOp":                   {handler: msgKillOp, help: "no help defined", adminOnly: true, access: need(onCluster, "killop")},
 		"killSessions":             {handler: msgKillSessions, help: "kill a logical session and its operations", access: need(onNothing)},
 		"listCollections":          {handler: msgListCollections, help: "list collections for this db", access: need(onDatabase, "listCollections")},
