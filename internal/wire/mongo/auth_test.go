@@ -470,3 +470,34 @@ func TestAuthDirectWrites(t *testing.T) {
 	}
 	cmdError(t, db, bson.D{{Key: "find", Value: "c"}}, 13, "Unauthorized", "")
 }
+
+// TestAuthAnyDatabaseRoles: readAnyDatabase and readWriteAnyDatabase
+// cover every database but local and config, as in MongoDB; root covers
+// those too.
+func TestAuthAnyDatabaseRoles(t *testing.T) {
+	ts := startAuthServer(t)
+	root := createRoot(t, ts)
+	ctx := context.Background()
+	for _, db := range []string{"app", "local", "config"} {
+		if _, err := root.Database(db).Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+			t.Fatalf("root inserts into %s: %v", db, err)
+		}
+	}
+	mustRun(t, root.Database("admin"), bson.D{{Key: "createUser", Value: "rw"}, {Key: "pwd", Value: "pw"},
+		{Key: "roles", Value: bson.A{"readWriteAnyDatabase"}}})
+	rw := ts.userClient(t, "rw", "pw", "admin", "")
+	if err := rw.Database("app").Collection("c").FindOne(ctx, bson.D{}).Err(); err != nil {
+		t.Fatalf("readWriteAnyDatabase reads app: %v", err)
+	}
+	for _, db := range []string{"local", "config"} {
+		err := rw.Database(db).Collection("c").FindOne(ctx, bson.D{}).Err()
+		var ce drv.CommandError
+		if !errors.As(err, &ce) || ce.Code != 13 || !strings.HasPrefix(ce.Message, "not authorized on "+db+" to execute command { find: \"c\"") {
+			t.Fatalf("readWriteAnyDatabase reads %s: %v", db, err)
+		}
+		_, err = rw.Database(db).Collection("c").InsertOne(ctx, bson.D{})
+		if !errors.As(err, &ce) || ce.Code != 13 {
+			t.Fatalf("readWriteAnyDatabase writes %s: %v", db, err)
+		}
+	}
+}
