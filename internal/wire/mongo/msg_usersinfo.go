@@ -15,8 +15,9 @@ import (
 // msgUsersInfo answers usersInfo in all its forms: 1 (the database's
 // users), a name, {user, db}, an array of those, or {forAllDBs: true};
 // with showCustomData (default), showPrivileges (inherited roles and
-// privileges), showCredentials and filter. showCredentials reports each
-// mechanism's iterationCount and salt and never the stored or server key.
+// privileges), showCredentials and filter. showCredentials reports the
+// credentials as MongoDB 7.0 does: each mechanism's iterationCount, salt,
+// storedKey and serverKey, and external: true for a user of $external.
 func msgUsersInfo(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	showCreds, showCustom, showPrivs := false, true, false
 	var filter *query.Filter
@@ -79,6 +80,8 @@ func msgUsersInfo(ctx context.Context, c *conn, req *request) (bson.D, error) {
 				creds = append(creds, bson.E{Key: string(m), Value: bson.D{
 					{Key: "iterationCount", Value: int32(cr.IterationCount)},
 					{Key: "salt", Value: encodeBase64(cr.Salt)},
+					{Key: "storedKey", Value: encodeBase64(cr.StoredKey)},
+					{Key: "serverKey", Value: encodeBase64(cr.ServerKey)},
 				}})
 			}
 			d = append(d, bson.E{Key: "credentials", Value: creds})
