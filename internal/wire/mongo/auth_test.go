@@ -502,3 +502,40 @@ func TestAuthAnyDatabaseRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthListCollectionsAuthorized: a user with a privilege on one
+// collection only lists, with authorizedCollections and nameOnly, the
+// collections it may use, and is refused listCollections otherwise.
+func TestAuthListCollectionsAuthorized(t *testing.T) {
+	ts := startAuthServer(t)
+	root := createRoot(t, ts)
+	ctx := context.Background()
+	for _, coll := range []string{"only", "other"} {
+		if _, err := root.Database("test").Collection(coll).InsertOne(ctx, bson.D{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRun(t, root.Database("test"), bson.D{{Key: "createRole", Value: "onlyReader"}, {Key: "roles", Value: bson.A{}},
+		{Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "db", Value: "test"}, {Key: "collection", Value: "only"}}},
+			{Key: "actions", Value: bson.A{"find"}}}}}})
+	mustRun(t, root.Database("test"), bson.D{{Key: "createUser", Value: "narrow"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"onlyReader"}}})
+	narrow := ts.userClient(t, "narrow", "pw", "test", "").Database("test")
+	names, err := narrow.ListCollectionNames(ctx, bson.D{}, options.ListCollections().SetAuthorizedCollections(true))
+	if err != nil || len(names) != 1 || names[0] != "only" {
+		t.Fatalf("authorized collections = %v, %v", names, err)
+	}
+	_, err = narrow.ListCollectionNames(ctx, bson.D{})
+	var ce drv.CommandError
+	if !errors.As(err, &ce) || ce.Code != 13 {
+		t.Fatalf("listCollections without authorizedCollections: %v", err)
+	}
+	_, err = ts.userClient(t, "narrow", "pw", "test", "").Database("elsewhere").ListCollectionNames(ctx, bson.D{},
+		options.ListCollections().SetAuthorizedCollections(true))
+	if !errors.As(err, &ce) || ce.Code != 13 {
+		t.Fatalf("authorizedCollections without a privilege in the database: %v", err)
+	}
+	all, err := root.Database("test").ListCollectionNames(ctx, bson.D{}, options.ListCollections().SetAuthorizedCollections(true))
+	if err != nil || len(all) != 2 {
+		t.Fatalf("root's authorized collections = %v, %v", all, err)
+	}
+}

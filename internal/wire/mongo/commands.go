@@ -74,7 +74,7 @@ func init() {
 		"killCursors":              {handler: msgKillCursors, help: "Kill a list of cursor ids", access: need(onNothing)},
 		"killOp":                   {handler: msgKillOp, help: "no help defined", adminOnly: true, access: need(onCluster, "killop")},
 		"killSessions":             {handler: msgKillSessions, help: "kill a logical session and its operations", access: need(onNothing)},
-		"listCollections":          {handler: msgListCollections, help: "list collections for this db", access: need(onDatabase, "listCollections")},
+		"listCollections":          {handler: msgListCollections, help: "list collections for this db", access: listCollectionsAccess},
 		"listCommands":             {handler: msgListCommands, help: "get a list of all db commands", access: open},
 		"listDatabases":            {handler: msgListDatabases, help: "{ listDatabases:1, [filter: <filterObject>] [, nameOnly: true ] }\nlist databases on this server", adminOnly: true, access: need(onNothing)},
 		"listIndexes":              {handler: msgListIndexes, help: "list indexes for a collection", access: need(onCollection, "listIndexes")},
