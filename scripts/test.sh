@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs all of mayfly's tests on a fresh machine of this kind: installs what the
 # tests need (Go modules, redis-tools and redis-server from Debian, mongosh,
-# ioredis and the Redis libraries from npm), checks
+# ioredis, the Node MongoDB driver, mongoose and the Redis libraries from
+# npm), checks
 # formatting, vet and staticcheck, then runs every Go test in random order,
 # the core packages again under the race detector with the invariants tag,
 # and a short fuzz smoke of every fuzz target.
@@ -56,6 +57,22 @@ fi
 export MAYFLY_REDISLIBS_MODULES="$PWD/$redislibs_dir/node_modules"
 for lib in bullmq rate-limiter-flexible redlock connect-redis express-session redis; do
 	echo "$lib $(node -p 'require(process.argv[1]).version' "$MAYFLY_REDISLIBS_MODULES/$lib/package.json")"
+done
+
+# The Node MongoDB driver and mongoose, at the versions
+# integration/testdata/mongonode/package.json pins, for their black-box tests
+# (found through MAYFLY_MONGONODE_MODULES); installed again only when that
+# package.json changed.
+mongonode_dir=.tools/mongonode
+if ! cmp -s integration/testdata/mongonode/package.json "$mongonode_dir/package.json" ||
+	[ ! -f "$mongonode_dir/node_modules/mongoose/package.json" ]; then
+	mkdir -p "$mongonode_dir"
+	cp integration/testdata/mongonode/package.json "$mongonode_dir/package.json"
+	npm install --prefix "$mongonode_dir" --no-audit --no-fund --no-package-lock --loglevel=error >/dev/null
+fi
+export MAYFLY_MONGONODE_MODULES="$PWD/$mongonode_dir/node_modules"
+for lib in mongodb mongoose; do
+	echo "$lib $(node -p 'require(process.argv[1]).version' "$MAYFLY_MONGONODE_MODULES/$lib/package.json")"
 done
 
 step "gofmt"

@@ -77,6 +77,9 @@ const (
 	// ProblemOrphan is a version with sub-keys that no live key of its
 	// database uses and no garbage record names.
 	ProblemOrphan
+	// ProblemElemBytes is a collection whose record's element bytes
+	// differ from a recount of its stored elements.
+	ProblemElemBytes
 )
 
 var problemNames = map[ProblemKind]string{
@@ -89,6 +92,7 @@ var problemNames = map[ProblemKind]string{
 	ProblemVersion:     "version",
 	ProblemGarbage:     "garbage",
 	ProblemOrphan:      "orphan elements",
+	ProblemElemBytes:   "element bytes",
 }
 
 // String names the kind.
@@ -468,6 +472,15 @@ func (ck *checker) checkCollection(pdb byte, key []byte, m Meta) error {
 	}
 	if m.Count() == 0 {
 		ck.report(ProblemCount, int(pdb), key, "an empty %s is stored", m.Type)
+	}
+	if m.ElemBytes >= 0 {
+		got, err := recountElemBytes(ck.snap, pdb, m)
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			return err
+		}
+		if err == nil && got != m.ElemBytes {
+			ck.report(ProblemElemBytes, int(pdb), key, "the record says its elements hold %d bytes; they hold %d", m.ElemBytes, got)
+		}
 	}
 	switch m.Type {
 	case TypeList:

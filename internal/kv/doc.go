@@ -57,7 +57,10 @@
 // A collection file (list.go, hash.go, ...) follows strings.go: look the key
 // up with Lookup or LookupRead, return ErrWrongType for another type, create
 // a new key with Meta{Type: TypeList, Version: tx.NewVersion()} and
-// SetCount, read and write elements under tx.SubPrefix(m) through
+// SetCount, keep Meta.ElemBytes beside the count as elements come and go
+// (elembytes.go: what the maxmemory bound and MEMORY USAGE count, and what
+// recountElemBytes must recount), read and write elements under
+// tx.SubPrefix(m) through
 // tx.Batch(), then store the record with PutMeta (keeping ExpireAt: in-place
 // changes keep the TTL) or DeleteMeta when the last element goes (with a
 // `del` event). Emit events with tx.Notify and the type's Class. Replacing a

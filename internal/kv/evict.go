@@ -19,8 +19,9 @@ import (
 // its value and a fixed overhead. A string costs keyOverhead + the key's
 // length + the value's length, which is what MEMORY USAGE reports for it.
 // A collection costs keyOverhead + the key's length + its record's
-// payload + elemCost per element, whatever the element's size: element
-// sizes are not tracked, so the count stands for them. The sum over all
+// payload + the byte size of its elements its record keeps + elemOverhead
+// per element (elembytes.go), which is what MEMORY USAGE reports for it
+// too. The sum over all
 // databases is kept exactly in the counters (updated in the batch of
 // every PutMeta and DeleteMeta, rebuilt by the scan at Open); with
 // StartupMemory added it is the used memory compared with MaxMemory, which
@@ -104,18 +105,6 @@ func (p Policy) volatile() bool {
 }
 func (p Policy) lfu() bool    { return p == PolicyAllKeysLFU || p == PolicyVolatileLFU }
 func (p Policy) random() bool { return p == PolicyAllKeysRandom || p == PolicyVolatileRandom }
-
-// elemCost is what one element of a collection counts, whatever its size.
-const elemCost = 64
-
-// keyCost is the counted memory of a key of keyLen bytes with record m.
-func keyCost(keyLen int, m Meta) int64 {
-	n := keyOverhead + int64(keyLen) + int64(len(m.Payload))
-	if m.Type != TypeString {
-		n += int64(m.Count()) * elemCost
-	}
-	return n
-}
 
 // SetEviction installs the maxmemory configuration; it applies from the
 // next command on (and starts a background pass when now over the bound).

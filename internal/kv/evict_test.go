@@ -72,8 +72,9 @@ func TestUsedMemoryCountsTheKeyspace(t *testing.T) {
 		}
 		return nil
 	})
-	if setCost < 3*64 {
-		t.Errorf("a set of 3 members counts %d, want at least 3 elements of 64", setCost)
+	// 56 + the name + the 8-byte record + the members' 6 bytes + 16 each.
+	if want := int64(56 + len("set2") + 8 + 6 + 3*16); setCost != want {
+		t.Errorf("a set of 3 members counts %d, want %d", setCost, want)
 	}
 	want += setCost
 	if got := s.DatasetMemory(); got != want {

@@ -45,6 +45,7 @@ type hashState struct {
 	version  uint64
 	expireAt int64
 	count    int64
+	elems    int64 // element bytes (elembytes.go), as stored + this command's changes
 	minAt    int64 // earliest field expiry as stored (and indexed)
 	curMin   int64 // earliest field expiry now, unless minDirty
 	minDirty bool
@@ -142,6 +143,7 @@ func decodeHashMeta(key []byte, m Meta) (hashState, error) {
 		version:  m.Version,
 		expireAt: m.ExpireAt,
 		count:    int64(m.Count()),
+		elems:    m.ElemBytes,
 		minAt:    minAt,
 		curMin:   minAt,
 		v1:       len(m.Payload) < hashPayloadLen,
@@ -262,11 +264,15 @@ func (tx *Tx) hashPut(h *hashState, field, val []byte, at int64, prev fieldRec) 
 	}
 	if !prev.ok {
 		h.count++
+	} else {
+		h.elems -= int64(len(field) + len(prev.val))
 	}
+	h.elems += int64(len(field) + len(val))
 	return b.Set(tx.hashFieldKey(h, field), encodeFieldRec(at, val))
 }
 
-// hashDel deletes a field that exists.
+// hashDel deletes a field that exists; prev is the field as stored (its
+// value's length leaves the element bytes).
 func (tx *Tx) hashDel(h *hashState, field []byte, prev fieldRec) error {
 	b := tx.batch()
 	if prev.at != 0 {
@@ -285,6 +291,7 @@ func (tx *Tx) hashDel(h *hashState, field []byte, prev fieldRec) error {
 		h.known[string(field)] = fieldRec{}
 	}
 	h.count--
+	h.elems -= int64(len(field) + len(prev.val))
 	return b.Delete(tx.hashFieldKey(h, field))
 }
 
@@ -319,7 +326,14 @@ func (tx *Tx) hashExpireDue(h *hashState, limit int, due *[]int64) (n int, more 
 		return 0, false, err
 	}
 	for _, e := range todo {
-		if err := tx.hashDel(h, e.field, fieldRec{ok: true, at: e.at}); err != nil {
+		prev, err := tx.hashField(h, e.field)
+		if err != nil {
+			return 0, false, err
+		}
+		if !prev.ok {
+			return 0, false, fmt.Errorf("%w: hash time index names missing field %q", ErrCorrupt, e.field)
+		}
+		if err := tx.hashDel(h, e.field, prev); err != nil {
 			return 0, false, err
 		}
 		if due != nil {
@@ -393,6 +407,10 @@ func (tx *Tx) hashFinish(key []byte, h *hashState, event string) (bool, error) {
 	binary.BigEndian.PutUint64(p[16:24], uint64(h.ttlCount))
 	binary.BigEndian.PutUint64(p[24:32], uint64(h.curMax))
 	nm := Meta{Type: TypeHash, Version: h.version, ExpireAt: h.expireAt, Payload: p}
+	var err error
+	if nm.ElemBytes, err = tx.savedElemBytes(h.orig, h.found, h.elems, nm); err != nil {
+		return false, err
+	}
 	if err := tx.PutMeta(key, h.orig, h.found, nm); err != nil {
 		return false, err
 	}

@@ -39,6 +39,7 @@ type listState struct {
 	version    uint64
 	expireAt   int64
 	head, tail uint64 // elements live at [head, tail)
+	elems      int64  // element bytes (elembytes.go), as stored + this command's changes
 }
 
 func (l *listState) len() int64 { return int64(l.tail - l.head) }
@@ -108,6 +109,7 @@ func (tx *Tx) listFor(key []byte, read bool) (listState, error) {
 		expireAt: m.ExpireAt,
 		head:     binary.BigEndian.Uint64(m.Payload[8:16]),
 		tail:     binary.BigEndian.Uint64(m.Payload[16:24]),
+		elems:    m.ElemBytes,
 	}, nil
 }
 
@@ -128,6 +130,10 @@ func (tx *Tx) listSave(key []byte, l *listState) error {
 	binary.BigEndian.PutUint64(p[8:16], l.head)
 	binary.BigEndian.PutUint64(p[16:24], l.tail)
 	nm := Meta{Type: TypeList, Version: l.version, ExpireAt: l.expireAt, Payload: p}
+	var err error
+	if nm.ElemBytes, err = tx.savedElemBytes(l.orig, l.found, l.elems, nm); err != nil {
+		return err
+	}
 	if err := tx.PutMeta(key, l.orig, l.found, nm); err != nil {
 		return err
 	}
@@ -162,8 +168,26 @@ func (tx *Tx) listPush(l *listState, end ListEnd, vals [][]byte) error {
 		if err := b.Set(tx.listKey(l, idx), v); err != nil {
 			return err
 		}
+		l.elems += int64(len(v))
 	}
 	return nil
+}
+
+// listDropRange deletes the elements at indexes [lo, hi) with one range
+// deletion, after a walk that takes their bytes off the element bytes.
+func (tx *Tx) listDropRange(l *listState, lo, hi uint64) error {
+	from, to := tx.listKey(l, lo), tx.listKey(l, hi)
+	it, err := tx.reader().NewIter(from, to)
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		l.elems -= int64(len(it.Value()))
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	return tx.batch().DeleteRange(from, to)
 }
 
 // listRange returns the elements at positions [from, to] (0-based from the
@@ -221,6 +245,9 @@ func (tx *Tx) listPop(l *listState, end ListEnd, n int64) ([][]byte, error) {
 	}
 	if err := tx.batch().DeleteRange(tx.listKey(l, lo), tx.listKey(l, hi)); err != nil {
 		return nil, err
+	}
+	for _, v := range out {
+		l.elems -= int64(len(v))
 	}
 	return out, nil
 }
@@ -397,11 +424,17 @@ func (tx *Tx) LSet(key []byte, index int64, val []byte) error {
 	if index < 0 || index >= l.len() {
 		return ErrIndexOutOfRange
 	}
-	if err := tx.batch().Set(tx.listKey(&l, l.head+uint64(index)), val); err != nil {
+	k := tx.listKey(&l, l.head+uint64(index))
+	old, err := tx.reader().Get(k)
+	if err != nil {
+		return fmt.Errorf("kv: list %q element %d: %w", key, index, err)
+	}
+	l.elems += int64(len(val) - len(old))
+	if err := tx.batch().Set(k, val); err != nil {
 		return err
 	}
 	tx.notify(ClassList, "lset", key)
-	return nil
+	return tx.listSave(key, &l)
 }
 
 // LTrim keeps only the elements between start and stop inclusive, with two
@@ -417,14 +450,13 @@ func (tx *Tx) LTrim(key []byte, start, stop int64) error {
 	if !ok {
 		from, to = n, n-1
 	}
-	b := tx.batch()
 	if from > 0 {
-		if err := b.DeleteRange(tx.listKey(&l, l.head), tx.listKey(&l, l.head+uint64(from))); err != nil {
+		if err := tx.listDropRange(&l, l.head, l.head+uint64(from)); err != nil {
 			return err
 		}
 	}
 	if to < n-1 {
-		if err := b.DeleteRange(tx.listKey(&l, l.head+uint64(to)+1), tx.listKey(&l, l.tail)); err != nil {
+		if err := tx.listDropRange(&l, l.head+uint64(to)+1, l.tail); err != nil {
 			return err
 		}
 	}
@@ -480,6 +512,7 @@ func (tx *Tx) LRem(key []byte, count int64, val []byte) (int64, error) {
 	}
 	var keep [][]byte
 	for i, v := range all {
+		l.elems -= int64(len(v))
 		if !remove[i] {
 			keep = append(keep, v)
 		}
@@ -554,6 +587,7 @@ func (tx *Tx) LInsert(key []byte, before bool, pivot, val []byte) (int64, error)
 	if err := b.Set(tx.listKey(&l, l.head+uint64(at)), val); err != nil {
 		return 0, err
 	}
+	l.elems += int64(len(val))
 	tx.notify(ClassList, "linsert", key)
 	if err := tx.listSave(key, &l); err != nil {
 		return 0, err

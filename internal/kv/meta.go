@@ -72,37 +72,71 @@ func equalFold(a, b string) bool {
 // metaHeaderLen is the size of the fixed part of a metadata record.
 const metaHeaderLen = 1 + 8 + 8
 
+// metaElemBytesFlag, set in a record's type byte, says that the 8 bytes
+// after the fixed part hold the collection's element bytes (ElemBytes).
+// A record without it (written before element bytes were kept) has them
+// unknown.
+const metaElemBytesFlag = 0x80
+
 // Meta is the metadata record of one key: its type, the version its
 // sub-keys live under, its absolute expiry time in Unix milliseconds (0 for
 // none), and its payload. For a string the payload is the value itself; for
 // a collection it starts with the element count (8 bytes, big-endian) and
 // the collection type may append its own fields after it.
+//
+// ElemBytes is, for a collection, the byte size of its elements as
+// elemBytes defines it, kept by every write that adds, removes or replaces
+// elements; -1 means unknown (a record of the format before it was kept),
+// and the next write of the key recounts it. A string's is always 0.
 type Meta struct {
-	Type     Type
-	Version  uint64
-	ExpireAt int64
-	Payload  []byte
+	Type      Type
+	Version   uint64
+	ExpireAt  int64
+	ElemBytes int64
+	Payload   []byte
 }
 
-// encode appends the record's encoding to dst.
+// encode appends the record's encoding to dst: the type byte (with
+// metaElemBytesFlag when ElemBytes is known), the version, the expiry, the
+// element bytes when known, and the payload.
 func (m *Meta) encode(dst []byte) []byte {
-	dst = append(dst, byte(m.Type))
+	known := m.Type != TypeString && m.ElemBytes >= 0
+	if known {
+		dst = append(dst, byte(m.Type)|metaElemBytesFlag)
+	} else {
+		dst = append(dst, byte(m.Type))
+	}
 	dst = binary.BigEndian.AppendUint64(dst, m.Version)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(m.ExpireAt))
+	if known {
+		dst = binary.BigEndian.AppendUint64(dst, uint64(m.ElemBytes))
+	}
 	return append(dst, m.Payload...)
 }
 
 // decodeMeta decodes a record; the payload aliases b.
 func decodeMeta(b []byte) (Meta, error) {
-	if len(b) < metaHeaderLen || Type(b[0]) == TypeNone || Type(b[0]) > TypeStream {
+	if len(b) < metaHeaderLen {
 		return Meta{}, fmt.Errorf("%w: metadata of %d bytes", ErrCorrupt, len(b))
 	}
-	return Meta{
-		Type:     Type(b[0]),
+	t, known := Type(b[0]&^metaElemBytesFlag), b[0]&metaElemBytesFlag != 0
+	if t == TypeNone || t > TypeStream || (known && (t == TypeString || len(b) < metaHeaderLen+8)) {
+		return Meta{}, fmt.Errorf("%w: metadata of %d bytes", ErrCorrupt, len(b))
+	}
+	m := Meta{
+		Type:     t,
 		Version:  binary.BigEndian.Uint64(b[1:9]),
 		ExpireAt: int64(binary.BigEndian.Uint64(b[9:17])),
 		Payload:  b[metaHeaderLen:],
-	}, nil
+	}
+	switch {
+	case known:
+		m.ElemBytes = int64(binary.BigEndian.Uint64(b[metaHeaderLen:]))
+		m.Payload = b[metaHeaderLen+8:]
+	case t != TypeString:
+		m.ElemBytes = -1
+	}
+	return m, nil
 }
 
 // Count returns the element count of a collection record.

@@ -22,6 +22,7 @@ type setState struct {
 	version  uint64
 	expireAt int64
 	count    int64
+	elems    int64 // element bytes (elembytes.go), as stored + this command's changes
 	// known caches membership read (or written) by this command; with
 	// knownAll (a set this command created) a member not in it is absent.
 	known    map[string]bool
@@ -33,7 +34,7 @@ func (tx *Tx) setFor(key []byte, read bool) (setState, error) {
 	if err != nil || !ok {
 		return setState{}, err
 	}
-	return setState{orig: m, found: true, version: m.Version, expireAt: m.ExpireAt, count: int64(m.Count())}, nil
+	return setState{orig: m, found: true, version: m.Version, expireAt: m.ExpireAt, count: int64(m.Count()), elems: m.ElemBytes}, nil
 }
 
 // setSave stores the record after the members changed; an empty set is
@@ -49,6 +50,10 @@ func (tx *Tx) setSave(key []byte, s *setState) error {
 	}
 	nm := Meta{Type: TypeSet, Version: s.version, ExpireAt: s.expireAt}
 	nm.SetCount(uint64(s.count))
+	var err error
+	if nm.ElemBytes, err = tx.savedElemBytes(s.orig, s.found, s.elems, nm); err != nil {
+		return err
+	}
 	if err := tx.PutMeta(key, s.orig, s.found, nm); err != nil {
 		return err
 	}
@@ -87,6 +92,7 @@ func (tx *Tx) setAdd(s *setState, member []byte) (bool, error) {
 		s.known[string(member)] = true
 	}
 	s.count++
+	s.elems += int64(len(member))
 	return true, nil
 }
 
@@ -103,6 +109,7 @@ func (tx *Tx) setRem(s *setState, member []byte) (bool, error) {
 		s.known[string(member)] = false
 	}
 	s.count--
+	s.elems -= int64(len(member))
 	return true, nil
 }
 
@@ -519,6 +526,7 @@ func (tx *Tx) storeSet(dst []byte, members [][]byte, event string) error {
 	nm.SetCount(uint64(len(members)))
 	b := tx.batch()
 	for _, m := range members {
+		nm.ElemBytes += int64(len(m))
 		if err := b.Set(tx.elemKey(nm.Version, m), nil); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -173,8 +174,13 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 
 func dbmapKey() []byte { return []byte{storage.PrefixRedisMeta, internalDB, 'd', 'b', 'm', 'a', 'p'} }
 
-// load rebuilds the counters and the version high-water mark.
+// load rebuilds the counters and the version high-water mark. A
+// collection record without its element bytes (written before they were
+// kept) gets them, recounted from its elements and written back, so that
+// every key counts its real size from the start.
 func (s *Store) load(ctx context.Context) error {
+	up := s.st.NewBatch()
+	defer func() { up.Close() }()
 	for pdb := 0; pdb < NumDBs; pdb++ {
 		it, err := s.st.NewIter(metaPrefix(byte(pdb)), storage.PrefixEnd(metaPrefix(byte(pdb))))
 		if err != nil {
@@ -188,6 +194,16 @@ func (s *Store) load(ctx context.Context) error {
 			}
 			n++
 			if m, err := decodeMeta(it.Value()); err == nil {
+				if m.ElemBytes < 0 && m.Type != TypeStream {
+					if m.ElemBytes, err = recountElemBytes(s.st, byte(pdb), m); err != nil {
+						it.Close()
+						return fmt.Errorf("kv: load: element bytes: %w", err)
+					}
+					if err := up.Set(bytes.Clone(it.Key()), m.encode(nil)); err != nil {
+						it.Close()
+						return fmt.Errorf("kv: load: %w", err)
+					}
+				}
 				s.version = max(s.version, m.Version)
 				s.c[pdb].sub.add(subexpOf(m))
 				s.c[pdb].bytes += keyCost(len(it.Key())-len(metaPrefix(byte(pdb))), m)
@@ -195,6 +211,13 @@ func (s *Store) load(ctx context.Context) error {
 		}
 		if err := it.Close(); err != nil {
 			return fmt.Errorf("kv: load: %w", err)
+		}
+		if !up.Empty() {
+			if err := up.Commit(); err != nil {
+				return fmt.Errorf("kv: load: element bytes: %w", err)
+			}
+			up.Close()
+			up = s.st.NewBatch()
 		}
 		s.c[pdb].keys = n
 		it, err = s.st.NewIter(expiryPrefix(byte(pdb)), storage.PrefixEnd(expiryPrefix(byte(pdb))))

@@ -107,6 +107,16 @@ func (tx *Tx) streamCreate(s *streamState) {
 
 // streamSave stores the stream's record, keeping its expiry.
 func (tx *Tx) streamSave(key []byte, s *streamState) error {
+	nm := Meta{Type: TypeStream, Version: s.version, ExpireAt: s.expireAt, ElemBytes: -1, Payload: s.encode()} // streams do not keep element bytes
+	if err := tx.PutMeta(key, s.orig, s.found, nm); err != nil {
+		return err
+	}
+	s.orig, s.found = nm, true
+	return nil
+}
+
+// encode returns the stream's record payload.
+func (s *streamState) encode() []byte {
 	p := make([]byte, 0, streamPayloadLen)
 	p = binary.BigEndian.AppendUint64(p, s.length)
 	p = s.last.encode(p)
@@ -115,13 +125,7 @@ func (tx *Tx) streamSave(key []byte, s *streamState) error {
 	p = binary.BigEndian.AppendUint64(p, s.groups)
 	p = binary.BigEndian.AppendUint64(p, s.tailNode)
 	p = binary.BigEndian.AppendUint64(p, s.tailFill)
-	p = s.first.encode(p)
-	nm := Meta{Type: TypeStream, Version: s.version, ExpireAt: s.expireAt, Payload: p}
-	if err := tx.PutMeta(key, s.orig, s.found, nm); err != nil {
-		return err
-	}
-	s.orig, s.found = nm, true
-	return nil
+	return s.first.encode(p)
 }
 
 func (tx *Tx) streamEntryKey(s *streamState, id StreamID) []byte {

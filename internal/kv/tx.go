@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mayfly/mayfly/internal/invariants"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -384,6 +385,9 @@ func (tx *Tx) PutMeta(key []byte, old Meta, found bool, m Meta) error {
 }
 
 func (tx *Tx) putMeta(ldb int, pdb byte, key []byte, old Meta, found bool, m Meta) error {
+	if invariants.Enabled {
+		tx.assertElemBytes(pdb, key, m) // reads, so before b is taken: reading may replace the batch
+	}
 	b := tx.writer()
 	d := &tx.delta[pdb]
 	if !found {

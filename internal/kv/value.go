@@ -24,13 +24,15 @@ type Value struct {
 	Pairs []HashPair
 	// Members are a sorted set's elements by ascending score, then member.
 	Members []ZMember
+	// Stream is a stream's whole content.
+	Stream *StreamValue
 }
 
 // ReadValue reads the value at key whole; ok is false when key is missing.
 // With access it counts as a read of the key (DUMP), otherwise it touches
 // nothing (OBJECT ENCODING). A collection of more than limit(its type)
 // elements (limit nil: no limit) is returned with only its type and
-// count, Partial; so is a stream, always.
+// count, Partial; so is a stream, unless limit is nil.
 func (tx *Tx) ReadValue(key []byte, limit func(Type) int64, access bool) (Value, bool, error) {
 	var m Meta
 	var ok bool
@@ -50,7 +52,17 @@ func (tx *Tx) ReadValue(key []byte, limit func(Type) int64, access bool) (Value,
 	}
 	v.Count = int64(m.Count())
 	if m.Type == TypeStream {
-		v.Partial = true // a stream has no element list to read
+		if limit != nil {
+			v.Partial = true
+			return v, true, nil
+		}
+		st, err := decodeStream(key, m)
+		if err != nil {
+			return Value{}, false, err
+		}
+		if v.Stream, err = tx.readStreamValue(&st); err != nil {
+			return Value{}, false, err
+		}
 		return v, true, nil
 	}
 	if limit != nil && v.Count > limit(m.Type) {
@@ -106,7 +118,9 @@ func (tx *Tx) ReadValue(key []byte, limit func(Type) int64, access bool) (Value,
 // has refused an existing key unless told to replace it). An expiry
 // already due creates nothing: a key it replaces is deleted with a `del`
 // event and the result is false. Otherwise the key gets a `restore` event.
-// The elements of v must be distinct where the type requires it.
+// The elements of v must be distinct where the type requires it; a stream
+// must be whole and consistent (entries in ID order, none above its last
+// ID, each pending entry owned by one of its group's consumers).
 func (tx *Tx) Restore(key []byte, v Value, expireAt int64) (bool, error) {
 	old, found, err := tx.Lookup(key)
 	if err != nil {
@@ -141,12 +155,14 @@ func (tx *Tx) Restore(key []byte, v Value, expireAt int64) (bool, error) {
 			if err := b.Set(tx.elemKey(nm.Version, u64(listMid+uint64(i))), it); err != nil {
 				return false, err
 			}
+			nm.ElemBytes += int64(len(it))
 		}
 	case TypeSet:
 		for _, it := range v.Items {
 			if err := b.Set(tx.elemKey(nm.Version, it), nil); err != nil {
 				return false, err
 			}
+			nm.ElemBytes += int64(len(it))
 		}
 		nm.SetCount(uint64(len(v.Items)))
 	case TypeHash:
@@ -156,6 +172,7 @@ func (tx *Tx) Restore(key []byte, v Value, expireAt int64) (bool, error) {
 			if err := b.Set(tx.elemKey(nm.Version, []byte{hashFieldNS}, p.Field), encodeFieldRec(0, p.Value)); err != nil {
 				return false, err
 			}
+			nm.ElemBytes += int64(len(p.Field) + len(p.Value))
 		}
 	case TypeZSet:
 		z := zsetState{version: nm.Version}
@@ -165,6 +182,15 @@ func (tx *Tx) Restore(key []byte, v Value, expireAt int64) (bool, error) {
 			}
 		}
 		nm.SetCount(uint64(z.count))
+		nm.ElemBytes = z.elems
+	case TypeStream:
+		if v.Stream == nil {
+			return false, fmt.Errorf("kv: restore of a stream without its content")
+		}
+		if nm.Payload, err = tx.restoreStream(nm.Version, v.Stream); err != nil {
+			return false, err
+		}
+		nm.ElemBytes = -1 // streams do not keep element bytes
 	default:
 		return false, fmt.Errorf("kv: restore of a value of type %v", v.Type)
 	}

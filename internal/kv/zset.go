@@ -179,6 +179,7 @@ type zsetState struct {
 	version  uint64
 	expireAt int64
 	count    int64
+	elems    int64 // element bytes (elembytes.go), as stored + this command's changes
 	// known caches scores read (or written) by this command; with
 	// knownAll (a sorted set this command created) a member not in it is
 	// absent.
@@ -196,7 +197,7 @@ func (tx *Tx) zsetFor(key []byte, read bool) (zsetState, error) {
 	if err != nil || !ok {
 		return zsetState{}, err
 	}
-	return zsetState{orig: m, found: true, version: m.Version, expireAt: m.ExpireAt, count: int64(m.Count())}, nil
+	return zsetState{orig: m, found: true, version: m.Version, expireAt: m.ExpireAt, count: int64(m.Count()), elems: m.ElemBytes}, nil
 }
 
 // zsetSave stores the record after the elements changed; an empty sorted
@@ -212,6 +213,10 @@ func (tx *Tx) zsetSave(key []byte, z *zsetState) error {
 	}
 	nm := Meta{Type: TypeZSet, Version: z.version, ExpireAt: z.expireAt}
 	nm.SetCount(uint64(z.count))
+	var err error
+	if nm.ElemBytes, err = tx.savedElemBytes(z.orig, z.found, z.elems, nm); err != nil {
+		return err
+	}
 	if err := tx.PutMeta(key, z.orig, z.found, nm); err != nil {
 		return err
 	}
@@ -259,6 +264,7 @@ func (tx *Tx) zsetPut(z *zsetState, member []byte, score float64, had bool, old 
 		}
 	} else {
 		z.count++
+		z.elems += int64(len(member)) + zsetScoreBytes
 	}
 	if err := b.Set(tx.zsetScoreKey(z, score, member), nil); err != nil {
 		return err
@@ -275,6 +281,7 @@ func (tx *Tx) zsetDel(z *zsetState, member []byte, score float64) error {
 		z.known[string(member)] = zknown{}
 	}
 	z.count--
+	z.elems -= int64(len(member)) + zsetScoreBytes
 	return b.Delete(tx.elemKey(z.version, []byte{zsetMemberNS}, member))
 }
 
@@ -1006,7 +1013,7 @@ func (tx *Tx) storeZSet(dst []byte, els []ZMember, event string) error {
 			return err
 		}
 	}
-	nm := Meta{Type: TypeZSet, Version: z.version}
+	nm := Meta{Type: TypeZSet, Version: z.version, ElemBytes: z.elems}
 	nm.SetCount(uint64(z.count))
 	if err := tx.PutMeta(dst, old, found, nm); err != nil {
 		return err

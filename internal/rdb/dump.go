@@ -77,6 +77,9 @@ func Dump(v *Value, c Config) []byte {
 				w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(ms[i].Score))
 			}
 		}
+	case Stream:
+		w.byte(typeStreamLP2)
+		w.stream(v.Stream)
 	}
 	w.b = binary.LittleEndian.AppendUint16(w.b, Version)
 	return binary.LittleEndian.AppendUint64(w.b, checksum(w.b))

@@ -341,8 +341,14 @@ func (r *reader) object() (*Value, error) {
 		default:
 			return newHash(els)
 		}
+	case typeStreamLP, typeStreamLP2:
+		st, err := r.stream(t)
+		if err != nil {
+			return nil, err
+		}
+		return &Value{Kind: Stream, Stream: st}, nil
 	}
-	// streams, modules and unknown types
+	// modules and unknown types
 	return nil, ErrBadFormat
 }
 

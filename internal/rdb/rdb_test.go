@@ -20,7 +20,7 @@ func TestChecksumIsRedisCRC64(t *testing.T) {
 	}
 }
 
-func readGolden(t *testing.T) map[string][]byte {
+func readGolden(t testing.TB) map[string][]byte {
 	t.Helper()
 	f, err := os.Open("testdata/redis70_dumps.txt")
 	if err != nil {
@@ -140,6 +140,8 @@ func equalValues(a, b *Value) bool {
 			}
 		}
 		return true
+	case Stream:
+		return equalStreams(a.Stream, b.Stream)
 	}
 	return true
 }
@@ -366,6 +368,14 @@ func FuzzLoad(f *testing.F) {
 		{Kind: ZSet, Members: []Member{{[]byte("m"), 1.5}}},
 	} {
 		f.Add(Dump(p, DefaultConfig))
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 4 {
+		f.Add(Dump(&Value{Kind: Stream, Stream: randStream(r)}, DefaultConfig))
+	}
+	golden := readGolden(f)
+	for _, k := range []string{"st1", "st3", "st4", "st5", "stv5"} {
+		f.Add(golden[k])
 	}
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		// Also try the payload's object under a valid footer, so the

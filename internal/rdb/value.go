@@ -10,6 +10,7 @@ const (
 	Set
 	ZSet
 	Hash
+	Stream
 )
 
 // Value is one key's value, whole.
@@ -25,6 +26,8 @@ type Value struct {
 	// Members are a ZSet's elements (distinct members, in any order; Dump
 	// writes them by ascending score, then member).
 	Members []Member
+	// Stream is a Stream's whole content.
+	Stream *StreamValue
 }
 
 // Pair is one field of a hash.
@@ -95,6 +98,8 @@ func Encoding(v *Value, c Config) string {
 			return "listpack"
 		}
 		return "skiplist"
+	case Stream:
+		return "stream"
 	}
 	return ""
 }

@@ -1,13 +1,8 @@
 package resp
 
 import (
-	"github.com/mayfly/mayfly/internal/kv"
 	"github.com/mayfly/mayfly/internal/rdb"
 )
-
-// errDumpStream refuses DUMP of a stream: its serialized form is not
-// written by mayfly.
-const errDumpStream = replyErr("ERR DUMP of a stream is not supported")
 
 var cmdDump = def(cmdSpec{
 	Name: "dump", Arity: 2, Flags: "readonly", FirstKey: 1, LastKey: 1, Step: 1,
@@ -22,9 +17,6 @@ var cmdDump = def(cmdSpec{
 		if !ok {
 			x.w.Null()
 			return nil
-		}
-		if v.Type == kv.TypeStream {
-			return errDumpStream
 		}
 		x.w.Bulk(rdb.Dump(toRDB(&v), x.rdbConfig()))
 		return nil

@@ -83,6 +83,9 @@ func TestRedisDumpIsRedis70s(t *testing.T) {
 	c := e.client(2)
 	buildRedis70Values(t, c)
 	for k, want := range redis70Dumps(t) {
+		if strings.HasPrefix(k, "st") {
+			continue // streams: TestRedisDumpStreamIsRedis70s
+		}
 		got, err := c.Dump(t.Context(), k).Result()
 		if err != nil {
 			t.Fatalf("DUMP %s: %v", k, err)
@@ -130,8 +133,9 @@ func TestRedisRestore(t *testing.T) {
 		fails("ERR value is not an integer or out of range", "restore", "n", "x", dumps["s1"]),
 		fails("ERR DUMP payload version or checksum are wrong", "restore", "n", "0", "junk"),
 		fails("ERR DUMP payload version or checksum are wrong", "restore", "n", "0", dumps["s1"][:len(dumps["s1"])-1]+"x"),
-		// a stream payload Redis 7.0 made: not a type mayfly serves
-		fails("ERR Bad data format", "restore", "n", "0", redis70Stream),
+		// a stream payload Redis 7.0 made
+		ok("restore", "st", "0", redis70Stream),
+		reply([]any{[]any{"1-1", []any{"a", "1"}}}, "xrange", "st", "-", "+"),
 		fails("ERR syntax error", "restore", "n", "0", dumps["s1"], "bogus"),
 		fails("ERR syntax error", "restore", "n", "0", dumps["s1"], "idletime"),
 		fails("ERR Invalid IDLETIME value, must be >= 0", "restore", "n", "0", dumps["s1"], "idletime", "-1"),

@@ -182,13 +182,22 @@ func TestStreamAsAKey(t *testing.T) {
 		ok("rename", "s2", "s3"),
 		reply([]any{[]any{"1-0", []any{"a", "1"}}}, "xrange", "s3", "-", "+"),
 		reply("stream", "object", "encoding", "s3"),
-		fails("ERR DUMP of a stream is not supported", "dump", "s3"),
 		reply([]any{"0", []any{"s3"}}, "scan", "0", "type", "stream", "match", "s3"),
 		reply(int64(1), "pexpire", "s", "100"),
 	})
 	groups := c.XInfoGroups(t.Context(), "s3").Val()
 	if len(groups) != 1 || groups[0].Name != "g" {
 		t.Fatalf("XINFO GROUPS of the copy: %+v", groups)
+	}
+	p, err := c.Dump(t.Context(), "s3").Result()
+	if err != nil {
+		t.Fatalf("DUMP of a stream: %v", err)
+	}
+	if err := c.Restore(t.Context(), "s4", 0, p).Err(); err != nil {
+		t.Fatalf("RESTORE of a stream's DUMP: %v", err)
+	}
+	if groups := c.XInfoGroups(t.Context(), "s4").Val(); len(groups) != 1 || groups[0].Name != "g" {
+		t.Fatalf("XINFO GROUPS of the restored copy: %+v", groups)
 	}
 	e.clock.Advance(101 * time.Millisecond)
 	runSteps(t, e, c, []step{
