@@ -205,6 +205,7 @@ func (c *conn) currentUser(ctx context.Context) (*connUser, error) {
 		return nil, err
 	}
 	c.user = fresh
+	c.publishUser()
 	return fresh, nil
 }
 
@@ -221,6 +222,27 @@ func (s *Server) resolveUser(ctx context.Context, name userName) (*connUser, err
 		return nil, err
 	}
 	return &connUser{name: name, roles: doc.roles, grants: mongoauth.Resolve(doc.roles, src), gen: gen}, nil
+}
+
+// fieldTrue reports whether cmd has field key with a true value.
+func fieldTrue(cmd bson.Raw, key string) bool {
+	v, err := cmd.LookupErr(key)
+	return err == nil && truthy(v)
+}
+
+// publishUser makes the connection's user visible to other goroutines.
+func (c *conn) publishUser() {
+	name := c.userString()
+	c.authName.Store(&name)
+}
+
+// sharedUser is the connection's user as last published ("" before
+// authentication); safe from any goroutine.
+func (c *conn) sharedUser() string {
+	if p := c.authName.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // userString names the connection's user ("user@db"), or "" before

@@ -539,3 +539,51 @@ func TestAuthListCollectionsAuthorized(t *testing.T) {
 		t.Fatalf("root's authorized collections = %v, %v", all, err)
 	}
 }
+
+// TestAuthCurrentOpOwnOps: currentOp with $ownOps: true needs no inprog
+// privilege and reports the user's own connections and cursors only.
+func TestAuthCurrentOpOwnOps(t *testing.T) {
+	ts := startAuthServer(t)
+	root := createRoot(t, ts)
+	ctx := context.Background()
+	if _, err := root.Database("test").Collection("c").InsertMany(ctx, []any{bson.D{}, bson.D{}, bson.D{}}); err != nil {
+		t.Fatal(err)
+	}
+	clients := map[string]*drv.Client{}
+	for _, u := range []string{"a", "b"} {
+		mustRun(t, root.Database("test"), bson.D{{Key: "createUser", Value: u}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"readWrite"}}})
+		clients[u] = ts.userClient(t, u, "pw", "test", "")
+		mustRun(t, clients[u].Database("test"), bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 1}})
+	}
+	admin := clients["a"].Database("admin")
+	var ce drv.CommandError
+	if err := admin.RunCommand(ctx, bson.D{{Key: "currentOp", Value: 1}}).Err(); !errors.As(err, &ce) || ce.Code != 13 {
+		t.Fatalf("currentOp without inprog: %v", err)
+	}
+	count := func(db *drv.Database) (cursors, conns int) {
+		t.Helper()
+		r := mustRun(t, db, bson.D{{Key: "currentOp", Value: 1}, {Key: "$ownOps", Value: true}, {Key: "$all", Value: true}})
+		vals, err := lookup(t, r, "inprog").Array().Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vals {
+			if v.Document().Lookup("type").StringValue() == "idleCursor" {
+				cursors++
+			} else {
+				conns++
+			}
+		}
+		return cursors, conns
+	}
+	if cursors, conns := count(admin); cursors != 1 || conns == 0 {
+		t.Fatalf("a's own operations: %d idle cursors, %d connections; want 1 cursor", cursors, conns)
+	}
+	if cursors, _ := count(root.Database("admin")); cursors != 0 {
+		t.Fatalf("root's own operations list %d cursors of others", cursors)
+	}
+	r := mustRun(t, root.Database("admin"), bson.D{{Key: "currentOp", Value: 1}, {Key: "$all", Value: true}, {Key: "type", Value: "idleCursor"}})
+	if n := len(lookup(t, r, "inprog").Array().Index(0).Document()); n == 0 {
+		t.Fatalf("root's currentOp without $ownOps: %v", r)
+	}
+}

@@ -134,12 +134,12 @@ func (r *cursorRegistry) checkin(c *cursor, n int) {
 
 // idleCursorOps returns currentOp's documents of the idle cursors (type
 // "idleCursor"), in id order.
-func (r *cursorRegistry) idleCursorOps(host string, now time.Time) []bson.D {
+func (r *cursorRegistry) idleCursorOps(host string, now time.Time, keep func(owner string) bool) []bson.D {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var idle []*cursor
 	for _, c := range r.cursors {
-		if !c.inUse {
+		if !c.inUse && keep(c.owner) {
 			idle = append(idle, c)
 		}
 	}

@@ -107,7 +107,7 @@ func docsCursor(docs []bson.D) (*sliceCursor, error) {
 var listCollectionsAccess = func() access {
 	a := need(onDatabase, "listCollections")
 	a.handlerChecks = func(req *request) bool {
-		return truthy(req.cmd.Lookup("authorizedCollections")) && truthy(req.cmd.Lookup("nameOnly"))
+		return fieldTrue(req.cmd, "authorizedCollections") && fieldTrue(req.cmd, "nameOnly")
 	}
 	return a
 }()

@@ -211,6 +211,7 @@ func (c *conn) loggedIn(name userName, mech mongoauth.Mechanism, speculative boo
 	c.s.throttle.Succeeded(hostOf(c.remote))
 	// The privileges are resolved before the next command.
 	c.user = &connUser{name: name, gen: c.s.authGen.Load() - 1}
+	c.publishUser()
 	c.log.Info("Successfully authenticated", "user", name.user, "db", name.db, "mechanism", string(mech), "client", c.remote)
 	return nil
 }
