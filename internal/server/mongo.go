@@ -57,6 +57,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		// net.maxIncomingConnections, and the frame timeout.
 		MaxConnections: s.cfg.MongoMaxConnections,
 		FrameTimeout:   wireFrameTimeout(s.cfg.FrameTimeout),
+		ObserveCommand: s.observeCommand("mongo"),
 		Status: []mongo.StatusSection{
 			{Path: "metrics.ttl", Value: s.ttlMetrics},
 			{Path: "batchedDeletes", Value: s.batchedDeletes},
