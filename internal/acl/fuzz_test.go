@@ -22,6 +22,13 @@ func FuzzApply(f *testing.F) {
 			return
 		}
 		desc := u.Describe(cat)
+		if strings.Count(desc, "(") != strings.Count(desc, ")") {
+			// A pattern holding a parenthesis ends or opens a selector
+			// when the description is read back, in Redis as here
+			// (ACL LOAD merges the words of a selector up to the first
+			// one ending in ")"), so such a description does not rebuild.
+			return
+		}
 		again, err := NewUser("u", false).ApplyAll(cat, strings.Fields(desc))
 		if err != nil {
 			t.Fatalf("description %q of %q refused: %v", desc, rules, err)

@@ -41,6 +41,17 @@ type Requirement = Privilege
 // privileges naming it cover.
 func isSystem(coll string) bool { return strings.HasPrefix(coll, "system.") }
 
+// normalAnyDB returns the actions of the privileges on every database
+// ({db: "", collection: ""}) that apply to database db: none for local
+// and config, whose collections only privileges naming those databases
+// (or anyResource) cover, as in MongoDB.
+func (g *Grants) normalAnyDB(db string) ActionSet {
+	if db == "local" || db == "config" {
+		return ActionSet{}
+	}
+	return g.anyNormal
+}
+
 // Grants are the resolved privileges of an authenticated user: actions per
 // resource pattern. The zero value grants nothing. Grants are immutable
 // once built, so connections share them freely.
@@ -97,10 +108,10 @@ func (g *Grants) On(r Resource) ActionSet {
 	case r.Cluster:
 		return s.Union(g.cluster)
 	case r.Collection == "":
-		return s.Union(g.anyNormal).Union(g.db[r.DB])
+		return s.Union(g.normalAnyDB(r.DB)).Union(g.db[r.DB])
 	}
 	if !isSystem(r.Collection) {
-		s = s.Union(g.anyNormal).Union(g.db[r.DB])
+		s = s.Union(g.normalAnyDB(r.DB)).Union(g.db[r.DB])
 	}
 	if len(g.ns) > 0 {
 		s = s.Union(g.ns[namespace{r.DB, r.Collection}])
@@ -132,7 +143,7 @@ func (g *Grants) AllowsCollectionsOf(db string, actions ActionSet) bool {
 	if g == nil {
 		return false
 	}
-	return g.anyResource.Union(g.anyNormal).Union(g.db[db]).Contains(actions)
+	return g.anyResource.Union(g.normalAnyDB(db)).Union(g.db[db]).Contains(actions)
 }
 
 // AnyOnDB reports whether any action is granted on database db or one of
@@ -142,7 +153,7 @@ func (g *Grants) AnyOnDB(db string) bool {
 	if g == nil {
 		return false
 	}
-	if !g.anyResource.Empty() || !g.anyNormal.Empty() || !g.db[db].Empty() || len(g.collAnyDB) > 0 {
+	if !g.anyResource.Empty() || !g.normalAnyDB(db).Empty() || !g.db[db].Empty() || len(g.collAnyDB) > 0 {
 		return true
 	}
 	for k, a := range g.ns {

@@ -28,6 +28,11 @@ func TestBuiltinRoles(t *testing.T) {
 		{RoleName{"root", "admin"}, Requirement{CollectionResource("admin", "system.users"), find}, true},
 		{RoleName{"root", "admin"}, Requirement{DBResource("z"), Actions("createUser", "dropDatabase")}, true},
 		{RoleName{"userAdminAnyDatabase", "admin"}, Requirement{DBResource("z"), Actions("createUser")}, true},
+		// The *AnyDatabase roles do not cover local and config.
+		{RoleName{"readAnyDatabase", "admin"}, Requirement{CollectionResource("local", "startup_log"), find}, false},
+		{RoleName{"readWriteAnyDatabase", "admin"}, Requirement{CollectionResource("config", "x"), Actions("insert")}, false},
+		{RoleName{"userAdminAnyDatabase", "admin"}, Requirement{DBResource("local"), Actions("createUser")}, false},
+		{RoleName{"root", "admin"}, Requirement{CollectionResource("config", "x"), Actions("insert")}, true},
 	}
 	for _, c := range cases {
 		g := Resolve([]RoleName{c.role}, nil)

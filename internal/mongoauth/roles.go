@@ -108,6 +108,16 @@ func init() {
 
 // builtinAdminRoles are the built-in roles that exist only in the admin
 // database.
+// configMonitor and configLocalManager are clusterMonitor's privileges on
+// config and clusterManager's on config and local.
+var (
+	configMonitor = Actions("collStats", "dbHash", "dbStats", "find", "getShardVersion", "indexStats",
+		"killCursors", "listCollections", "listIndexes", "planCacheRead")
+	configLocalManager = Actions("collStats", "dbHash", "dbStats", "enableSharding", "find", "insert",
+		"killCursors", "listCollections", "listIndexes", "moveChunk", "planCacheRead", "remove",
+		"splitChunk", "splitVector", "update")
+)
+
 var builtinAdminRoles = map[string]func() []Privilege{
 	"clusterMonitor": func() []Privilege {
 		return []Privilege{
@@ -115,13 +125,17 @@ var builtinAdminRoles = map[string]func() []Privilege{
 			{Resource{}, clusterMonitorAnyDB},
 			{CollectionResource("local", "system.replset"), Actions("find")},
 			{Resource{Collection: "system.profile"}, Actions("find")},
+			{DBResource("config"), configMonitor},
 		}
 	},
 	"hostManager": func() []Privilege {
 		return []Privilege{{ClusterResource, hostManagerCluster}, {Resource{}, hostManagerAnyDB}}
 	},
 	"clusterManager": func() []Privilege {
-		return []Privilege{{ClusterResource, clusterManagerCluster}, {Resource{}, clusterManagerAnyDB}}
+		// The privileges on every database do not reach config and
+		// local: clusterManager names them.
+		return []Privilege{{ClusterResource, clusterManagerCluster}, {Resource{}, clusterManagerAnyDB},
+			{DBResource("config"), configLocalManager}, {DBResource("local"), configLocalManager}}
 	},
 	"readAnyDatabase": func() []Privilege {
 		return []Privilege{{ClusterResource, Actions("listDatabases")}, {Resource{}, readActions},

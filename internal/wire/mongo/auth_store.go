@@ -34,9 +34,12 @@ func (u userName) String() string { return u.user + "@" + u.db }
 
 // userDoc is a user as admin.system.users stores it.
 type userDoc struct {
-	name       userName
-	userID     bson.Binary
-	creds      map[mongoauth.Mechanism]mongoauth.ScramCredential
+	name   userName
+	userID bson.Binary
+	creds  map[mongoauth.Mechanism]mongoauth.ScramCredential
+	// external: a user of $external, authenticated by its certificate
+	// (credentials {external: true}).
+	external   bool
 	roles      []mongoauth.RoleName
 	customData bson.Raw
 }
@@ -61,6 +64,9 @@ func (u *userDoc) doc() bson.D {
 		{Key: "db", Value: u.name.db},
 	}
 	creds := bson.D{}
+	if u.external {
+		creds = append(creds, bson.E{Key: "external", Value: true})
+	}
 	for _, m := range u.mechanisms() {
 		cr := u.creds[m]
 		creds = append(creds, bson.E{Key: string(m), Value: bson.D{
@@ -110,6 +116,10 @@ func parseUserDoc(raw bson.Raw) (*userDoc, error) {
 			return nil, fmt.Errorf("decode user credentials: %w", err)
 		}
 		for _, el := range elems {
+			if el.Key() == "external" {
+				u.external = truthy(el.Value())
+				continue
+			}
 			m, ok := mongoauth.ParseMechanism(el.Key())
 			if !ok {
 				continue

@@ -244,9 +244,10 @@ func TestAuthUsersInfo(t *testing.T) {
 	if creds.Lookup("iterationCount").Int32() != 15000 || u.Lookup("credentials", "SCRAM-SHA-1", "iterationCount").Int32() != 10000 {
 		t.Fatalf("credentials %v", u.Lookup("credentials"))
 	}
-	for _, key := range []string{"storedKey", "serverKey"} {
-		if _, err := creds.LookupErr(key); err == nil {
-			t.Fatalf("usersInfo reveals %s", key)
+	// As MongoDB 7.0: the whole credential but the password.
+	for _, key := range []string{"salt", "storedKey", "serverKey"} {
+		if v, err := creds.LookupErr(key); err != nil || v.StringValue() == "" {
+			t.Fatalf("usersInfo showCredentials %s: %v", key, creds)
 		}
 	}
 	if got := u.Lookup("inheritedRoles").String(); got != `[{"role": "read","db": "test"}]` {
@@ -380,7 +381,22 @@ func TestAuthCursorOwner(t *testing.T) {
 	id := lookup(t, r, "cursor", "id").Int64()
 	cmdError(t, b, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}}, 13, "Unauthorized",
 		"cursor id "+strconv.FormatInt(id, 10)+" was not created by the authenticated user")
-	mustRun(t, a, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}})
+	mustRun(t, a, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 1}})
+
+	// killCursors: another user's cursor is refused, the owner's and
+	// (with killAnyCursor) root's are killed.
+	cmdError(t, b, bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{id}}}, 13, "Unauthorized",
+		"not authorized to kill cursor on test.c")
+	r = mustRun(t, a, bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{id, int64(99)}}})
+	if k := lookup(t, r, "cursorsKilled").Array().Index(0).Int64(); k != id {
+		t.Fatalf("killCursors by the owner = %v", r)
+	}
+	r = mustRun(t, a, bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 1}})
+	id = lookup(t, r, "cursor", "id").Int64()
+	r = mustRun(t, root.Database("test"), bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{id}}})
+	if k := lookup(t, r, "cursorsKilled").Array().Index(0).Int64(); k != id {
+		t.Fatalf("killCursors by root = %v", r)
+	}
 }
 
 // scramConverse authenticates by hand, as the Go driver's SCRAM client
@@ -480,4 +496,120 @@ func TestAuthChangeStream(t *testing.T) {
 	cmdError(t, ts.userClient(t, "w", "pw", "admin", "").Database("app"), bson.D{{Key: "aggregate", Value: 1},
 		{Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}},
 		13, "Unauthorized", "")
+}
+
+// TestAuthAnyDatabaseRoles: readAnyDatabase and readWriteAnyDatabase
+// cover every database but local and config, as in MongoDB; root covers
+// those too.
+func TestAuthAnyDatabaseRoles(t *testing.T) {
+	ts := startAuthServer(t)
+	root := createRoot(t, ts)
+	ctx := context.Background()
+	for _, db := range []string{"app", "local", "config"} {
+		if _, err := root.Database(db).Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+			t.Fatalf("root inserts into %s: %v", db, err)
+		}
+	}
+	mustRun(t, root.Database("admin"), bson.D{{Key: "createUser", Value: "rw"}, {Key: "pwd", Value: "pw"},
+		{Key: "roles", Value: bson.A{"readWriteAnyDatabase"}}})
+	rw := ts.userClient(t, "rw", "pw", "admin", "")
+	if err := rw.Database("app").Collection("c").FindOne(ctx, bson.D{}).Err(); err != nil {
+		t.Fatalf("readWriteAnyDatabase reads app: %v", err)
+	}
+	for _, db := range []string{"local", "config"} {
+		err := rw.Database(db).Collection("c").FindOne(ctx, bson.D{}).Err()
+		var ce drv.CommandError
+		if !errors.As(err, &ce) || ce.Code != 13 || !strings.HasPrefix(ce.Message, "not authorized on "+db+" to execute command { find: \"c\"") {
+			t.Fatalf("readWriteAnyDatabase reads %s: %v", db, err)
+		}
+		_, err = rw.Database(db).Collection("c").InsertOne(ctx, bson.D{})
+		if !errors.As(err, &ce) || ce.Code != 13 {
+			t.Fatalf("readWriteAnyDatabase writes %s: %v", db, err)
+		}
+	}
+}
+
+// TestAuthListCollectionsAuthorized: a user with a privilege on one
+// collection only lists, with authorizedCollections and nameOnly, the
+// collections it may use, and is refused listCollections otherwise.
+func TestAuthListCollectionsAuthorized(t *testing.T) {
+	ts := startAuthServer(t)
+	root := createRoot(t, ts)
+	ctx := context.Background()
+	for _, coll := range []string{"only", "other"} {
+		if _, err := root.Database("test").Collection(coll).InsertOne(ctx, bson.D{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRun(t, root.Database("test"), bson.D{{Key: "createRole", Value: "onlyReader"}, {Key: "roles", Value: bson.A{}},
+		{Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "db", Value: "test"}, {Key: "collection", Value: "only"}}},
+			{Key: "actions", Value: bson.A{"find"}}}}}})
+	mustRun(t, root.Database("test"), bson.D{{Key: "createUser", Value: "narrow"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"onlyReader"}}})
+	narrow := ts.userClient(t, "narrow", "pw", "test", "").Database("test")
+	names, err := narrow.ListCollectionNames(ctx, bson.D{}, options.ListCollections().SetAuthorizedCollections(true))
+	if err != nil || len(names) != 1 || names[0] != "only" {
+		t.Fatalf("authorized collections = %v, %v", names, err)
+	}
+	_, err = narrow.ListCollectionNames(ctx, bson.D{})
+	var ce drv.CommandError
+	if !errors.As(err, &ce) || ce.Code != 13 {
+		t.Fatalf("listCollections without authorizedCollections: %v", err)
+	}
+	_, err = ts.userClient(t, "narrow", "pw", "test", "").Database("elsewhere").ListCollectionNames(ctx, bson.D{},
+		options.ListCollections().SetAuthorizedCollections(true))
+	if !errors.As(err, &ce) || ce.Code != 13 {
+		t.Fatalf("authorizedCollections without a privilege in the database: %v", err)
+	}
+	all, err := root.Database("test").ListCollectionNames(ctx, bson.D{}, options.ListCollections().SetAuthorizedCollections(true))
+	if err != nil || len(all) != 2 {
+		t.Fatalf("root's authorized collections = %v, %v", all, err)
+	}
+}
+
+// TestAuthCurrentOpOwnOps: currentOp with $ownOps: true needs no inprog
+// privilege and reports the user's own connections and cursors only.
+func TestAuthCurrentOpOwnOps(t *testing.T) {
+	ts := startAuthServer(t)
+	root := createRoot(t, ts)
+	ctx := context.Background()
+	if _, err := root.Database("test").Collection("c").InsertMany(ctx, []any{bson.D{}, bson.D{}, bson.D{}}); err != nil {
+		t.Fatal(err)
+	}
+	clients := map[string]*drv.Client{}
+	for _, u := range []string{"a", "b"} {
+		mustRun(t, root.Database("test"), bson.D{{Key: "createUser", Value: u}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"readWrite"}}})
+		clients[u] = ts.userClient(t, u, "pw", "test", "")
+		mustRun(t, clients[u].Database("test"), bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 1}})
+	}
+	admin := clients["a"].Database("admin")
+	var ce drv.CommandError
+	if err := admin.RunCommand(ctx, bson.D{{Key: "currentOp", Value: 1}}).Err(); !errors.As(err, &ce) || ce.Code != 13 {
+		t.Fatalf("currentOp without inprog: %v", err)
+	}
+	count := func(db *drv.Database) (cursors, conns int) {
+		t.Helper()
+		r := mustRun(t, db, bson.D{{Key: "currentOp", Value: 1}, {Key: "$ownOps", Value: true}, {Key: "$all", Value: true}})
+		vals, err := lookup(t, r, "inprog").Array().Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vals {
+			if v.Document().Lookup("type").StringValue() == "idleCursor" {
+				cursors++
+			} else {
+				conns++
+			}
+		}
+		return cursors, conns
+	}
+	if cursors, conns := count(admin); cursors != 1 || conns == 0 {
+		t.Fatalf("a's own operations: %d idle cursors, %d connections; want 1 cursor", cursors, conns)
+	}
+	if cursors, _ := count(root.Database("admin")); cursors != 0 {
+		t.Fatalf("root's own operations list %d cursors of others", cursors)
+	}
+	r := mustRun(t, root.Database("admin"), bson.D{{Key: "currentOp", Value: 1}, {Key: "$all", Value: true}, {Key: "type", Value: "idleCursor"}})
+	if n := len(lookup(t, r, "inprog").Array().Index(0).Document()); n == 0 {
+		t.Fatalf("root's currentOp without $ownOps: %v", r)
+	}
 }

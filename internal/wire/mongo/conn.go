@@ -33,6 +33,9 @@ type conn struct {
 	id     int64
 	remote string
 	log    *slog.Logger
+	// authName is the authenticated user ("user@db", or "") for other
+	// goroutines: currentOp's $ownOps reads it.
+	authName atomic.Pointer[string]
 
 	ctx    context.Context
 	cancel context.CancelFunc

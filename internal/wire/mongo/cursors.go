@@ -134,12 +134,12 @@ func (r *cursorRegistry) checkin(c *cursor, n int) {
 
 // idleCursorOps returns currentOp's documents of the idle cursors (type
 // "idleCursor"), in id order.
-func (r *cursorRegistry) idleCursorOps(host string, now time.Time) []bson.D {
+func (r *cursorRegistry) idleCursorOps(host string, now time.Time, keep func(owner string) bool) []bson.D {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var idle []*cursor
 	for _, c := range r.cursors {
-		if !c.inUse {
+		if !c.inUse && keep(c.owner) {
 			idle = append(idle, c)
 		}
 	}
@@ -177,6 +177,18 @@ func (r *cursorRegistry) remove(c *cursor) {
 // kill closes the cursor with that id in ns; false if there is none. A
 // cursor in use by another request is not killed (MongoDB reports it in
 // cursorsAlive... only when the kill fails; mayfly reports it not found).
+// owner returns the user that opened cursor id of namespace ns, and
+// whether there is such a cursor.
+func (r *cursorRegistry) owner(id int64, ns string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.cursors[id]
+	if !ok || c.ns != ns {
+		return "", false
+	}
+	return c.owner, true
+}
+
 func (r *cursorRegistry) kill(id int64, ns string) bool {
 	r.mu.Lock()
 	c, ok := r.cursors[id]

@@ -37,6 +37,9 @@ type metrics struct {
 	collLatencies collectionLatencies
 }
 
+// countedMechanisms are the mechanisms serverStatus counts, in its order.
+var countedMechanisms = []mongoauth.Mechanism{mongoauth.MongoDBX509, mongoauth.ScramSHA1, mongoauth.ScramSHA256}
+
 type authCounters struct {
 	received, successful                       atomic.Int64
 	speculativeReceived, speculativeSuccessful atomic.Int64
@@ -45,7 +48,7 @@ type authCounters struct {
 // securityDoc is serverStatus's security section.
 func (m *metrics) securityDoc() bson.D {
 	mechs := bson.D{}
-	for _, mech := range mongoauth.Mechanisms {
+	for _, mech := range countedMechanisms {
 		a := m.authMechs[mech]
 		mechs = append(mechs, bson.E{Key: string(mech), Value: bson.D{
 			{Key: "speculativeAuthenticate", Value: bson.D{
@@ -67,7 +70,7 @@ type cmdCounter struct {
 
 func newMetrics() *metrics {
 	m := &metrics{commands: make(map[string]*cmdCounter, len(commandTable)), authMechs: map[mongoauth.Mechanism]*authCounters{}}
-	for _, mech := range mongoauth.Mechanisms {
+	for _, mech := range countedMechanisms {
 		m.authMechs[mech] = &authCounters{}
 	}
 	for name := range commandTable {

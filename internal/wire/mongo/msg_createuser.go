@@ -11,7 +11,8 @@ import (
 
 // msgCreateUser answers createUser: a user of the command's database with
 // SCRAM credentials for its mechanisms (both by default) derived from pwd
-// on the server, and its roles, which must exist.
+// on the server, and its roles, which must exist. A user of $external has
+// no password: it authenticates by its certificate (MONGODB-X509).
 func msgCreateUser(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	f, err := parseUserFields("createUser", req)
 	if err != nil {
@@ -24,18 +25,20 @@ func msgCreateUser(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		return nil, missingField("createUser", "roles")
 	case req.db == "local":
 		return nil, errorf(mongoerr.BadValue, "Cannot create users in the local database")
-	case req.db == "$external":
-		return nil, errorf(mongoerr.BadValue, "mayfly has no external authentication: users of $external cannot be created")
-	case f.pwd == nil:
+	case req.db == mongoauth.ExternalDB && f.pwd != nil:
+		return nil, errorf(mongoerr.BadValue, "Cannot set the password for users defined on the '$external' database")
+	case req.db != mongoauth.ExternalDB && f.pwd == nil:
 		return nil, errorf(mongoerr.BadValue, "Must provide a 'pwd' field for all user documents, except those with '$external' as the user's source db")
 	}
 	mechs := f.mechanisms
 	if !f.mechsSeen {
 		mechs = mongoauth.Mechanisms
 	}
-	creds, err := credentials(f.name, *f.pwd, mechs)
-	if err != nil {
-		return nil, err
+	creds := map[mongoauth.Mechanism]mongoauth.ScramCredential{}
+	if f.pwd != nil {
+		if creds, err = credentials(f.name, *f.pwd, mechs); err != nil {
+			return nil, err
+		}
 	}
 	c.s.authMu.Lock()
 	defer c.s.authMu.Unlock()
@@ -49,7 +52,7 @@ func msgCreateUser(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		}
 		c.log.Info("Creating the first user through the localhost exception", "user", f.name, "db", req.db, "client", c.remote)
 	}
-	u := &userDoc{name: userName{f.name, req.db}, userID: newUserID(), creds: creds, roles: f.roles, customData: f.customData}
+	u := &userDoc{name: userName{f.name, req.db}, userID: newUserID(), creds: creds, external: req.db == mongoauth.ExternalDB, roles: f.roles, customData: f.customData}
 	if u.roles == nil {
 		u.roles = []mongoauth.RoleName{}
 	}

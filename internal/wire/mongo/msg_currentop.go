@@ -13,16 +13,17 @@ import (
 // msgCurrentOp answers currentOp (db.currentOp()): {inprog: [...]}, the
 // operations in progress (operations.go) that match the command's other
 // fields taken as a query filter. $all adds the idle connections and idle
-// cursors; $ownOps changes nothing, since every client is the server's
-// only user.
+// cursors. $ownOps: true reports the user's own operations only and, under
+// access control, needs no inprog privilege, as in MongoDB.
 func msgCurrentOp(_ context.Context, c *conn, req *request) (bson.D, error) {
-	all := false
+	all, own := false, false
 	start, filter := bsoncore.AppendDocumentStart(nil)
 	err := fields(req.cmd, func(el bson.RawElement) error {
 		switch el.Key() {
 		case "$all":
 			all = truthy(el.Value())
 		case "$ownOps":
+			own = truthy(el.Value())
 		default:
 			filter = append(filter, el...)
 		}
@@ -36,7 +37,8 @@ func msgCurrentOp(_ context.Context, c *conn, req *request) (bson.D, error) {
 	if err := bson.Unmarshal(filter, &spec); err != nil {
 		return nil, errorf(mongoerr.BadValue, "invalid currentOp filter: %v", err)
 	}
-	docs, err := decodedOps(c.s.currentOps(c.s.now(), currentOpOptions{idleConnections: all, idleCursors: all}))
+	o := currentOpOptions{idleConnections: all, idleCursors: all, ownOnly: own && c.s.opts.Auth, owner: c.userString()}
+	docs, err := decodedOps(c.s.currentOps(c.s.now(), o))
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +58,13 @@ func msgCurrentOp(_ context.Context, c *conn, req *request) (bson.D, error) {
 	}
 	return bson.D{{Key: "inprog", Value: inprog}}, nil
 }
+
+// currentOpAccess: inprog on the cluster, except with $ownOps: true.
+var currentOpAccess = func() access {
+	a := need(onCluster, "inprog")
+	a.handlerChecks = func(req *request) bool { return fieldTrue(req.cmd, "$ownOps") }
+	return a
+}()
 
 // decodedOps turns currentOp documents, which hold raw BSON (the commands,
 // the client metadata), into decoded documents that query filters and

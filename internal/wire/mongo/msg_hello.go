@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/mongoauth"
 )
 
 // msgHello answers hello, isMaster and ismaster: a standalone server that
@@ -17,8 +18,10 @@ import (
 //
 // With saslSupportedMechs: "<db>.<user>" it names the user's mechanisms;
 // with speculativeAuthenticate (a saslStart document with its db) it
-// starts the conversation and answers its first reply, or leaves the
-// field out when that fails, as MongoDB does.
+// starts the conversation and answers its first reply, or (an
+// authenticate document) it authenticates by MONGODB-X509 and answers
+// authenticate's reply; it leaves the field out when that fails, as
+// MongoDB does.
 func msgHello(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	helloOk := false
 	if v, err := req.cmd.LookupErr("helloOk"); err == nil {
@@ -102,7 +105,23 @@ func (c *conn) saslSupportedMechs(ctx context.Context, v bson.RawValue) (bson.A,
 // normally).
 func (c *conn) speculativeAuthenticate(ctx context.Context, doc bson.Raw) bson.D {
 	first, err := doc.IndexErr(0)
-	if err != nil || first.Key() != "saslStart" {
+	if err != nil {
+		return nil
+	}
+	if first.Key() == "authenticate" {
+		// MONGODB-X509 always authenticates on $external, which the
+		// drivers do not name here.
+		db := mongoauth.ExternalDB
+		if v, err := doc.LookupErr("db"); err == nil {
+			db, _ = v.StringValueOK()
+		}
+		reply, err := c.authenticateX509(ctx, db, parseAuthenticate(doc), true)
+		if err != nil {
+			return nil
+		}
+		return reply
+	}
+	if first.Key() != "saslStart" {
 		return nil
 	}
 	a, db, err := parseSaslStart(doc, true)

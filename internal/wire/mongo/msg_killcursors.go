@@ -2,15 +2,19 @@ package mongo
 
 import (
 	"context"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/mongoauth"
 )
 
 // msgKillCursors answers killCursors: {cursorsKilled, cursorsNotFound,
-// cursorsAlive, cursorsUnknown}.
-func msgKillCursors(_ context.Context, c *conn, req *request) (bson.D, error) {
+// cursorsAlive, cursorsUnknown}. Under access control a user kills its
+// own cursors; another user's needs killAnyCursor on the cluster or on
+// the cursor's namespace, else the whole command is Unauthorized.
+func msgKillCursors(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	coll, err := collectionArg(req)
 	if err != nil {
 		return nil, err
@@ -48,6 +52,9 @@ func msgKillCursors(_ context.Context, c *conn, req *request) (bson.D, error) {
 		return nil, missingField("killCursors", "cursors")
 	}
 	ns := namespace(req.db, coll)
+	if err := c.checkKillCursors(ctx, req.db, coll, ns, ids); err != nil {
+		return nil, err
+	}
 	killed, notFound := bson.A{}, bson.A{}
 	for _, id := range ids {
 		if c.s.cursors.kill(id, ns) {
@@ -62,4 +69,33 @@ func msgKillCursors(_ context.Context, c *conn, req *request) (bson.D, error) {
 		{Key: "cursorsAlive", Value: bson.A{}},
 		{Key: "cursorsUnknown", Value: bson.A{}},
 	}, nil
+}
+
+// checkKillCursors refuses ids when one of them is a cursor another user
+// opened and the connection's user may not kill any cursor there.
+func (c *conn) checkKillCursors(ctx context.Context, db, coll, ns string, ids []int64) error {
+	if !c.s.opts.Auth {
+		return nil
+	}
+	u, err := c.currentUser(ctx)
+	if err != nil {
+		return err
+	}
+	me := c.userString()
+	target := mongoauth.CollectionResource(db, coll)
+	if strings.HasPrefix(coll, "$cmd.") {
+		target = mongoauth.DBResource(db)
+	}
+	for _, id := range ids {
+		owner, ok := c.s.cursors.owner(id, ns)
+		if !ok || owner == me {
+			continue
+		}
+		if u != nil && (u.grants.Allows(clusterReq("killAnyCursor")) ||
+			u.grants.Allows(mongoauth.Requirement{Resource: target, Actions: mongoauth.Actions("killAnyCursor")})) {
+			continue
+		}
+		return errorf(mongoerr.Unauthorized, "not authorized to kill cursor on %s", ns)
+	}
+	return nil
 }

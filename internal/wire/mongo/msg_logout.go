@@ -13,6 +13,7 @@ func msgLogout(_ context.Context, c *conn, req *request) (bson.D, error) {
 	if c.user != nil && c.user.name.db == req.db {
 		c.log.Info("logout", "user", c.user.name.user, "db", c.user.name.db, "client", c.remote)
 		c.user = nil
+		c.publishUser()
 	}
 	return bson.D{}, nil
 }

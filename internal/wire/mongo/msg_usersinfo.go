@@ -15,8 +15,9 @@ import (
 // msgUsersInfo answers usersInfo in all its forms: 1 (the database's
 // users), a name, {user, db}, an array of those, or {forAllDBs: true};
 // with showCustomData (default), showPrivileges (inherited roles and
-// privileges), showCredentials and filter. showCredentials reports each
-// mechanism's iterationCount and salt and never the stored or server key.
+// privileges), showCredentials and filter. showCredentials reports the
+// credentials as MongoDB 7.0 does: each mechanism's iterationCount, salt,
+// storedKey and serverKey, and external: true for a user of $external.
 func msgUsersInfo(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	showCreds, showCustom, showPrivs := false, true, false
 	var filter *query.Filter
@@ -71,11 +72,16 @@ func msgUsersInfo(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		}
 		if showCreds {
 			creds := bson.D{}
+			if u.external {
+				creds = append(creds, bson.E{Key: "external", Value: true})
+			}
 			for _, m := range u.mechanisms() {
 				cr := u.creds[m]
 				creds = append(creds, bson.E{Key: string(m), Value: bson.D{
 					{Key: "iterationCount", Value: int32(cr.IterationCount)},
 					{Key: "salt", Value: encodeBase64(cr.Salt)},
+					{Key: "storedKey", Value: encodeBase64(cr.StoredKey)},
+					{Key: "serverKey", Value: encodeBase64(cr.ServerKey)},
 				}})
 			}
 			d = append(d, bson.E{Key: "credentials", Value: creds})
@@ -91,6 +97,9 @@ func msgUsersInfo(ctx context.Context, c *conn, req *request) (bson.D, error) {
 			)
 		}
 		mechs := bson.A{}
+		if u.external {
+			mechs = append(mechs, "external")
+		}
 		for _, m := range u.mechanisms() {
 			mechs = append(mechs, string(m))
 		}

@@ -97,7 +97,14 @@ func (r *opRegistry) kill(id int64) bool {
 type currentOpOptions struct {
 	idleConnections bool
 	idleCursors     bool
+	// ownOnly keeps the operations, connections and cursors of user
+	// owner ("user@db") only ($ownOps).
+	ownOnly bool
+	owner   string
 }
+
+// keeps reports whether o reports what user opened.
+func (o currentOpOptions) keeps(user string) bool { return !o.ownOnly || user == o.owner }
 
 // currentOps returns the documents currentOp reports at now: one per
 // operation in progress (type "op", active), and, as asked, one per idle
@@ -114,6 +121,9 @@ func (s *Server) currentOps(now time.Time, o currentOpOptions) []bson.D {
 	sort.Slice(ops, func(i, j int) bool { return ops[i].id < ops[j].id })
 	for _, op := range ops {
 		busy[op.c] = true
+		if !o.keeps(op.c.sharedUser()) {
+			continue
+		}
 		d := op.c.opClientFields(now)
 		running := max(now.Sub(op.started), 0)
 		d = append(d,
@@ -149,7 +159,7 @@ func (s *Server) currentOps(now time.Time, o currentOpOptions) []bson.D {
 		s.mu.Lock()
 		conns := make([]*conn, 0, len(s.conns))
 		for c := range s.conns {
-			if !busy[c] {
+			if !busy[c] && o.keeps(c.sharedUser()) {
 				conns = append(conns, c)
 			}
 		}
@@ -162,7 +172,7 @@ func (s *Server) currentOps(now time.Time, o currentOpOptions) []bson.D {
 		}
 	}
 	if o.idleCursors {
-		out = append(out, s.cursors.idleCursorOps(s.host, now)...)
+		out = append(out, s.cursors.idleCursorOps(s.host, now, o.keeps)...)
 	}
 	return out
 }

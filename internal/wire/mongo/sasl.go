@@ -190,16 +190,20 @@ func saslReply(done bool, payload []byte) bson.D {
 // connection holds one user: authenticating again as the same user is
 // allowed, as another is MongoDB's error.
 func (c *conn) authSucceeded(st *saslState) error {
-	name := userName{st.conv.User(), st.db}
+	return c.loggedIn(userName{st.conv.User(), st.db}, st.conv.Mechanism(), st.speculative)
+}
+
+// loggedIn makes name the connection's user once mechanism authenticated
+// it, counting the success.
+func (c *conn) loggedIn(name userName, mech mongoauth.Mechanism, speculative bool) error {
 	if prev := c.user; prev != nil && prev.name != name {
 		if prev.name.db == name.db {
 			return errorf(mongoerr.Location5626701, "Each client connection may only be authenticated once. Previously authenticated as: %s", prev.name)
 		}
 		return errorf(mongoerr.Location5626702, "Client has attempted to authenticate on multiple databases.Already authenticated as: %s", prev.name)
 	}
-	mech := st.conv.Mechanism()
 	counters := c.s.metrics.authMechs[mech]
-	if st.speculative {
+	if speculative {
 		counters.speculativeSuccessful.Add(1)
 	} else {
 		counters.successful.Add(1)
@@ -207,6 +211,7 @@ func (c *conn) authSucceeded(st *saslState) error {
 	c.s.throttle.Succeeded(hostOf(c.remote))
 	// The privileges are resolved before the next command.
 	c.user = &connUser{name: name, gen: c.s.authGen.Load() - 1}
+	c.publishUser()
 	c.log.Info("Successfully authenticated", "user", name.user, "db", name.db, "mechanism", string(mech), "client", c.remote)
 	return nil
 }
