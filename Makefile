@@ -12,3 +12,10 @@ fuzz:
 # The few-seconds-per-target run that the test command uses.
 fuzz-smoke:
 	FUZZTIME=5s bash scripts/fuzz-smoke.sh
+
+.PHONY: console
+
+# Rebuild the web console's committed bundle (internal/admin/console/dist)
+# from web/console with the versions its package.json pins.
+console:
+	cd web/console && npm install --no-audit --no-fund --no-package-lock && npm run build

@@ -25,6 +25,12 @@ if ! command -v redis-cli >/dev/null 2>&1 || ! command -v redis-server >/dev/nul
 fi
 redis-cli --version
 redis-server --version
+# Chromium drives the web console's browser test (integration/console_test.go).
+if ! command -v chromium >/dev/null 2>&1; then
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+chromium --version
 if [ ! -x .tools/node_modules/.bin/mongosh ]; then
 	mkdir -p .tools
 	npm install --prefix .tools --no-audit --no-fund --loglevel=error mongosh@2 >/dev/null

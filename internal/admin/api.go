@@ -23,7 +23,8 @@ import (
 // Every failure is {"error": {"code": CODE, "message": "..."}} with the
 // HTTP status of the code (APIError). With a token file, each endpoint
 // requires a bearer token granting its permission (Tokens); /healthz,
-// /readyz and /metrics stay open.
+// /readyz, /metrics and the web console's read-only /v1/console/ endpoints
+// (console.go) stay open unless RequireAuthForMetrics.
 
 // Error codes of the API, as Google APIs name them.
 const (

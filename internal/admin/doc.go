@@ -1,6 +1,7 @@
 // Package admin is mayfly's admin HTTP API: health and readiness probes,
-// Prometheus /metrics, and (with the TTL policy work) the JSON API under /v1/
-// that the mayfly CLI drives.
+// Prometheus /metrics, the JSON API under /v1/ that the mayfly CLI drives,
+// and the web console at / (console.go) with the read-only JSON it reads
+// under /v1/console/.
 //
 // # Design
 //

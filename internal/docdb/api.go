@@ -272,6 +272,10 @@ type CreateCollectionRequest struct {
 	// ExpireAfterSeconds is a clustered collection's TTL, on its _id dates;
 	// nil when absent.
 	ExpireAfterSeconds *int64
+	// PreAndPostImages is changeStreamPreAndPostImages.enabled: the
+	// change log keeps the documents before and after each change; nil
+	// when absent.
+	PreAndPostImages *bool
 }
 
 // ValidationOptions are a collection's validator, validationLevel and
@@ -298,6 +302,9 @@ type CollModRequest struct {
 	Index *CollModIndex
 	// DryRun validates and previews the change instead of applying it.
 	DryRun bool
+	// PreAndPostImages turns changeStreamPreAndPostImages on or off; nil
+	// leaves it.
+	PreAndPostImages *bool
 }
 
 // CollectionExpiry is collMod's expireAfterSeconds for a clustered

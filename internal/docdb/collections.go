@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -100,7 +101,7 @@ func (e *Engine) createLocked(db, coll string, options bson.D) (*catalog.Collect
 	if err != nil {
 		return nil, err
 	}
-	if err := b.Commit(); err != nil {
+	if err := e.logCatalog(b, events.OpCreate, db, meta, "", ""); err != nil {
 		return nil, fmt.Errorf("docdb: create collection %s.%s: %w", db, coll, err)
 	}
 	publishPolicy()
@@ -149,6 +150,9 @@ func (r CreateCollectionRequest) options() bson.D {
 	if r.ExpireAfterSeconds != nil {
 		out = append(out, bson.E{Key: "expireAfterSeconds", Value: *r.ExpireAfterSeconds})
 	}
+	if r.PreAndPostImages != nil && *r.PreAndPostImages {
+		out = append(out, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}})
+	}
 	return out
 }
 
@@ -170,7 +174,7 @@ func (e *Engine) dropCollection(ctx context.Context, db, coll string) (bool, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := b.Commit(); err != nil {
+	if err := e.logCatalog(b, events.OpDrop, db, c.Meta, "", ""); err != nil {
 		return false, fmt.Errorf("docdb: drop %s.%s: %w", db, coll, err)
 	}
 	delete(e.cat.Colls, catalog.Namespace{DB: db, Coll: coll})
@@ -224,7 +228,7 @@ func (e *Engine) dropDatabase(ctx context.Context, db string) error {
 		err := dropCollectionData(b, c.Meta, true)
 		if err == nil {
 			e.mu.Lock()
-			err = b.Commit()
+			err = e.logCatalog(b, events.OpDrop, db, c.Meta, "", "")
 			if err == nil {
 				delete(e.cat.Colls, catalog.Namespace{DB: db, Coll: name})
 				c.Dropped = true
@@ -235,6 +239,13 @@ func (e *Engine) dropDatabase(ctx context.Context, db string) error {
 		b.Close()
 		c.WriteMu.Unlock()
 		if err != nil {
+			return fmt.Errorf("docdb: drop database %s: %w", db, err)
+		}
+	}
+	if len(colls) > 0 {
+		b := e.store.NewBatch()
+		defer b.Close()
+		if err := e.logCatalog(b, events.OpDropDatabase, db, nil, "", ""); err != nil {
 			return fmt.Errorf("docdb: drop database %s: %w", db, err)
 		}
 	}
@@ -358,7 +369,15 @@ func (e *Engine) renameCollection(ctx context.Context, fromDB, fromColl, toDB, t
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := b.Commit(); err != nil {
+	var before [][]byte
+	if dst != nil {
+		rec, err := catalogRecord(events.OpDrop, toDB, dst.Meta, "", "")
+		if err != nil {
+			return err
+		}
+		before = append(before, rec)
+	}
+	if err := e.logCatalogAfter(b, before, events.OpRename, fromDB, old, toDB, toColl); err != nil {
 		return fmt.Errorf("docdb: rename %s.%s: %w", fromDB, fromColl, err)
 	}
 	if dst != nil {

@@ -89,6 +89,13 @@ func collModNext(meta *catalog.CollMeta, req CollModRequest) (*catalog.CollMeta,
 		next.Options = opts
 		next.Validation = val
 	}
+	if req.PreAndPostImages != nil {
+		opts := withoutField(next.Options, "changeStreamPreAndPostImages")
+		if *req.PreAndPostImages {
+			opts = append(opts, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}})
+		}
+		next.Options = opts
+	}
 	var changedIdx []*catalog.IndexMeta
 	if req.Index != nil {
 		idx, changed, fields, err := modIndex(meta, req.Index)

@@ -1,12 +1,14 @@
 package docdb
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/change"
+	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -46,6 +48,10 @@ type Engine struct {
 	// hooks are told of every document change, in its batch (change.Hook).
 	// They are set at Open and never change.
 	hooks []change.Hook
+	// events is the change log; nil when Options.NoEvents is set.
+	// stopEvents stops its background trimming.
+	events     *events.Log
+	stopEvents context.CancelFunc
 	// buildBatchHook, when set (by tests, before any build), runs after
 	// each intermediate batch of an index build has committed, with the
 	// number of documents indexed so far.
@@ -81,9 +87,28 @@ func Open(opts Options) (*Engine, error) {
 		NewWriter: func(c *catalog.Collection) policy.Writer { return reapWriter{e.newWriter(c)} },
 	})
 	e.hooks = []change.Hook{ttlWakeHook{e}, e.pol}
+	if !opts.NoEvents {
+		eo := opts.Events
+		if eo.Now == nil {
+			eo.Now = opts.Now
+		}
+		if eo.Logger == nil {
+			eo.Logger = opts.Logger
+		}
+		if e.events, err = events.Open(e.store, eo); err != nil {
+			e.unregisterAllSources()
+			return nil, fmt.Errorf("docdb: open the change log: %w", err)
+		}
+		e.hooks = append(e.hooks, events.Hook{})
+	}
 	if err := e.pol.Open(); err != nil {
 		e.unregisterAllSources()
 		return nil, fmt.Errorf("docdb: load TTL policies: %w", err)
+	}
+	if e.events != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		e.stopEvents = cancel
+		go e.events.Run(ctx)
 	}
 	return e, nil
 }
@@ -93,6 +118,9 @@ func Open(opts Options) (*Engine, error) {
 // store, which the caller owns.
 func (e *Engine) Close() error {
 	e.close.Do(func() {
+		if e.stopEvents != nil {
+			e.stopEvents()
+		}
 		e.closeQueryMemory()
 		e.pol.Close()
 		e.unregisterAllSources()

@@ -1,15 +1,20 @@
 package docdb
 
 import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/change"
+	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
+	"github.com/mayfly/mayfly/internal/storage"
 )
 
 // documentChanged tells every write hook of one document change in the
 // writer's current batch (see change.Hook).
 func (w *writer) documentChanged(prev, next *stored.Doc) error {
 	w.wb.Bind(w.b)
+	w.wb.SetCause(w.cause)
 	for _, h := range w.e.hooks {
 		if err := h.DocumentChanged(&w.wb, w.meta, prev, next); err != nil {
 			return err
@@ -40,4 +45,44 @@ func (h ttlWakeHook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, _, ne
 		}
 	}
 	return nil
+}
+
+// commitLogged commits b with the change-log records its hooks added, in
+// the same storage batch.
+func (e *Engine) commitLogged(b *storage.Batch, recs [][]byte) error {
+	if e.events == nil || len(recs) == 0 {
+		return b.Commit()
+	}
+	return e.events.Commit(b, recs, b.Commit)
+}
+
+// logCatalog commits b, a catalog change, with its change-log record: op
+// on the collection m, or on database db when m is nil (dropDatabase),
+// renamed to toDB.toColl for a rename.
+func (e *Engine) logCatalog(b *storage.Batch, op, db string, m *catalog.CollMeta, toDB, toColl string) error {
+	return e.logCatalogAfter(b, nil, op, db, m, toDB, toColl)
+}
+
+// logCatalogAfter is logCatalog with records of the same batch that come
+// before the change's own (a rename's drop of its target).
+func (e *Engine) logCatalogAfter(b *storage.Batch, before [][]byte, op, db string, m *catalog.CollMeta, toDB, toColl string) error {
+	if e.events == nil {
+		return b.Commit()
+	}
+	rec, err := catalogRecord(op, db, m, toDB, toColl)
+	if err != nil {
+		return err
+	}
+	return e.events.Commit(b, append(before, rec), b.Commit)
+}
+
+// catalogRecord encodes the change-log record of a catalog change.
+func catalogRecord(op, db string, m *catalog.CollMeta, toDB, toColl string) ([]byte, error) {
+	var uuid *bson.Binary
+	coll := ""
+	if m != nil {
+		u := m.UUID
+		uuid, db, coll = &u, m.DB, m.Name
+	}
+	return events.CatalogRecord(op, db, coll, uuid, toDB, toColl)
 }

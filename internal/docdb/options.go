@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -59,6 +60,11 @@ type Options struct {
 	// (querymem.go); it is emptied at Open. Empty means a directory of the
 	// process under os.TempDir().
 	TempDir string
+	// Events configures the change log (internal/docdb/events);
+	// NoEvents turns it off, so nothing is logged and change streams
+	// fail.
+	Events   events.Options
+	NoEvents bool
 }
 
 // DefaultMaxDocumentSize is MongoDB's limit on a stored document.

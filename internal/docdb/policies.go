@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/change"
 	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
@@ -56,7 +57,9 @@ func (r reapWriter) EntryKeysOf(doc bson.D) ([][]catalog.IndexKey, error) {
 	return r.w.entryKeysOf(doc)
 }
 
-func (r reapWriter) Remove(sd *stored.Doc) error { return r.w.remove(sd) }
-func (r reapWriter) Delete(key []byte) error     { return r.w.b.Delete(key) }
-func (r reapWriter) Commit() error               { return r.w.commit() }
-func (r reapWriter) Close()                      { r.w.close() }
+func (r reapWriter) RemoveExpired(sd *stored.Doc, why change.Expiry) error {
+	return r.w.removeExpired(sd, why)
+}
+func (r reapWriter) Delete(key []byte) error { return r.w.b.Delete(key) }
+func (r reapWriter) Commit() error           { return r.w.commit() }
+func (r reapWriter) Close()                  { r.w.close() }

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/change"
 	"github.com/mayfly/mayfly/internal/docdb/policy"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/expiry"
@@ -433,7 +434,7 @@ func (s *ttlSource) prepareBatch(c *catalog.Collection, meta *catalog.CollMeta, 
 		if !ok || due > nowMs {
 			continue
 		}
-		if err := p.w.remove(sd); err != nil {
+		if err := p.w.removeExpired(sd, change.Expiry{Source: change.SourceTTL, Name: ix.Name, DueAt: due}); err != nil {
 			p.close()
 			return nil, err
 		}

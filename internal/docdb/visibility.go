@@ -6,7 +6,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/change"
 	"github.com/mayfly/mayfly/internal/docdb/policy"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
 )
 
 // Strict visibility: a document is expired, and so invisible to every read
@@ -47,3 +49,37 @@ func (v visibility) Hides(doc bson.D) bool {
 
 // refresh moves the check's instant to now.
 func (v *visibility) refresh(now time.Time) { v.nowMs = now.UnixMilli() }
+
+// expiry returns why doc is hidden: the TTL index (or clustered TTL) or
+// the TTL policy under which it expired, with its due time; ok is false
+// when it is not hidden.
+func (v visibility) expiry(doc bson.D) (why change.Expiry, ok bool) {
+	if !v.strict {
+		return why, false
+	}
+	for _, ix := range v.meta.Indexes {
+		if due, ok := ix.DueTime(doc); ok && due <= v.nowMs {
+			return change.Expiry{Source: change.SourceTTL, Name: ix.Name, DueAt: due}, true
+		}
+	}
+	if ix := v.meta.ClusteredTTLIndex(); ix != nil {
+		if due, ok := ix.DueTime(doc); ok && due <= v.nowMs {
+			return change.Expiry{Source: change.SourceTTL, Name: ix.Name, DueAt: due}, true
+		}
+	}
+	if v.policy != nil {
+		if due, ok := v.policy.DueTime(doc); ok && due <= v.nowMs {
+			return change.Expiry{Source: change.SourcePolicy, Name: v.policy.Group(), DueAt: due}, true
+		}
+	}
+	return why, false
+}
+
+// removeHidden deletes a document that strict visibility hides, as the
+// expiry engine would, and tells the hooks it expired.
+func (w *writer) removeHidden(sd *stored.Doc) error {
+	if why, ok := w.vis.expiry(sd.Doc); ok {
+		return w.removeExpired(sd, why)
+	}
+	return w.remove(sd)
+}

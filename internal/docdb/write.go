@@ -34,6 +34,8 @@ type writer struct {
 	// asked for.
 	wb   change.Batch
 	docs int // documents written in the current batch
+	// cause is told to the hooks with the next change (change.Cause).
+	cause change.Cause
 }
 
 // Batch limits: a writer commits once its batch holds this many documents
@@ -50,6 +52,7 @@ func (e *Engine) newWriter(c *catalog.Collection) *writer {
 
 // close discards uncommitted writes.
 func (w *writer) close() {
+	w.wb.TakeRecords()
 	if w.b != nil {
 		w.b.Close()
 		w.b = nil
@@ -121,7 +124,7 @@ func (w *writer) checkUnique(idEnc []byte, keys [][]catalog.IndexKey) error {
 					return fmt.Errorf("docdb: index %s entry points to a missing document", ix.Name)
 				}
 				if w.vis.Hides(other.Doc) {
-					if err := w.remove(other); err != nil {
+					if err := w.removeHidden(other); err != nil {
 						return err
 					}
 					continue
@@ -179,7 +182,7 @@ func (w *writer) insert(sd *stored.Doc) error {
 		if !w.vis.Hides(existing.Doc) {
 			return dupKeyError(w.meta, w.meta.Indexes[0], bson.D{{Key: "_id", Value: sd.Doc[0].Value}})
 		}
-		if err := w.remove(existing); err != nil {
+		if err := w.removeHidden(existing); err != nil {
 			return err
 		}
 	}
@@ -214,6 +217,22 @@ func (w *writer) putDoc(sd *stored.Doc) error {
 	w.d.AddIndex(w.meta.Indexes[0].ID, 1, int64(9+len(sd.IDEnc)))
 	w.docs++
 	return nil
+}
+
+// removeExpired is remove for a deletion made by the expiry engine: the
+// hooks are told why.
+func (w *writer) removeExpired(sd *stored.Doc, why change.Expiry) error {
+	w.cause = change.Cause{Expiry: &why}
+	defer func() { w.cause = change.Cause{} }()
+	return w.remove(sd)
+}
+
+// replaceWhole is replace for a replacement update (a whole new
+// document rather than update operators).
+func (w *writer) replaceWhole(prev, next *stored.Doc) error {
+	w.cause = change.Cause{Replacement: true}
+	defer func() { w.cause = change.Cause{} }()
+	return w.replace(prev, next)
 }
 
 // remove deletes a stored document and all of its index entries.
@@ -355,13 +374,13 @@ func (w *writer) commitBatch(again bool) error {
 			return err
 		}
 		w.e.mu.Lock()
-		err = w.b.Commit()
+		err = w.e.commitLogged(w.b, w.wb.TakeRecords())
 		if err == nil {
 			w.c.Meta = next
 		}
 		w.e.mu.Unlock()
 	} else {
-		err = w.b.Commit()
+		err = w.e.commitLogged(w.b, w.wb.TakeRecords())
 	}
 	if err != nil {
 		return fmt.Errorf("docdb: write %s.%s: %w", w.meta.DB, w.meta.Name, err)

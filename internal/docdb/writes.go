@@ -244,7 +244,11 @@ func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *plan.Matc
 	if err := val.check(next, d.Stored); err != nil {
 		return false, err
 	}
-	if err := w.replace(d.Stored, next); err != nil {
+	replaceFn := w.replace
+	if u.Kind() == update.Replacement {
+		replaceFn = w.replaceWhole
+	}
+	if err := replaceFn(d.Stored, next); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -498,7 +502,11 @@ func (fm *findAndModify) update(ctx context.Context, w *writer, val *validator, 
 		if err := val.check(next, d.Stored); err != nil {
 			return res, err
 		}
-		if err := w.replace(d.Stored, next); err != nil {
+		replaceFn := w.replace
+		if fm.upd.Kind() == update.Replacement {
+			replaceFn = w.replaceWhole
+		}
+		if err := replaceFn(d.Stored, next); err != nil {
 			return res, err
 		}
 		after = next

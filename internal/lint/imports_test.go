@@ -30,6 +30,9 @@ var allowed = map[string][]string{
 	"internal/docdb/match":   {"internal/docdb/query", "internal/docdb/aggregate"},
 	"internal/docdb/stored":  {"internal/docdb/catalog", "internal/docdb/mongoerr"},
 	"internal/docdb/change":  {"internal/docdb/catalog", "internal/docdb/stored", "internal/storage"},
+	// The change log follows writes as a change hook; it never plans or
+	// reads collections.
+	"internal/docdb/events": {"internal/docdb/catalog", "internal/docdb/change", "internal/docdb/stored", "internal/storage"},
 	// Policies see collections through the catalog and follow writes as a
 	// change hook; they never plan queries.
 	"internal/docdb/policy": {"internal/docdb/catalog", "internal/docdb/change", "internal/docdb/stored", "internal/expiry", "internal/storage"},

@@ -29,6 +29,11 @@
 // " script: SHA, on @user_script:LINE." when the line is known, a Lua
 // runtime error being prefixed by ERR as Redis does.
 //
+// redis.acl_check_cmd(cmd, args...) asks the Host (CheckACL) whether the
+// script's user may run the command and returns the boolean; a command
+// the Host does not know raises "Invalid command passed to
+// redis.acl_check_cmd()".
+//
 // A script's shebang "#!lua flags=..." gives its Flags (Engine.Flags),
 // which the caller checks before running it; a script without one is
 // FlagEvalCompat.

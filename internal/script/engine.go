@@ -22,9 +22,12 @@ const MaxCached = 10000
 // version proto (2 or 3); a refusal is an Error reply in Redis's words
 // ("ERR Unknown Redis command called from script", ...). noWrites is set
 // for a script declared "#!lua flags=no-writes", whose write commands the
-// Host refuses as EVAL_RO's.
+// Host refuses as EVAL_RO's. CheckACL is redis.acl_check_cmd: whether the
+// user running the script may run args (its command, keys and channels),
+// found false when args name no command.
 type Host interface {
 	Call(args [][]byte, proto int, noWrites bool) Reply
+	CheckACL(args [][]byte) (allowed, found bool)
 }
 
 // compiled is a cached script: its code and its shebang flags.

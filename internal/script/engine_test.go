@@ -10,6 +10,12 @@ import (
 // strings, and counts the calls.
 type echoHost struct{ calls int }
 
+// CheckACL allows every command but "nosuch", which it does not know, and
+// "denied".
+func (h *echoHost) CheckACL(args [][]byte) (bool, bool) {
+	return string(args[0]) != "denied", string(args[0]) != "nosuch"
+}
+
 func (h *echoHost) Call(args [][]byte, proto int, noWrites bool) Reply {
 	h.calls++
 	r := Reply{Kind: Array}
@@ -152,6 +158,7 @@ func TestEngineHostPanicIsRaisedAgain(t *testing.T) {
 type panicHost struct{}
 
 func (panicHost) Call([][]byte, int, bool) Reply { panic("boom") }
+func (panicHost) CheckACL([][]byte) (bool, bool) { panic("boom") }
 
 func render(r Reply) string {
 	switch r.Kind {
@@ -218,6 +225,19 @@ func TestCallNilAndStringDump(t *testing.T) {
 		got, _, _ := strings.Cut(render(eval(t, e, body)), " script: ")
 		if got != want {
 			t.Errorf("%s: got %q, want %q", body, got, want)
+		}
+	}
+}
+
+func TestEngineACLCheckCmd(t *testing.T) {
+	e := New(nil)
+	for body, want := range map[string]string{
+		"return {redis.acl_check_cmd('get', 'k') and 1 or 0, redis.acl_check_cmd('denied', 1) and 1 or 0}": "[1 0]",
+		"return redis.acl_check_cmd('nosuch')": "ERR Invalid command passed to redis.acl_check_cmd()",
+		"return {pcall(redis.acl_check_cmd)}":  "[nil ERR Please specify at least one argument for this redis lib call]",
+	} {
+		if got := render(eval(t, e, body)); !strings.HasPrefix(got, want) {
+			t.Errorf("%s:\n got %s\nwant %s", body, got, want)
 		}
 	}
 }

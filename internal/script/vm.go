@@ -622,6 +622,7 @@ func (v *vm) redisLib() *lua.LTable {
 		"log":                v.log,
 		"setresp":            v.setresp,
 		"set_repl":           v.setRepl,
+		"acl_check_cmd":      v.aclCheckCmd,
 		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 },
 		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
 		"debug":              func(L *lua.LState) int { return 0 },
@@ -643,20 +644,9 @@ func (v *vm) redisLib() *lua.LTable {
 // call is redis.call (raise) and redis.pcall.
 func (v *vm) call(raise bool) lua.LGFunction {
 	return func(L *lua.LState) int {
-		n := L.GetTop()
-		if n == 0 {
-			return v.fail(L, raise, "Please specify at least one argument for this redis lib call")
-		}
-		args := make([][]byte, n)
-		for i := 1; i <= n; i++ {
-			switch a := L.Get(i).(type) {
-			case lua.LString:
-				args[i-1] = []byte(a)
-			case lua.LNumber:
-				args[i-1] = strconv.AppendFloat(nil, float64(a), 'g', 17, 64)
-			default:
-				return v.fail(L, raise, "Lua redis lib command arguments must be strings or integers")
-			}
+		args, msg := luaCommandArgs(L)
+		if msg != "" {
+			return v.fail(L, raise, msg)
 		}
 		if v.host == nil {
 			return v.fail(L, raise, "redis.call/pcall can only be called inside a script invocation")
@@ -678,6 +668,45 @@ func (v *vm) call(raise bool) lua.LGFunction {
 		L.Push(v.toLua(r))
 		return 1
 	}
+}
+
+// aclCheckCmd is redis.acl_check_cmd(cmd, args...): whether the script's
+// user may run the command; an unknown command raises an error.
+func (v *vm) aclCheckCmd(L *lua.LState) int {
+	if v.host == nil {
+		return v.fail(L, true, "redis.acl_check_cmd can only be called inside a script invocation")
+	}
+	args, msg := luaCommandArgs(L)
+	if msg != "" {
+		return v.fail(L, true, msg)
+	}
+	allowed, found := v.host.CheckACL(args)
+	if !found {
+		return v.fail(L, true, "Invalid command passed to redis.acl_check_cmd()")
+	}
+	L.Push(lua.LBool(allowed))
+	return 1
+}
+
+// luaCommandArgs converts the arguments of a redis.* call naming a
+// command, or returns the refusal's message.
+func luaCommandArgs(L *lua.LState) ([][]byte, string) {
+	n := L.GetTop()
+	if n == 0 {
+		return nil, "Please specify at least one argument for this redis lib call"
+	}
+	args := make([][]byte, n)
+	for i := 1; i <= n; i++ {
+		switch a := L.Get(i).(type) {
+		case lua.LString:
+			args[i-1] = []byte(a)
+		case lua.LNumber:
+			args[i-1] = strconv.AppendFloat(nil, float64(a), 'g', 17, 64)
+		default:
+			return nil, "Lua redis lib command arguments must be strings or integers"
+		}
+	}
+	return args, ""
 }
 
 // hostCall runs a command, keeping a panic to re-raise once the script is

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/storage"
 	"github.com/mayfly/mayfly/internal/tlsconf"
 )
@@ -40,6 +41,17 @@ type Config struct {
 	// (mongod's --setParameter): the expiry engine's ttlMonitorSleepSecs,
 	// ttlIndexDeleteTargetDocs and the others getParameter lists.
 	Parameters []string
+	// EventsRetention and EventsMaxBytes bound the change log that change
+	// streams read: records older than EventsRetention, and the oldest
+	// records while it holds more than EventsMaxBytes, are trimmed. Zero
+	// means the defaults of internal/docdb/events.
+	EventsRetention time.Duration
+	EventsMaxBytes  int64
+	// NoEvents turns the change log off: nothing is logged and change
+	// streams answer as on a MongoDB standalone. The log keeps copies of
+	// documents for EventsRetention, past the PurgeAfter bound of deleted
+	// bytes; with it off, that bound covers every file.
+	NoEvents bool
 	// RespConfig are Redis CONFIG parameters set at startup, as
 	// "name=value" (maxmemory=100mb, maxmemory-policy=allkeys-lru), checked
 	// and applied as CONFIG SET does.
@@ -102,6 +114,8 @@ func DefaultConfig() Config {
 		ShutdownTimeout: 10 * time.Second,
 		PurgeAfter:      storage.DefaultPurgeAfter,
 		FrameTimeout:    60 * time.Second,
+		EventsRetention: events.DefaultRetention,
+		EventsMaxBytes:  events.DefaultMaxBytes,
 		// MongoDB's and Redis's defaults.
 		MongoMaxConnections: 1_000_000,
 		RespMaxClients:      10_000,

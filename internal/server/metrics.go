@@ -1,6 +1,8 @@
 package server
 
 import (
+	"strings"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mayfly/mayfly/internal/storage"
@@ -55,6 +57,10 @@ func (c *storageCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *storageCollector) Collect(ch chan<- prometheus.Metric) {
 	m := c.store.Metrics()
 	for _, g := range storageGauges {
-		ch <- prometheus.MustNewConstMetric(c.descs[g.name], prometheus.GaugeValue, g.value(m))
+		kind := prometheus.GaugeValue
+		if strings.HasSuffix(g.name, "_total") {
+			kind = prometheus.CounterValue // counts since start, which only go up
+		}
+		ch <- prometheus.MustNewConstMetric(c.descs[g.name], kind, g.value(m))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/tlsconf"
@@ -38,6 +39,8 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		Expiry:     s.engine,
 		Logger:     s.log,
 		TempDir:    filepath.Join(s.cfg.Dir, "tmp"),
+		Events:     events.Options{Retention: s.cfg.EventsRetention, MaxBytes: s.cfg.EventsMaxBytes},
+		NoEvents:   s.cfg.NoEvents,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open document data: %w", err)
@@ -57,6 +60,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		// net.maxIncomingConnections, and the frame timeout.
 		MaxConnections: s.cfg.MongoMaxConnections,
 		FrameTimeout:   wireFrameTimeout(s.cfg.FrameTimeout),
+		ObserveCommand: s.observeCommand("mongo"),
 		Status: []mongo.StatusSection{
 			{Path: "metrics.ttl", Value: s.ttlMetrics},
 			{Path: "batchedDeletes", Value: s.batchedDeletes},

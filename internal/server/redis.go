@@ -44,6 +44,7 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 		Logger:          s.log,
 		Now:             s.cfg.Now,
 		ObserveLatency:  s.engine.ObserveForeground,
+		ObserveCommand:  s.observeCommand("resp"),
 		ExpiryStats:     s.redisExpiryStats,
 		SetActiveExpire: func(on bool) { s.setRedisActiveExpire(r, on) },
 		MaxClients:      s.cfg.RespMaxClients,

@@ -50,6 +50,10 @@ type Server struct {
 	// (Redis's SHUTDOWN): Run then stops as when its context ends.
 	stopRequested chan struct{}
 	stopOnce      sync.Once
+	// console is the admin server's web console (console.go).
+	console *admin.Console
+	// requests is the request latency histogram (request_metrics.go).
+	requests *prometheus.HistogramVec
 }
 
 // requestStop makes Run stop gracefully, as a signal does.
@@ -142,6 +146,8 @@ func New(cfg Config) (*Server, error) {
 		newStorageCollector(store),
 		newExpiryCollector(engine),
 	)
+	s.requests = newRequestHistogram()
+	s.registry.MustRegister(s.requests)
 
 	if cfg.MongoAddr != "" {
 		m, err := s.openMongo()
@@ -180,6 +186,10 @@ func New(cfg Config) (*Server, error) {
 			s.Close()
 			return nil, err
 		}
+	}
+	if err := s.mountConsole(adminSrv); err != nil {
+		s.Close()
+		return nil, err
 	}
 	if clock != nil {
 		s.log.Warn("manual clock: time moves only through POST /debug/clock on the admin address; for tests only")
@@ -258,6 +268,11 @@ func (s *Server) Run(ctx context.Context) error {
 		if err := s.store.RunPurge(background); err != nil {
 			serveErr <- fmt.Errorf("physical purge: %w", err)
 		}
+	}()
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		s.console.Run(background)
 	}()
 	if s.redis != nil {
 		s.background.Add(1)

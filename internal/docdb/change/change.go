@@ -34,6 +34,56 @@ type Batch struct {
 	// last TakeWake; hasWake says whether there is one.
 	wake    int64
 	hasWake bool
+	// cause describes the change being told; records are the change-log
+	// records added since the last TakeRecords.
+	cause   Cause
+	records [][]byte
+}
+
+// Cause says why a document changed, as far as the writer knows it.
+type Cause struct {
+	// Replacement is set when a document was replaced by a whole new one
+	// (a replacement update) rather than modified by update operators.
+	Replacement bool
+	// Expiry is set when the expiry engine deleted the document; user
+	// deletes never carry it.
+	Expiry *Expiry
+}
+
+// Expiry describes an expiry deletion: the source that deleted the
+// document (SourceTTL for a TTL index, SourcePolicy for a collection
+// group's TTL policy), the name of the index or policy, and the time the
+// document was due (Unix ms).
+type Expiry struct {
+	Source string
+	Name   string
+	DueAt  int64
+}
+
+// Expiry sources.
+const (
+	SourceTTL    = "ttl"
+	SourcePolicy = "policy"
+)
+
+// SetCause sets the cause of the changes told next. The writer calls it
+// before telling the hooks of a change.
+func (cb *Batch) SetCause(c Cause) { cb.cause = c }
+
+// Cause returns the cause of the change being told.
+func (cb *Batch) Cause() Cause { return cb.cause }
+
+// Record adds a change-log record to the batch. The writer hands the
+// records to the change log when it commits the batch, which gives each
+// its place in the log in the same storage batch.
+func (cb *Batch) Record(rec []byte) { cb.records = append(cb.records, rec) }
+
+// TakeRecords returns the records added since the last call, and forgets
+// them. The writer calls it when it commits or discards its batch.
+func (cb *Batch) TakeRecords() [][]byte {
+	r := cb.records
+	cb.records = nil
+	return r
 }
 
 // Set adds the write of key to the batch.

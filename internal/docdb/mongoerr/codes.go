@@ -694,6 +694,7 @@ const (
 	Location40600                                               Code = 40600
 	Location40601                                               Code = 40601
 	Location40602                                               Code = 40602
+	Location40674                                               Code = 40674
 	ClientMarkedKilled                                          Code = 46841
 	Location50694                                               Code = 50694
 	Location50695                                               Code = 50695

@@ -45,6 +45,9 @@ func (r *Rule) DueTime(doc bson.D) (int64, bool) {
 	return addMillis(d, r.offsetMs), true
 }
 
+// Group returns the name of the collection group the rule belongs to.
+func (r *Rule) Group() string { return r.group }
+
 // Expired reports whether doc has expired at nowMs; a nil rule expires
 // nothing.
 func (r *Rule) Expired(doc bson.D, nowMs int64) bool {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mayfly/mayfly/internal/docdb/change"
 	"github.com/mayfly/mayfly/internal/expiry"
 )
 
@@ -208,7 +209,7 @@ func (s *policySource) reapColl(collID uint64, entries []dueEntry, nowMs int64, 
 		if err != nil {
 			return err
 		}
-		if err := w.Remove(sd); err != nil {
+		if err := w.RemoveExpired(sd, change.Expiry{Source: change.SourcePolicy, Name: s.group, DueAt: due}); err != nil {
 			return err
 		}
 		n++

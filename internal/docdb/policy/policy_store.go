@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/change"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/expiry"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -78,9 +79,9 @@ type Writer interface {
 	Fetch(idEnc []byte) (*stored.Doc, error)
 	// EntryKeysOf returns the entries doc has in each secondary index.
 	EntryKeysOf(doc bson.D) ([][]catalog.IndexKey, error)
-	// Remove deletes a document with all of its index entries (and tells
-	// the write hooks).
-	Remove(sd *stored.Doc) error
+	// RemoveExpired deletes a document with all of its index entries, and
+	// tells the write hooks it expired for why.
+	RemoveExpired(sd *stored.Doc, why change.Expiry) error
 	// Delete adds the deletion of one key to the writer's batch.
 	Delete(key []byte) error
 	// Commit applies the writer's batch; Close discards what is left.

@@ -136,6 +136,14 @@ func msgAggregate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	if a.collectionless {
 		ns = namespace(req.db, "$cmd.aggregate")
 	}
+	for i, st := range a.req.Pipeline {
+		if len(st) == 1 && st[0].Key == "$changeStream" {
+			if i > 0 {
+				return nil, errorf(mongoerr.Location40602, "$changeStream is only valid as the first stage in a pipeline")
+			}
+			return msgChangeStream(ctx, c, req, a, ns)
+		}
+	}
 	var src docdb.Cursor
 	if a.collectionless && a.req.Pipeline[0][0].Key == "$currentOp" {
 		if a.req.Pipeline, err = currentOpStage(c, req.db, a.req.Pipeline); err != nil {

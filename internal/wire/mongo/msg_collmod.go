@@ -60,7 +60,11 @@ func parseCollMod(cmd bson.D) (docdb.CollModRequest, error) {
 		case "dryRun":
 			// mayfly's extension: validate, then preview.
 			cr.DryRun, err = dryRunArg("collMod", el.Value)
-		case "viewOn", "pipeline", "timeseries", "cappedSize", "cappedMax", "changeStreamPreAndPostImages":
+		case "changeStreamPreAndPostImages":
+			var on bool
+			on, err = preAndPostImagesArg("collMod", el.Value)
+			cr.PreAndPostImages = &on
+		case "viewOn", "pipeline", "timeseries", "cappedSize", "cappedMax":
 			err = errorf(mongoerr.NotImplemented, "collMod %s is not supported", el.Key)
 		default:
 			err = errorf(mongoerr.IDLUnknownField, "BSON field 'collMod.%s' is an unknown field.", el.Key)

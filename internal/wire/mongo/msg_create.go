@@ -58,6 +58,12 @@ func parseCreate(cmd bson.D) (docdb.CreateCollectionRequest, error) {
 				return err
 			}
 			cr.ExpireAfterSeconds = &n
+		case "changeStreamPreAndPostImages":
+			on, err := preAndPostImagesArg("create", el.Value)
+			if err != nil {
+				return err
+			}
+			cr.PreAndPostImages = &on
 		default:
 			return createOtherField(el)
 		}
@@ -83,7 +89,7 @@ func createOtherField(el bson.E) error {
 			return errorf(mongoerr.NotImplemented, "capped collections are not supported")
 		}
 	case "size", "max", "autoIndexId", "idIndex", "storageEngine", "indexOptionDefaults", "flags",
-		"recordPreImages", "changeStreamPreAndPostImages", "temp":
+		"recordPreImages", "temp":
 	case "timeseries":
 		return errorf(mongoerr.NotImplemented, "time-series collections are not supported")
 	case "viewOn", "pipeline":

@@ -34,7 +34,7 @@ func msgGetMore(ctx context.Context, c *conn, req *request) (bson.D, error) {
 			if batchSize == 0 {
 				batchSize = -1
 			}
-		case "term", "lastKnownCommittedOpTime", "includeQueryStatsMetrics":
+		case "term", "lastKnownCommittedOpTime", "includeQueryStatsMetrics", "maxTimeMS":
 		default:
 			err = unknownField("getMore", k)
 		}
@@ -53,6 +53,9 @@ func msgGetMore(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	cur, err := c.s.cursors.checkout(id, ns, c.userString())
 	if err != nil {
 		return nil, err
+	}
+	if sc, ok := cur.src.(*streamCursor); ok {
+		return streamGetMore(ctx, c, req, cur, sc, batchSize)
 	}
 	batch, exhausted, err := nextBatch(ctx, cur, batchSize)
 	if err != nil {

@@ -55,6 +55,9 @@ type Options struct {
 	// expiry engine's ObserveForeground, so the sweeper backs off when
 	// client latency rises).
 	ObserveLatency func(time.Duration)
+	// ObserveCommand, when set, receives each known command's name and the
+	// time it took (the server's request latency metric).
+	ObserveCommand func(name string, d time.Duration)
 	// Auth turns access control on (mongod's --auth): every command but
 	// the few MongoDB serves before authentication needs an authenticated
 	// user holding its privileges, except the localhost exception (a

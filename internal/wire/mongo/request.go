@@ -122,6 +122,9 @@ func (c *conn) run(req *request) (reply bson.D) {
 		if observe := c.s.opts.ObserveLatency; observe != nil {
 			observe(d)
 		}
+		if observe := c.s.opts.ObserveCommand; observe != nil {
+			observe(req.name, d)
+		}
 	}()
 	defer func() {
 		if r := recover(); r != nil {

@@ -123,6 +123,10 @@ var cmdCommand = func() *command {
 				if from, ok := geoRadiusOptionsAt[c.name]; ok {
 					idx = geoRadiusKeyIndexes(x.args[2:], from)
 				}
+				if aclNotKeys[c.name] {
+					// Shard channels are key specs flagged not a key.
+					idx = nil
+				}
 				if len(idx) == 0 {
 					return replyErr("ERR The command has no key arguments")
 				}

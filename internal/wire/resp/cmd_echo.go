@@ -1,7 +1,7 @@
 package resp
 
 var cmdEcho = def(cmdSpec{
-	Name: "echo", Arity: 2, Flags: "fast",
+	Name: "echo", Arity: 2, Flags: "loading stale fast",
 	ACL: "fast connection", Group: "connection", Since: "1.0.0",
 	Summary:    "Returns the given string.",
 	Complexity: "O(1)",

@@ -46,7 +46,7 @@ var cmdHello = def(cmdSpec{
 			}
 		}
 		if !x.c.authed {
-			return replyErr("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+			return replyErr("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		}
 		if setName {
 			x.c.mu.Lock()

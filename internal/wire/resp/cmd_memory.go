@@ -3,7 +3,7 @@ package resp
 var cmdMemory = container("memory", "", "slow", "server", "4.0.0", "A container for memory diagnostics commands.",
 	def(cmdSpec{
 		Name: "memory|usage", Arity: -3, Flags: "readonly", FirstKey: 2, LastKey: 2, Step: 1,
-		ACL: "keyspace read slow", Group: "server", Since: "4.0.0",
+		ACL: "read slow", Group: "server", Since: "4.0.0",
 		Summary:    "Estimates the memory usage of a key.",
 		Complexity: "O(N) where N is the number of samples.",
 		Handler: func(x *cmdCtx) error {

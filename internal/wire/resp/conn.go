@@ -46,7 +46,8 @@ type client struct {
 	// maxmemory with nothing to evict (maxmemory.go), for its scripts.
 	oomBefore bool
 
-	timed     bool // a read deadline may be set
+	measured  string // the name of the command exec runs, for ObserveCommand
+	timed     bool   // a read deadline may be set
 	replyOff  bool
 	replySkip int // replies still to skip (CLIENT REPLY SKIP)
 	// skipCurrent: the running command's reply is skipped (CLIENT REPLY
@@ -467,8 +468,12 @@ func (c *client) execMeasured(tx *kv.Tx, args [][]byte, start time.Time) (p *com
 			p = &commandPanic{value: r, stack: debug.Stack()}
 		}
 		waited := c.ncmu.endCommand()
+		d := time.Since(start) - waited
 		if observe := c.s.opts.ObserveLatency; observe != nil {
-			observe(time.Since(start) - waited)
+			observe(d)
+		}
+		if observe := c.s.opts.ObserveCommand; observe != nil {
+			observe(c.measured, d)
 		}
 	}()
 	c.exec(tx, args)
@@ -656,6 +661,10 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 		return
 	}
 	cmd, err := s.lookupCommand(args)
+	c.measured = "unknown"
+	if cmd != nil {
+		c.measured = cmd.name
+	}
 	c.skipCurrent, c.pushing = c.replySkip > 0, false
 	if c.skipCurrent {
 		c.replySkip--

@@ -28,6 +28,22 @@ type scriptHost struct {
 	run *runningScript
 }
 
+// CheckACL says whether the script's user may run args, as
+// redis.acl_check_cmd: the command, its keys and channels are checked, not
+// its number of arguments, and a refusal is not logged.
+func (h *scriptHost) CheckACL(args [][]byte) (allowed, found bool) {
+	cmd, err := h.x.s.resolveCommand(args)
+	if err != nil {
+		return false, false
+	}
+	u := h.x.c.acct().User()
+	if u.Unrestricted() {
+		return true, true
+	}
+	r, _ := h.x.s.acl.check(u, cmd, args)
+	return r == acl.OK, true
+}
+
 // Call runs args and returns its reply decoded from RESP version proto;
 // noWrites (a script declared no-writes) refuses writes as EVAL_RO does.
 func (h *scriptHost) Call(args [][]byte, proto int, noWrites bool) script.Reply {

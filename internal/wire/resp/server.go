@@ -44,6 +44,10 @@ type Options struct {
 	// ObserveLatency, when set, receives the time each command took (the
 	// expiry engine's ObserveForeground).
 	ObserveLatency func(time.Duration)
+	// ObserveCommand, when set, receives each command's name (its table
+	// name, "unknown" for one not in the table) and the time it took, as
+	// ObserveLatency measures it (the server's request latency metric).
+	ObserveCommand func(name string, d time.Duration)
 	// ExpiryStats, when set, supplies the expiry figures of INFO stats.
 	ExpiryStats func() ExpiryStats
 	// SetActiveExpire, when set, is called by DEBUG SET-ACTIVE-EXPIRE.

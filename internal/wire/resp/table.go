@@ -153,6 +153,19 @@ func lowerASCII(dst, b []byte) []byte {
 // lookupCommand resolves args to a command and checks its arity, with
 // Redis's error replies.
 func (s *Server) lookupCommand(args [][]byte) (*command, error) {
+	cmd, err := s.resolveCommand(args)
+	if err != nil {
+		return nil, err
+	}
+	if (cmd.arity > 0 && cmd.arity != len(args)) || len(args) < -cmd.arity {
+		return nil, errArity(cmd.name)
+	}
+	return cmd, nil
+}
+
+// resolveCommand finds the command or subcommand args name, not checking
+// the number of arguments.
+func (s *Server) resolveCommand(args [][]byte) (*command, error) {
 	var tmp [32]byte
 	name := lowerASCII(tmp[:0], args[0])
 	cmd := s.cmds[string(name)]
@@ -166,9 +179,6 @@ func (s *Server) lookupCommand(args [][]byte) (*command, error) {
 			return nil, replyErr(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", args[1], strings.ToUpper(cmd.name)))
 		}
 		cmd = sub
-	}
-	if (cmd.arity > 0 && cmd.arity != len(args)) || len(args) < -cmd.arity {
-		return nil, errArity(cmd.name)
 	}
 	return cmd, nil
 }
@@ -249,12 +259,15 @@ func writeCommandInfo(w *Writer, c *command) {
 }
 
 // writeBeginSearch opens a key spec (a map of flags, begin_search and
-// find_keys, the caller writing find_keys): no flags, and the search
-// begins at argument index.
-func writeBeginSearch(w *Writer, index int) {
+// find_keys, the caller writing find_keys): the flags given, and the
+// search begins at argument index.
+func writeBeginSearch(w *Writer, index int, flags ...string) {
 	w.Map(3)
 	w.BulkString("flags")
-	w.Set(0)
+	w.Set(len(flags))
+	for _, f := range flags {
+		w.Simple(f)
+	}
 	w.BulkString("begin_search")
 	w.Map(2)
 	w.BulkString("type")
@@ -267,7 +280,11 @@ func writeBeginSearch(w *Writer, index int) {
 
 // writeRangeSpec describes the key arguments as one range key spec.
 func writeRangeSpec(w *Writer, c *command) {
-	writeBeginSearch(w, c.first)
+	if aclNotKeys[c.name] {
+		writeBeginSearch(w, c.first, "not_key")
+	} else {
+		writeBeginSearch(w, c.first)
+	}
 	w.BulkString("find_keys")
 	w.Map(2)
 	w.BulkString("type")

@@ -1,0 +1,291 @@
+package integration_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/redis/go-redis/v9"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/mayfly/mayfly/integration/harness"
+)
+
+// The web console in a real browser: Debian's Chromium, headless, driven
+// by chromedp, against `mayfly serve` on its manual clock, loaded with
+// Redis keys, a TTL index and a TTL policy. Each page's screenshot is
+// written to $MAYFLY_ARTIFACTS, or to the test's temporary directory,
+// whose path is logged.
+
+// chromiumPath finds a Chromium binary, or "" when there is none.
+func chromiumPath() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// consoleTimeline is the part of /v1/console/timeline the test reads.
+type consoleTimeline struct {
+	Now     time.Time `json:"now"`
+	Sources []struct {
+		Name    string  `json:"name"`
+		Backlog int64   `json:"backlog"`
+		Counts  []int64 `json:"counts"`
+	} `json:"sources"`
+}
+
+func consoleGet(t *testing.T, s *harness.Server, path string, v any) {
+	t.Helper()
+	resp, err := http.Get("http://" + s.HTTPAddr + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s: %s", path, resp.Status, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+func TestConsoleInBrowser(t *testing.T) {
+	chrome := chromiumPath()
+	if chrome == "" {
+		t.Skip("no chromium binary on PATH (apt-get install -y chromium); the web console's browser test needs one")
+	}
+	artifacts := os.Getenv("MAYFLY_ARTIFACTS")
+	if artifacts == "" {
+		artifacts = t.TempDir()
+	}
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots in %s", artifacts)
+
+	const token = "console-test-token-0123456789"
+	tokenFile := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokenFile, []byte(token+" *\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := harness.Start(t, "--manual-clock", "--set-parameter", "ttlMonitorSleepSecs=1", "--admin-token-file", tokenFile)
+	ctx := t.Context()
+	var tl consoleTimeline
+	consoleGet(t, s, "/v1/console/timeline?span=hour", &tl)
+	now := tl.Now
+
+	// Redis: 5 keys due in the first minute, 3 in minute 10 of the hour.
+	rc := redis.NewClient(&redis.Options{Addr: s.RespAddr})
+	defer rc.Close()
+	for i := range 8 {
+		at := now.Add(30 * time.Second)
+		if i >= 5 {
+			at = now.Add(10*time.Minute + 30*time.Second)
+		}
+		if err := rc.Set(ctx, fmt.Sprintf("session:%d", i), "v", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rc.PExpireAt(ctx, fmt.Sprintf("session:%d", i), at).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// MongoDB: a TTL index (expireAfterSeconds 3600) with 4 documents due in
+	// minute 20, and a policy collection of 6 documents dated 30 minutes ago.
+	cl, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + s.MongoAddr + "/?directConnection=true").SetTimeout(30 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Disconnect(context.Background())
+	sessions := cl.Database("app").Collection("sessions")
+	if _, err := sessions.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "at", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(3600)}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if _, err := sessions.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "at", Value: now.Add(-40*time.Minute + 30*time.Second)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events := cl.Database("app").Collection("events")
+	for i := range 6 {
+		if _, err := events.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "at", Value: now.Add(-30 * time.Minute)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patchPolicy(t, s, token, `{"field":"at","enabled":true,"expirationOffset":"2h"}`)
+	waitFor(t, "the events policy to be active", func() bool {
+		var p struct{ State string }
+		req, _ := http.NewRequest("GET", "http://"+s.HTTPAddr+"/v1/ttl/policies/events", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		json.NewDecoder(resp.Body).Decode(&p)
+		return p.State == "ACTIVE"
+	})
+
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.WindowSize(1280, 1100), chromedp.Flag("headless", "new"))...)
+	defer cancelAlloc()
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	browser, cancelTimeout := context.WithTimeout(browser, 3*time.Minute)
+	defer cancelTimeout()
+	do := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(browser, steps...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	attr := func(sel, name string) string {
+		r, err := chromedp.Run(browser, chromedp.AttributeValue(chromedp.CSS(sel), name))
+		if err != nil {
+			return ""
+		}
+		return r.Value
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(artifacts, name+".png")
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot %s", path)
+	}
+	base := "http://" + s.HTTPAddr
+
+	// The overview: the timeline's table holds the counts the data gives.
+	start := time.Now()
+	do(chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#sources tbody tr")), chromedp.WaitReady(chromedp.CSS("#timeline canvas")))
+	t.Logf("overview loaded in %v", time.Since(start))
+	cell := func(source string, bucket int) int64 {
+		t.Helper()
+		sel := fmt.Sprintf(`#timeline-table tr[data-source=%q] td[data-count]`, source)
+		js := fmt.Sprintf(`document.querySelectorAll(%q)[%d].dataset.count`, sel, bucket)
+		text, err := chromedp.Run(browser, chromedp.Evaluate[string](js))
+		if err != nil {
+			t.Fatalf("%s bucket %d: %v", source, bucket, err)
+		}
+		n, _ := strconv.ParseInt(text, 10, 64)
+		return n
+	}
+	for _, c := range []struct {
+		source string
+		bucket int
+		want   int64
+	}{
+		{"redis_keys:db0", 0, 5}, {"redis_keys:db0", 10, 3}, {"redis_keys:db0", 1, 0},
+		{"ttl_index:app.sessions.at_1", 20, 4}, {"ttl_index:app.sessions.at_1", 19, 0},
+	} {
+		if got := cell(c.source, c.bucket); got != c.want {
+			t.Errorf("timeline %s bucket %d shows %d, want %d", c.source, c.bucket, got, c.want)
+		}
+	}
+	if due := attr("#timeline-info", "data-due"); due != "12" {
+		t.Errorf("the timeline says %s due in the hour, want 12", due)
+	}
+	shot("overview")
+
+	// A storm: 2,000 keys due in a second; the live chart must show their
+	// deletion. The manual clock moves one second at a time until it does.
+	pipe := rc.Pipeline()
+	for i := range 2000 {
+		pipe.Set(ctx, fmt.Sprintf("storm:%d", i), "v", 0)
+		pipe.PExpireAt(ctx, fmt.Sprintf("storm:%d", i), now.Add(time.Second))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the live chart to show the storm's deletions", func() bool {
+		s.Advance(t, time.Second)
+		f, _ := strconv.ParseFloat(attr("#live-now", "data-max-rate"), 64)
+		return f > 0
+	})
+	shot("live")
+
+	// A Redis database's page stacks its keys by prefix.
+	do(chromedp.Navigate(base+"/#/source/redis_keys:db0"), chromedp.WaitReady(chromedp.CSS("#timeline canvas")))
+	waitFor(t, "the prefix legend", func() bool {
+		text, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#timeline")))
+		return err == nil && strings.Contains(text, "session:*")
+	})
+	shot("redis-db")
+
+	// The policy's page: preview offset 0s (all 6 documents at once), then
+	// apply it and follow the operation.
+	do(chromedp.Navigate(base+"/#/source/policy:events.at"), chromedp.WaitVisible(chromedp.CSS("#dry-run")),
+		chromedp.SetValue(chromedp.CSS("#dr-offset"), "0s"), chromedp.SetValue(chromedp.CSS("#dr-token"), token),
+		chromedp.Click(chromedp.CSS("#dr-preview-btn")), chromedp.WaitVisible(chromedp.CSS("#dr-preview")))
+	if would := attr("#dr-preview dd[data-would-delete]", "data-would-delete"); would != "6" {
+		t.Errorf("the dry run would delete %s documents, want 6", would)
+	}
+	shot("dry-run")
+	do(chromedp.Click(chromedp.CSS("#dr-apply")), chromedp.WaitVisible(chromedp.CSS("#op-progress")))
+	waitFor(t, "the operation to end on the page", func() bool { return attr("#op-state", "data-done") == "true" })
+	state, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#op-state")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("operation: %s", state)
+	shot("operation")
+
+	do(chromedp.Navigate(base+"/#/storage"), chromedp.WaitVisible(chromedp.CSS("#keyspaces tbody tr")))
+	shot("storage")
+	// A phone-sized window still renders the overview.
+	do(chromedp.EmulateViewport(390, 844), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#sources tbody tr")))
+	shot("phone")
+}
+
+// patchPolicy sends PATCH /v1/ttl/policies/events with body.
+func patchPolicy(t *testing.T, s *harness.Server, token, body string) {
+	t.Helper()
+	req, err := http.NewRequest("PATCH", "http://"+s.HTTPAddr+"/v1/ttl/policies/events", bytes.NewBufferString(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("PATCH policy: %s: %s", resp.Status, b)
+	}
+}
+
+// waitFor polls cond until it holds, for at most a minute.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the browser and the server, not waiting for expiry
+	}
+}

@@ -1,0 +1,114 @@
+package docdb
+
+import (
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Ensure that a collection created with pre- and post-images gives them in
+// its update events, and one without does not.
+func TestChangeStreamImages(t *testing.T) {
+	te := newTestEngine(t)
+	ctx := t.Context()
+	on := true
+	if err := te.CreateCollection(ctx, "app", "img", CreateCollectionRequest{PreAndPostImages: &on}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "img", FullDocument: FullDocumentWhenAvailable, FullDocumentBeforeChange: FullDocumentWhenAvailable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	te.mustInsert("app", "img", d("_id", int32(1), "n", int32(1)))
+	te.mustUpdate("app", "img", UpdateStatement{Filter: d("_id", int32(1)), Update: d("$set", d("n", int32(2)))})
+	batch, err := cs.NextBatch(ctx, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch) != 2 {
+		t.Fatalf("batch %v", batch)
+	}
+	upd := batch[1]
+	if v, err := upd.LookupErr("fullDocumentBeforeChange", "n"); err != nil || v.Int32() != 1 {
+		t.Fatalf("update event %s", upd)
+	}
+	if v, err := upd.LookupErr("fullDocument", "n"); err != nil || v.Int32() != 2 {
+		t.Fatalf("update event %s", upd)
+	}
+}
+
+// Ensure that an expired document that strict visibility deletes when an
+// insert takes its _id gives a delete event marked with expiredBy, before
+// the insert's event.
+func TestChangeStreamStrictVisibilityDeleteIsExpiry(t *testing.T) {
+	te := newTestEngine(t)
+	ctx := t.Context()
+	if _, err := te.CreateIndexes(ctx, "app", "s", indexSpecs(d("key", d("at", int32(1)), "name", "at_1", "expireAfterSeconds", int32(10)))); err != nil {
+		t.Fatal(err)
+	}
+	at := bson.NewDateTimeFromTime(te.clock.Now())
+	te.mustInsert("app", "s", d("_id", int32(1), "at", at))
+	cs, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	te.clock.Advance(time.Minute)
+	te.mustInsert("app", "s", d("_id", int32(1), "at", bson.NewDateTimeFromTime(te.clock.Now())))
+	batch, err := cs.NextBatch(ctx, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch) != 2 {
+		t.Fatalf("batch %v", batch)
+	}
+	del := batch[0]
+	if op := del.Lookup("operationType").StringValue(); op != "delete" {
+		t.Fatalf("first event %s", del)
+	}
+	if v, err := del.LookupErr("expiredBy", "index"); err != nil || v.StringValue() != "at_1" {
+		t.Fatalf("delete event %s", del)
+	}
+	if due := del.Lookup("expiredBy", "dueAt").DateTime(); due != int64(at)+10_000 {
+		t.Fatalf("dueAt %d, want %d", due, int64(at)+10_000)
+	}
+	if op := batch[1].Lookup("operationType").StringValue(); op != "insert" {
+		t.Fatalf("second event %s", batch[1])
+	}
+}
+
+// Ensure that a rename with dropTarget onto a watched collection gives its
+// drop and invalidate, and that the source's stream gets the rename.
+func TestChangeStreamRenameDropTarget(t *testing.T) {
+	te := newTestEngine(t)
+	ctx := t.Context()
+	te.mustInsert("app", "a", d("_id", int32(1)))
+	te.mustInsert("app", "b", d("_id", int32(2)))
+	target, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	source, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := te.RenameCollection(ctx, "app", "a", "app", "b", true); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cs   *ChangeStream
+		want []string
+	}{{target, []string{"drop", "invalidate"}}, {source, []string{"rename", "invalidate"}}} {
+		batch, err := tc.cs.NextBatch(ctx, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ops []string
+		for _, ev := range batch {
+			ops = append(ops, ev.Lookup("operationType").StringValue())
+		}
+		if len(ops) != len(tc.want) || ops[0] != tc.want[0] || ops[1] != tc.want[1] || !tc.cs.Invalidated() {
+			t.Fatalf("events %v, want %v", ops, tc.want)
+		}
+	}
+}

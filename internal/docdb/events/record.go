@@ -1,0 +1,206 @@
+package events
+
+import (
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/change"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
+)
+
+// Operation types, as change events name them.
+const (
+	OpInsert       = "insert"
+	OpUpdate       = "update"
+	OpReplace      = "replace"
+	OpDelete       = "delete"
+	OpCreate       = "create"
+	OpDrop         = "drop"
+	OpRename       = "rename"
+	OpDropDatabase = "dropDatabase"
+)
+
+// Record is one change as the log keeps it.
+type Record struct {
+	Op   string `bson:"op"`
+	DB   string `bson:"db"`
+	Coll string `bson:"coll,omitempty"`
+	// UUID is the collection's UUID.
+	UUID *bson.Binary `bson:"uuid,omitempty"`
+	// Key is the documentKey ({_id: ...}).
+	Key bson.Raw `bson:"key,omitempty"`
+	// Full is the document after the change: always for inserts and
+	// replaces, for updates when the collection keeps images.
+	Full bson.Raw `bson:"full,omitempty"`
+	// Pre is the document before the change, when the collection keeps
+	// images.
+	Pre bson.Raw `bson:"pre,omitempty"`
+	// Update is the update description of an update.
+	Update *UpdateDescription `bson:"upd,omitempty"`
+	// ToDB and ToColl are a rename's target.
+	ToDB   string `bson:"toDB,omitempty"`
+	ToColl string `bson:"toColl,omitempty"`
+	// Expired is set on deletions made by the expiry engine.
+	Expired *Expiry `bson:"exp,omitempty"`
+}
+
+// Expiry is the cause of an expiry deletion: the source ("ttl" or
+// "policy"), the index or policy name and the due time.
+type Expiry struct {
+	Source string        `bson:"source"`
+	Name   string        `bson:"name"`
+	DueAt  bson.DateTime `bson:"dueAt"`
+}
+
+// DecodeRecord decodes a record's BSON.
+func DecodeRecord(raw []byte) (Record, error) {
+	var r Record
+	if err := bson.Unmarshal(raw, &r); err != nil {
+		return Record{}, fmt.Errorf("events: decode record: %w", err)
+	}
+	return r, nil
+}
+
+// Encode returns the record's BSON, as bson.Marshal would give it; the
+// common fields are appended directly, since every write encodes one.
+func (r *Record) Encode() ([]byte, error) {
+	start, out := bsoncore.AppendDocumentStart(make([]byte, 0, 64+len(r.Key)+len(r.Full)+len(r.Pre)))
+	out = bsoncore.AppendStringElement(out, "op", r.Op)
+	out = bsoncore.AppendStringElement(out, "db", r.DB)
+	if r.Coll != "" {
+		out = bsoncore.AppendStringElement(out, "coll", r.Coll)
+	}
+	if r.UUID != nil {
+		out = bsoncore.AppendBinaryElement(out, "uuid", r.UUID.Subtype, r.UUID.Data)
+	}
+	for _, f := range []struct {
+		key string
+		doc bson.Raw
+	}{{"key", r.Key}, {"full", r.Full}, {"pre", r.Pre}} {
+		if len(f.doc) > 0 {
+			out = bsoncore.AppendDocumentElement(out, f.key, f.doc)
+		}
+	}
+	if r.Update != nil {
+		raw, err := bson.Marshal(r.Update)
+		if err != nil {
+			return nil, fmt.Errorf("events: encode update description: %w", err)
+		}
+		out = bsoncore.AppendDocumentElement(out, "upd", raw)
+	}
+	if r.ToDB != "" {
+		out = bsoncore.AppendStringElement(out, "toDB", r.ToDB)
+	}
+	if r.ToColl != "" {
+		out = bsoncore.AppendStringElement(out, "toColl", r.ToColl)
+	}
+	if x := r.Expired; x != nil {
+		xs, xo := bsoncore.AppendDocumentStart(nil)
+		xo = bsoncore.AppendStringElement(xo, "source", x.Source)
+		xo = bsoncore.AppendStringElement(xo, "name", x.Name)
+		xo = bsoncore.AppendDateTimeElement(xo, "dueAt", int64(x.DueAt))
+		xo, _ = bsoncore.AppendDocumentEnd(xo, xs)
+		out = bsoncore.AppendDocumentElement(out, "exp", xo)
+	}
+	out, err := bsoncore.AppendDocumentEnd(out, start)
+	if err != nil {
+		return nil, fmt.Errorf("events: encode record: %w", err)
+	}
+	return out, nil
+}
+
+// documentKey returns {_id: ...} of a stored document, from its raw
+// bytes: the _id is a stored document's first field.
+func documentKey(sd *stored.Doc) ([]byte, error) {
+	el, err := bson.Raw(sd.Raw).IndexErr(0)
+	if err != nil || el.Key() != "_id" {
+		return bson.Marshal(bson.D{{Key: "_id", Value: sd.Doc[0].Value}})
+	}
+	start, out := bsoncore.AppendDocumentStart(make([]byte, 0, len(el)+5))
+	out = append(out, el...)
+	return bsoncore.AppendDocumentEnd(out, start)
+}
+
+// CatalogRecord returns the encoded record of a catalog change: op on
+// db.coll (coll empty for dropDatabase), renamed to toDB.toColl for a
+// rename.
+func CatalogRecord(op, db, coll string, uuid *bson.Binary, toDB, toColl string) ([]byte, error) {
+	r := Record{Op: op, DB: db, Coll: coll, UUID: uuid, ToDB: toDB, ToColl: toColl}
+	return r.Encode()
+}
+
+// KeepsImages reports whether the collection keeps pre- and post-images
+// of its changes: its options hold changeStreamPreAndPostImages:
+// {enabled: true}.
+func KeepsImages(m *catalog.CollMeta) bool {
+	for _, o := range m.Options {
+		if o.Key != "changeStreamPreAndPostImages" {
+			continue
+		}
+		d, ok := o.Value.(bson.D)
+		if !ok {
+			return false
+		}
+		for _, e := range d {
+			if e.Key == "enabled" {
+				return catalog.Truthy(e.Value)
+			}
+		}
+	}
+	return false
+}
+
+// Hook writes a record of every document change into the change log
+// (change.Hook).
+type Hook struct{}
+
+var _ change.Hook = Hook{}
+
+// DocumentChanged implements change.Hook.
+func (Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *stored.Doc) error {
+	cause := b.Cause()
+	uuid := m.UUID
+	r := Record{DB: m.DB, Coll: m.Name, UUID: &uuid}
+	images := KeepsImages(m)
+	doc := next
+	if doc == nil {
+		doc = prev
+	}
+	key, err := documentKey(doc)
+	if err != nil {
+		return fmt.Errorf("events: document key: %w", err)
+	}
+	r.Key = key
+	switch {
+	case prev == nil:
+		r.Op = OpInsert
+		r.Full = next.Raw
+	case next == nil:
+		r.Op = OpDelete
+		if cause.Expiry != nil {
+			x := cause.Expiry
+			r.Expired = &Expiry{Source: x.Source, Name: x.Name, DueAt: bson.DateTime(x.DueAt)}
+		}
+	case cause.Replacement:
+		r.Op = OpReplace
+		r.Full = next.Raw
+	default:
+		r.Op = OpUpdate
+		r.Update = Diff(prev.Doc, next.Doc)
+		if images {
+			r.Full = next.Raw
+		}
+	}
+	if images && prev != nil {
+		r.Pre = prev.Raw
+	}
+	raw, err := r.Encode()
+	if err != nil {
+		return err
+	}
+	b.Record(raw)
+	return nil
+}
