@@ -70,7 +70,7 @@ func watch(t *testing.T, c *mongo.Collection, pipeline any, opts ...options.List
 // MongoDB shapes them, with the update description computed from the
 // document before and after.
 func TestChangeStreamEvents(t *testing.T) {
-	e := startTTL(t)
+	e := startTTL(t, "--change-streams")
 	ctx := t.Context()
 	c := e.cl.Database("app").Collection("items")
 	cs := watch(t, c, nil)
@@ -145,7 +145,7 @@ func TestChangeStreamEvents(t *testing.T) {
 // Ensure that fullDocument: updateLookup gives the current document, and
 // that the stages after $changeStream run on the events.
 func TestChangeStreamOptionsAndStages(t *testing.T) {
-	e := startTTL(t)
+	e := startTTL(t, "--change-streams")
 	ctx := t.Context()
 	c := e.cl.Database("app").Collection("opts")
 	cs := watch(t, c, mongo.Pipeline{
@@ -189,7 +189,7 @@ func TestChangeStreamOptionsAndStages(t *testing.T) {
 // rename event and then invalidate, and that a database and the whole
 // deployment can be watched.
 func TestChangeStreamInvalidateAndScopes(t *testing.T) {
-	e := startTTL(t)
+	e := startTTL(t, "--change-streams")
 	ctx := t.Context()
 	db := e.cl.Database("app")
 	dbStream, err := db.Watch(ctx, mongo.Pipeline{})
@@ -265,7 +265,7 @@ func TestChangeStreamInvalidateAndScopes(t *testing.T) {
 // Ensure that a TTL deletion arrives as a delete event marked with
 // expiredBy, and that a trigger can subscribe to expirations only.
 func TestChangeStreamExpiredBy(t *testing.T) {
-	e := startTTL(t)
+	e := startTTL(t, "--change-streams")
 	ctx := t.Context()
 	c := e.cl.Database("app").Collection("sessions")
 	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{
@@ -303,7 +303,7 @@ func TestChangeStreamExpiredBy(t *testing.T) {
 // event it handed out gets every later event exactly once.
 func TestChangeStreamResumeAfterRestart(t *testing.T) {
 	dir := t.TempDir()
-	s := harness.StartDir(t, dir)
+	s := harness.StartDir(t, dir, "--change-streams")
 	e := newTTLEnv(t, s)
 	ctx := t.Context()
 	c := e.cl.Database("app").Collection("log")
@@ -319,7 +319,7 @@ func TestChangeStreamResumeAfterRestart(t *testing.T) {
 	cs.Close(ctx)
 	e.stop()
 
-	s2 := harness.StartDir(t, dir)
+	s2 := harness.StartDir(t, dir, "--change-streams")
 	e2 := newTTLEnv(t, s2)
 	c2 := e2.cl.Database("app").Collection("log")
 	if _, err := c2.InsertOne(ctx, bson.D{{Key: "_id", Value: 4}}); err != nil {
@@ -357,7 +357,7 @@ func nextEventAt(t *testing.T, c *mongo.Collection, ev bson.Raw) int32 {
 // Ensure that a token older than what the log keeps gives
 // ChangeStreamHistoryLost.
 func TestChangeStreamHistoryLost(t *testing.T) {
-	e := startTTL(t, "--events-retention", "1m")
+	e := startTTL(t, "--change-streams", "--events-retention", "1m")
 	ctx := t.Context()
 	c := e.cl.Database("app").Collection("h")
 	cs := watch(t, c, nil)
@@ -387,7 +387,7 @@ func TestChangeStreamHistoryLost(t *testing.T) {
 // Ensure that a waiting getMore returns as soon as a commit brings an
 // event, well before its maxAwaitTimeMS.
 func TestChangeStreamAwaitWokenByCommit(t *testing.T) {
-	e := startTTL(t)
+	e := startTTL(t, "--change-streams")
 	ctx := t.Context()
 	c := e.cl.Database("app").Collection("wait")
 	cs := watch(t, c, nil, options.ChangeStream().SetMaxAwaitTime(20*time.Second))
@@ -416,7 +416,7 @@ func TestChangeStreamAwaitWokenByCommit(t *testing.T) {
 // the documents before and after a change, and that one without gives null
 // for whenAvailable and fails the stream for required.
 func TestChangeStreamPreAndPostImages(t *testing.T) {
-	e := startTTL(t)
+	e := startTTL(t, "--change-streams")
 	ctx := t.Context()
 	db := e.cl.Database("app")
 	if err := db.CreateCollection(ctx, "img", options.CreateCollection().SetChangeStreamPreAndPostImages(bson.D{{Key: "enabled", Value: true}})); err != nil {
@@ -475,7 +475,7 @@ func TestChangeStreamPreAndPostImages(t *testing.T) {
 // Ensure that mongosh's db.coll.watch() receives an insert made after it
 // opened.
 func TestChangeStreamMongosh(t *testing.T) {
-	s := harness.Start(t)
+	s := harness.Start(t, "--change-streams")
 	out := mongosh(t, s, "shop",
 		"const cs = db.items.watch([{$match: {operationType: 'insert'}}])\n"+
 			"db.items.insertOne({_id: 5, name: 'kalem'})\n"+
@@ -491,7 +491,7 @@ func TestChangeStreamMongosh(t *testing.T) {
 // both (--durability=sync).
 func TestChangeStreamKill9(t *testing.T) {
 	dir := t.TempDir()
-	s := harness.StartDir(t, dir, "--durability", "sync")
+	s := harness.StartDir(t, dir, "--change-streams", "--durability", "sync")
 	e := newTTLEnv(t, s)
 	ctx := t.Context()
 	c := e.cl.Database("app").Collection("crash")
@@ -517,7 +517,7 @@ func TestChangeStreamKill9(t *testing.T) {
 	close(stop)
 	<-done
 
-	s2 := harness.StartDir(t, dir, "--durability", "sync")
+	s2 := harness.StartDir(t, dir, "--change-streams", "--durability", "sync")
 	e2 := newTTLEnv(t, s2)
 	c2 := e2.cl.Database("app").Collection("crash")
 	cur, err := c2.Find(ctx, bson.D{})

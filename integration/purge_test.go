@@ -152,7 +152,7 @@ func TestPurgeErasesDeletedBytesFromEveryFile(t *testing.T) {
 	const bound = 4 * time.Second
 	// The change log keeps copies of documents for its own retention;
 	// without it the bound covers every file.
-	s := harness.Start(t, "--manual-clock", "--purge-after", bound.String(), "--no-events")
+	s := harness.Start(t, "--manual-clock", "--purge-after", bound.String())
 	ctx := t.Context()
 	rc := connectRedis(t, s)
 	cl := connectMongo(t, s)

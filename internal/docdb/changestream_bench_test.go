@@ -20,7 +20,7 @@ func openBenchEngine(b *testing.B, logOn bool) *Engine {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	e, err := Open(Options{Store: st, NoEvents: !logOn})
+	e, err := Open(Options{Store: st, ChangeLog: logOn})
 	if err != nil {
 		b.Fatal(err)
 	}

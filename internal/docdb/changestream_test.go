@@ -10,7 +10,7 @@ import (
 // Ensure that a collection created with pre- and post-images gives them in
 // its update events, and one without does not.
 func TestChangeStreamImages(t *testing.T) {
-	te := newTestEngine(t)
+	te := newTestEngine(t, withChangeLog)
 	ctx := t.Context()
 	on := true
 	if err := te.CreateCollection(ctx, "app", "img", CreateCollectionRequest{PreAndPostImages: &on}); err != nil {
@@ -42,7 +42,7 @@ func TestChangeStreamImages(t *testing.T) {
 // insert takes its _id gives a delete event marked with expiredBy, before
 // the insert's event.
 func TestChangeStreamStrictVisibilityDeleteIsExpiry(t *testing.T) {
-	te := newTestEngine(t)
+	te := newTestEngine(t, withChangeLog)
 	ctx := t.Context()
 	if _, err := te.CreateIndexes(ctx, "app", "s", indexSpecs(d("key", d("at", int32(1)), "name", "at_1", "expireAfterSeconds", int32(10)))); err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestChangeStreamStrictVisibilityDeleteIsExpiry(t *testing.T) {
 // Ensure that a rename with dropTarget onto a watched collection gives its
 // drop and invalidate, and that the source's stream gets the rename.
 func TestChangeStreamRenameDropTarget(t *testing.T) {
-	te := newTestEngine(t)
+	te := newTestEngine(t, withChangeLog)
 	ctx := t.Context()
 	te.mustInsert("app", "a", d("_id", int32(1)))
 	te.mustInsert("app", "b", d("_id", int32(2)))
@@ -112,3 +112,6 @@ func TestChangeStreamRenameDropTarget(t *testing.T) {
 		}
 	}
 }
+
+// withChangeLog opens the engine with its change log on.
+func withChangeLog(o *Options) { o.ChangeLog = true }

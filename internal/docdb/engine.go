@@ -48,7 +48,7 @@ type Engine struct {
 	// hooks are told of every document change, in its batch (change.Hook).
 	// They are set at Open and never change.
 	hooks []change.Hook
-	// events is the change log; nil when Options.NoEvents is set.
+	// events is the change log; nil unless Options.ChangeLog is set.
 	// stopEvents stops its background trimming.
 	events     *events.Log
 	stopEvents context.CancelFunc
@@ -87,7 +87,7 @@ func Open(opts Options) (*Engine, error) {
 		NewWriter: func(c *catalog.Collection) policy.Writer { return reapWriter{e.newWriter(c)} },
 	})
 	e.hooks = []change.Hook{ttlWakeHook{e}, e.pol}
-	if !opts.NoEvents {
+	if opts.ChangeLog {
 		eo := opts.Events
 		if eo.Now == nil {
 			eo.Now = opts.Now

@@ -60,11 +60,10 @@ type Options struct {
 	// (querymem.go); it is emptied at Open. Empty means a directory of the
 	// process under os.TempDir().
 	TempDir string
-	// Events configures the change log (internal/docdb/events);
-	// NoEvents turns it off, so nothing is logged and change streams
-	// fail.
-	Events   events.Options
-	NoEvents bool
+	// ChangeLog turns the change log (internal/docdb/events) on, as Events
+	// configures it; off, nothing is logged and change streams fail.
+	ChangeLog bool
+	Events    events.Options
 }
 
 // DefaultMaxDocumentSize is MongoDB's limit on a stored document.

@@ -47,11 +47,11 @@ type Config struct {
 	// means the defaults of internal/docdb/events.
 	EventsRetention time.Duration
 	EventsMaxBytes  int64
-	// NoEvents turns the change log off: nothing is logged and change
-	// streams answer as on a MongoDB standalone. The log keeps copies of
-	// documents for EventsRetention, past the PurgeAfter bound of deleted
-	// bytes; with it off, that bound covers every file.
-	NoEvents bool
+	// ChangeStreams turns the change log on; off, nothing is logged and
+	// change streams answer as on a MongoDB standalone. The log keeps
+	// copies of documents for EventsRetention, past the PurgeAfter bound of
+	// deleted bytes, so the bound covers every file only while it is off.
+	ChangeStreams bool
 	// RespConfig are Redis CONFIG parameters set at startup, as
 	// "name=value" (maxmemory=100mb, maxmemory-policy=allkeys-lru), checked
 	// and applied as CONFIG SET does.

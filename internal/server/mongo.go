@@ -40,7 +40,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		Logger:     s.log,
 		TempDir:    filepath.Join(s.cfg.Dir, "tmp"),
 		Events:     events.Options{Retention: s.cfg.EventsRetention, MaxBytes: s.cfg.EventsMaxBytes},
-		NoEvents:   s.cfg.NoEvents,
+		ChangeLog:  s.cfg.ChangeStreams,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open document data: %w", err)

@@ -50,6 +50,11 @@ func aggregateAccess(req *request) []mongoauth.Requirement {
 		}
 		return el.Key(), el.Value()
 	}
+	if len(stages) > 0 {
+		if name, arg := stageName(stages[0]); name == "$changeStream" {
+			return changeStreamAccess(req.db, coll, isColl, arg)
+		}
+	}
 	switch {
 	case isColl:
 		out = append(out, collReq(req.db, coll, "find"))
@@ -304,4 +309,18 @@ func replSetAccess(name string) access {
 		return need(onCluster, "internal")
 	}
 	return need(onCluster, "replSetStateChange")
+}
+
+// changeStreamAccess: changeStream and find on what the stream watches: the
+// collection, the database, or (allChangesForCluster) every database.
+func changeStreamAccess(db, coll string, isColl bool, spec bson.RawValue) []mongoauth.Requirement {
+	if isColl {
+		return []mongoauth.Requirement{collReq(db, coll, "changeStream", "find")}
+	}
+	if d, ok := spec.DocumentOK(); ok {
+		if all, ok := d.Lookup("allChangesForCluster").BooleanOK(); ok && all {
+			return []mongoauth.Requirement{collReq("", "", "changeStream", "find")}
+		}
+	}
+	return []mongoauth.Requirement{dbReq(db, "changeStream", "find")}
 }

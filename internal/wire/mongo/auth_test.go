@@ -455,3 +455,29 @@ func TestAuthDirectWrites(t *testing.T) {
 	}
 	cmdError(t, db, bson.D{{Key: "find", Value: "c"}}, 13, "Unauthorized", "")
 }
+
+// TestAuthChangeStream: opening a change stream needs changeStream and
+// find on what it watches, as MongoDB requires; find alone is refused.
+func TestAuthChangeStream(t *testing.T) {
+	ts := startAuthServer(t)
+	root := createRoot(t, ts)
+	admin := root.Database("admin")
+	priv := func(actions ...string) bson.A {
+		return bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "db", Value: "app"}, {Key: "collection", Value: "c"}}},
+			{Key: "actions", Value: actions}}}
+	}
+	mustRun(t, admin, bson.D{{Key: "createRole", Value: "findOnly"}, {Key: "privileges", Value: priv("find")}, {Key: "roles", Value: bson.A{}}})
+	mustRun(t, admin, bson.D{{Key: "createRole", Value: "watcher"}, {Key: "privileges", Value: priv("find", "changeStream")}, {Key: "roles", Value: bson.A{}}})
+	mustRun(t, admin, bson.D{{Key: "createUser", Value: "f"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"findOnly"}}})
+	mustRun(t, admin, bson.D{{Key: "createUser", Value: "w"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"watcher"}}})
+	watch := bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}},
+		{Key: "cursor", Value: bson.D{}}}
+	cmdError(t, ts.userClient(t, "f", "pw", "admin", "").Database("app"), watch, 13, "Unauthorized", "")
+	err := ts.userClient(t, "w", "pw", "admin", "").Database("app").RunCommand(t.Context(), watch).Err()
+	if ce, ok := err.(drv.CommandError); ok && ce.Code == 13 {
+		t.Fatalf("a user with changeStream and find was refused: %v", err)
+	}
+	cmdError(t, ts.userClient(t, "w", "pw", "admin", "").Database("app"), bson.D{{Key: "aggregate", Value: 1},
+		{Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}},
+		13, "Unauthorized", "")
+}
