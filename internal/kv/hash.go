@@ -116,7 +116,7 @@ func (tx *Tx) hashFor(key []byte, read bool) (hashState, error) {
 	if h.minAt >= tx.now {
 		return h, nil
 	}
-	n, _, err := tx.hashExpireDue(&h, 0, nil)
+	n, _, err := tx.hashExpireDue(key, &h, 0, nil)
 	if err != nil {
 		return hashState{}, err
 	}
@@ -296,9 +296,10 @@ func (tx *Tx) hashDel(h *hashState, field []byte, prev fieldRec) error {
 }
 
 // hashExpireDue deletes up to limit (0: all) fields that have expired
-// (expireAt < now), earliest first, appending their due times to due. more
-// reports that expired fields remain.
-func (tx *Tx) hashExpireDue(h *hashState, limit int, due *[]int64) (n int, more bool, err error) {
+// (expireAt < now) of the hash at key, earliest first, appending their due
+// times to due and recording them in the expiry log. more reports that
+// expired fields remain.
+func (tx *Tx) hashExpireDue(key []byte, h *hashState, limit int, due *[]int64) (n int, more bool, err error) {
 	lo := tx.elemKey(h.version, []byte{hashTimeNS})
 	hi := tx.elemKey(h.version, []byte{hashTimeNS}, u64(uint64(tx.now)))
 	it, err := tx.reader().NewIter(lo, hi)
@@ -336,6 +337,7 @@ func (tx *Tx) hashExpireDue(h *hashState, limit int, due *[]int64) (n int, more 
 		if err := tx.hashDel(h, e.field, prev); err != nil {
 			return 0, false, err
 		}
+		tx.logExpiry(key, e.field, e.at)
 		if due != nil {
 			*due = append(*due, e.at+1)
 		}

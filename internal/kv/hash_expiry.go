@@ -481,7 +481,7 @@ func (f fieldReaper) reapEntries(tx *Tx, entries []indexEntry, max int, r *expir
 			handled++
 			continue
 		}
-		k, left, err := tx.hashExpireDue(&h, max-n, &r.Due)
+		k, left, err := tx.hashExpireDue(e.key, &h, max-n, &r.Due)
 		if err != nil {
 			return 0, err
 		}

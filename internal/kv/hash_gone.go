@@ -113,6 +113,9 @@ func (tx *Tx) lookupRead(key []byte) (Meta, bool, error) {
 func (tx *Tx) expireHash(key []byte, m Meta) error {
 	count := int64(binary.BigEndian.Uint64(m.Payload[0:8]))
 	minAt := int64(binary.BigEndian.Uint64(m.Payload[8:16]))
+	if err := tx.logHashFields(key, m); err != nil {
+		return err
+	}
 	if err := tx.batch().Delete(fieldIndexKey(tx.pdb, minAt, key)); err != nil {
 		return err
 	}

@@ -86,6 +86,8 @@ type Store struct {
 	opts Options
 
 	mu sync.Mutex // held by the open Tx
+	// expiryLog is the expiry log's setting, nil when off (expiry_log.go).
+	expiryLog atomic.Pointer[ExpiryLog]
 	// commitMu is held while a committed batch is applied to storage,
 	// taken under mu and kept past it (commit.go).
 	commitMu sync.Mutex

@@ -56,6 +56,9 @@ type Tx struct {
 	pending map[string][]byte
 	// stop, once closed, makes the Tx's long walks give up (StopOn).
 	stop <-chan struct{}
+	// expiryLog holds the expiries to append to the expiry log's stream
+	// at commit (expiry_log.go).
+	expiryLog []expiryLogEntry
 }
 
 // Begin opens a Tx on logical database 0 with now read from the clock. It
@@ -193,6 +196,11 @@ func (tx *Tx) Commit() error {
 		tx.finish(nil)
 		return ErrClosed
 	}
+	logged, err := tx.appendExpiryLog()
+	if err != nil {
+		tx.finish(nil)
+		return fmt.Errorf("kv: commit: expiry log: %w", err)
+	}
 	for i := range tx.delta {
 		if tx.flushed[i] {
 			s.c[i] = counters{}
@@ -244,6 +252,11 @@ func (tx *Tx) Commit() error {
 	if wake != 0 && s.opts.Waker != nil {
 		s.opts.Waker.Wake(time.UnixMilli(wake + 1))
 	}
+	if logged {
+		if l := s.expiryLog.Load(); l != nil && l.Appended != nil {
+			l.Appended()
+		}
+	}
 	return nil
 }
 
@@ -264,6 +277,7 @@ func (tx *Tx) reset() {
 	tx.expired, tx.lazy, tx.evicted, tx.wake = 0, 0, 0, 0
 	tx.mapDirty, tx.garbage, tx.synced, tx.forgetDeleted = false, false, false, false
 	tx.origin = 0
+	tx.expiryLog = tx.expiryLog[:0]
 	clear(tx.pending)
 	clear(tx.events)
 	tx.events = tx.events[:0]
@@ -371,6 +385,7 @@ func (tx *Tx) expireKey(key []byte, m Meta, lazy bool) error {
 	if lazy {
 		tx.lazy++
 	}
+	tx.logExpiry(key, nil, m.ExpireAt)
 	tx.notify(ClassExpired, "expired", key)
 	return nil
 }

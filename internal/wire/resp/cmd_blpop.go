@@ -91,6 +91,8 @@ type blockWaiter struct {
 	typ   kv.Type // what the waiter pops from: kv.TypeList or kv.TypeZSet
 	serve serveFunc
 	done  chan blockResult // one result, sent once by a server
+	// nudge makes the waiter try its keys again now (nudgeWaiters).
+	nudge chan struct{}
 	// groupRead marks an XREADGROUP, whose wait ends when its stream goes
 	// (stream_block.go).
 	groupRead bool
@@ -367,7 +369,7 @@ func blockOn(x *cmdCtx, keys [][]byte, deadline time.Time, typ kv.Type, serve se
 		return blockResult{}, false, false, nil
 	}
 	c := x.c
-	w := &blockWaiter{typ: typ, serve: serve, done: make(chan blockResult, 1), groupRead: x.cmd.name == "xreadgroup"}
+	w := &blockWaiter{typ: typ, serve: serve, done: make(chan blockResult, 1), nudge: make(chan struct{}, 1), groupRead: x.cmd.name == "xreadgroup"}
 	for _, k := range keys {
 		w.keys = append(w.keys, blockKey{srv: x.s, db: x.tx.DB(), key: string(k)})
 	}
@@ -453,6 +455,7 @@ func waitBlocked(x *cmdCtx, w *blockWaiter, deadline time.Time, gone <-chan stru
 		return wakeServed, r
 	case <-gone:
 		return wakeGone, blockResult{}
+	case <-w.nudge:
 	case <-t.C:
 	}
 	switch {

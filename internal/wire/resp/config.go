@@ -82,6 +82,9 @@ func newConfig(o *Options) *config {
 			c.s.tracking.setMaxKeys(n)
 		},
 	}
+	for _, name := range []string{"expired-events-stream", "expired-events-maxlen", "stream-node-max-entries"} {
+		c.applies[name] = func(c *config, _ string) { c.s.applyExpiryLog() }
+	}
 	for _, name := range evictionParams {
 		c.applies[name] = func(c *config, _ string) { c.s.applyEviction() }
 	}

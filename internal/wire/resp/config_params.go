@@ -304,6 +304,10 @@ var redisParams = []paramSpec{
 	specialParam("client-output-buffer-limit", "", 0, "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", parseOutputBufferLimit),
 	specialParam("oom-score-adj-values", "", 0, "0 200 800", parseOOMScoreAdjValues),
 	{name: "notify-keyspace-events", kind: kindSpecial, parse: parseNotifyParam},
+
+	// mayfly's own: the expiry log (kv's expiry_log.go), off by default.
+	stringParam("expired-events-stream", "", 0, ""),
+	numParam("expired-events-maxlen", "", 0, 0, longMax, 100000, 0),
 	specialParam("bind", "", 0, "* -::*", parseBind),
 	specialParam("replicaof", "slaveof", immutable, "", nil),
 	specialParam("latency-tracking-info-percentiles", "", 0, "50 99 99.9", parsePercentiles),
