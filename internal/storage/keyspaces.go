@@ -22,7 +22,7 @@ const (
 	PrefixRedisSub byte = 0x06
 	// PrefixExpiry holds Redis expiry indexes ordered by expire-at time.
 	PrefixExpiry byte = 0x07
-	// PrefixEvents holds durable events.
+	// PrefixEvents holds durable events: the MongoDB change log.
 	PrefixEvents byte = 0x08
 	// PrefixOperation holds long-running operations (policy changes).
 	PrefixOperation byte = 0x09
