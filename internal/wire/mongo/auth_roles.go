@@ -41,6 +41,7 @@ func parseRoleFields(cmd string, req *request) (roleFields, error) {
 			f.roles, err = parseRoleNames("roles", el.Value(), req.db)
 			f.rolesSeen = true
 		case "authenticationRestrictions":
+			err = refuseRestrictions(el.Value())
 		default:
 			if !genericArgs[k] {
 				err = unknownField(cmd, k)

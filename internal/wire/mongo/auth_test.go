@@ -613,3 +613,17 @@ func TestAuthCurrentOpOwnOps(t *testing.T) {
 		t.Fatalf("root's currentOp without $ownOps: %v", r)
 	}
 }
+
+// TestAuthRestrictionsRefused: address restrictions, which mayfly does not
+// enforce, are refused rather than stored; an empty list is accepted.
+func TestAuthRestrictionsRefused(t *testing.T) {
+	ts := startAuthServer(t)
+	admin := createRoot(t, ts).Database("admin")
+	restricted := bson.A{bson.D{{Key: "clientSource", Value: bson.A{"10.0.0.0/8"}}}}
+	cmdError(t, admin, bson.D{{Key: "createUser", Value: "r"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}},
+		{Key: "authenticationRestrictions", Value: restricted}}, 2, "BadValue", "")
+	cmdError(t, admin, bson.D{{Key: "createRole", Value: "rr"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}},
+		{Key: "authenticationRestrictions", Value: restricted}}, 2, "BadValue", "")
+	mustRun(t, admin, bson.D{{Key: "createUser", Value: "open"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}},
+		{Key: "authenticationRestrictions", Value: bson.A{}}})
+}

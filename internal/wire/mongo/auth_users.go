@@ -88,6 +88,9 @@ func parseUserFields(cmd string, req *request) (userFields, error) {
 				return errorf(mongoerr.BadValue, "passwordDigestor must be 'server' or 'client', got: %s", s)
 			}
 		case "authenticationRestrictions":
+			if err := refuseRestrictions(v); err != nil {
+				return err
+			}
 		default:
 			if !genericArgs[k] {
 				return unknownField(cmd, k)
@@ -195,4 +198,16 @@ func requireRoles(cmd string, req *request) ([]mongoauth.RoleName, error) {
 		return nil, missingField(cmd, "roles")
 	}
 	return parseRoleNames("roles", v, req.db)
+}
+
+// refuseRestrictions refuses authenticationRestrictions other than an empty
+// list: mayfly does not enforce client or server address restrictions, and
+// accepting them would let a user in from any address.
+func refuseRestrictions(v bson.RawValue) error {
+	if arr, ok := v.ArrayOK(); ok {
+		if vals, _ := arr.Values(); len(vals) == 0 {
+			return nil
+		}
+	}
+	return errorf(mongoerr.BadValue, "authenticationRestrictions are not supported: mayfly does not restrict the addresses a user may authenticate from")
 }
