@@ -32,7 +32,9 @@ func TestServeRefusesBadSetup(t *testing.T) {
 		"plain addr without tls": {[]string{"serve", "--resp-plain-addr", "127.0.0.1:0"}, "need --tls-cert-file"},
 		"client auth without ca": {[]string{"serve", "--tls-cert-file", file, "--tls-client-auth", "required"}, "needs --tls-ca-file"},
 		"bad tls client auth":    {[]string{"serve", "--tls-client-auth", "maybe"}, `unknown client authentication "maybe"`},
-		"bad tls min version":    {[]string{"serve", "--tls-cert-file", file, "--tls-min-version", "1.0"}, `unsupported TLS version "1.0"`},
+		"auth with an open redis": {[]string{"serve", "--dir", t.TempDir(), "--auth",
+			"--http-addr", "127.0.0.1:0", "--mongo-addr", "127.0.0.1:0", "--resp-addr", "127.0.0.1:0"}, "--auth: the Redis listener would serve every client without a password"},
+		"bad tls min version": {[]string{"serve", "--tls-cert-file", file, "--tls-min-version", "1.0"}, `unsupported TLS version "1.0"`},
 		"certificate not pem": {[]string{"serve", "--dir", t.TempDir(), "--tls-cert-file", file,
 			"--http-addr", "127.0.0.1:0", "--mongo-addr", "127.0.0.1:0", "--resp-addr", "127.0.0.1:0"}, "tls: certificate " + file},
 	}

@@ -44,7 +44,7 @@ func wantUnauthorized(t *testing.T, err error, prefix string) {
 // the first user, SCRAM-SHA-256 and SCRAM-SHA-1 with credentials in the
 // URI, a wrong password, and a readWrite user refused what it lacks.
 func TestMongoAuth(t *testing.T) {
-	s := harness.Start(t, "--auth")
+	s := harness.Start(t, "--auth", "--resp-config", "requirepass=redis-secret")
 	ctx := t.Context()
 	anon := mongoClient(t, s)
 	if err := anon.Ping(ctx, nil); err != nil {
@@ -113,7 +113,7 @@ func TestMongoAuth(t *testing.T) {
 // control on as --auth does.
 func TestMongoAuthConfigFile(t *testing.T) {
 	conf := filepath.Join(t.TempDir(), "mayfly.conf")
-	if err := os.WriteFile(conf, []byte("auth = true\n"), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte("auth = true\nresp-config = requirepass=redis-secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s := harness.Start(t, "--config", conf)
@@ -126,7 +126,7 @@ func TestMongoAuthConfigFile(t *testing.T) {
 // --authenticationDatabase, creates a user with db.createUser() and
 // switches to it with db.auth().
 func TestMongoAuthMongosh(t *testing.T) {
-	s := harness.Start(t, "--auth")
+	s := harness.Start(t, "--auth", "--resp-config", "requirepass=redis-secret")
 	out := mongosh(t, s, "admin", `db.createUser({user: "admin", pwd: "rootpw", roles: ["root"]})
 `, "--quiet")
 	wantOutput(t, out, "ok: 1")

@@ -47,7 +47,7 @@ func TestMongoX509(t *testing.T) {
 	certKey := combinedClientPEM(t, pki)
 	for _, mode := range []string{"optional", "required"} {
 		t.Run(mode, func(t *testing.T) {
-			s := startTLS(t, pki, "--auth", "--tls-client-auth", mode, "--mongo-plain-addr", "127.0.0.1:0")
+			s := startTLS(t, pki, "--auth", "--resp-config", "requirepass=redis-secret", "--tls-client-auth", mode, "--mongo-plain-addr", "127.0.0.1:0")
 			ctx := t.Context()
 			base := mongoTLSURI(s, pki, certKey)
 			anon := connectURI(t, base)

@@ -79,7 +79,7 @@ func TestMongoose(t *testing.T) {
 // the URI against mayfly --auth, after the first user is created through the
 // localhost exception and an application user from it.
 func TestNodeDriverAuth(t *testing.T) {
-	s := harness.Start(t, "--auth")
+	s := harness.Start(t, "--auth", "--resp-addr", "")
 	ctx := t.Context()
 	anon := mongoClient(t, s)
 	if err := anon.Database("admin").RunCommand(ctx, bson.D{{Key: "createUser", Value: "admin"},

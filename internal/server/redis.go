@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,6 +11,12 @@ import (
 	"github.com/mayfly/mayfly/internal/tlsconf"
 	"github.com/mayfly/mayfly/internal/wire/resp"
 )
+
+// errRedisOpenUnderAuth refuses a server whose MongoDB side requires
+// authentication while its Redis side would serve anyone: --auth asks for
+// access control, so both protocols must have it.
+var errRedisOpenUnderAuth = errors.New("--auth: the Redis listener would serve every client without a password; " +
+	"give the default user one (--resp-config requirepass=SECRET), or users in --resp-aclfile, or disable it with --resp-addr \"\"")
 
 // redisSide is the Redis data model, its expiry sources and its protocol
 // front end.
@@ -64,6 +71,9 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 		if err := r.resp.SetConfig(name, value); err != nil {
 			return nil, fmt.Errorf("redis config %q: %w", kv, err)
 		}
+	}
+	if s.cfg.MongoAuth && s.cfg.RespAddr != "" && r.resp.OpenToAll() {
+		return nil, errRedisOpenUnderAuth
 	}
 	return r, nil
 }

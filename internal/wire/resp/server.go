@@ -240,6 +240,11 @@ func (s *Server) LoadACL() error {
 	return s.loadACLFile()
 }
 
+// OpenToAll reports whether a connection needs no authentication: the
+// default user is on and has no password (no requirepass, no aclfile
+// that gives it one).
+func (s *Server) OpenToAll() bool { return s.acl.defaultAuthed() }
+
 // Serve accepts connections on ln until Shutdown; it returns
 // ErrServerClosed after Shutdown and the accept error otherwise.
 func (s *Server) Serve(ln net.Listener) error {
