@@ -92,12 +92,8 @@ func TestMongoAuth(t *testing.T) {
 		t.Fatalf("wrong password: %v, want AuthenticationFailed", err)
 	}
 	// The log is read from the process's stderr as it arrives.
-	logs := s.Logs()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs, "Authentication failed") && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-		logs = s.Logs()
-	}
-	if !strings.Contains(logs, "Authentication failed") || !strings.Contains(logs, `"user":"app"`) {
+	logs := s.WaitLog(t, "Authentication failed", 10*time.Second)
+	if !strings.Contains(logs, `"user":"app"`) {
 		t.Errorf("the failure is not logged with its user:\n%s", logs)
 	}
 	if strings.Contains(logs, "not-the-password") || strings.Contains(logs, "apppw") {

@@ -3,10 +3,12 @@ package integration_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
@@ -370,17 +372,11 @@ func TestChangeStreamHistoryLost(t *testing.T) {
 	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		_, err := c.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetResumeAfter(token))
-		var ce mongo.CommandError
-		if errors.As(err, &ce) && ce.Code == 286 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("resume from a trimmed token: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond) // the trimming pass runs every second
+	e.s.Advance(t, 0) // trims the log at the new time
+	_, err := c.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetResumeAfter(token))
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 286 {
+		t.Fatalf("resume from a trimmed token: %v, want ChangeStreamHistoryLost (286)", err)
 	}
 }
 
@@ -389,7 +385,22 @@ func TestChangeStreamHistoryLost(t *testing.T) {
 func TestChangeStreamAwaitWokenByCommit(t *testing.T) {
 	e := startTTL(t, "--change-streams")
 	ctx := t.Context()
-	c := e.cl.Database("app").Collection("wait")
+	// A client that says when it sends its first getMore, so the insert
+	// below comes while that getMore waits.
+	getMoreSent := make(chan struct{})
+	var once sync.Once
+	monitor := &event.CommandMonitor{Started: func(_ context.Context, ev *event.CommandStartedEvent) {
+		if ev.CommandName == "getMore" {
+			once.Do(func() { close(getMoreSent) })
+		}
+	}}
+	cl, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + e.s.MongoAddr + "/?directConnection=true").
+		SetTimeout(30 * time.Second).SetMonitor(monitor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Disconnect(context.Background()) })
+	c := cl.Database("app").Collection("wait")
 	cs := watch(t, c, nil, options.ChangeStream().SetMaxAwaitTime(20*time.Second))
 	done := make(chan time.Time, 1)
 	go func() {
@@ -398,7 +409,7 @@ func TestChangeStreamAwaitWokenByCommit(t *testing.T) {
 		}
 		close(done)
 	}()
-	time.Sleep(200 * time.Millisecond) // let the getMore start waiting
+	<-getMoreSent
 	start := time.Now()
 	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
 		t.Fatal(err)
@@ -498,9 +509,13 @@ func TestChangeStreamKill9(t *testing.T) {
 	acked := map[int32]bool{}
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	running := make(chan struct{}) // closed once 100 inserts are acknowledged
 	go func() {
 		defer close(done)
 		for i := int32(1); ; i++ {
+			if i == 101 {
+				close(running)
+			}
 			select {
 			case <-stop:
 				return
@@ -512,7 +527,11 @@ func TestChangeStreamKill9(t *testing.T) {
 			acked[i] = true
 		}
 	}()
-	time.Sleep(500 * time.Millisecond) // let inserts run before the kill
+	select {
+	case <-running:
+	case <-done:
+		t.Fatal("the writer stopped before 100 inserts")
+	}
 	s.Kill()
 	close(stop)
 	<-done

@@ -85,6 +85,7 @@ type Server struct {
 	cmd    *exec.Cmd
 	mu     sync.Mutex
 	logs   bytes.Buffer
+	logged chan struct{} // closed and replaced under mu at each new log line
 	exited chan struct{}
 	err    error // exit status, once exited is closed
 }
@@ -148,6 +149,10 @@ func (s *Server) readLogs(r io.Reader, ready chan<- map[string]any) {
 		s.mu.Lock()
 		s.logs.Write(line)
 		s.logs.WriteByte('\n')
+		if s.logged != nil {
+			close(s.logged)
+			s.logged = nil
+		}
 		s.mu.Unlock()
 		if sent {
 			continue
@@ -165,6 +170,33 @@ func (s *Server) Logs() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.logs.String()
+}
+
+// WaitLog waits until the server's log holds substr, and fails the test if
+// it has not within timeout; it wakes at each new log line.
+func (s *Server) WaitLog(t testing.TB, substr string, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		s.mu.Lock()
+		logs := s.logs.String()
+		if strings.Contains(logs, substr) {
+			s.mu.Unlock()
+			return logs
+		}
+		if s.logged == nil {
+			s.logged = make(chan struct{})
+		}
+		next := s.logged
+		s.mu.Unlock()
+		select {
+		case <-next:
+		case <-s.exited:
+			t.Fatalf("mayfly exited before logging %q:\n%s", substr, s.Logs())
+		case <-deadline:
+			t.Fatalf("mayfly did not log %q within %v:\n%s", substr, timeout, s.Logs())
+		}
+	}
 }
 
 // Stop sends SIGTERM and waits for the process to exit, returning its exit

@@ -33,8 +33,9 @@ func (c *manualClock) Advance(d time.Duration) time.Time {
 }
 
 // clockHandler answers POST /debug/clock?advance=DURATION by advancing the
-// manual clock and waking the sweeper, so items that fell due are deleted as
-// if the time had passed; it replies with the new time in RFC 3339 with
+// manual clock, waking the sweeper and trimming the change log, so items
+// that fell due are deleted and history past its retention is gone as if
+// the time had passed; it replies with the new time in RFC 3339 with
 // milliseconds.
 func (s *Server) clockHandler(c *manualClock) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -45,6 +46,12 @@ func (s *Server) clockHandler(c *manualClock) http.Handler {
 		}
 		now := c.Advance(d)
 		s.engine.Wake(time.Time{}) // the zero time means "now": always wakes the sweeper
+		if s.mongo != nil {
+			if err := s.mongo.db.TrimChangeLog(); err != nil {
+				http.Error(w, fmt.Sprintf("trim the change log: %v", err), http.StatusInternalServerError)
+				return
+			}
+		}
 		fmt.Fprintln(w, now.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
 	})
 }
