@@ -165,33 +165,50 @@ func (s *Store) wakeEvictor() {
 	}
 }
 
-// evictBudget is how many keys one command may evict: 16 per step of
-// tenacity up to 10 (at least 16), growing by 15% per step above it, and
-// no bound at 100.
-func evictBudget(tenacity int) int {
+// Redis's maxmemory-eviction-tenacity scale: each step up to
+// tenacityLinearSteps adds one unit of work, each step above it multiplies
+// the work by tenacityGrowth, and tenacityUnbounded removes the bound.
+const (
+	tenacityLinearSteps = 10
+	tenacityGrowth      = 1.15
+	tenacityUnbounded   = 100
+	evictKeysPerStep    = 16
+	evictTimePerStep    = 50 * time.Microsecond
+)
+
+// tenacityScale is the units of eviction work tenacity allows (at least
+// one), or a negative number for no bound.
+func tenacityScale(tenacity int) float64 {
 	switch {
-	case tenacity <= 10:
-		return 16 * max(tenacity, 1)
-	case tenacity < 100:
-		return int(160 * math.Pow(1.15, float64(tenacity-10)))
+	case tenacity <= tenacityLinearSteps:
+		return float64(max(tenacity, 1))
+	case tenacity < tenacityUnbounded:
+		return tenacityLinearSteps * math.Pow(tenacityGrowth, float64(tenacity-tenacityLinearSteps))
 	default:
 		return -1
 	}
 }
 
+// evictBudget is how many keys one command may evict: evictKeysPerStep
+// per unit of tenacityScale, or -1 for no bound.
+func evictBudget(tenacity int) int {
+	u := tenacityScale(tenacity)
+	if u < 0 {
+		return -1
+	}
+	return int(evictKeysPerStep * u)
+}
+
 // evictTimeLimit is how long one command may evict, Redis's
-// evictionTimeLimitUs: 50 µs per step of tenacity up to 10, growing by 15%
-// per step above it, and no limit at 100 (0). It is read on the store's
-// clock every 16 keys, as Redis does.
+// evictionTimeLimitUs: evictTimePerStep per unit of tenacityScale, or 0 for
+// no limit. It is read on the store's clock every evictKeysPerStep keys, as
+// Redis does.
 func evictTimeLimit(tenacity int) time.Duration {
-	switch {
-	case tenacity <= 10:
-		return time.Duration(50*max(tenacity, 1)) * time.Microsecond
-	case tenacity < 100:
-		return time.Duration(500*math.Pow(1.15, float64(tenacity-10))) * time.Microsecond
-	default:
+	u := tenacityScale(tenacity)
+	if u < 0 {
 		return 0
 	}
+	return time.Duration(u*float64(evictTimePerStep/time.Microsecond)) * time.Microsecond
 }
 
 // backgroundBatch is how many keys one Tx of the background pass evicts,
@@ -261,7 +278,7 @@ func (tx *Tx) evict(e *Eviction, budget int, limit time.Duration) (n int, fail, 
 		start = tx.s.opts.Now()
 	}
 	for budget < 0 || n < budget {
-		if limit > 0 && n > 0 && n%16 == 0 && tx.s.opts.Now().Sub(start) > limit {
+		if limit > 0 && n > 0 && n%evictKeysPerStep == 0 && tx.s.opts.Now().Sub(start) > limit {
 			break
 		}
 		if e.MaxMemory <= 0 || tx.UsedMemory() <= e.MaxMemory {

@@ -15,8 +15,8 @@ import (
 var _ expiry.Timeline = (*indexSource)(nil)
 
 // CountDueBefore implements expiry.Timeline with one walk of the expiry
-// index's keys up to the last edge; an entry expiring at at is due from
-// at+1 ms on, as NextDue says.
+// index's keys up to the last edge; an entry is due from the millisecond
+// after its expiry time on, as NextDue says.
 func (x *indexSource) CountDueBefore(ctx context.Context, edges []time.Time) ([]int64, error) {
 	ms := expiry.EdgesMillis(edges)
 	counts := make([]int64, len(ms))

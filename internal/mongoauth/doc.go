@@ -44,5 +44,6 @@
 //
 // A Throttle delays the answer to a failed authentication from an address
 // that keeps failing: the first failure is not delayed, each further one
-// doubles the delay from 100 ms up to 5 s; a success resets the address.
+// doubles the delay from MinFailureDelay up to MaxFailureDelay; a success
+// resets the address.
 package mongoauth

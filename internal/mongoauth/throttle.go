@@ -38,9 +38,9 @@ func NewThrottle(now func() time.Time) *Throttle {
 }
 
 // Failed records a failed authentication from addr and returns how long
-// to wait before answering it: nothing for the first failure, then 100 ms
-// doubling to at most 5 s. An address without a failure for a minute
-// starts again.
+// to wait before answering it: nothing for the first failure, then
+// MinFailureDelay doubling to at most MaxFailureDelay. An address without a
+// failure for failureMemory starts again.
 func (t *Throttle) Failed(addr string) time.Duration {
 	now := t.now()
 	t.mu.Lock()
