@@ -1,10 +1,6 @@
 package integration_test
 
 import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,58 +8,17 @@ import (
 	"github.com/mayfly/mayfly/integration/harness"
 )
 
-// redisLibsModules returns the node_modules directory holding the libraries
-// that scripts/test.sh installs (at the versions testdata/redislibs/
-// package.json pins) and names in MAYFLY_REDISLIBS_MODULES, and the node
-// binary to run them with. Without them the test is skipped on a
-// developer's machine and fails in CI (CI=true).
+// redisLibsModules returns the Redis libraries' node_modules
+// (testdata/redislibs) and the node binary.
 func redisLibsModules(t *testing.T) (modules, node string) {
 	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		if os.Getenv("CI") != "" {
-			t.Fatalf(format+"; the test command (scripts/test.sh) installs it", args...)
-		}
-		t.Skipf(format+"; run scripts/test.sh to install it", args...)
-	}
-	modules = os.Getenv("MAYFLY_REDISLIBS_MODULES")
-	if modules == "" {
-		missing("MAYFLY_REDISLIBS_MODULES is not set")
-	}
-	for _, lib := range []string{"bullmq", "rate-limiter-flexible", "redlock", "connect-redis", "express-session"} {
-		if _, err := os.Stat(filepath.Join(modules, lib, "package.json")); err != nil {
-			t.Fatalf("MAYFLY_REDISLIBS_MODULES=%s holds no %s: %v", modules, lib, err)
-		}
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node is not installed")
-	}
-	return modules, node
+	return nodeModules(t, "MAYFLY_REDISLIBS_MODULES", "bullmq", "rate-limiter-flexible", "redlock", "connect-redis", "express-session")
 }
 
-// runLibScript runs testdata/redislibs/<script> against s with a time
-// limit and the extra environment variables env; the script asserts every reply and exits non-zero on the first
-// failure, whose message becomes the test's.
+// runLibScript runs testdata/redislibs/<script> against s.
 func runLibScript(t *testing.T, s *harness.Server, modules, node, script string, limit time.Duration, env ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), limit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "redislibs", script))
-	cmd.Env = append(os.Environ(),
-		"NODE_PATH="+modules,
-		"MAYFLY_RESP_ADDR="+s.RespAddr,
-		"MAYFLY_HTTP_ADDR="+s.HTTPAddr,
-	)
-	cmd.Env = append(cmd.Env, env...)
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("%s did not finish within %v:\n%s", script, limit, out)
-	}
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", script, err, out)
-	}
-	t.Logf("%s", out)
+	runNodeScript(t, s, modules, node, "redislibs", script, limit, env...)
 }
 
 // TestRateLimiterFlexible drives rate-limiter-flexible's RateLimiterRedis
