@@ -71,6 +71,8 @@ func init() {
 		"insert":                   {handler: msgInsert, help: "insert documents", opCounted: true, latency: latencyWrites, access: need(onCollection, "insert")},
 		"isMaster":                 {handler: msgHello, help: "Check if this server is primary for a replica set\n{ isMaster : 1 }", access: open},
 		"ismaster":                 {handler: msgHello, help: "Check if this server is primary for a replica set\n{ isMaster : 1 }", access: open},
+		"killAllSessions":          {handler: msgKillAllSessions, help: "kill all logical sessions, for a user, and their operations", access: need(onCluster, "killAnySession")},
+		"killAllSessionsByPattern": {handler: msgKillAllSessionsByPattern, help: "kill logical sessions by pattern", access: need(onCluster, "killAnySession")},
 		"killCursors":              {handler: msgKillCursors, help: "Kill a list of cursor ids", access: need(onNothing)},
 		"killOp":                   {handler: msgKillOp, help: "no help defined", adminOnly: true, access: need(onCluster, "killop")},
 		"killSessions":             {handler: msgKillSessions, help: "kill a logical session and its operations", access: need(onNothing)},
