@@ -703,6 +703,7 @@ const (
 	Location50700                                               Code = 50700
 	NotARetryableWriteCommand                                   Code = 50768
 	BackupCursorOpenConflictWithCheckpoint                      Code = 50915
+	Location50985                                               Code = 50985
 	Location51002                                               Code = 51002
 	Location51003                                               Code = 51003
 	Location51024                                               Code = 51024

@@ -28,6 +28,9 @@ type command struct {
 	// access is what the command needs when access control is on: every
 	// entry declares it (the public ones with open).
 	access access
+	// testOnly commands exist only with Options.TestCommands, as MongoDB's
+	// test commands exist only with enableTestCommands.
+	testOnly bool
 }
 
 // commandTable maps every command name (aliases included) to its entry.
@@ -45,6 +48,7 @@ func init() {
 		"buildinfo":                {handler: msgBuildInfo, help: "get version #, etc.\n{ buildinfo:1 }", access: open},
 		"collMod":                  {handler: msgCollMod, help: "Sets collection options.\nExample: { collMod: 'foo', viewOn: 'bar'} Example: { collMod: 'foo', index: {keyPattern: {a: 1}, expireAfterSeconds: 600} Example: { collMod: 'foo', index: {name: 'bar', expireAfterSeconds: 600} }\n", access: need(onCollection, "collMod")},
 		"collStats":                {handler: msgCollStats, help: "{ collStats:\"blog.posts\" , scale : 1 } scale divides sizes e.g. for KB use 1024\n    avgObjSize - in bytes", access: need(onCollection, "collStats")},
+		"configureFailPoint":       {handler: msgConfigureFailPoint, help: "modifies the settings of a fail point", adminOnly: true, testOnly: true, access: need(onNothing)},
 		"connectionStatus":         {handler: msgConnectionStatus, help: "Returns connection-specific information such as logged-in users and their roles", access: open},
 		"count":                    {handler: msgCount, help: "count objects in collection", latency: latencyReads, access: need(onCollection, "find")},
 		"create":                   {handler: msgCreate, help: "explicitly creates a collection or view\n{\n  create: <string: collection or view name> [,\n  capped: <bool: capped collection>,\n  autoIndexId: <bool: automatic creation of _id index>,\n  idIndex: <document: _id index specification>,\n  size: <int: size in bytes of the capped collection>,\n  max: <int: max number of documents in the capped collection>,\n  storageEngine: <document: storage engine configuration>,\n  validator: <document: validation rules>,\n  validationLevel: <string: validation level>,\n  validationAction: <string: validation action>,\n  indexOptionDefaults: <document: default configuration for indexes>,\n  viewOn: <string: name of source collection or view>,\n  pipeline: <array<object>: aggregation pipeline stage>,\n  collation: <document: default collation for the collection or view>,\n  writeConcern: <document: write concern expression for the operation>]\n}", access: need(onCollection, "createCollection")},

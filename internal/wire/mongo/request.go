@@ -105,7 +105,7 @@ func (r *request) first() bson.RawValue {
 // the connection keeps serving.
 func (c *conn) run(req *request) (reply bson.D) {
 	cmd, ok := commandTable[req.name]
-	if !ok {
+	if !ok || cmd.testOnly && !c.s.opts.TestCommands {
 		c.s.metrics.unknownCommands.Add(1)
 		return errorDoc(errorf(mongoerr.CommandNotFound, "no such command: '%s'", req.name))
 	}
@@ -195,7 +195,14 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		ctx, cancel = context.WithTimeout(ctx, maxTime)
 		defer cancel()
 	}
+	failed, err := c.applyFailPoint(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	out, err := cmd.handler(ctx, c, req)
+	if err == nil {
+		out = failed.withWriteConcernError(out)
+	}
 	if err != nil && ctx.Err() != nil {
 		if _, isMongo := mongoerr.As(err); !isMongo || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			if op.killed.Load() && c.ctx.Err() == nil {
