@@ -745,6 +745,15 @@ const (
 	Location3041702                                             Code = 3041702
 	Location3041704                                             Code = 3041704
 	Location3041705                                             Code = 3041705
+	Location4161100                                             Code = 4161100
+	Location4161101                                             Code = 4161101
+	Location4161102                                             Code = 4161102
+	Location4161103                                             Code = 4161103
+	Location4161104                                             Code = 4161104
+	Location4161105                                             Code = 4161105
+	Location4161106                                             Code = 4161106
+	Location4161107                                             Code = 4161107
+	Location4161108                                             Code = 4161108
 	IDLUnknownFieldPossibleMongocryptd                          Code = 4662500
 	IndexNotFoundCachedPlan                                     Code = 4938500
 	Location4940400                                             Code = 4940400
