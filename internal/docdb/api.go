@@ -71,6 +71,8 @@ type FindRequest struct {
 	// AllowDiskUse lets a blocking sort past its memory limit spill to
 	// disk; nil means allowDiskUseByDefault.
 	AllowDiskUse *bool
+	// Let holds variables for the filter's $expr ($$name).
+	Let bson.D
 }
 
 // CountRequest is a count command.

@@ -64,7 +64,11 @@ func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 	q := &findQuery{skip: req.Skip, limit: req.Limit, hint: req.Hint, now: now, allowDiskUse: req.AllowDiskUse}
 	var err error
 	if len(req.Filter) > 0 {
-		if q.filter, err = match.ParseQuery(req.Filter, match.Env{Now: now}); err != nil {
+		env, err := match.NewEnv(now, req.Let)
+		if err != nil {
+			return nil, err
+		}
+		if q.filter, err = match.ParseQuery(req.Filter, env); err != nil {
 			return nil, err
 		}
 	}

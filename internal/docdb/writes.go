@@ -47,7 +47,7 @@ func (w *writer) openMatches(p *plan.Plan) (*plan.Matcher, func(), error) {
 
 // parseUpdate parses the update of a statement.
 func parseUpdate(upd bson.D, pipeline []bson.D, multi bool, arrayFilters []bson.D, env match.Env) (*update.Update, error) {
-	opts := update.Options{Multi: multi, ArrayFilters: arrayFilters, ExprCompiler: env.Compiler()}
+	opts := update.Options{Multi: multi, ArrayFilters: arrayFilters, ExprCompiler: env.Compiler(), Vars: env.Names()}
 	if pipeline != nil {
 		arr := make(bson.A, len(pipeline))
 		for i, s := range pipeline {
@@ -112,6 +112,10 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
+	env, err := match.NewEnv(e.opts.Now(), req.Let)
+	if err != nil {
+		return res, err
+	}
 	anyUpsert := false
 	for _, st := range req.Statements {
 		anyUpsert = anyUpsert || st.Upsert
@@ -122,7 +126,6 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	}
 	if c == nil {
 		// Nothing to update, but each statement's syntax is still checked.
-		env := match.Env{Now: e.opts.Now(), Let: req.Let}
 		for i, st := range req.Statements {
 			if err := checkUpdateStatement(st, env); err != nil {
 				res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: err})
@@ -140,7 +143,6 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	if err != nil {
 		return res, err
 	}
-	env := match.Env{Now: e.opts.Now(), Let: req.Let}
 	for i, st := range req.Statements {
 		if err := ctx.Err(); err != nil {
 			return res, errors.Join(err, w.commit())
@@ -293,7 +295,10 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	env := match.Env{Now: e.opts.Now(), Let: req.Let}
+	env, err := match.NewEnv(e.opts.Now(), req.Let)
+	if err != nil {
+		return res, err
+	}
 	c := e.lockColl(db, coll)
 	var w *writer
 	if c != nil {
@@ -371,7 +376,10 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	env := match.Env{Now: e.opts.Now(), Let: req.Let}
+	env, err := match.NewEnv(e.opts.Now(), req.Let)
+	if err != nil {
+		return res, err
+	}
 	fm, err := compileFindAndModify(req, env)
 	if err != nil {
 		return res, err

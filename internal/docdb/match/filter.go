@@ -30,6 +30,34 @@ type Env struct {
 	Let bson.D
 }
 
+// NewEnv returns the Env of a command run at now with the let variables
+// let. Each variable's value is an aggregation expression ({$literal: ...},
+// {$rand: {}}, $$NOW, ...), evaluated once, with no document, before the
+// command runs; an earlier variable is not visible to a later one.
+func NewEnv(now time.Time, let bson.D) (Env, error) {
+	env := Env{Now: now}
+	if len(let) == 0 {
+		return env, nil
+	}
+	vars := aggregate.NewVars(now)
+	env.Let = make(bson.D, 0, len(let))
+	for _, e := range let {
+		x, err := aggregate.Compile(e.Value)
+		if err != nil {
+			return Env{}, err
+		}
+		v, err := x.Eval(vars, bson.D{})
+		if err != nil {
+			return Env{}, err
+		}
+		if aggregate.IsMissing(v) {
+			v = nil
+		}
+		env.Let = append(env.Let, bson.E{Key: e.Key, Value: v})
+	}
+	return env, nil
+}
+
 // ParseQuery parses a client's query filter, allowing $expr evaluated with
 // env.
 func ParseQuery(d bson.D, env Env) (*Filter, error) {
@@ -40,12 +68,18 @@ func ParseQuery(d bson.D, env Env) (*Filter, error) {
 	return &Filter{Q: q}, nil
 }
 
-// Compiler returns the $expr compiler for env.
-func (env Env) Compiler() query.ExprCompiler {
+// Names returns the names of env's let variables.
+func (env Env) Names() []string {
 	names := make([]string, 0, len(env.Let))
 	for _, e := range env.Let {
 		names = append(names, e.Key)
 	}
+	return names
+}
+
+// Compiler returns the $expr compiler for env.
+func (env Env) Compiler() query.ExprCompiler {
+	names := env.Names()
 	return func(expr any) (func(doc bson.D) (bool, error), error) {
 		x, err := aggregate.CompileWith(expr, aggregate.CompileOptions{Vars: names})
 		if err != nil {

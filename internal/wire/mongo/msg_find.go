@@ -71,11 +71,7 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 		case "allowPartialResults", "oplogReplay", "readOnce", "term":
 			// No effect on a standalone server.
 		case "let":
-			var let bson.D
-			let, err = optDocArg("find", el)
-			if err == nil && len(let) > 0 {
-				err = notSupported("find", string(k))
-			}
+			f.req.Let, err = optDocArg("find", el)
 		case "tailable", "awaitData", "returnKey", "showRecordId", "min", "max",
 			"$_requestResumeToken", "$_resumeAfter", "resumeAfter", "startAt":
 			if truthy(el.Value()) {
