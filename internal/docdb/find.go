@@ -10,6 +10,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/plan"
@@ -56,18 +57,23 @@ type findQuery struct {
 	now     time.Time
 	// allowDiskUse is the request's; nil means the default.
 	allowDiskUse *bool
+	// coll is the request's collation, nil for the simple one.
+	coll *collation.Collator
 }
 
 // parseFind parses the parts of a find.
 func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 	now := e.opts.Now()
 	q := &findQuery{skip: req.Skip, limit: req.Limit, hint: req.Hint, now: now, allowDiskUse: req.AllowDiskUse}
-	var err error
+	env, err := match.NewEnv(now, req.Let)
+	if err != nil {
+		return nil, err
+	}
+	if env, err = env.WithCollation(req.Collation); err != nil {
+		return nil, err
+	}
+	q.coll = env.Collation
 	if len(req.Filter) > 0 {
-		env, err := match.NewEnv(now, req.Let)
-		if err != nil {
-			return nil, err
-		}
 		if q.filter, err = match.ParseQuery(req.Filter, env); err != nil {
 			return nil, err
 		}
@@ -158,7 +164,7 @@ func (e *Engine) count(ctx context.Context, db, coll string, req CountRequest) (
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return 0, err
 	}
-	q, err := e.parseFind(FindRequest{Filter: req.Filter, Skip: req.Skip, Limit: req.Limit, Hint: req.Hint})
+	q, err := e.parseFind(FindRequest{Filter: req.Filter, Skip: req.Skip, Limit: req.Limit, Hint: req.Hint, Collation: req.Collation})
 	if err != nil {
 		return 0, err
 	}
@@ -228,7 +234,7 @@ func (e *Engine) distinct(ctx context.Context, db, coll string, req DistinctRequ
 	if req.Key == "" {
 		return nil, mongoerr.New(mongoerr.Location40352, "FieldPath cannot be constructed with empty string")
 	}
-	q, err := e.parseFind(FindRequest{Filter: req.Filter, Hint: req.Hint})
+	q, err := e.parseFind(FindRequest{Filter: req.Filter, Hint: req.Hint, Collation: req.Collation})
 	if err != nil {
 		return nil, err
 	}
@@ -257,8 +263,13 @@ func (e *Engine) runDistinct(ctx context.Context, view readView, q *findQuery, k
 	var values []any
 	seen := map[string]bool{}
 	add := func(v any) {
-		// Equal values (1 and 1.0 among them) have one encoding.
-		enc, err := keycodec.AppendValue(nil, v, false)
+		// Equal values (1 and 1.0 among them, and strings equal under the
+		// collation) have one encoding.
+		kv := v
+		if q.coll != nil {
+			kv = q.coll.Value(v)
+		}
+		enc, err := keycodec.AppendValue(nil, kv, false)
 		if err != nil {
 			return
 		}

@@ -47,6 +47,9 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 	if err != nil {
 		return nil, err
 	}
+	if env, err = env.WithCollation(req.Collation); err != nil {
+		return nil, err
+	}
 	var in aggregate.Iterator
 	var expired func(bson.D) bool
 	if coll == "" {

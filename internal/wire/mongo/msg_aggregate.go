@@ -92,7 +92,7 @@ func parseAggregate(db string, cmd bson.Raw) (*aggregateCommand, error) {
 		case "bypassDocumentValidation":
 			a.req.BypassDocumentValidation, err = boolArg("aggregate", el)
 		case "collation":
-			err = simpleCollation("aggregate", el)
+			a.req.Collation, err = collationArg("aggregate", el)
 		case "allowDiskUse":
 			var b bool
 			b, err = boolArg("aggregate", el)

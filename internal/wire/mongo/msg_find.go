@@ -63,7 +63,7 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 		case "noCursorTimeout":
 			f.noTimeout, err = boolArg("find", el)
 		case "collation":
-			err = simpleCollation("find", el)
+			f.req.Collation, err = collationArg("find", el)
 		case "allowDiskUse":
 			var b bool
 			b, err = boolArg("find", el)

@@ -69,7 +69,7 @@ func parseUpdateStatement(s bson.Raw) (docdb.UpdateStatement, error) {
 		case "hint":
 			st.Hint, err = hintArg(ctx, el)
 		case "collation":
-			err = simpleCollation(ctx, el)
+			st.Collation, err = collationArg(ctx, el)
 		case "upsertSupplied", "sampleId", "$_allowShardKeyUpdatesWithoutFullShardKeyInQuery", "sort":
 			if k == "sort" && truthy(el.Value()) {
 				err = notSupported(ctx, k)

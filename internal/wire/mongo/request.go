@@ -195,13 +195,13 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		ctx, cancel = context.WithTimeout(ctx, maxTime)
 		defer cancel()
 	}
+	var out bson.D
 	failed, err := c.applyFailPoint(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.handler(ctx, c, req)
 	if err == nil {
-		out = failed.withWriteConcernError(out)
+		out, err = cmd.handler(ctx, c, req)
+		if err == nil {
+			out = failed.withWriteConcernError(out)
+		}
 	}
 	if err != nil && ctx.Err() != nil {
 		if _, isMongo := mongoerr.As(err); !isMongo || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
