@@ -741,6 +741,7 @@ const (
 	Location2942503                                             Code = 2942503
 	Location2942504                                             Code = 2942504
 	Location2942505                                             Code = 2942505
+	Location3040500                                             Code = 3040500
 	Location3041701                                             Code = 3041701
 	Location3041702                                             Code = 3041702
 	Location3041704                                             Code = 3041704
