@@ -88,6 +88,7 @@ func init() {
 		"renameCollection":         {handler: msgRenameCollection, help: " example: { renameCollection: foo.a, to: bar.b }", adminOnly: true, access: need(onNothing).with(renameCollectionAccess)},
 		"serverStatus":             {handler: msgServerStatus, help: "returns lots of administrative server statistics", access: need(onCluster, "serverStatus")},
 		"setParameter":             {handler: msgSetParameter, help: "set administrative option(s)\n{ setParameter:1, <param>:<value> }\n", adminOnly: true, access: need(onCluster, "setParameter")},
+		"testVersion2":             {handler: msgTestVersion2, help: "no help defined", testOnly: true, access: open},
 		"update":                   {handler: msgUpdate, help: "update documents", opCounted: true, latency: latencyWrites, access: need(onCollection, "update").with(upsertAccess)},
 		"whatsmyuri":               {handler: msgWhatsMyURI, help: "{whatsmyuri:1}", access: need(onNothing)},
 		"authenticate":             {handler: msgAuthenticate, help: "internal", access: open},

@@ -162,6 +162,9 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			return nil, err
 		}
 	}
+	if err := checkAPIStrict(req); err != nil {
+		return nil, err
+	}
 	ctx, cancelOp := context.WithCancelCause(c.ctx)
 	defer cancelOp(nil)
 	op := c.s.ops.begin(c, req, c.s.now(), cancelOp)
