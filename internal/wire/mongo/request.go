@@ -181,6 +181,8 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			// Retryable writes and transactions need a replica set;
 			// mayfly is a standalone, as MongoDB says to drivers.
 			return errorf(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
+		case "readConcern":
+			return checkReadConcern(el.Value())
 		case "maxTimeMS":
 			ms, err := maxTimeMS(req.name, el.Value())
 			if err != nil {
