@@ -73,6 +73,9 @@ type FindRequest struct {
 	AllowDiskUse *bool
 	// Let holds variables for the filter's $expr ($$name).
 	Let bson.D
+	// ReturnKey returns each result's key in the scanned index instead of
+	// the document; ShowRecordID adds its $recordId.
+	ReturnKey, ShowRecordID bool
 	// Collation compares the filter's strings by a collation spec; nil is
 	// the simple binary comparison.
 	Collation bson.D

@@ -59,6 +59,8 @@ type findQuery struct {
 	allowDiskUse *bool
 	// coll is the request's collation, nil for the simple one.
 	coll *collation.Collator
+	// returnKey and showRecordID shape the results (keyOutput).
+	returnKey, showRecordID bool
 }
 
 // parseFind parses the parts of a find.
@@ -73,6 +75,7 @@ func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 		return nil, err
 	}
 	q.coll = env.Collation
+	q.returnKey, q.showRecordID = req.ReturnKey, req.ShowRecordID
 	if len(req.Filter) > 0 {
 		if q.filter, err = match.ParseQuery(req.Filter, env); err != nil {
 			return nil, err

@@ -72,7 +72,11 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 			// No effect on a standalone server.
 		case "let":
 			f.req.Let, err = optDocArg("find", el)
-		case "tailable", "awaitData", "returnKey", "showRecordId", "min", "max",
+		case "returnKey":
+			f.req.ReturnKey, err = boolArg("find", el)
+		case "showRecordId":
+			f.req.ShowRecordID, err = boolArg("find", el)
+		case "tailable", "awaitData", "min", "max",
 			"$_requestResumeToken", "$_resumeAfter", "resumeAfter", "startAt":
 			if truthy(el.Value()) {
 				err = notSupported("find", string(k))
