@@ -11,8 +11,8 @@ import (
 // keyOutput is a find result under returnKey or showRecordId. With
 // returnKey the document is replaced by its key in the index the query
 // scanned (a document of the index's fields, the first value of an array
-// field, null for a missing one), or {} for a collection scan. showRecordId
-// adds $recordId, the document's record id: documents are stored clustered
+// field, null for a missing one), or {} for a collection scan, and nothing
+// else. Without returnKey, showRecordId adds $recordId, the document's record id: documents are stored clustered
 // by _id, so it is the key of its _id in that order, as BinData (the form a
 // MongoDB clustered collection reports). doc is the document as it would
 // be returned otherwise (projected).
@@ -41,7 +41,7 @@ func keyOutput(q *findQuery, sd *stored.Doc, doc bson.D, index *catalog.IndexMet
 			}
 		}
 	}
-	if q.showRecordID {
+	if q.showRecordID && !q.returnKey {
 		out = append(out, bson.E{Key: "$recordId", Value: bson.Binary{Subtype: bson.TypeBinaryGeneric, Data: sd.IDEnc}})
 	}
 	return out

@@ -84,3 +84,22 @@ func equalDocs(a, b bson.D) bool {
 	y, _ := bson.Marshal(b)
 	return string(x) == string(y)
 }
+
+// TestUpdatePipelineUnknownStage checks that an update pipeline naming no
+// aggregation stage fails the whole command, while a known stage an update
+// may not use fails its statement.
+func TestUpdatePipelineUnknownStage(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	db := ts.client(t).Database("test")
+	upd := func(stage bson.D) bson.D {
+		return bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{
+			bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.A{stage}}},
+		}}}
+	}
+	cmdError(t, db, upd(bson.D{{Key: "$invalidOperator", Value: true}}), 40324, "Location40324", "Unrecognized pipeline stage name: '$invalidOperator'")
+	r := run(t, db, upd(bson.D{{Key: "$match", Value: bson.D{}}}))
+	if ok := lookup(t, r, "ok").Double(); ok != 1 || lookup(t, r, "writeErrors", "0", "code").Int32() != 72 {
+		t.Errorf("$match in an update: %v, want ok: 1 and a write error 72", r)
+	}
+}

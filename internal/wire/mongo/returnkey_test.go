@@ -71,3 +71,18 @@ func TestFindReturnKeyAndShowRecordID(t *testing.T) {
 		t.Errorf("two documents share a record id: %v", got)
 	}
 }
+
+func TestReturnKeyLeavesOutRecordID(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	ctx := context.Background()
+	coll := ts.client(t).Database("test").Collection("rk")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "x", Value: 11}}); err != nil {
+		t.Fatal(err)
+	}
+	var got bson.Raw
+	err := coll.FindOne(ctx, bson.D{}, options.FindOne().SetSort(bson.D{{Key: "_id", Value: 1}}).SetReturnKey(true).SetShowRecordID(true)).Decode(&got)
+	if err != nil || got.String() != `{"_id": {"$numberInt":"1"}}` {
+		t.Fatalf("returnKey with showRecordId = %v, %v; want only the key", got, err)
+	}
+}
