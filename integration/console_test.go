@@ -472,7 +472,9 @@ func TestConsoleReadmeScreenshot(t *testing.T) {
 	}
 	// Wait until the page has drawn a few seconds of the storm's deletion.
 	waitFor(t, "four seconds of the storm's deletion", func() bool {
-		var live struct{ Samples []struct{ DeletedPerSecond float64 } }
+		var live struct {
+			Samples []struct{ DeletedPerSecond float64 }
+		}
 		consoleGet(t, s, "/v1/console/live", &live)
 		n := 0
 		for _, p := range live.Samples {
