@@ -395,7 +395,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // The README's screenshot: the overview of a server on the real clock,
 // loaded with Redis keys of several prefixes, a TTL index and a policy
-// due over the coming hour, taken while a storm of 150,000 keys is being
+// due over the coming hour, taken while a storm of 300,000 keys is being
 // deleted under a rate limit, so that the live charts hold the storm. With
 // MAYFLY_README_SCREENSHOT=docs/console.png (relative to the repository)
 // it is also written there.
@@ -411,7 +411,7 @@ func TestConsoleReadmeScreenshot(t *testing.T) {
 	if err := os.MkdirAll(artifacts, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	const rate = 25000
+	const rate = 20000
 	s := harness.Start(t, "--set-parameter", "ttlMonitorSleepSecs=1", "--set-parameter", fmt.Sprintf("ttlMaxDeletesPerSecond=%d", rate))
 	ctx := t.Context()
 	now := time.Now()
@@ -458,9 +458,9 @@ func TestConsoleReadmeScreenshot(t *testing.T) {
 
 	b := newConsoleBrowser(t, chrome, artifacts)
 	b.do(chromedp.Navigate("http://"+s.HTTPAddr+"/"), chromedp.WaitVisible(chromedp.CSS("#sources tbody tr")), chromedp.WaitReady(chromedp.CSS("#live-rate canvas")))
-	// The storm: due 5 s from now, deleted at the rate limit over about 6 s.
-	stormAt := time.Now().Add(5 * time.Second)
-	for start := 0; start < 150_000; start += 10_000 {
+	// The storm: due 20 s from now (after it is loaded), deleted at the rate limit over about 15 s.
+	stormAt := time.Now().Add(20 * time.Second)
+	for start := 0; start < 300_000; start += 10_000 {
 		pipe := rc.Pipeline()
 		for i := start; i < start+10_000; i++ {
 			pipe.Set(ctx, fmt.Sprintf("storm:%d", i), "v", 0)
@@ -471,7 +471,7 @@ func TestConsoleReadmeScreenshot(t *testing.T) {
 		}
 	}
 	// Wait until the page has drawn a few seconds of the storm's deletion.
-	waitFor(t, "four seconds of the storm's deletion", func() bool {
+	waitFor(t, "six seconds of the storm's deletion", func() bool {
 		var live struct {
 			Samples []struct{ DeletedPerSecond float64 }
 		}
@@ -482,11 +482,12 @@ func TestConsoleReadmeScreenshot(t *testing.T) {
 				n++
 			}
 		}
-		return n >= 4
+		return n >= 6
 	})
-	waitFor(t, "the page to draw them", func() bool {
+	waitFor(t, "the page to draw them, and the backlog behind now", func() bool {
 		f, _ := strconv.ParseFloat(b.attr("#live-now", "data-max-rate"), 64)
-		return f > rate/2
+		backlog, _ := strconv.ParseInt(b.attr("#timeline-info", "data-backlog"), 10, 64)
+		return f > rate/2 && backlog > 0
 	})
 	path := b.shot("readme")
 	if dst := os.Getenv("MAYFLY_README_SCREENSHOT"); dst != "" {

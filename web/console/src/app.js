@@ -85,7 +85,7 @@ function timelineChart(node, t, overlay, clickable = true) {
     width: width(node), height: 220,
     series, data: n || overlay ? data : [xs, xs.map(() => 0)],
     scales: { x: { time: true, range: [nowSec - t.bucketSeconds, xs[xs.length - 1]] }, y: { range: (u, lo, hi) => [0, Math.max(1, hi)] } },
-    axes: [{}, { size: 60 }],
+    axes: [{}, { size: 70 }],
     legend: { live: true },
     hooks: {
       // the "now" marker
@@ -172,7 +172,10 @@ function liveSection() {
     el("div", { class: "grid" }, rate, lag, backlog));
   const mk = (node, series, extra = {}) => {
     const u = new uPlot({ width: width(node) - 10, height: 160, series: [{}, ...series], data: [[], ...series.map(() => [])],
-      scales: { x: { time: true, range: (u, lo, hi) => (hi == null ? [0, 1] : [hi - 900, hi]) } }, ...extra }, null, node);
+      // The last 15 minutes, or since the first sample when the server is
+      // younger, but never less than a minute.
+      scales: { x: { time: true, range: (u, lo, hi) => (hi == null ? [0, 1] : [Math.min(hi - 60, Math.max(lo, hi - 900)), hi]) } },
+      axes: [{}, { size: 70 }], ...extra }, null, node);
     charts.push(u); live.charts.push(u); return u;
   };
   requestAnimationFrame(async () => {
@@ -180,7 +183,7 @@ function liveSection() {
       { label: "deletions/s", stroke: COLORS[0], width: 2 },
       { label: "rate limit", stroke: "#c62828", dash: [4, 4] },
       { label: "storm level", stroke: COLORS[3], scale: "lvl" },
-    ], { axes: [{}, {}, { scale: "lvl", side: 1, grid: { show: false } }] });
+    ], { axes: [{}, { size: 70 }, { scale: "lvl", side: 1, size: 40, grid: { show: false } }] });
     const cLag = mk(lag, [
       { label: "lag p50", stroke: COLORS[2], value: (u, v) => fmtS(v) },
       { label: "lag p99", stroke: COLORS[1], value: (u, v) => fmtS(v) },
