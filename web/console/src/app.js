@@ -389,6 +389,9 @@ async function route() {
     else if (h === "/storage") await storagePage();
     else await overview();
     document.title = `mayfly console ${h}`;
+    // When the first page was drawn, in ms since the navigation started
+    // (the load time a test reads).
+    if (!main.dataset.renderedMs) main.dataset.renderedMs = Math.round(performance.now());
   } catch (e) {
     main.replaceChildren(el("p", { class: "error" }, e.message));
     // A server started with --admin-require-auth-for-metrics wants a token.
