@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
@@ -30,8 +28,7 @@ import (
 
 // TTLIndexEditor changes TTL indexes: *docdb.Engine.
 type TTLIndexEditor interface {
-	TTLIndexLister
-	CollMod(ctx context.Context, db, coll string, req docdb.CollModRequest) (bson.D, error)
+	ChangeTTLIndex(ctx context.Context, source string, secs int64, dryRun bool) (docdb.TTLIndexChange, error)
 }
 
 // maxExpireAfterSeconds is the largest expireAfterSeconds MongoDB accepts:
@@ -110,37 +107,20 @@ func (c *Console) updateTTLIndex(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apiError(err))
 		return
 	}
-	source := r.PathValue("source")
-	ix, ok := c.ttlIndex(source)
-	if !ok {
-		writeError(w, &APIError{Status: http.StatusNotFound, Code: CodeNotFound, Message: fmt.Sprintf("no TTL index with expiry source %q", source)})
-		return
-	}
-	cm := docdb.CollModRequest{DryRun: req.DryRun}
-	if ix.Clustered {
-		cm.ExpireAfterSeconds = &docdb.CollectionExpiry{Seconds: secs}
-	} else {
-		cm.Index = &docdb.CollModIndex{Name: ix.Index, ExpireAfterSeconds: &secs}
-	}
 	start := c.opts.Now()
-	reply, err := c.opts.TTLIndexEditor.CollMod(r.Context(), ix.DB, ix.Collection, cm)
+	ch, err := c.opts.TTLIndexEditor.ChangeTTLIndex(r.Context(), r.PathValue("source"), secs, req.DryRun)
 	if err != nil {
-		c.fail(w, r, collModError(ix, err))
+		c.fail(w, r, collModError(r.PathValue("source"), err))
 		return
 	}
+	ix := ch.Index
 	if req.DryRun {
-		writeJSON(w, http.StatusOK, ttlDryRunJSON(ix, secs, start, reply))
+		writeJSON(w, http.StatusOK, ttlDryRunJSON(ch))
 		return
-	}
-	// A clustered collection's collMod replies nothing: its old value is
-	// the one listed.
-	old := ix.ExpireAfterSeconds
-	if v, ok := int64Field(reply, "expireAfterSeconds_old"); ok {
-		old = v
 	}
 	writeJSON(w, http.StatusOK, TTLIndexChange{
 		Type: "COLLMOD_EXPIRE_AFTER_SECONDS", Source: ix.Source, DB: ix.DB, Collection: ix.Collection, Index: ix.Index,
-		ExpireAfterSecondsOld: old, ExpireAfterSecondsNew: secs,
+		ExpireAfterSecondsOld: ch.Old, ExpireAfterSecondsNew: ch.New,
 		State: "DONE", Done: true, StartTime: start, EndTime: c.opts.Now(),
 	})
 }
@@ -161,22 +141,12 @@ func (req UpdateTTLIndexRequest) seconds() (int64, error) {
 	}
 }
 
-// ttlIndex finds the TTL index of an expiry source.
-func (c *Console) ttlIndex(source string) (docdb.TTLIndex, bool) {
-	for _, t := range c.opts.TTLIndexEditor.TTLIndexes() {
-		if t.Source == source {
-			return t, true
-		}
-	}
-	return docdb.TTLIndex{}, false
-}
-
 // collModError classifies an error of collMod: MongoDB's codes become the
 // API's, with MongoDB's message.
-func collModError(ix docdb.TTLIndex, err error) error {
+func collModError(source string, err error) error {
 	me, ok := mongoerr.As(err)
 	if !ok {
-		return fmt.Errorf("collMod %s.%s index %s: %w", ix.DB, ix.Collection, ix.Index, err)
+		return fmt.Errorf("collMod of %s: %w", source, err)
 	}
 	switch me.Code {
 	case mongoerr.NamespaceNotFound, mongoerr.IndexNotFound:
@@ -184,47 +154,21 @@ func collModError(ix docdb.TTLIndex, err error) error {
 	case mongoerr.InvalidOptions, mongoerr.BadValue, mongoerr.InvalidNamespace:
 		return &APIError{Status: http.StatusBadRequest, Code: CodeInvalidArgument, Message: me.Message}
 	}
-	return fmt.Errorf("collMod %s.%s index %s: %w", ix.DB, ix.Collection, ix.Index, err)
+	return fmt.Errorf("collMod of %s: %w", source, err)
 }
 
-// ttlDryRunJSON reads collMod's dry-run reply fields (wouldExpire,
-// oldestDue, newestDue, estimatedDeleteMillis).
-func ttlDryRunJSON(ix docdb.TTLIndex, secs int64, at time.Time, reply bson.D) TTLIndexDryRun {
-	out := TTLIndexDryRun{At: at, Source: ix.Source, DB: ix.DB, Collection: ix.Collection, Index: ix.Index, Field: ix.Field,
-		ExpireAfterSecondsOld: ix.ExpireAfterSeconds, ExpireAfterSecondsNew: secs}
-	out.WouldDelete, _ = int64Field(reply, "wouldExpire")
-	for _, e := range reply {
-		v, ok := e.Value.(bson.DateTime)
-		if !ok {
-			continue
-		}
-		t := v.Time().UTC()
-		switch e.Key {
-		case "oldestDue":
-			out.OldestExpiry = &t
-		case "newestDue":
-			out.NewestExpiry = &t
-		}
+// ttlDryRunJSON converts a dry run.
+func ttlDryRunJSON(ch docdb.TTLIndexChange) TTLIndexDryRun {
+	ix, d := ch.Index, ch.Preview
+	out := TTLIndexDryRun{At: d.At, Source: ix.Source, DB: ix.DB, Collection: ix.Collection, Index: ix.Index, Field: ix.Field,
+		ExpireAfterSecondsOld: ch.Old, ExpireAfterSecondsNew: ch.New, WouldDelete: d.WouldExpire}
+	if d.WouldExpire > 0 {
+		oldest, newest := d.OldestDue.UTC(), d.NewestDue.UTC()
+		out.OldestExpiry, out.NewestExpiry = &oldest, &newest
 	}
-	if ms, ok := int64Field(reply, "estimatedDeleteMillis"); ok {
-		s := float64(ms) / 1000
+	if d.Estimated {
+		s := d.EstimatedDelete.Seconds()
 		out.EstimatedDeleteSeconds = &s
 	}
 	return out
-}
-
-// int64Field returns the integer field key of d.
-func int64Field(d bson.D, key string) (int64, bool) {
-	for _, e := range d {
-		if e.Key != key {
-			continue
-		}
-		switch v := e.Value.(type) {
-		case int64:
-			return v, true
-		case int32:
-			return int64(v), true
-		}
-	}
-	return 0, false
 }

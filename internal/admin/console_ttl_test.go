@@ -230,3 +230,48 @@ func TestConsoleTTLIndexPermission(t *testing.T) {
 		t.Errorf("the updater's change did not apply: %+v", src)
 	}
 }
+
+// Ensure that a clustered collection's TTL (on its _id dates) is changed
+// as the collection's expireAfterSeconds, which collMod changes for it.
+func TestConsoleTTLIndexClustered(t *testing.T) {
+	e := newConsoleEnv(t)
+	ctx := context.Background()
+	hour := int64(3600)
+	if err := e.db.CreateCollection(ctx, "app", "logs", docdb.CreateCollectionRequest{Clustered: true, ExpireAfterSeconds: &hour}); err != nil {
+		t.Fatal(err)
+	}
+	now := e.clock.Now()
+	var docs []bson.Raw
+	for _, off := range []time.Duration{-50 * time.Minute, -40 * time.Minute, -5 * time.Minute} {
+		raw, err := bson.Marshal(bson.D{{Key: "_id", Value: bson.NewDateTimeFromTime(now.Add(off))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, raw)
+	}
+	if _, err := e.db.Insert(ctx, "app", "logs", docdb.InsertRequest{Documents: docs, Ordered: true}); err != nil {
+		t.Fatal(err)
+	}
+	const source = "ttl_index:app.logs._id_"
+	c, err := admin.NewClient(e.url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr, err := c.DryRunTTLIndex(ctx, source, admin.UpdateTTLIndexRequest{ExpireAfterSeconds: secs(1800)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dr.WouldDelete != 2 || dr.ExpireAfterSecondsOld != 3600 || dr.Field != "_id" {
+		t.Fatalf("dry run %+v", dr)
+	}
+	ch, err := c.UpdateTTLIndex(ctx, source, admin.UpdateTTLIndexRequest{ExpireAfterSeconds: secs(1800)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.ExpireAfterSecondsOld != 3600 || ch.ExpireAfterSecondsNew != 1800 || !ch.Done {
+		t.Fatalf("change %+v", ch)
+	}
+	if src := sourceEntry(t, e, source); *src.ExpireAfterSeconds != 1800 || src.DueNow != 2 {
+		t.Fatalf("after the change the source is %+v", src)
+	}
+}
