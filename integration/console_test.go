@@ -227,6 +227,11 @@ func TestConsoleInBrowser(t *testing.T) {
 	// Enter on Preview, Tab to Apply and Enter; the collMod is done at once
 	// and the source's rule changes.
 	do(chromedp.Navigate(base+"/#/source/ttl_index:app.sessions.at_1"), chromedp.WaitVisible(chromedp.CSS("#dry-run")))
+	// The new page takes the focus once drawn, as a page load would.
+	waitFor(t, "the page to take the focus", func() bool {
+		id, err := chromedp.Run(browser, chromedp.Evaluate[string](`document.activeElement.id`))
+		return err == nil && id == "main"
+	})
 	tabTo := func(id string) {
 		t.Helper()
 		for range 80 {
@@ -275,20 +280,28 @@ func TestConsoleInBrowser(t *testing.T) {
 	if v := attr("#op-progress", "value"); v != "1" {
 		t.Errorf("the collMod's progress bar is at %s, want full", v)
 	}
-	var src struct {
-		Sources []struct {
-			Name               string
-			ExpireAfterSeconds int64
-			DueNow             int64
-		}
-	}
-	consoleGet(t, s, "/v1/console/sources", &src)
-	for _, x := range src.Sources {
-		if x.Name == "ttl_index:app.sessions.at_1" && (x.ExpireAfterSeconds != 600 || x.DueNow != 4) {
-			t.Errorf("after the change the TTL index is %+v, want expireAfterSeconds 600 and 4 due", x)
-		}
-	}
 	shot("ttl-index-applied")
+	// The 4 documents are due now, and the sweeper deletes them.
+	waitFor(t, "the sweeper to delete the 4 documents the change made due", func() bool {
+		s.Advance(t, time.Second)
+		var src struct {
+			Sources []struct {
+				Name               string
+				ExpireAfterSeconds int64
+				Deleted            int64
+			}
+		}
+		consoleGet(t, s, "/v1/console/sources", &src)
+		for _, x := range src.Sources {
+			if x.Name == "ttl_index:app.sessions.at_1" {
+				if x.ExpireAfterSeconds != 600 {
+					t.Fatalf("after the change the TTL index is %+v, want expireAfterSeconds 600", x)
+				}
+				return x.Deleted == 4
+			}
+		}
+		return false
+	})
 
 	do(chromedp.Navigate(base+"/#/storage"), chromedp.WaitVisible(chromedp.CSS("#keyspaces tbody tr")))
 	shot("storage")
