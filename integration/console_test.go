@@ -483,19 +483,25 @@ func TestConsoleReadmeScreenshot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Wait until the page has drawn a few seconds of the storm's deletion.
+	// Wait until the page has drawn a few seconds of the storm's deletion
+	// and its backlog.
 	waitFor(t, "six seconds of the storm's deletion", func() bool {
 		var live struct {
-			Samples []struct{ DeletedPerSecond float64 }
+			Samples []struct {
+				DeletedPerSecond float64
+				Backlog          int64
+			}
 		}
 		consoleGet(t, s, "/v1/console/live", &live)
-		n := 0
+		n, backlog := 0, int64(0)
 		for _, p := range live.Samples {
 			if p.DeletedPerSecond > rate/2 {
 				n++
 			}
+			backlog = max(backlog, p.Backlog)
 		}
-		return n >= 6
+		// The live backlog follows the storm while one long pass deletes it.
+		return n >= 6 && backlog > 100_000
 	})
 	waitFor(t, "the page to draw them, and the backlog behind now", func() bool {
 		f, _ := strconv.ParseFloat(b.attr("#live-now", "data-max-rate"), 64)

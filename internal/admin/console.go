@@ -37,6 +37,7 @@ import (
 type ExpiryEngine interface {
 	Stats() expiry.Stats
 	Timeline(ctx context.Context, edges []time.Time) ([]expiry.SourceTimeline, error)
+	RefreshBacklogs(ctx context.Context)
 }
 
 // TTLIndexLister lists the TTL indexes: *docdb.Engine.
@@ -149,17 +150,25 @@ func MountConsole(s *Server, opts ConsoleOptions) (*Console, error) {
 	return c, nil
 }
 
-// Run takes one live sample every second until ctx ends.
+// Run takes one live sample every second until ctx ends. Before each it
+// has the engine count again the backlogs older than a second, as a
+// /metrics scrape does, so that the live backlog follows a storm the
+// sweeper is still deleting in one long pass; the count walks only the
+// entries already due.
 func (c *Console) Run(ctx context.Context) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	c.Sample()
+	sample := func() {
+		c.opts.Engine.RefreshBacklogs(ctx)
+		c.Sample()
+	}
+	sample()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			c.Sample()
+			sample()
 		}
 	}
 }
