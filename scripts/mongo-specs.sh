@@ -81,9 +81,9 @@ awk '
 		}
 		for (d in dirs) {
 			star = (d in marked) ? "*" : " "
-			printf "%s %-36s pass %4d  fail %4d  skip %4d\n", star, d, count[d, "PASS"], count[d, "FAIL"], count[d, "SKIP"]
+			printf "%d %s %-36s pass %4d  fail %4d  skip %4d\n", (d in marked), star, d, count[d, "PASS"], count[d, "FAIL"], count[d, "SKIP"]
 			if (d in marked) { tp += count[d, "PASS"]; tf += count[d, "FAIL"]; ts += count[d, "SKIP"] }
 		}
-		printf "* total of the starred directories: pass %d  fail %d  skip %d\n", tp, tf, ts
-	}' "$out/unified.txt" | sort -k2
+		printf "2 * total of the starred directories: pass %d  fail %d  skip %d\n", tp, tf, ts
+	}' "$out/unified.txt" | sort -k1,1n -k3,3 | cut -c3-
 echo "output in $out" >&2
