@@ -127,3 +127,37 @@ func TestStoredVersionMark(t *testing.T) {
 		t.Fatalf("version after reopen = %d, want above %d", got, first+1)
 	}
 }
+
+// Ensure that a commit that never reached storage (the process died, or
+// the apply failed) leaves stored counters that agree with the stored
+// keys: the next Open counts what is stored, not what the lost commit
+// published in memory.
+func TestStoredCountersExactAfterLostCommit(t *testing.T) {
+	cs := openCheckStore(t)
+	cs.run(t, 0, func(tx *Tx) error {
+		_, err := tx.Set([]byte("kept"), []byte("v"), SetOptions{ExpireAt: cs.now + 60_000})
+		return err
+	})
+	cs.applyHook = func() error { return errors.New("disk on fire") }
+	tx := cs.Begin()
+	if _, err := tx.Set([]byte("lost"), []byte("v"), SetOptions{ExpireAt: cs.now + 90_000}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Push([]byte("lost-list"), ListRight, false, bs("a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err == nil {
+		t.Fatal("a commit whose apply failed succeeded")
+	}
+	if got := cs.c[0].keys; got != 3 {
+		t.Fatalf("published keys = %d, want 3 (the failed commit published its counters)", got)
+	}
+	s := cs.reopen(t)
+	pdb := s.dbmap[0]
+	if got := s.c[pdb]; got.keys != 1 || got.expires != 1 || got.expSum != (i128{lo: uint64(cs.now + 60_000)}) {
+		t.Fatalf("reopened counters = %+v, want the one stored key with its expiry", got)
+	}
+	if err := s.Check(t.Context()); err != nil {
+		t.Fatalf("reopened store: %v", err)
+	}
+}
