@@ -36,8 +36,16 @@
 // stays on the sweeper's thread.
 //
 // Accounting. Lag (end of the batch − due) is recorded per source, per kind
-// and in total; the backlog of a Counter is counted at most once per
-// BacklogInterval. A failing source is logged, counted and left alone for
+// and in total. The backlog of a Counter is counted at most once per
+// BacklogInterval and stays true between counts: after each batch of a pass
+// it is the last count, if taken at or after the pass's now, minus the
+// items deleted since (every one of them was due by that now, so was
+// counted); a figure counted before the pass becomes unknown. A batch that
+// leaves due items (its visit's budget, the rate limit or a sub-pass target
+// ends the work, not an empty source) has the source counted again once
+// that figure is unknown or BacklogInterval old, so items falling due
+// during a long pass are counted too; a source with nothing due has a
+// backlog of 0. A failing source is logged, counted and left alone for
 // ErrorRetry; so is one that reports More without progress. Time comes from
 // Config.Now, so tests run the engine in testing/synctest with fake sources.
 package expiry
