@@ -283,7 +283,7 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 		if err != nil {
 			return false
 		}
-		e.trackBacklog(ctx, st, r, passNow)
+		e.trackBacklog(ctx, st, r)
 		switch {
 		case !r.More:
 			e.afterVisit(ctx, st, passNow, deleted)
@@ -421,15 +421,13 @@ func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, batched
 }
 
 // trackBacklog keeps a source's backlog gauge true after a batch that
-// deleted r's items, all due at or before passNow. A count taken at or
-// after passNow included every one of them, so the gauge becomes that count
-// minus the items deleted since, still known and as of the same time; any
-// other figure can no longer be trusted and becomes unknown. When the batch
-// leaves due items, a Counter source is counted again now if its figure is
-// unknown or was counted BacklogInterval ago or more, so items that fell
-// due during a long pass show up too. A source that is no Counter has an
-// unknown backlog while it has due items.
-func (e *Engine) trackBacklog(ctx context.Context, st *sourceState, r Reaped, passNow time.Time) {
+// deleted r's items. The gauge counts the items due at or before its At
+// time, so it drops by the deleted items due by then and stays known and
+// as of the same time. When the batch leaves due items, a Counter source is
+// counted again now if its figure is unknown or BacklogInterval old, so
+// items that fell due since, during a long pass, show up too; a source
+// that is no Counter has an unknown backlog while it has due items.
+func (e *Engine) trackBacklog(ctx context.Context, st *sourceState, r Reaped) {
 	now := e.now()
 	e.mu.Lock()
 	if st.counter == nil {
@@ -437,20 +435,25 @@ func (e *Engine) trackBacklog(ctx context.Context, st *sourceState, r Reaped, pa
 		e.mu.Unlock()
 		return
 	}
-	if st.c.backlogKnown && !st.c.backlogAt.Before(passNow) {
-		st.c.backlog = max(st.c.backlog-int64(r.Items), 0)
+	if st.c.backlogKnown && st.c.backlog > 0 {
+		atMs := st.c.backlogAt.UnixMilli()
+		var gone int64
+		last := int64(math.MinInt64)
+		for _, due := range r.Due {
+			if due <= atMs {
+				gone++
+				last = max(last, due)
+			}
+		}
+		st.c.backlog = max(st.c.backlog-gone, 0)
 		switch {
 		case st.c.backlog == 0:
 			st.c.oldest, st.c.newest = time.Time{}, time.Time{}
-		case len(r.Due) > 0:
+		case gone > 0 && last > st.c.oldest.UnixMilli():
 			// Items go earliest first: none left is older than the
 			// latest one deleted.
-			if last := time.UnixMilli(slices.Max(r.Due)); last.After(st.c.oldest) {
-				st.c.oldest = last
-			}
+			st.c.oldest = time.UnixMilli(last)
 		}
-	} else {
-		st.c.backlogKnown = false
 	}
 	recount := r.More && (!st.c.backlogKnown || now.UnixMilli()-st.lastCount >= e.cfg.BacklogInterval.Milliseconds())
 	e.mu.Unlock()
