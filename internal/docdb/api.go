@@ -276,6 +276,16 @@ type CreateCollectionRequest struct {
 	// change log keeps the documents before and after each change; nil
 	// when absent.
 	PreAndPostImages *bool
+	// Capped makes the collection capped; nil for an ordinary collection.
+	Capped *CappedOptions
+}
+
+// CappedOptions bound a capped collection: at most Size bytes of documents
+// and, when Max is not 0, at most Max documents. The wire layer has
+// checked them and stored a max of 0 or less as 2^31-1 (as MongoDB does);
+// the Engine rounds Size up to a multiple of 256.
+type CappedOptions struct {
+	Size, Max int64
 }
 
 // ValidationOptions are a collection's validator, validationLevel and
@@ -423,6 +433,15 @@ const (
 // already exists.` when the collection exists.
 func (e *Engine) CreateCollection(ctx context.Context, db, coll string, req CreateCollectionRequest) error {
 	return e.createCollection(ctx, db, coll, req)
+}
+
+// FindTailable opens a tailable cursor on the capped collection db.coll
+// (find with tailable, and awaitData when awaitData is set): it returns
+// the documents in natural order and, past the last, the ones inserted
+// later. The wire layer has checked the options (sort {$natural: 1} at
+// most, no singleBatch).
+func (e *Engine) FindTailable(ctx context.Context, db, coll string, req FindRequest, awaitData bool) (*TailCursor, error) {
+	return e.findTailable(ctx, db, coll, req, awaitData)
 }
 
 // DropCollection drops db.coll with its indexes (drop). It reports whether

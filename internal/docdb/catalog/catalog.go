@@ -66,6 +66,10 @@ type Collection struct {
 	Meta    *CollMeta
 	Dropped bool // set with the catalog lock and WriteMu held
 	Stats   *Counters
+	// NextNatural is the sequence the next document inserted into a capped
+	// collection gets (capped.go); 0 until a write loads it. Guarded by
+	// WriteMu.
+	NextNatural uint64
 }
 
 // CollKey returns the catalog key of a collection record.

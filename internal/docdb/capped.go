@@ -1,0 +1,222 @@
+package docdb
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/stored"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// Capped collections (catalog/capped.go holds their key layout).
+//
+// Rules:
+//   - Every document inserted into a capped collection gets the next
+//     natural-order sequence, in the batch of its insert; deleting it
+//     removes its natural-order entry and position; an update keeps both.
+//   - A batch that leaves the collection over its bound removes the oldest
+//     documents before it commits, in the same batch: their documents and
+//     index entries one by one (the _id and secondary indexes are not in
+//     insertion order), their natural-order entries as one range deletion,
+//     and the counters by their exact sizes. The change hooks see each
+//     removal as a delete.
+//   - A single document larger than the size bound is refused
+//     (BSONObjectTooLarge).
+//   - The sequence counter is loaded from the last natural-order entry on
+//     the collection's first write after Open and kept in
+//     catalog.Collection.NextNatural under the collection's write lock.
+
+// cappedState is a writer's view of its capped collection.
+type cappedState struct {
+	bound catalog.Capped
+	// inserted is set once the current batch has inserted a document, so
+	// the bound must be checked before it commits; appended stays set
+	// until the commit has told the tailable cursors.
+	inserted, appended bool
+}
+
+// initCapped sets up w for its collection when it is capped.
+func (w *writer) initCapped() {
+	if c, ok := w.meta.Capped(); ok {
+		w.capped = &cappedState{bound: c}
+	}
+}
+
+// cappedInsert gives sd, just inserted, the next natural-order position.
+func (w *writer) cappedInsert(sd *stored.Doc) error {
+	if w.capped == nil {
+		return nil
+	}
+	seq, err := w.nextNatural()
+	if err != nil {
+		return err
+	}
+	if err := w.b.Set(catalog.NaturalKey(w.meta.ID, seq), sd.IDEnc); err != nil {
+		return err
+	}
+	if err := w.b.Set(catalog.PositionKey(w.meta.ID, sd.IDEnc), binary.BigEndian.AppendUint64(nil, seq)); err != nil {
+		return err
+	}
+	w.capped.inserted, w.capped.appended = true, true
+	return nil
+}
+
+// cappedTooLarge refuses a document that alone passes the size bound.
+func (w *writer) cappedTooLarge(sd *stored.Doc) error {
+	if w.capped == nil || int64(len(sd.Raw)) <= w.capped.bound.MaxSize {
+		return nil
+	}
+	return mongoerr.New(mongoerr.BSONObjectTooLarge, "object to insert exceeds cappedMaxSize")
+}
+
+// cappedRemove drops the natural-order entry and position of sd, being
+// deleted.
+func (w *writer) cappedRemove(sd *stored.Doc) error {
+	if w.capped == nil {
+		return nil
+	}
+	pos := catalog.PositionKey(w.meta.ID, sd.IDEnc)
+	v, err := w.b.Get(pos)
+	if errors.Is(err, storage.ErrNotFound) {
+		return fmt.Errorf("docdb: capped collection %s.%s: document without a natural-order position", w.meta.DB, w.meta.Name)
+	}
+	if err != nil {
+		return err
+	}
+	if len(v) != 8 {
+		return fmt.Errorf("docdb: capped collection %s.%s: corrupt natural-order position", w.meta.DB, w.meta.Name)
+	}
+	if err := w.b.Delete(catalog.NaturalKey(w.meta.ID, binary.BigEndian.Uint64(v))); err != nil {
+		return err
+	}
+	return w.b.Delete(pos)
+}
+
+// nextNatural returns the next sequence of the collection, loading the
+// counter from the last natural-order entry the first time.
+func (w *writer) nextNatural() (uint64, error) {
+	if w.c.NextNatural == 0 {
+		last, err := lastNatural(w.b, w.meta.ID)
+		if err != nil {
+			return 0, err
+		}
+		w.c.NextNatural = last + 1
+	}
+	seq := w.c.NextNatural
+	w.c.NextNatural++
+	return seq, nil
+}
+
+// lastNatural returns the sequence of the newest natural-order entry of
+// the collection, 0 when it has none.
+func lastNatural(r storage.Reader, collID uint64) (uint64, error) {
+	p := catalog.NaturalPrefix(collID)
+	it, err := r.NewIter(p, storage.PrefixEnd(p))
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	if !it.Last() {
+		return 0, it.Error()
+	}
+	seq, ok := catalog.NaturalSeq(it.Key())
+	if !ok {
+		return 0, fmt.Errorf("docdb: corrupt natural-order key %x", it.Key())
+	}
+	return seq, nil
+}
+
+// trimCapped removes the oldest documents while the collection, as the
+// batch leaves it, is over its bound.
+func (w *writer) trimCapped() error {
+	if w.capped == nil || !w.capped.inserted {
+		return nil
+	}
+	w.capped.inserted = false
+	docs, bytes, _ := w.c.Stats.Snapshot()
+	docs += w.d.Docs
+	bytes += w.d.Bytes
+	if !w.capped.bound.Over(docs, bytes) {
+		return nil
+	}
+	victims, end, err := w.oldest(docs, bytes)
+	if err != nil || len(victims) == 0 {
+		return err
+	}
+	for _, sd := range victims {
+		if err := w.removeOldest(sd); err != nil {
+			return err
+		}
+	}
+	return w.b.DeleteRange(catalog.NaturalPrefix(w.meta.ID), end)
+}
+
+// oldest returns the oldest documents whose removal brings a collection of
+// docs documents and bytes bytes within the bound, and the key just past
+// their natural-order entries.
+func (w *writer) oldest(docs, bytes int64) ([]*stored.Doc, []byte, error) {
+	p := catalog.NaturalPrefix(w.meta.ID)
+	it, err := w.b.NewIter(p, storage.PrefixEnd(p))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer it.Close()
+	var out []*stored.Doc
+	var end []byte
+	for ok := it.First(); ok && w.capped.bound.Over(docs, bytes); ok = it.Next() {
+		sd, err := w.fetch(it.Value())
+		if err != nil {
+			return nil, nil, err
+		}
+		if sd == nil {
+			return nil, nil, fmt.Errorf("docdb: capped collection %s.%s: natural-order entry of a missing document", w.meta.DB, w.meta.Name)
+		}
+		out = append(out, sd)
+		docs--
+		bytes -= int64(len(sd.Raw))
+		end = append(append([]byte(nil), it.Key()...), 0)
+	}
+	return out, end, it.Error()
+}
+
+// removeOldest deletes a document removed by capping: its record, index
+// entries and position; its natural-order entry goes with the range.
+func (w *writer) removeOldest(sd *stored.Doc) error {
+	if err := w.b.Delete(catalog.PositionKey(w.meta.ID, sd.IDEnc)); err != nil {
+		return err
+	}
+	c := w.capped
+	w.capped = nil // remove must not look the position up again
+	err := w.remove(sd)
+	w.capped = c
+	return err
+}
+
+// dropNatural writes into b the deletion of a capped collection's
+// natural-order entries and positions.
+func dropNatural(b *storage.Batch, m *catalog.CollMeta) error {
+	if _, ok := m.Capped(); !ok {
+		return nil
+	}
+	p := catalog.NaturalSpan(m.ID)
+	return b.DeleteRange(p, storage.PrefixEnd(p))
+}
+
+// cappedOptions returns the capped fields of the options a create stores:
+// none for an ordinary collection.
+func (r CreateCollectionRequest) cappedOptions() bson.D {
+	if r.Capped == nil {
+		return bson.D{}
+	}
+	return catalog.CappedOptions(r.Capped.bound())
+}
+
+// bound returns the stored bound of o: the size rounded up to 256 bytes.
+func (o CappedOptions) bound() catalog.Capped {
+	return catalog.Capped{MaxSize: catalog.RoundCappedSize(o.Size), MaxDocs: o.Max}
+}
