@@ -315,6 +315,9 @@ type CollModRequest struct {
 	// PreAndPostImages turns changeStreamPreAndPostImages on or off; nil
 	// leaves it.
 	PreAndPostImages *bool
+	// CappedSize and CappedMax change a capped collection's bound (the
+	// wire layer has checked their ranges); nil leaves them.
+	CappedSize, CappedMax *int64
 }
 
 // CollectionExpiry is collMod's expireAfterSeconds for a clustered
@@ -404,6 +407,10 @@ type CollStats struct {
 	TotalIndexSize int64
 	// IndexSizes maps index names to their byte size, in catalog order.
 	IndexSizes []IndexSize
+	// Capped is set for a capped collection, with its bound: MaxSize
+	// bytes and Max documents (0: none).
+	Capped       bool
+	Max, MaxSize int64
 }
 
 // IndexSize is the size of one index.
@@ -442,6 +449,18 @@ func (e *Engine) CreateCollection(ctx context.Context, db, coll string, req Crea
 // most, no singleBatch).
 func (e *Engine) FindTailable(ctx context.Context, db, coll string, req FindRequest, awaitData bool) (*TailCursor, error) {
 	return e.findTailable(ctx, db, coll, req, awaitData)
+}
+
+// CloneCollectionAsCapped copies db.from into the new capped collection
+// db.to of size bytes (cloneCollectionAsCapped).
+func (e *Engine) CloneCollectionAsCapped(ctx context.Context, db, from, to string, size int64) error {
+	return e.cloneCollectionAsCapped(ctx, db, from, to, size)
+}
+
+// ConvertToCapped replaces db.coll with a capped copy of size bytes
+// (convertToCapped).
+func (e *Engine) ConvertToCapped(ctx context.Context, db, coll string, size int64) error {
+	return e.convertToCapped(ctx, db, coll, size)
 }
 
 // DropCollection drops db.coll with its indexes (drop). It reports whether

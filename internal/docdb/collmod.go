@@ -96,6 +96,9 @@ func collModNext(meta *catalog.CollMeta, req CollModRequest) (*catalog.CollMeta,
 		}
 		next.Options = opts
 	}
+	if err := collModCapped(&next, req); err != nil {
+		return nil, nil, nil, err
+	}
 	var changedIdx []*catalog.IndexMeta
 	if req.Index != nil {
 		idx, changed, fields, err := modIndex(meta, req.Index)
