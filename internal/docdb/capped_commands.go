@@ -125,3 +125,17 @@ func collModCapped(next *catalog.CollMeta, req CollModRequest) error {
 	next.Options = catalog.WithCapped(next.Options, bound)
 	return nil
 }
+
+// cappedRefusesTTL refuses TTL indexes on a capped collection, which
+// removes its documents by its bound only (MongoDB 7.0's rule).
+func cappedRefusesTTL(meta *catalog.CollMeta, build []*indexRequest) error {
+	if _, ok := meta.Capped(); !ok {
+		return nil
+	}
+	for _, r := range build {
+		if _, ttl := catalog.FieldOf(r.spec, "expireAfterSeconds"); ttl {
+			return mongoerr.New(mongoerr.CannotCreateIndex, "Cannot create TTL index on a capped collection")
+		}
+	}
+	return nil
+}

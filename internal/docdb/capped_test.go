@@ -233,3 +233,94 @@ func TestTailableWaitTimesOut(t *testing.T) {
 	cancel()
 	cur.Wait(ctx, time.Hour) // returns at once: the context is done
 }
+
+func TestCappedRefusesTTLIndexes(t *testing.T) {
+	te := newTestEngine(t)
+	createCapped(t, te, "log", 4096, 0)
+	_, err := te.CreateIndexes(t.Context(), "app", "log", indexSpecs(d("key", d("at", int32(1)), "name", "at_1", "expireAfterSeconds", int32(10))))
+	wantCode(t, err, mongoerr.CannotCreateIndex, "Cannot create TTL index on a capped collection")
+	if _, err := te.CreateIndexes(t.Context(), "app", "log", indexSpecs(d("key", d("at", int32(1)), "name", "at_1"))); err != nil {
+		t.Fatal(err)
+	}
+	_, err = te.CollMod(t.Context(), "app", "log", modTTL("at_1", 10, false))
+	wantCode(t, err, mongoerr.InvalidOptions, "TTL indexes are not supported for capped collections.")
+}
+
+func TestCollModCappedBound(t *testing.T) {
+	te := newTestEngine(t)
+	createCapped(t, te, "log", 1<<20, 0)
+	for i := int32(0); i < 6; i++ {
+		te.mustInsert("app", "log", d("x", i))
+	}
+	// The new bound applies from the next insert.
+	if _, err := te.CollMod(t.Context(), "app", "log", CollModRequest{CappedMax: ptr(int64(2))}); err != nil {
+		t.Fatal(err)
+	}
+	if got := te.xs("log", FindRequest{}); len(got) != 6 {
+		t.Fatalf("collMod removed documents: %v", got)
+	}
+	te.mustInsert("app", "log", d("x", int32(6)))
+	if got := te.xs("log", FindRequest{}); !equalInts(got, []int32{5, 6}) {
+		t.Fatalf("got %v, want [5 6]", got)
+	}
+	if _, err := te.CollMod(t.Context(), "app", "log", CollModRequest{CappedMax: ptr(int64(0)), CappedSize: ptr(int64(1000))}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := te.CollStats(t.Context(), "app", "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Max != catalog.CappedMaxDocsCeiling || st.MaxSize != 1024 {
+		t.Fatalf("bound after collMod: max %d maxSize %d", st.Max, st.MaxSize)
+	}
+	te.mustInsert("app", "c", d("x", int32(0)))
+	_, err = te.CollMod(t.Context(), "app", "c", CollModRequest{CappedSize: ptr(int64(5000))})
+	wantCode(t, err, mongoerr.InvalidOptions, "Collection must be capped.")
+}
+
+func TestCloneAndConvertToCapped(t *testing.T) {
+	te := newTestEngine(t)
+	ctx := t.Context()
+	for i := int32(0); i < 10; i++ {
+		te.mustInsert("app", "src", d("_id", i, "x", i, "pad", string(make([]byte, 100))))
+	}
+	if _, err := te.CreateIndexes(ctx, "app", "src", indexSpecs(d("key", d("x", int32(1)), "name", "x_1"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := te.CloneCollectionAsCapped(ctx, "app", "src", "dst", 500); err != nil {
+		t.Fatal(err)
+	}
+	got := te.xs("dst", FindRequest{})
+	if len(got) == 0 || len(got) >= 10 || got[len(got)-1] != 9 {
+		t.Fatalf("clone kept %v", got)
+	}
+	st, err := te.CollStats(ctx, "app", "dst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Capped || st.MaxSize != 512 || st.Size > 512 || st.NIndexes != 1 {
+		t.Fatalf("clone stats %+v", st)
+	}
+	err = te.CloneCollectionAsCapped(ctx, "app", "src", "dst", 500)
+	wantCode(t, err, mongoerr.NamespaceExists, "cloneCollectionAsCapped failed - destination collection app.dst already exists. source collection: app.src")
+	if err := te.ConvertToCapped(ctx, "app", "src", 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if got := te.xs("src", FindRequest{}); len(got) != 10 {
+		t.Fatalf("converted: %v", got)
+	}
+	names := map[string]bool{}
+	infos, err := te.ListCollections(ctx, "app", nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range infos {
+		n, _ := catalog.FieldOf(in, "name")
+		names[n.(string)] = true
+	}
+	if len(names) != 2 || !names["src"] || !names["dst"] {
+		t.Fatalf("collections after convertToCapped: %v", names)
+	}
+	err = te.ConvertToCapped(ctx, "app", "none", 1000)
+	wantCode(t, err, mongoerr.NamespaceNotFound, "source collection app.none does not exist")
+}

@@ -158,6 +158,9 @@ func modIndex(meta *catalog.CollMeta, req *CollModIndex) ([]*catalog.IndexMeta, 
 		}
 	}
 	if req.ExpireAfterSeconds != nil {
+		if _, capped := meta.Capped(); capped {
+			return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are not supported for capped collections.")
+		}
 		if spec, reply, err = modIndexTTL(target, *req.ExpireAfterSeconds, spec, reply); err != nil {
 			return nil, nil, nil, err
 		}
