@@ -22,9 +22,15 @@ import (
 //   - A batch that leaves the collection over its bound removes the oldest
 //     documents before it commits, in the same batch: their documents and
 //     index entries one by one (the _id and secondary indexes are not in
-//     insertion order), their natural-order entries as one range deletion,
-//     and the counters by their exact sizes. The change hooks see each
-//     removal as a delete.
+//     insertion order), their natural-order entries as one range deletion
+//     of exactly their span, and the counters by their exact sizes. The
+//     change hooks see each removal as a delete.
+//   - Fewer than rangeTrimMin natural-order entries (the steady state of a
+//     full collection: each insert removes one) are deleted one by one
+//     instead: a range tombstone costs every later read of the memtable a
+//     re-fragmentation of all its range tombstones, so one per insert
+//     makes reads slower as the memtable fills, while a point tombstone
+//     costs nothing until it is read past.
 //   - A single document larger than the size bound is refused
 //     (BSONObjectTooLarge).
 //   - The sequence counter is loaded from the last natural-order entry on
@@ -38,6 +44,9 @@ type cappedState struct {
 	// the bound must be checked before it commits; appended stays set
 	// until the commit has told the tailable cursors.
 	inserted, appended bool
+	// oldest is the value of the collection's OldestNatural once the
+	// batch commits (0: unchanged).
+	oldest uint64
 }
 
 // initCapped sets up w for its collection when it is capped.
@@ -144,7 +153,7 @@ func (w *writer) trimCapped() error {
 	if !w.capped.bound.Over(docs, bytes) {
 		return nil
 	}
-	victims, end, err := w.oldest(docs, bytes)
+	victims, keys, err := w.oldest(docs, bytes)
 	if err != nil || len(victims) == 0 {
 		return err
 	}
@@ -153,21 +162,37 @@ func (w *writer) trimCapped() error {
 			return err
 		}
 	}
-	return w.b.DeleteRange(catalog.NaturalPrefix(w.meta.ID), end)
+	if len(keys) < rangeTrimMin {
+		for _, k := range keys {
+			if err := w.b.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return w.b.DeleteRange(keys[0], append(keys[len(keys)-1], 0))
 }
 
+// rangeTrimMin is the fewest natural-order entries a trim deletes with one
+// range deletion; fewer go one by one.
+const rangeTrimMin = 16
+
 // oldest returns the oldest documents whose removal brings a collection of
-// docs documents and bytes bytes within the bound, and the key just past
-// their natural-order entries.
-func (w *writer) oldest(docs, bytes int64) ([]*stored.Doc, []byte, error) {
+// docs documents and bytes bytes within the bound, and their natural-order
+// keys.
+func (w *writer) oldest(docs, bytes int64) ([]*stored.Doc, [][]byte, error) {
 	p := catalog.NaturalPrefix(w.meta.ID)
-	it, err := w.b.NewIter(p, storage.PrefixEnd(p))
+	lo := p
+	if w.c.OldestNatural > 0 {
+		lo = catalog.NaturalKey(w.meta.ID, w.c.OldestNatural)
+	}
+	it, err := w.b.NewIter(lo, storage.PrefixEnd(p))
 	if err != nil {
 		return nil, nil, err
 	}
 	defer it.Close()
 	var out []*stored.Doc
-	var end []byte
+	var keys [][]byte
 	for ok := it.First(); ok && w.capped.bound.Over(docs, bytes); ok = it.Next() {
 		sd, err := w.fetch(it.Value())
 		if err != nil {
@@ -179,9 +204,13 @@ func (w *writer) oldest(docs, bytes int64) ([]*stored.Doc, []byte, error) {
 		out = append(out, sd)
 		docs--
 		bytes -= int64(len(sd.Raw))
-		end = append(append([]byte(nil), it.Key()...), 0)
+		keys = append(keys, append([]byte(nil), it.Key()...))
 	}
-	return out, end, it.Error()
+	if n := len(keys); n > 0 {
+		seq, _ := catalog.NaturalSeq(keys[n-1])
+		w.capped.oldest = seq + 1
+	}
+	return out, keys, it.Error()
 }
 
 // removeOldest deletes a document removed by capping: its record, index

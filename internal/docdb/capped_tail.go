@@ -75,6 +75,10 @@ func (a *appendWaiters) appended(collID uint64) {
 // cappedCommitted tells the tailable cursors that the batch just committed
 // appended to the collection.
 func (w *writer) cappedCommitted() {
+	if w.capped != nil && w.capped.oldest > 0 {
+		w.c.OldestNatural = w.capped.oldest
+		w.capped.oldest = 0
+	}
 	if w.capped != nil && w.capped.appended {
 		w.capped.appended = false
 		w.e.tails.appended(w.meta.ID)
