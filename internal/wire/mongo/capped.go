@@ -57,7 +57,7 @@ func (a *cappedArgs) field(cmd string, el bson.E) (bool, error) {
 func (a *cappedArgs) options(clustered bool) (*docdb.CappedOptions, error) {
 	if clustered {
 		if a.capped {
-			return nil, errorf(mongoerr.Code(6127800),
+			return nil, errorf(mongoerr.Location6127800,
 				"Clustered capped collection only available with 'enableTestCommands' server parameter")
 		}
 		return nil, nil
