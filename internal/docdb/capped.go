@@ -1,6 +1,7 @@
 package docdb
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -248,4 +249,64 @@ func (r CreateCollectionRequest) cappedOptions() bson.D {
 // bound returns the stored bound of o: the size rounded up to 256 bytes.
 func (o CappedOptions) bound() catalog.Capped {
 	return catalog.Capped{MaxSize: catalog.RoundCappedSize(o.Size), MaxDocs: o.Max}
+}
+
+// checkNatural verifies a capped collection's natural order: one entry per
+// document (docs of them), each naming a stored document whose position
+// points back at it, and no position without its entry.
+func checkNatural(ctx context.Context, snap *storage.Snapshot, m *catalog.CollMeta, docs int64) error {
+	if _, ok := m.Capped(); !ok {
+		return nil
+	}
+	p := catalog.NaturalPrefix(m.ID)
+	it, err := snap.NewIter(p, storage.PrefixEnd(p))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	var n int64
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		seq, ok := catalog.NaturalSeq(it.Key())
+		if !ok {
+			return fmt.Errorf("corrupt natural-order key %x", it.Key())
+		}
+		idEnc := it.Value()
+		if _, err := snap.Get(catalog.DocKey(m.ID, idEnc)); err != nil {
+			return fmt.Errorf("natural-order entry %d: document: %w", seq, err)
+		}
+		pos, err := snap.Get(catalog.PositionKey(m.ID, idEnc))
+		if err != nil {
+			return fmt.Errorf("natural-order entry %d: position: %w", seq, err)
+		}
+		if len(pos) != 8 || binary.BigEndian.Uint64(pos) != seq {
+			return fmt.Errorf("natural-order entry %d: the document's position says %x", seq, pos)
+		}
+		n++
+	}
+	if err := it.Error(); err != nil {
+		return err
+	}
+	if n != docs {
+		return fmt.Errorf("capped collection has %d natural-order entries for %d documents", n, docs)
+	}
+	pp := catalog.PositionKey(m.ID, nil)
+	pit, err := snap.NewIter(pp, storage.PrefixEnd(pp))
+	if err != nil {
+		return err
+	}
+	defer pit.Close()
+	var positions int64
+	for ok := pit.First(); ok; ok = pit.Next() {
+		positions++
+	}
+	if err := pit.Error(); err != nil {
+		return err
+	}
+	if positions != n {
+		return fmt.Errorf("capped collection has %d positions for %d natural-order entries", positions, n)
+	}
+	return nil
 }

@@ -194,6 +194,9 @@ func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.Col
 			return fmt.Errorf("index %s has %d entries, documents call for %d", ix.Name, n, entries[ix.ID])
 		}
 	}
+	if err := checkNatural(ctx, snap, m, docs); err != nil {
+		return err
+	}
 	cDocs, cBytes, cIdx := ctr.Snapshot()
 	if cDocs != docs || cBytes != size {
 		return fmt.Errorf("counters say %d documents of %d bytes, the store holds %d of %d", cDocs, cBytes, docs, size)
