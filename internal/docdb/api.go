@@ -298,6 +298,16 @@ type CreateCollectionRequest struct {
 	// change log keeps the documents before and after each change; nil
 	// when absent.
 	PreAndPostImages *bool
+	// Capped makes the collection capped; nil for an ordinary collection.
+	Capped *CappedOptions
+}
+
+// CappedOptions bound a capped collection: at most Size bytes of documents
+// and, when Max is not 0, at most Max documents. The wire layer has
+// checked them and stored a max of 0 or less as 2^31-1 (as MongoDB does);
+// the Engine rounds Size up to a multiple of 256.
+type CappedOptions struct {
+	Size, Max int64
 }
 
 // ValidationOptions are a collection's validator, validationLevel and
@@ -327,6 +337,9 @@ type CollModRequest struct {
 	// PreAndPostImages turns changeStreamPreAndPostImages on or off; nil
 	// leaves it.
 	PreAndPostImages *bool
+	// CappedSize and CappedMax change a capped collection's bound (the
+	// wire layer has checked their ranges); nil leaves them.
+	CappedSize, CappedMax *int64
 }
 
 // CollectionExpiry is collMod's expireAfterSeconds for a clustered
@@ -416,6 +429,10 @@ type CollStats struct {
 	TotalIndexSize int64
 	// IndexSizes maps index names to their byte size, in catalog order.
 	IndexSizes []IndexSize
+	// Capped is set for a capped collection, with its bound: MaxSize
+	// bytes and Max documents (0: none).
+	Capped       bool
+	Max, MaxSize int64
 }
 
 // IndexSize is the size of one index.
@@ -445,6 +462,27 @@ const (
 // already exists.` when the collection exists.
 func (e *Engine) CreateCollection(ctx context.Context, db, coll string, req CreateCollectionRequest) error {
 	return e.createCollection(ctx, db, coll, req)
+}
+
+// FindTailable opens a tailable cursor on the capped collection db.coll
+// (find with tailable, and awaitData when awaitData is set): it returns
+// the documents in natural order and, past the last, the ones inserted
+// later. The wire layer has checked the options (sort {$natural: 1} at
+// most, no singleBatch).
+func (e *Engine) FindTailable(ctx context.Context, db, coll string, req FindRequest, awaitData bool) (*TailCursor, error) {
+	return e.findTailable(ctx, db, coll, req, awaitData)
+}
+
+// CloneCollectionAsCapped copies db.from into the new capped collection
+// db.to of size bytes (cloneCollectionAsCapped).
+func (e *Engine) CloneCollectionAsCapped(ctx context.Context, db, from, to string, size int64) error {
+	return e.cloneCollectionAsCapped(ctx, db, from, to, size)
+}
+
+// ConvertToCapped replaces db.coll with a capped copy of size bytes
+// (convertToCapped).
+func (e *Engine) ConvertToCapped(ctx context.Context, db, coll string, size int64) error {
+	return e.convertToCapped(ctx, db, coll, size)
 }
 
 // DropCollection drops db.coll with its indexes (drop). It reports whether

@@ -25,8 +25,9 @@
 // The root holds the Engine and what ties these together: the write path
 // (write.go: a writer applies documents, index entries and counters in one
 // batch and tells the change hooks), the collection and index commands,
-// reads and cursors, TTL indexes as expiry sources (ttl.go) and strict
-// visibility (visibility.go).
+// reads and cursors, TTL indexes as expiry sources (ttl.go), strict
+// visibility (visibility.go), and capped collections with their tailable
+// cursors (capped*.go).
 //
 // Locks. The catalog lock (Engine.mu) guards the catalog cache: catalog
 // changes commit and update the cache under it held for writing; readers

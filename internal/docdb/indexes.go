@@ -36,6 +36,9 @@ func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []Ind
 	if err != nil {
 		return res, err
 	}
+	if err := cappedRefusesTTL(meta, build); err != nil {
+		return res, err
+	}
 	if len(build) == 0 {
 		res.NumIndexesAfter = res.NumIndexesBefore
 		res.Note = "all indexes already exist"

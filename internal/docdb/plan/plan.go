@@ -73,6 +73,11 @@ type Plan struct {
 	// dedupe is set for multikey indexes, whose scans can meet a document
 	// more than once.
 	dedupe bool
+	// natural is set for a collection scan of a capped collection, which
+	// walks its insertion order (natural.go); after is then the sequence
+	// the scan starts past.
+	natural bool
+	after   uint64
 }
 
 // Request is what the planner needs to know about a query.
@@ -120,7 +125,8 @@ func Choose(meta *catalog.CollMeta, req Request) (*Plan, error) {
 
 // collScan returns a collection scan plan.
 func collScan(meta *catalog.CollMeta, req Request, reverse bool) *Plan {
-	return &Plan{Meta: meta, Filter: req.Filter, Sort: req.Sort, reverse: reverse}
+	_, capped := meta.Capped()
+	return &Plan{Meta: meta, Filter: req.Filter, Sort: req.Sort, reverse: reverse, natural: capped}
 }
 
 // hintedPlan honours a hint: an index name, a key pattern or {$natural}.

@@ -36,8 +36,12 @@ func msgCreate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 // parseCreate parses a create command's options.
 func parseCreate(cmd bson.D) (docdb.CreateCollectionRequest, error) {
 	var cr docdb.CreateCollectionRequest
+	var capped cappedArgs
 	err := decodedFields(cmd, func(el bson.E) error {
 		if handled, err := validationField(&cr.Validation, el); handled {
+			return err
+		}
+		if handled, err := capped.field("create", el); handled {
 			return err
 		}
 		switch el.Key {
@@ -72,6 +76,9 @@ func parseCreate(cmd bson.D) (docdb.CreateCollectionRequest, error) {
 	if err != nil {
 		return cr, err
 	}
+	if cr.Capped, err = capped.options(cr.Clustered); err != nil {
+		return cr, err
+	}
 	if cr.ExpireAfterSeconds != nil && !cr.Clustered {
 		return cr, errorf(mongoerr.InvalidOptions,
 			"'expireAfterSeconds' is only supported on clustered and time-series collections")
@@ -80,15 +87,10 @@ func parseCreate(cmd bson.D) (docdb.CreateCollectionRequest, error) {
 }
 
 // createOtherField checks a create option mayfly does not act on: the
-// storage tuning options are accepted and ignored, capped collections,
-// time-series collections, views and queryable encryption are refused.
+// storage tuning options are accepted and ignored, time-series collections, views and queryable encryption are refused.
 func createOtherField(el bson.E) error {
 	switch el.Key {
-	case "capped":
-		if catalog.Truthy(el.Value) {
-			return errorf(mongoerr.NotImplemented, "capped collections are not supported")
-		}
-	case "size", "max", "autoIndexId", "idIndex", "storageEngine", "indexOptionDefaults", "flags",
+	case "autoIndexId", "idIndex", "storageEngine", "indexOptionDefaults", "flags",
 		"recordPreImages", "temp":
 	case "timeseries":
 		return errorf(mongoerr.NotImplemented, "time-series collections are not supported")
