@@ -160,7 +160,7 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 		}
 		cs.pipe = p
 	}
-	lost := mongoerr.New(mongoerr.ChangeStreamHistoryLost, "PlanExecutor error during aggregation :: caused by :: Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
+	lost := historyLost()
 	switch {
 	case req.ResumeAfter != nil || req.StartAfter != nil:
 		raw := req.ResumeAfter
@@ -206,6 +206,12 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 		cs.pos = e.events.Visible()
 	}
 	return cs, nil
+}
+
+// historyLost is the error of a stream whose next events are no longer
+// in the log, as MongoDB gives it when the oplog rolled over.
+func historyLost() error {
+	return mongoerr.New(mongoerr.ChangeStreamHistoryLost, "PlanExecutor error during aggregation :: caused by :: Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
 }
 
 // Invalidated reports whether the stream handed out its invalidate event:
@@ -314,6 +320,11 @@ func (cs *ChangeStream) shape(ctx context.Context, ev events.Event) ([]bson.Raw,
 	}
 	if ev.Op == events.OpDropDatabase && cs.req.Coll != "" {
 		return nil, nil // the drops of its collections came first
+	}
+	if err := cs.e.events.Resolve(&ev); errors.Is(err, events.ErrContentLost) {
+		return nil, historyLost()
+	} else if err != nil {
+		return nil, err
 	}
 	doc, err := cs.event(ctx, ev)
 	if err != nil {
@@ -538,5 +549,5 @@ func (e *Engine) TrimChangeLog() error {
 	if e.events == nil {
 		return nil
 	}
-	return e.events.Trim()
+	return e.events.TrimAll()
 }

@@ -26,6 +26,10 @@ type Options struct {
 	// Retention is how long records are kept; zero means DefaultRetention,
 	// a negative value keeps them regardless of age.
 	Retention time.Duration
+	// ContentRetention is how long the content of changes (the documents
+	// and update descriptions events show) is kept, when shorter than
+	// Retention; zero or negative keeps it as long as the records.
+	ContentRetention time.Duration
 	// MaxBytes bounds the records' size (keys and values); zero means
 	// DefaultMaxBytes, a negative value sets no bound.
 	MaxBytes int64
@@ -247,7 +251,8 @@ func (l *Log) Oldest() (seq uint64, ok bool, err error) {
 }
 
 // Read returns up to max records (max > 0) with sequence numbers after
-// after, up to upTo (normally Visible), in order.
+// after, up to upTo (normally Visible), in order; Resolve reads the
+// content of those a reader shows.
 func (l *Log) Read(after, upTo uint64, max int) ([]Event, error) {
 	if upTo <= after {
 		return nil, nil
@@ -340,6 +345,12 @@ func (l *Log) Trim() error {
 	return nil
 }
 
+// TrimAll trims the records (Trim) and the content older than
+// ContentRetention.
+func (l *Log) TrimAll() error {
+	return errors.Join(l.Trim(), l.trimContent())
+}
+
 // Run trims the log every second until ctx is done.
 func (l *Log) Run(ctx context.Context) {
 	t := time.NewTicker(trimEvery)
@@ -349,7 +360,7 @@ func (l *Log) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := l.Trim(); err != nil && !errors.Is(err, storage.ErrClosed) {
+			if err := l.TrimAll(); err != nil && !errors.Is(err, storage.ErrClosed) {
 				l.opts.Logger.Error("events: trim the change log", "err", err)
 			}
 		}
