@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -31,6 +32,14 @@ import (
 //   - Content entries are trimmed by age, at ContentRetention, by one range
 //     deletion; records stay for Retention. An event whose content is gone
 //     cannot be shown: reading it gives ErrContentLost.
+
+// ContentRetentionFor returns the content retention that keeps the purge
+// bound purgeAfter: a quarter of it. The range deletion that trims content
+// is purged like any deletion, by a purge cycle that starts once it is
+// half the bound old, so content deleted at a quarter of the bound leaves
+// every file before the bound has passed since the deletion of the
+// document it copied.
+func ContentRetentionFor(purgeAfter time.Duration) time.Duration { return purgeAfter / 4 }
 
 // ErrContentLost is returned by Read for a record whose content was
 // trimmed.
