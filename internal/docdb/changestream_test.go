@@ -198,3 +198,25 @@ func TestChangeStreamInsertImageByReference(t *testing.T) {
 		t.Fatalf("after the trim: %v, %v; want ChangeStreamHistoryLost", batch, err)
 	}
 }
+
+// Ensure that the inserts whose records refer to their document are
+// remembered across a reopen: an update after it still keeps the inserted
+// document for the insert's event.
+func TestChangeStreamInsertImageAcrossReopen(t *testing.T) {
+	te := newTestEngine(t, withChangeLog, func(o *Options) { o.Events.ContentRetention = time.Minute })
+	ctx := t.Context()
+	te.mustInsert("app", "c", d("_id", int32(1), "n", int32(1)))
+	te.reopen()
+	te.mustUpdate("app", "c", UpdateStatement{Filter: d("_id", int32(1)), Update: d("$set", d("n", int32(2)))})
+	cs, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "c", StartAtOperationTime: &bson.Timestamp{T: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := cs.NextBatch(ctx, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch) != 2 || batch[0].Lookup("fullDocument", "n").Int32() != 1 {
+		t.Fatalf("events %v", batch)
+	}
+}

@@ -1,6 +1,8 @@
 package events
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -21,13 +23,13 @@ import (
 // (Record.Ref), so that it can be erased by age on its own:
 //
 //   - An insert writes no content: its record refers to the document as
-//     stored, through a reference entry (collection id and encoded _id →
-//     content id) written in the same batch. The write that next replaces,
-//     updates or deletes the document (or drops its collection) finds the
-//     reference, writes the document as it was into the insert's content
-//     entry, and removes the reference, in its own batch. A reader that
-//     finds the reference unchanged after reading the document knows the
-//     document is the one inserted; otherwise it reads the content entry.
+//     stored, with a hash of the document's bytes, and the log remembers
+//     the insert (recentInserts) for as long as its content would be kept.
+//     The write that next replaces, updates or deletes the document (or
+//     drops its collection) writes the document as it was into the
+//     insert's content entry, in its own batch, unless the entry is there
+//     already. A reader that finds the stored document with the hash
+//     shows it; otherwise it reads the content entry.
 //   - Updates and replaces write their content entry with their record.
 //   - Content entries are trimmed by age, at ContentRetention, by one range
 //     deletion; records stay for Retention. An event whose content is gone
@@ -45,26 +47,19 @@ func ContentRetentionFor(purgeAfter time.Duration) time.Duration { return purgeA
 // trimmed.
 var ErrContentLost = errors.New("events: the content of a change was trimmed")
 
-// Keyspaces of the content entries and of the references.
-var (
-	contentPrefix = []byte{storage.PrefixEvents, 'c'}
-	refPrefix     = []byte{storage.PrefixEvents, 'r'}
-)
+// contentPrefix is the keyspace of the content entries.
+var contentPrefix = []byte{storage.PrefixEvents, 'c'}
 
 // contentKey returns the storage key of content id x.
 func contentKey(x uint64) []byte {
 	return binary.BigEndian.AppendUint64(append([]byte(nil), contentPrefix...), x)
 }
 
-// collRefPrefix returns the prefix of the references of collection cid.
-func collRefPrefix(cid uint64) []byte {
-	return binary.BigEndian.AppendUint64(append([]byte(nil), refPrefix...), cid)
-}
-
-// refKey returns the key of the reference to the document idEnc of
-// collection cid.
-func refKey(cid uint64, idEnc []byte) []byte {
-	return append(collRefPrefix(cid), idEnc...)
+// docHash returns the hash an insert's record keeps of the document's
+// bytes: a reader shows the stored document only when it has this hash.
+func docHash(raw []byte) []byte {
+	h := sha256.Sum256(raw)
+	return h[:16]
 }
 
 // content is what a content entry holds.
@@ -126,90 +121,72 @@ func (l *Log) contentCut() uint64 {
 
 // keepInsertImage is called for a document about to be replaced, updated
 // or deleted: when an insert's record still refers to it, the document as
-// it is (prev) becomes that insert's content, and the reference goes. r
-// reads and writes the batch of the change; a batch that cannot be read
-// back is one of deletions of documents read from the store, whose
-// references are read from the store.
+// it is (prev) becomes that insert's content, unless the content is there
+// already. r reads and writes the batch of the change; a batch that
+// cannot be read back is one of deletions of documents read from the
+// store, whose content entries are read from the store.
 func (l *Log) keepInsertImage(r batchRW, cid uint64, idEnc []byte, prev bson.Raw) error {
-	rk := refKey(cid, idEnc)
-	v, err := r.Get(rk)
-	if errors.Is(err, storage.ErrNotIndexed) {
-		// A batch that only deletes documents it read from the store (the
-		// expiry engine's) holds no reference of its own.
-		v, err = l.store.Get(rk)
-	}
-	if errors.Is(err, storage.ErrNotFound) {
+	x, ok := l.recent.get(cid, idEnc)
+	if !ok || x < l.contentCut() {
 		return nil
 	}
+	ck := contentKey(x)
+	_, err := r.Get(ck)
+	if errors.Is(err, storage.ErrNotIndexed) {
+		_, err = l.store.Get(ck)
+	}
+	switch {
+	case err == nil:
+		return nil // an earlier change kept it
+	case !errors.Is(err, storage.ErrNotFound):
+		return fmt.Errorf("events: read content: %w", err)
+	}
+	c, err := encodeContent(prev, nil, nil)
 	if err != nil {
-		return fmt.Errorf("events: read a reference: %w", err)
+		return err
 	}
-	if len(v) != 8 {
-		return errors.New("events: malformed reference")
-	}
-	if x := binary.BigEndian.Uint64(v); x >= l.contentCut() {
-		c, err := encodeContent(prev, nil, nil)
-		if err != nil {
-			return err
-		}
-		if err := r.Set(contentKey(x), c); err != nil {
-			return err
-		}
-	}
-	return r.Delete(rk)
+	return r.Set(ck, c)
 }
 
 // batchRW is a batch that can be read back and written.
 type batchRW interface {
 	Get(key []byte) ([]byte, error)
 	Set(key, value []byte) error
-	Delete(key []byte) error
 }
 
 var _ batchRW = (*change.Batch)(nil)
 
 // CollectionDropped writes into b, the batch that drops collection m, the
 // content of every insert whose record still refers to one of m's
-// documents (as they are before b commits), and the removal of m's
-// references.
+// documents, as they are before b commits.
 func (l *Log) CollectionDropped(b *storage.Batch, m *catalog.CollMeta) error {
-	p := collRefPrefix(m.ID)
-	it, err := l.store.NewIter(p, storage.PrefixEnd(p))
-	if err != nil {
-		return fmt.Errorf("events: drop references: %w", err)
-	}
 	cut := l.contentCut()
-	for ok := it.First(); ok; ok = it.Next() {
-		v := it.Value()
-		if len(v) != 8 {
-			continue
-		}
-		x := binary.BigEndian.Uint64(v)
+	for idEnc, x := range l.recent.inColl(m.ID) {
 		if x < cut {
 			continue
 		}
-		doc, err := l.store.Get(catalog.DocKey(m.ID, it.Key()[len(p):]))
+		ck := contentKey(x)
+		if _, err := l.store.Get(ck); err == nil {
+			continue
+		} else if !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("events: drop: %w", err)
+		}
+		doc, err := l.store.Get(catalog.DocKey(m.ID, []byte(idEnc)))
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			it.Close()
-			return fmt.Errorf("events: drop references: %w", err)
+			return fmt.Errorf("events: drop: %w", err)
 		}
 		c, err := encodeContent(doc, nil, nil)
 		if err != nil {
-			it.Close()
 			return err
 		}
-		if err := b.Set(contentKey(x), c); err != nil {
-			it.Close()
+		if err := b.Set(ck, c); err != nil {
 			return err
 		}
 	}
-	if err := errors.Join(it.Error(), it.Close()); err != nil {
-		return fmt.Errorf("events: drop references: %w", err)
-	}
-	return b.DeleteRange(p, storage.PrefixEnd(p))
+	return nil
 }
 
 // Resolve fills in ev's content: from its content entry, or, for an
@@ -219,27 +196,16 @@ func (l *Log) Resolve(ev *Event) error {
 	if ev.Ref == 0 {
 		return nil
 	}
-	var doc []byte
-	if ev.Op == OpInsert {
-		d, err := l.store.Get(catalog.DocKey(ev.CollID, ev.IDEnc))
+	if ev.Op == OpInsert && len(ev.Hash) > 0 {
+		doc, err := l.store.Get(catalog.DocKey(ev.CollID, ev.IDEnc))
 		switch {
 		case err == nil:
-			doc = d
-		case !errors.Is(err, storage.ErrNotFound):
-			return fmt.Errorf("events: read an inserted document: %w", err)
-		}
-		if doc != nil {
-			// The reference is read after the document: when it still
-			// names this insert, no write changed the document before
-			// the read.
-			v, err := l.store.Get(refKey(ev.CollID, ev.IDEnc))
-			if err == nil && len(v) == 8 && binary.BigEndian.Uint64(v) == ev.Ref {
+			if bytes.Equal(docHash(doc), ev.Hash) {
 				ev.Full = doc
 				return nil
 			}
-			if err != nil && !errors.Is(err, storage.ErrNotFound) {
-				return fmt.Errorf("events: read a reference: %w", err)
-			}
+		case !errors.Is(err, storage.ErrNotFound):
+			return fmt.Errorf("events: read an inserted document: %w", err)
 		}
 	}
 	raw, err := l.store.Get(contentKey(ev.Ref))

@@ -59,6 +59,8 @@ type Log struct {
 	visible uint64
 	// changed is closed, and replaced, whenever visible grows.
 	changed chan struct{}
+	// recent remembers the inserts that refer to their stored document.
+	recent *recentInserts
 }
 
 // keyPrefix is the log's keyspace: the events prefix and 'm' for the
@@ -95,7 +97,7 @@ func Open(store *storage.Store, opts Options) (*Log, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	l := &Log{store: store, opts: opts, inflight: map[uint64]int{}, changed: make(chan struct{})}
+	l := &Log{store: store, opts: opts, inflight: map[uint64]int{}, changed: make(chan struct{}), recent: newRecentInserts()}
 	it, err := store.NewIter(keyPrefix, storage.PrefixEnd(keyPrefix))
 	if err != nil {
 		return nil, fmt.Errorf("events: open: %w", err)
@@ -122,7 +124,41 @@ func Open(store *storage.Store, opts Options) (*Log, error) {
 	case err != nil && !errors.Is(err, storage.ErrNotFound):
 		return nil, fmt.Errorf("events: open: %w", err)
 	}
+	if err := l.rememberInserts(); err != nil {
+		return nil, fmt.Errorf("events: open: %w", err)
+	}
 	return l, nil
+}
+
+// rememberInserts rebuilds the set of inserts that refer to their stored
+// document from the records whose content may still be kept.
+func (l *Log) rememberInserts() error {
+	cut := l.contentCut()
+	it, err := l.store.NewIter(keyPrefix, storage.PrefixEnd(keyPrefix))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	ok := it.SeekLT(Key(cut + 1))
+	if !ok {
+		ok = it.First()
+	}
+	for ; ok; ok = it.Next() {
+		_, _, recs, err := decodeEntry(it.Key(), it.Value())
+		if err != nil {
+			return err
+		}
+		for _, raw := range recs {
+			r, err := DecodeRecord(raw)
+			if err != nil {
+				return err
+			}
+			if r.Op == OpInsert && len(r.Hash) > 0 && r.Ref >= cut {
+				l.recent.add(r.CollID, r.IDEnc, r.Ref)
+			}
+		}
+	}
+	return it.Error()
 }
 
 // nextSeq returns the sequence number after l.last for a record written at
@@ -416,7 +452,9 @@ func (l *Log) Trim() error {
 // TrimAll trims the records (Trim) and the content older than
 // ContentRetention.
 func (l *Log) TrimAll() error {
-	return errors.Join(l.Trim(), l.trimContent())
+	err := errors.Join(l.Trim(), l.trimContent())
+	l.recent.forget(l.contentCut())
+	return err
 }
 
 // Run trims the log every second until ctx is done.

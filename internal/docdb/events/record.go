@@ -1,7 +1,6 @@
 package events
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -40,6 +39,9 @@ type Record struct {
 	// Ref is the id of the record's content entry; zero when the record
 	// has no content kept apart.
 	Ref uint64 `bson:"ref,omitempty"`
+	// Hash is the hash of an insert's document (docHash), when the record
+	// refers to the stored document instead of keeping it as content.
+	Hash []byte `bson:"hash,omitempty"`
 	// Full is the document after the change: always for inserts and
 	// replaces, for updates when the collection keeps images. It is read
 	// from the content entry (or the inserted document) when Ref is set.
@@ -96,6 +98,9 @@ func (r *Record) Encode() ([]byte, error) {
 	}
 	if r.Ref != 0 {
 		out = bsoncore.AppendInt64Element(out, "ref", int64(r.Ref))
+	}
+	if len(r.Hash) > 0 {
+		out = bsoncore.AppendBinaryElement(out, "hash", 0, r.Hash)
 	}
 	if len(r.Full) > 0 {
 		out = bsoncore.AppendDocumentElement(out, "full", r.Full)
@@ -201,8 +206,16 @@ func (h Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *
 		r.Op = OpInsert
 		r.CollID, r.IDEnc = m.ID, next.IDEnc
 		r.Ref = h.log.reserve()
-		if err := b.Set(refKey(m.ID, next.IDEnc), binary.BigEndian.AppendUint64(nil, r.Ref)); err != nil {
-			return err
+		if h.log.recent.add(m.ID, next.IDEnc, r.Ref) {
+			r.Hash = docHash(next.Raw)
+		} else {
+			c, err := encodeContent(next.Raw, nil, nil)
+			if err != nil {
+				return err
+			}
+			if err := b.Set(contentKey(r.Ref), c); err != nil {
+				return err
+			}
 		}
 		return h.record(b, &r)
 	}
