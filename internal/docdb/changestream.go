@@ -69,8 +69,10 @@ type ChangeStream struct {
 	// invalidated is set once the invalidate event was handed out.
 	invalidated bool
 	// pending holds events shaped but not yet handed out (an invalidate
-	// after the drop that caused it).
-	pending []bson.Raw
+	// after the drop that caused it, the rest of a full batch);
+	// pendingAfter is the position before the record of the first of them.
+	pending      []bson.Raw
+	pendingAfter uint64
 	// err is the error of an event after those already handed out, for
 	// the next batch to return.
 	err error
@@ -221,21 +223,32 @@ func (cs *ChangeStream) Invalidated() bool { return cs.invalidated && len(cs.pen
 // PostBatchResumeToken is the token from which a stream resumes after
 // everything handed out so far.
 func (cs *ChangeStream) PostBatchResumeToken() bson.D {
+	if len(cs.pending) > 0 && cs.pendingAfter > 0 {
+		// Events shaped but not handed out are given again on resuming.
+		return changeToken{seq: cs.pendingAfter}.doc()
+	}
 	return changeToken{seq: cs.pos, invalidate: cs.invalidated}.doc()
 }
 
 // readChunk is how many records NextBatch reads at a time.
 const readChunk = 256
 
+// maxStreamBatchBytes bounds the events of one batch, so that a reply stays
+// within the 16 MB a BSON document may hold: a batch ends once its events
+// reach this size.
+const maxStreamBatchBytes = 16<<20 - 64<<10
+
 // NextBatch returns the next events, at most max (max < 0: no limit).
 // When there are none, it waits up to wait for a commit to bring some.
 func (cs *ChangeStream) NextBatch(ctx context.Context, max int, wait time.Duration) ([]bson.Raw, error) {
 	var batch []bson.Raw
-	full := func() bool { return max >= 0 && len(batch) >= max }
+	size := 0
+	full := func() bool { return max >= 0 && len(batch) >= max || size >= maxStreamBatchBytes }
 	deadline := time.Now().Add(wait)
 	for {
 		for len(cs.pending) > 0 && !full() {
 			batch = append(batch, cs.pending[0])
+			size += len(cs.pending[0])
 			cs.pending = cs.pending[1:]
 		}
 		if cs.invalidated || full() {
@@ -247,20 +260,34 @@ func (cs *ChangeStream) NextBatch(ctx context.Context, max int, wait time.Durati
 			}
 			return nil, cs.err
 		}
+		if len(batch) > 0 && !time.Now().Before(deadline) {
+			return batch, nil // a long backlog comes in several batches
+		}
 		visible := cs.e.events.Visible()
 		evs, err := cs.e.events.Read(cs.pos, visible, readChunk)
 		if err != nil {
 			return nil, err
 		}
 		for _, ev := range evs {
+			if max >= 0 && len(batch)+len(cs.pending) >= max {
+				break // the rest is read again by the next batch
+			}
 			docs, err := cs.shape(ctx, ev)
+			if err != nil && ctx.Err() != nil {
+				// The request ran out of time: the event is shaped again
+				// by the next batch, and the stream goes on.
+				return batch, nil
+			}
 			if err != nil {
 				cs.err = err
 				break
 			}
+			if len(cs.pending) == 0 && len(docs) > 0 {
+				cs.pendingAfter = cs.pos
+			}
 			cs.pos = ev.Seq
 			cs.pending = append(cs.pending, docs...)
-			if len(cs.pending) > 0 {
+			if cs.invalidated {
 				break
 			}
 		}
@@ -321,17 +348,27 @@ func (cs *ChangeStream) shape(ctx context.Context, ev events.Event) ([]bson.Raw,
 	if ev.Op == events.OpDropDatabase && cs.req.Coll != "" {
 		return nil, nil // the drops of its collections came first
 	}
+	// An event whose content was trimmed fails the stream only if the
+	// stream would hand it out: a stream that selects deletions, say, goes
+	// past the inserts it drops.
+	lost := false
 	if err := cs.e.events.Resolve(&ev); errors.Is(err, events.ErrContentLost) {
-		return nil, historyLost()
+		lost = true
 	} else if err != nil {
 		return nil, err
 	}
 	doc, err := cs.event(ctx, ev)
-	if err != nil {
+	if err != nil && !lost {
 		return nil, err
 	}
 	var out []bson.Raw
-	raw, err := cs.filter(ctx, doc, changeToken{seq: ev.Seq})
+	var raw bson.Raw
+	if err == nil {
+		raw, err = cs.filter(ctx, doc, changeToken{seq: ev.Seq})
+	}
+	if lost && (err != nil || raw != nil) {
+		return nil, historyLost()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -421,7 +458,11 @@ func (cs *ChangeStream) event(ctx context.Context, ev events.Event) (bson.D, err
 	}
 	switch ev.Op {
 	case events.OpInsert, events.OpReplace:
-		d = append(d, bson.E{Key: "fullDocument", Value: ev.Full})
+		if ev.Full == nil {
+			d = append(d, bson.E{Key: "fullDocument", Value: nil}) // its content was trimmed
+		} else {
+			d = append(d, bson.E{Key: "fullDocument", Value: ev.Full})
+		}
 	}
 	ns := bson.D{{Key: "db", Value: ev.DB}}
 	if ev.Coll != "" {

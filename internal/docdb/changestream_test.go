@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/expiry"
 )
 
 // Ensure that a collection created with pre- and post-images gives them in
@@ -197,6 +198,16 @@ func TestChangeStreamInsertImageByReference(t *testing.T) {
 	if batch, err = cs3.NextBatch(ctx, -1, 0); mongoerr.CodeOf(err) != mongoerr.ChangeStreamHistoryLost || len(batch) != 0 {
 		t.Fatalf("after the trim: %v, %v; want ChangeStreamHistoryLost", batch, err)
 	}
+	// A stream that drops the inserts goes past them, to the delete and
+	// the invalidate of the drop.
+	deletes, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "c", StartAtOperationTime: &bson.Timestamp{T: 1},
+		Pipeline: []bson.D{d("$match", d("operationType", "delete"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if batch, err = deletes.NextBatch(ctx, -1, 0); err != nil || len(batch) != 2 || batch[0].Lookup("documentKey", "_id").Int32() != 3 || batch[1].Lookup("operationType").StringValue() != "invalidate" {
+		t.Fatalf("deletes after the trim: %v, %v", batch, err)
+	}
 }
 
 // Ensure that the inserts whose records refer to their document are
@@ -218,5 +229,58 @@ func TestChangeStreamInsertImageAcrossReopen(t *testing.T) {
 	}
 	if len(batch) != 2 || batch[0].Lookup("fullDocument", "n").Int32() != 1 {
 		t.Fatalf("events %v", batch)
+	}
+}
+
+// Ensure that every document of a large expiry reap gives its marked
+// delete event, once, in a stream that reads them in many batches.
+func TestChangeStreamReapGivesEveryDelete(t *testing.T) {
+	reg := newFakeRegistry()
+	te := newTestEngine(t, withChangeLog, func(o *Options) { o.Expiry = reg; o.Events.ContentRetention = time.Minute })
+	ctx := t.Context()
+	now := te.clock.Now()
+	te.mustCreateIndexes("app", "s", d("key", d("at", int32(1)), "name", "at_1", "expireAfterSeconds", int32(0)))
+	cs, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "s", Pipeline: []bson.D{d("$match", d("operationType", "delete"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	var docs []bson.D
+	for i := range n {
+		docs = append(docs, d("_id", int32(i), "at", date(now.Add(-time.Minute))))
+	}
+	te.mustInsert("app", "s", docs...)
+	src := reg.get("ttl_index:app.s.at_1")
+	more := true
+	seen := map[int32]bool{}
+	for range 200 {
+		if more {
+			te.clock.Advance(time.Second)
+			if err := te.TrimChangeLog(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := expiry.Drain(ctx, src, te.clock.Now(), 100, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			more = r.More
+		}
+		batch, err := cs.NextBatch(ctx, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range batch {
+			id := ev.Lookup("documentKey", "_id").Int32()
+			if seen[id] || ev.Lookup("expiredBy", "source").StringValue() != "ttl" {
+				t.Fatalf("event %s (seen: %v)", ev, seen[id])
+			}
+			seen[id] = true
+		}
+		if len(batch) == 0 && !more {
+			break
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("%d deletes of %d", len(seen), n)
 	}
 }

@@ -1,0 +1,82 @@
+package integration_test
+
+import (
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Ensure that a change stream watching expirations receives every
+// deletion of a TTL storm exactly once, each marked with expiredBy: 100,000
+// documents fall due at once and the expiry engine deletes them over
+// several passes while the stream reads.
+func TestChangeStreamTTLStorm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("inserts 100,000 documents")
+	}
+	const n = 100_000
+	e := startTTL(t, "--change-streams")
+	ctx := t.Context()
+	c := e.cl.Database("app").Collection("storm")
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{
+		Keys: bson.D{{Key: "at", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(60).SetName("at_ttl"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs := watch(t, c, mongo.Pipeline{{{Key: "$match", Value: bson.D{
+		{Key: "operationType", Value: "delete"}, {Key: "expiredBy", Value: bson.D{{Key: "$exists", Value: true}}},
+	}}}}, options.ChangeStream().SetMaxAwaitTime(100*time.Millisecond))
+	at := dt(e.now())
+	docs := make([]any, 0, 1000)
+	for i := range n {
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "at", Value: at}})
+		if len(docs) == cap(docs) {
+			if _, err := c.InsertMany(ctx, docs); err != nil {
+				t.Fatal(err)
+			}
+			docs = docs[:0]
+		}
+	}
+	start := time.Now()
+	e.s.Advance(t, 2*time.Minute)
+	seen := make([]bool, n)
+	got, idle := 0, 0
+	for got < n {
+		if cs.TryNext(ctx) {
+			idle = 0
+			ev := cs.Current
+			id := ev.Lookup("documentKey", "_id").Int32()
+			if id < 0 || id >= n || seen[id] {
+				t.Fatalf("event for _id %d, twice or unknown: %s", id, ev)
+			}
+			seen[id] = true
+			got++
+			if str(ev, "expiredBy", "source") != "ttl" || str(ev, "expiredBy", "index") != "at_ttl" {
+				t.Fatalf("expiredBy %s", ev)
+			}
+			continue
+		}
+		if err := cs.Err(); err != nil {
+			t.Fatal(err)
+		}
+		// Nothing waiting: let the expiry engine run its next pass.
+		if idle++; idle > 100 {
+			left, err := c.CountDocuments(ctx, bson.D{})
+			t.Fatalf("%d of %d expirations received; %d documents left (%v), %d deleted by TTL, %d passes", got, n, left, err,
+				serverStatusPath(t, e.cl, "metrics.ttl.deletedDocuments"), serverStatusPath(t, e.cl, "metrics.ttl.passes"))
+		}
+		if serverStatusPath(t, e.cl, "metrics.ttl.deletedDocuments") < n {
+			e.s.Advance(t, time.Second)
+		}
+	}
+	t.Logf("%d expirations received in %s", n, time.Since(start))
+	if left, err := c.CountDocuments(ctx, bson.D{}); err != nil || left != 0 {
+		t.Fatalf("documents left: %d, %v", left, err)
+	}
+	if cs.TryNext(ctx) {
+		t.Fatalf("an event past the storm: %s", cs.Current)
+	}
+}
