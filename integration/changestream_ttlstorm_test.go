@@ -79,7 +79,7 @@ func TestChangeStreamTTLStorm(t *testing.T) {
 			t.Fatalf("%d of %d expirations received; %d documents left (%v), %d deleted by TTL, %d passes", got, n, left, err,
 				serverStatusPath(t, e.cl, "metrics.ttl.deletedDocuments"), serverStatusPath(t, e.cl, "metrics.ttl.passes"))
 		}
-		if serverStatusPath(t, e.cl, "metrics.ttl.deletedDocuments") < n {
+		if serverStatusPath(t, e.cl, "metrics.ttl.deletedDocuments") < int64(n) {
 			e.s.Advance(t, time.Second)
 		}
 	}
