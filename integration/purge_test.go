@@ -149,10 +149,18 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 // directory (write-ahead logs, sstables, everything) once the bound has
 // passed on the server's clock, while the values still live stay on disk.
 func TestPurgeErasesDeletedBytesFromEveryFile(t *testing.T) {
+	testPurgeErasesDeletedBytes(t, "--change-streams=false")
+}
+
+// The same with the change log on: it keeps no copy of a deleted
+// document's bytes past the bound either.
+func TestPurgeErasesDeletedBytesFromEveryFileWithChangeStreams(t *testing.T) {
+	testPurgeErasesDeletedBytes(t, "--change-streams")
+}
+
+func testPurgeErasesDeletedBytes(t *testing.T, changeStreams string) {
 	const bound = 4 * time.Second
-	// The change log keeps copies of documents for its own retention;
-	// without it the bound covers every file.
-	s := harness.Start(t, "--manual-clock", "--purge-after", bound.String())
+	s := harness.Start(t, "--manual-clock", "--purge-after", bound.String(), changeStreams)
 	ctx := t.Context()
 	rc := connectRedis(t, s)
 	cl := connectMongo(t, s)

@@ -69,8 +69,10 @@ type ChangeStream struct {
 	// invalidated is set once the invalidate event was handed out.
 	invalidated bool
 	// pending holds events shaped but not yet handed out (an invalidate
-	// after the drop that caused it).
-	pending []bson.Raw
+	// after the drop that caused it, the rest of a full batch);
+	// pendingAfter is the position before the record of the first of them.
+	pending      []bson.Raw
+	pendingAfter uint64
 	// err is the error of an event after those already handed out, for
 	// the next batch to return.
 	err error
@@ -160,7 +162,7 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 		}
 		cs.pipe = p
 	}
-	lost := mongoerr.New(mongoerr.ChangeStreamHistoryLost, "PlanExecutor error during aggregation :: caused by :: Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
+	lost := historyLost()
 	switch {
 	case req.ResumeAfter != nil || req.StartAfter != nil:
 		raw := req.ResumeAfter
@@ -208,6 +210,12 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 	return cs, nil
 }
 
+// historyLost is the error of a stream whose next events are no longer
+// in the log, as MongoDB gives it when the oplog rolled over.
+func historyLost() error {
+	return mongoerr.New(mongoerr.ChangeStreamHistoryLost, "PlanExecutor error during aggregation :: caused by :: Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
+}
+
 // Invalidated reports whether the stream handed out its invalidate event:
 // it has nothing more.
 func (cs *ChangeStream) Invalidated() bool { return cs.invalidated && len(cs.pending) == 0 }
@@ -215,21 +223,32 @@ func (cs *ChangeStream) Invalidated() bool { return cs.invalidated && len(cs.pen
 // PostBatchResumeToken is the token from which a stream resumes after
 // everything handed out so far.
 func (cs *ChangeStream) PostBatchResumeToken() bson.D {
+	if len(cs.pending) > 0 && cs.pendingAfter > 0 {
+		// Events shaped but not handed out are given again on resuming.
+		return changeToken{seq: cs.pendingAfter}.doc()
+	}
 	return changeToken{seq: cs.pos, invalidate: cs.invalidated}.doc()
 }
 
 // readChunk is how many records NextBatch reads at a time.
 const readChunk = 256
 
+// maxStreamBatchBytes bounds the events of one batch, so that a reply stays
+// within the 16 MB a BSON document may hold: a batch ends once its events
+// reach this size.
+const maxStreamBatchBytes = 16<<20 - 64<<10
+
 // NextBatch returns the next events, at most max (max < 0: no limit).
 // When there are none, it waits up to wait for a commit to bring some.
 func (cs *ChangeStream) NextBatch(ctx context.Context, max int, wait time.Duration) ([]bson.Raw, error) {
 	var batch []bson.Raw
-	full := func() bool { return max >= 0 && len(batch) >= max }
+	size := 0
+	full := func() bool { return max >= 0 && len(batch) >= max || size >= maxStreamBatchBytes }
 	deadline := time.Now().Add(wait)
 	for {
 		for len(cs.pending) > 0 && !full() {
 			batch = append(batch, cs.pending[0])
+			size += len(cs.pending[0])
 			cs.pending = cs.pending[1:]
 		}
 		if cs.invalidated || full() {
@@ -241,20 +260,34 @@ func (cs *ChangeStream) NextBatch(ctx context.Context, max int, wait time.Durati
 			}
 			return nil, cs.err
 		}
+		if len(batch) > 0 && !time.Now().Before(deadline) {
+			return batch, nil // a long backlog comes in several batches
+		}
 		visible := cs.e.events.Visible()
 		evs, err := cs.e.events.Read(cs.pos, visible, readChunk)
 		if err != nil {
 			return nil, err
 		}
 		for _, ev := range evs {
+			if max >= 0 && len(batch)+len(cs.pending) >= max {
+				break // the rest is read again by the next batch
+			}
 			docs, err := cs.shape(ctx, ev)
+			if err != nil && ctx.Err() != nil {
+				// The request ran out of time: the event is shaped again
+				// by the next batch, and the stream goes on.
+				return batch, nil
+			}
 			if err != nil {
 				cs.err = err
 				break
 			}
+			if len(cs.pending) == 0 && len(docs) > 0 {
+				cs.pendingAfter = cs.pos
+			}
 			cs.pos = ev.Seq
 			cs.pending = append(cs.pending, docs...)
-			if len(cs.pending) > 0 {
+			if cs.invalidated {
 				break
 			}
 		}
@@ -315,12 +348,27 @@ func (cs *ChangeStream) shape(ctx context.Context, ev events.Event) ([]bson.Raw,
 	if ev.Op == events.OpDropDatabase && cs.req.Coll != "" {
 		return nil, nil // the drops of its collections came first
 	}
+	// An event whose content was trimmed fails the stream only if the
+	// stream would hand it out: a stream that selects deletions, say, goes
+	// past the inserts it drops.
+	lost := false
+	if err := cs.e.events.Resolve(&ev); errors.Is(err, events.ErrContentLost) {
+		lost = true
+	} else if err != nil {
+		return nil, err
+	}
 	doc, err := cs.event(ctx, ev)
-	if err != nil {
+	if err != nil && !lost {
 		return nil, err
 	}
 	var out []bson.Raw
-	raw, err := cs.filter(ctx, doc, changeToken{seq: ev.Seq})
+	var raw bson.Raw
+	if err == nil {
+		raw, err = cs.filter(ctx, doc, changeToken{seq: ev.Seq})
+	}
+	if lost && (err != nil || raw != nil) {
+		return nil, historyLost()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +458,11 @@ func (cs *ChangeStream) event(ctx context.Context, ev events.Event) (bson.D, err
 	}
 	switch ev.Op {
 	case events.OpInsert, events.OpReplace:
-		d = append(d, bson.E{Key: "fullDocument", Value: ev.Full})
+		if ev.Full == nil {
+			d = append(d, bson.E{Key: "fullDocument", Value: nil}) // its content was trimmed
+		} else {
+			d = append(d, bson.E{Key: "fullDocument", Value: ev.Full})
+		}
 	}
 	ns := bson.D{{Key: "db", Value: ev.DB}}
 	if ev.Coll != "" {
@@ -538,5 +590,5 @@ func (e *Engine) TrimChangeLog() error {
 	if e.events == nil {
 		return nil
 	}
-	return e.events.Trim()
+	return e.events.TrimAll()
 }

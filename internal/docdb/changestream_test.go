@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/expiry"
 )
 
 // Ensure that a collection created with pre- and post-images gives them in
@@ -115,3 +118,169 @@ func TestChangeStreamRenameDropTarget(t *testing.T) {
 
 // withChangeLog opens the engine with its change log on.
 func withChangeLog(o *Options) { o.ChangeLog = true }
+
+// Ensure that an insert's event shows the document as inserted whatever
+// happened to it since: unchanged (read from the collection), updated,
+// deleted, or dropped with its collection (read from the copy the later
+// write kept), and that once the copy is older than the content retention
+// the stream fails with ChangeStreamHistoryLost, at that event and not
+// before.
+func TestChangeStreamInsertImageByReference(t *testing.T) {
+	te := newTestEngine(t, withChangeLog, func(o *Options) { o.Events.ContentRetention = time.Minute })
+	ctx := t.Context()
+	cs, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int32(1); i <= 4; i++ {
+		te.mustInsert("app", "c", d("_id", i, "n", i))
+	}
+	te.mustUpdate("app", "c", UpdateStatement{Filter: d("_id", int32(2)), Update: d("$set", d("n", int32(20)))})
+	if _, err := te.Delete(ctx, "app", "c", DeleteRequest{Statements: []DeleteStatement{{Filter: d("_id", int32(3)), Limit: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	// An insert and a change of the same document in one batch.
+	if _, err := te.Update(ctx, "app", "c", UpdateRequest{Ordered: true, Statements: []UpdateStatement{
+		{Filter: d("_id", int32(5)), Update: d("$set", d("n", int32(5))), Upsert: true},
+		{Filter: d("_id", int32(5)), Update: d("$set", d("n", int32(50)))},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := cs.NextBatch(ctx, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int32]int32{1: 1, 2: 2, 3: 3, 4: 4, 5: 5}
+	inserts := 0
+	for _, ev := range batch {
+		if ev.Lookup("operationType").StringValue() != "insert" {
+			continue
+		}
+		inserts++
+		id := ev.Lookup("documentKey", "_id").Int32()
+		if got := ev.Lookup("fullDocument", "n").Int32(); got != want[id] {
+			t.Fatalf("insert of %d shows n = %d, want %d: %s", id, got, want[id], ev)
+		}
+	}
+	if inserts != 5 {
+		t.Fatalf("%d insert events in %v", inserts, batch)
+	}
+
+	// A stream from the start after the drop still shows every insert.
+	again := func() (*ChangeStream, error) {
+		return te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "c", StartAtOperationTime: &bson.Timestamp{T: 1}})
+	}
+	if _, err := te.DropCollection(ctx, "app", "c"); err != nil {
+		t.Fatal(err)
+	}
+	cs2, err := again()
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err = cs2.NextBatch(ctx, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch) == 0 || batch[0].Lookup("fullDocument", "n").Int32() != 1 {
+		t.Fatalf("after the drop: %v", batch)
+	}
+
+	// Past the content retention the copies are trimmed: the stream fails
+	// at the first insert.
+	te.clock.Advance(2 * time.Minute)
+	if err := te.TrimChangeLog(); err != nil {
+		t.Fatal(err)
+	}
+	cs3, err := again()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if batch, err = cs3.NextBatch(ctx, -1, 0); mongoerr.CodeOf(err) != mongoerr.ChangeStreamHistoryLost || len(batch) != 0 {
+		t.Fatalf("after the trim: %v, %v; want ChangeStreamHistoryLost", batch, err)
+	}
+	// A stream that drops the inserts goes past them, to the delete and
+	// the invalidate of the drop.
+	deletes, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "c", StartAtOperationTime: &bson.Timestamp{T: 1},
+		Pipeline: []bson.D{d("$match", d("operationType", "delete"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if batch, err = deletes.NextBatch(ctx, -1, 0); err != nil || len(batch) != 2 || batch[0].Lookup("documentKey", "_id").Int32() != 3 || batch[1].Lookup("operationType").StringValue() != "invalidate" {
+		t.Fatalf("deletes after the trim: %v, %v", batch, err)
+	}
+}
+
+// Ensure that the inserts whose records refer to their document are
+// remembered across a reopen: an update after it still keeps the inserted
+// document for the insert's event.
+func TestChangeStreamInsertImageAcrossReopen(t *testing.T) {
+	te := newTestEngine(t, withChangeLog, func(o *Options) { o.Events.ContentRetention = time.Minute })
+	ctx := t.Context()
+	te.mustInsert("app", "c", d("_id", int32(1), "n", int32(1)))
+	te.reopen()
+	te.mustUpdate("app", "c", UpdateStatement{Filter: d("_id", int32(1)), Update: d("$set", d("n", int32(2)))})
+	cs, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "c", StartAtOperationTime: &bson.Timestamp{T: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := cs.NextBatch(ctx, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch) != 2 || batch[0].Lookup("fullDocument", "n").Int32() != 1 {
+		t.Fatalf("events %v", batch)
+	}
+}
+
+// Ensure that every document of a large expiry reap gives its marked
+// delete event, once, in a stream that reads them in many batches.
+func TestChangeStreamReapGivesEveryDelete(t *testing.T) {
+	reg := newFakeRegistry()
+	te := newTestEngine(t, withChangeLog, func(o *Options) { o.Expiry = reg; o.Events.ContentRetention = time.Minute })
+	ctx := t.Context()
+	now := te.clock.Now()
+	te.mustCreateIndexes("app", "s", d("key", d("at", int32(1)), "name", "at_1", "expireAfterSeconds", int32(0)))
+	cs, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "s", Pipeline: []bson.D{d("$match", d("operationType", "delete"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	var docs []bson.D
+	for i := range n {
+		docs = append(docs, d("_id", int32(i), "at", date(now.Add(-time.Minute))))
+	}
+	te.mustInsert("app", "s", docs...)
+	src := reg.get("ttl_index:app.s.at_1")
+	more := true
+	seen := map[int32]bool{}
+	for range 200 {
+		if more {
+			te.clock.Advance(time.Second)
+			if err := te.TrimChangeLog(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := expiry.Drain(ctx, src, te.clock.Now(), 100, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			more = r.More
+		}
+		batch, err := cs.NextBatch(ctx, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range batch {
+			id := ev.Lookup("documentKey", "_id").Int32()
+			if seen[id] || ev.Lookup("expiredBy", "source").StringValue() != "ttl" {
+				t.Fatalf("event %s (seen: %v)", ev, seen[id])
+			}
+			seen[id] = true
+		}
+		if len(batch) == 0 && !more {
+			break
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("%d deletes of %d", len(seen), n)
+	}
+}

@@ -378,6 +378,11 @@ func (e *Engine) renameCollection(ctx context.Context, fromDB, fromColl, toDB, t
 		if err != nil {
 			return err
 		}
+		if e.events != nil {
+			if err := e.events.CollectionDropped(b, dst.Meta); err != nil {
+				return err
+			}
+		}
 		before = append(before, rec)
 	}
 	if err := e.logCatalogAfter(b, before, events.OpRename, fromDB, old, toDB, toColl); err != nil {

@@ -102,7 +102,7 @@ func Open(opts Options) (*Engine, error) {
 			e.unregisterAllSources()
 			return nil, fmt.Errorf("docdb: open the change log: %w", err)
 		}
-		e.hooks = append(e.hooks, events.Hook{})
+		e.hooks = append(e.hooks, e.events.Hook())
 	}
 	if err := e.pol.Open(); err != nil {
 		e.unregisterAllSources()

@@ -69,6 +69,11 @@ func (e *Engine) logCatalogAfter(b *storage.Batch, before [][]byte, op, db strin
 	if e.events == nil {
 		return b.Commit()
 	}
+	if op == events.OpDrop {
+		if err := e.events.CollectionDropped(b, m); err != nil {
+			return err
+		}
+	}
 	rec, err := catalogRecord(op, db, m, toDB, toColl)
 	if err != nil {
 		return err

@@ -48,9 +48,9 @@ type Config struct {
 	EventsRetention time.Duration
 	EventsMaxBytes  int64
 	// ChangeStreams turns the change log on; off, nothing is logged and
-	// change streams answer as on a MongoDB standalone. The log keeps
-	// copies of documents for EventsRetention, past the PurgeAfter bound of
-	// deleted bytes, so the bound covers every file only while it is off.
+	// change streams answer as on a MongoDB standalone. The log keeps the
+	// content of changes for a quarter of PurgeAfter, so the bound covers
+	// its files too.
 	ChangeStreams bool
 	// RespConfig are Redis CONFIG parameters set at startup, as
 	// "name=value" (maxmemory=100mb, maxmemory-policy=allkeys-lru), checked

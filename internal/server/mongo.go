@@ -39,8 +39,9 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		Expiry:     s.engine,
 		Logger:     s.log,
 		TempDir:    filepath.Join(s.cfg.Dir, "tmp"),
-		Events:     events.Options{Retention: s.cfg.EventsRetention, MaxBytes: s.cfg.EventsMaxBytes},
-		ChangeLog:  s.cfg.ChangeStreams,
+		Events: events.Options{Retention: s.cfg.EventsRetention, MaxBytes: s.cfg.EventsMaxBytes,
+			ContentRetention: events.ContentRetentionFor(s.store.PurgeStats().After)},
+		ChangeLog: s.cfg.ChangeStreams,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open document data: %w", err)

@@ -64,6 +64,7 @@ func Open(opts Options) (*Store, error) {
 	// state first) skip the sstables that do not hold the key; L1 and below
 	// inherit L0's policy.
 	popts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	popts.Experimental.SpanPolicyFunc = keyspaceSpans
 	if opts.InMemory {
 		popts.FS = vfs.NewMem()
 		if err := popts.FS.MkdirAll(opts.Dir, 0o750); err != nil {
@@ -294,4 +295,26 @@ func (p pebbleLogger) Errorf(format string, args ...any) {
 func (p pebbleLogger) Fatalf(format string, args ...any) {
 	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
 	os.Exit(1)
+}
+
+// keyspaceSpans makes flushes and compactions end an sstable at each
+// keyspace's end (the first byte of a key names its keyspace), so that no
+// sstable holds keys of two keyspaces. Keyspaces written side by side in
+// the same batches (documents and the change log, documents and their
+// index entries) then keep their own files: a keyspace written in key
+// order, like documents under increasing _ids, gets files that do not
+// overlap the older ones, which compactions move down without rewriting
+// and point reads of new keys skip by their bounds.
+//
+// The events keyspace is split further by its second byte, which names one
+// of its parts (the change log's records, their content, the references
+// of inserts), each written in an order of its own.
+func keyspaceSpans(start []byte) (pebble.SpanPolicy, []byte, error) {
+	if len(start) == 0 || start[0] == 0xff {
+		return pebble.SpanPolicy{}, nil, nil
+	}
+	if start[0] == PrefixEvents && len(start) > 1 && start[1] < 0xff {
+		return pebble.SpanPolicy{}, []byte{start[0], start[1] + 1}, nil
+	}
+	return pebble.SpanPolicy{}, []byte{start[0] + 1}, nil
 }

@@ -89,6 +89,9 @@ func (cb *Batch) TakeRecords() [][]byte {
 // Set adds the write of key to the batch.
 func (cb *Batch) Set(key, value []byte) error { return cb.b.Set(key, value) }
 
+// Get reads key through the batch: its own writes over the store.
+func (cb *Batch) Get(key []byte) ([]byte, error) { return cb.b.Get(key) }
+
 // Delete adds the deletion of key to the batch.
 func (cb *Batch) Delete(key []byte) error { return cb.b.Delete(key) }
 

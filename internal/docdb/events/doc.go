@@ -14,11 +14,19 @@
 //     the log's lock; a reader sees a record only once every record with a
 //     smaller number has committed or failed (Visible), so a reader that
 //     went past a number never misses one below it.
-//   - A record holds what change events need: namespace, document key,
-//     the post-image of inserts and replaces, the update description of
-//     updates (computed from the document before and after), the pre-image
-//     when the collection asks for it, and the expiry cause of deletions
-//     made by the expiry engine.
-//   - Retention is bounded by age and by size; Trim deletes the oldest
-//     records by one range deletion, and Run calls it in the background.
+//   - A record holds the namespace, the document key and the expiry cause
+//     of deletions made by the expiry engine, and no document bytes. What
+//     an event shows of documents (the post-image of inserts and replaces,
+//     the update description of updates, computed from the document before
+//     and after, and the images when the collection asks for them) is
+//     content, kept in an entry of its own beside the record.
+//   - An insert's record refers to the document as stored. The write that
+//     next updates, replaces or deletes the document, or drops its
+//     collection, first copies the document as it was into the insert's
+//     content, in its own batch; until then the insert costs no copy.
+//   - Records are kept by age and by size (Retention, MaxBytes); content
+//     only for ContentRetention, a quarter of the purge bound, so that a
+//     deleted document's bytes leave every file within it. Trimming is one
+//     range deletion each, run in the background; an event whose content
+//     is gone is not shown (ErrContentLost): its stream has lost history.
 package events

@@ -26,6 +26,10 @@ type Options struct {
 	// Retention is how long records are kept; zero means DefaultRetention,
 	// a negative value keeps them regardless of age.
 	Retention time.Duration
+	// ContentRetention is how long the content of changes (the documents
+	// and update descriptions events show) is kept, when shorter than
+	// Retention; zero or negative keeps it as long as the records.
+	ContentRetention time.Duration
 	// MaxBytes bounds the records' size (keys and values); zero means
 	// DefaultMaxBytes, a negative value sets no bound.
 	MaxBytes int64
@@ -55,13 +59,22 @@ type Log struct {
 	visible uint64
 	// changed is closed, and replaced, whenever visible grows.
 	changed chan struct{}
+	// recent remembers the inserts that refer to their stored document.
+	recent *recentInserts
 }
 
 // keyPrefix is the log's keyspace: the events prefix and 'm' for the
 // document database's log.
+//
+// The records of one batch are one entry, under the sequence number of the
+// first: its value is the commit's wall time (Unix ms, 8 bytes big-endian)
+// then each record as its length (uvarint) and its BSON, numbered on from
+// the first one by one. One entry per batch spares a batch of many changes
+// a key per change.
 var keyPrefix = []byte{storage.PrefixEvents, 'm'}
 
-// Key returns the storage key of the record with sequence number seq.
+// Key returns the storage key of the entry whose first record has
+// sequence number seq.
 func Key(seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(append([]byte(nil), keyPrefix...), seq)
 }
@@ -84,7 +97,7 @@ func Open(store *storage.Store, opts Options) (*Log, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	l := &Log{store: store, opts: opts, inflight: map[uint64]int{}, changed: make(chan struct{})}
+	l := &Log{store: store, opts: opts, inflight: map[uint64]int{}, changed: make(chan struct{}), recent: newRecentInserts()}
 	it, err := store.NewIter(keyPrefix, storage.PrefixEnd(keyPrefix))
 	if err != nil {
 		return nil, fmt.Errorf("events: open: %w", err)
@@ -92,10 +105,16 @@ func Open(store *storage.Store, opts Options) (*Log, error) {
 	defer it.Close()
 	for ok := it.First(); ok; ok = it.Next() {
 		l.bytes += int64(len(it.Key()) + len(it.Value()))
-		l.last = binary.BigEndian.Uint64(it.Key()[len(keyPrefix):])
 	}
 	if err := it.Error(); err != nil {
 		return nil, fmt.Errorf("events: open: %w", err)
+	}
+	if it.Last() {
+		first, n, err := entryCount(it.Key(), it.Value())
+		if err != nil {
+			return nil, fmt.Errorf("events: open: %w", err)
+		}
+		l.last = first + uint64(n) - 1
 	}
 	l.visible = l.last
 	v, err := store.Get(trimKey)
@@ -105,7 +124,41 @@ func Open(store *storage.Store, opts Options) (*Log, error) {
 	case err != nil && !errors.Is(err, storage.ErrNotFound):
 		return nil, fmt.Errorf("events: open: %w", err)
 	}
+	if err := l.rememberInserts(); err != nil {
+		return nil, fmt.Errorf("events: open: %w", err)
+	}
 	return l, nil
+}
+
+// rememberInserts rebuilds the set of inserts that refer to their stored
+// document from the records whose content may still be kept.
+func (l *Log) rememberInserts() error {
+	cut := l.contentCut()
+	it, err := l.store.NewIter(keyPrefix, storage.PrefixEnd(keyPrefix))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	ok := it.SeekLT(Key(cut + 1))
+	if !ok {
+		ok = it.First()
+	}
+	for ; ok; ok = it.Next() {
+		_, _, recs, err := decodeEntry(it.Key(), it.Value())
+		if err != nil {
+			return err
+		}
+		for _, raw := range recs {
+			r, err := DecodeRecord(raw)
+			if err != nil {
+				return err
+			}
+			if r.Op == OpInsert && len(r.Hash) > 0 && r.Ref >= cut {
+				l.recent.add(r.CollID, r.IDEnc, r.Ref)
+			}
+		}
+	}
+	return it.Error()
 }
 
 // nextSeq returns the sequence number after l.last for a record written at
@@ -129,23 +182,27 @@ func (l *Log) Commit(b *storage.Batch, recs [][]byte, commit func() error) error
 		return commit()
 	}
 	now := l.opts.Now()
-	wall := binary.BigEndian.AppendUint64(nil, uint64(now.UnixMilli()))
-	l.mu.Lock()
-	var first uint64
-	var size int64
-	for i, r := range recs {
-		seq := l.nextSeq(now)
-		if i == 0 {
-			first = seq
-		}
-		k, v := Key(seq), append(append([]byte(nil), wall...), r...)
-		if err := b.Set(k, v); err != nil {
-			l.last = first - 1
-			l.mu.Unlock()
-			return err
-		}
-		size += int64(len(k) + len(v))
+	n := 8
+	for _, r := range recs {
+		n += binary.MaxVarintLen32 + len(r)
 	}
+	v := binary.BigEndian.AppendUint64(make([]byte, 0, n), uint64(now.UnixMilli()))
+	for _, r := range recs {
+		v = binary.AppendUvarint(v, uint64(len(r)))
+		v = append(v, r...)
+	}
+	l.mu.Lock()
+	// The numbers of one batch follow one another: nextSeq gives the last
+	// one plus one within a second.
+	first := l.nextSeq(now)
+	l.last = first + uint64(len(recs)) - 1
+	k := Key(first)
+	if err := b.Set(k, v); err != nil {
+		l.last = first - 1
+		l.mu.Unlock()
+		return err
+	}
+	size := int64(len(k) + len(v))
 	l.inflight[first]++
 	l.mu.Unlock()
 	err := commit()
@@ -247,40 +304,87 @@ func (l *Log) Oldest() (seq uint64, ok bool, err error) {
 }
 
 // Read returns up to max records (max > 0) with sequence numbers after
-// after, up to upTo (normally Visible), in order.
+// after, up to upTo (normally Visible), in order; Resolve reads the
+// content of those a reader shows.
 func (l *Log) Read(after, upTo uint64, max int) ([]Event, error) {
 	if upTo <= after {
 		return nil, nil
 	}
-	it, err := l.store.NewIter(Key(after+1), Key(upTo+1))
+	it, err := l.store.NewIter(keyPrefix, Key(upTo+1))
 	if err != nil {
 		return nil, fmt.Errorf("events: read: %w", err)
 	}
 	defer it.Close()
+	// The entry holding after+1 is the last one starting at or before it.
+	ok := it.SeekLT(Key(after + 2))
+	if !ok {
+		ok = it.First()
+	}
 	var out []Event
-	for ok := it.First(); ok && len(out) < max; ok = it.Next() {
-		ev, err := decodeEvent(it.Key(), it.Value())
+	for ; ok && len(out) < max; ok = it.Next() {
+		first, wall, recs, err := decodeEntry(it.Key(), it.Value())
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ev)
+		for i, raw := range recs {
+			seq := first + uint64(i)
+			if seq <= after {
+				continue
+			}
+			if seq > upTo || len(out) >= max {
+				return out, nil
+			}
+			rec, err := DecodeRecord(raw)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Event{Seq: seq, Wall: wall, Record: rec})
+		}
 	}
 	return out, it.Error()
 }
 
-// decodeEvent decodes one stored record.
-func decodeEvent(k, v []byte) (Event, error) {
+// decodeEntry splits one stored entry into its first sequence number,
+// wall time and records.
+func decodeEntry(k, v []byte) (first uint64, wall int64, recs [][]byte, err error) {
 	if len(k) != len(keyPrefix)+8 || len(v) < 8 {
-		return Event{}, errors.New("events: malformed record")
+		return 0, 0, nil, errMalformed
 	}
-	ev := Event{Seq: binary.BigEndian.Uint64(k[len(keyPrefix):]), Wall: int64(binary.BigEndian.Uint64(v))}
-	rec, err := DecodeRecord(v[8:])
-	if err != nil {
-		return Event{}, err
+	first, wall = binary.BigEndian.Uint64(k[len(keyPrefix):]), int64(binary.BigEndian.Uint64(v))
+	for rest := v[8:]; len(rest) > 0; {
+		n, w := binary.Uvarint(rest)
+		if w <= 0 || n > uint64(len(rest)-w) {
+			return 0, 0, nil, errMalformed
+		}
+		recs = append(recs, rest[w:w+int(n)])
+		rest = rest[w+int(n):]
 	}
-	ev.Record = rec
-	return ev, nil
+	if len(recs) == 0 {
+		return 0, 0, nil, errMalformed
+	}
+	return first, wall, recs, nil
 }
+
+// entryCount returns an entry's first sequence number and how many records
+// it holds.
+func entryCount(k, v []byte) (first uint64, n int, err error) {
+	if len(k) != len(keyPrefix)+8 || len(v) < 8 {
+		return 0, 0, errMalformed
+	}
+	for rest := v[8:]; len(rest) > 0; n++ {
+		l, w := binary.Uvarint(rest)
+		if w <= 0 || l > uint64(len(rest)-w) {
+			return 0, 0, errMalformed
+		}
+		rest = rest[w+int(l):]
+	}
+	if n == 0 {
+		return 0, 0, errMalformed
+	}
+	return binary.BigEndian.Uint64(k[len(keyPrefix):]), n, nil
+}
+
+var errMalformed = errors.New("events: malformed entry")
 
 // Trim deletes the records older than the retention and, while the log is
 // larger than its bound, the oldest ones, with one range deletion.
@@ -304,8 +408,13 @@ func (l *Log) Trim() error {
 	}
 	for ok := it.First(); ok; ok = it.Next() {
 		k := it.Key()
-		if binary.BigEndian.Uint64(k[len(keyPrefix):]) >= visible {
-			break // keep the last record: it carries the sequence across restarts
+		first, n, err := entryCount(k, it.Value())
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if first+uint64(n)-1 >= visible {
+			break // keep the last entry: it carries the sequence across restarts
 		}
 		byAge := cutKey != nil && string(k) < string(cutKey)
 		bySize := l.opts.MaxBytes > 0 && removed < over
@@ -313,7 +422,7 @@ func (l *Log) Trim() error {
 			break
 		}
 		removed += int64(len(k) + len(it.Value()))
-		lastSeq = binary.BigEndian.Uint64(k[len(keyPrefix):])
+		lastSeq = first + uint64(n) - 1
 		end = append(append([]byte(nil), k...), 0)
 	}
 	if err := errors.Join(it.Error(), it.Close()); err != nil {
@@ -340,6 +449,14 @@ func (l *Log) Trim() error {
 	return nil
 }
 
+// TrimAll trims the records (Trim) and the content older than
+// ContentRetention.
+func (l *Log) TrimAll() error {
+	err := errors.Join(l.Trim(), l.trimContent())
+	l.recent.forget(l.contentCut())
+	return err
+}
+
 // Run trims the log every second until ctx is done.
 func (l *Log) Run(ctx context.Context) {
 	t := time.NewTicker(trimEvery)
@@ -349,7 +466,7 @@ func (l *Log) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := l.Trim(); err != nil && !errors.Is(err, storage.ErrClosed) {
+			if err := l.TrimAll(); err != nil && !errors.Is(err, storage.ErrClosed) {
 				l.opts.Logger.Error("events: trim the change log", "err", err)
 			}
 		}

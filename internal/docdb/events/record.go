@@ -32,8 +32,19 @@ type Record struct {
 	UUID *bson.Binary `bson:"uuid,omitempty"`
 	// Key is the documentKey ({_id: ...}).
 	Key bson.Raw `bson:"key,omitempty"`
+	// CollID and IDEnc are the collection's id and the document's encoded
+	// _id: where an insert's document is stored.
+	CollID uint64 `bson:"cid,omitempty"`
+	IDEnc  []byte `bson:"ide,omitempty"`
+	// Ref is the id of the record's content entry; zero when the record
+	// has no content kept apart.
+	Ref uint64 `bson:"ref,omitempty"`
+	// Hash is the hash of an insert's document (docHash), when the record
+	// refers to the stored document instead of keeping it as content.
+	Hash []byte `bson:"hash,omitempty"`
 	// Full is the document after the change: always for inserts and
-	// replaces, for updates when the collection keeps images.
+	// replaces, for updates when the collection keeps images. It is read
+	// from the content entry (or the inserted document) when Ref is set.
 	Full bson.Raw `bson:"full,omitempty"`
 	// Pre is the document before the change, when the collection keeps
 	// images.
@@ -76,13 +87,26 @@ func (r *Record) Encode() ([]byte, error) {
 	if r.UUID != nil {
 		out = bsoncore.AppendBinaryElement(out, "uuid", r.UUID.Subtype, r.UUID.Data)
 	}
-	for _, f := range []struct {
-		key string
-		doc bson.Raw
-	}{{"key", r.Key}, {"full", r.Full}, {"pre", r.Pre}} {
-		if len(f.doc) > 0 {
-			out = bsoncore.AppendDocumentElement(out, f.key, f.doc)
-		}
+	if len(r.Key) > 0 {
+		out = bsoncore.AppendDocumentElement(out, "key", r.Key)
+	}
+	if r.CollID != 0 {
+		out = bsoncore.AppendInt64Element(out, "cid", int64(r.CollID))
+	}
+	if len(r.IDEnc) > 0 {
+		out = bsoncore.AppendBinaryElement(out, "ide", 0, r.IDEnc)
+	}
+	if r.Ref != 0 {
+		out = bsoncore.AppendInt64Element(out, "ref", int64(r.Ref))
+	}
+	if len(r.Hash) > 0 {
+		out = bsoncore.AppendBinaryElement(out, "hash", 0, r.Hash)
+	}
+	if len(r.Full) > 0 {
+		out = bsoncore.AppendDocumentElement(out, "full", r.Full)
+	}
+	if len(r.Pre) > 0 {
+		out = bsoncore.AppendDocumentElement(out, "pre", r.Pre)
 	}
 	if r.Update != nil {
 		raw, err := bson.Marshal(r.Update)
@@ -154,13 +178,17 @@ func KeepsImages(m *catalog.CollMeta) bool {
 }
 
 // Hook writes a record of every document change into the change log
-// (change.Hook).
-type Hook struct{}
+// (change.Hook), and keeps the content of changes apart from the records
+// (see content.go).
+type Hook struct{ log *Log }
+
+// Hook returns the log's write hook.
+func (l *Log) Hook() Hook { return Hook{log: l} }
 
 var _ change.Hook = Hook{}
 
 // DocumentChanged implements change.Hook.
-func (Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *stored.Doc) error {
+func (h Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *stored.Doc) error {
 	cause := b.Cause()
 	uuid := m.UUID
 	r := Record{DB: m.DB, Coll: m.Name, UUID: &uuid}
@@ -174,10 +202,29 @@ func (Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *st
 		return fmt.Errorf("events: document key: %w", err)
 	}
 	r.Key = key
-	switch {
-	case prev == nil:
+	if prev == nil {
 		r.Op = OpInsert
-		r.Full = next.Raw
+		r.CollID, r.IDEnc = m.ID, next.IDEnc
+		r.Ref = h.log.reserve()
+		if h.log.recent.add(m.ID, next.IDEnc, r.Ref) {
+			r.Hash = docHash(next.Raw)
+		} else {
+			c, err := encodeContent(next.Raw, nil, nil)
+			if err != nil {
+				return err
+			}
+			if err := b.Set(contentKey(r.Ref), c); err != nil {
+				return err
+			}
+		}
+		return h.record(b, &r)
+	}
+	if err := h.log.keepInsertImage(b, m.ID, prev.IDEnc, prev.Raw); err != nil {
+		return err
+	}
+	var full, pre bson.Raw
+	var upd *UpdateDescription
+	switch {
 	case next == nil:
 		r.Op = OpDelete
 		if cause.Expiry != nil {
@@ -186,17 +233,32 @@ func (Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *st
 		}
 	case cause.Replacement:
 		r.Op = OpReplace
-		r.Full = next.Raw
+		full = next.Raw
 	default:
 		r.Op = OpUpdate
-		r.Update = Diff(prev.Doc, next.Doc)
+		upd = Diff(prev.Doc, next.Doc)
 		if images {
-			r.Full = next.Raw
+			full = next.Raw
 		}
 	}
-	if images && prev != nil {
-		r.Pre = prev.Raw
+	if images {
+		pre = prev.Raw
 	}
+	if full != nil || pre != nil || upd != nil {
+		c, err := encodeContent(full, pre, upd)
+		if err != nil {
+			return err
+		}
+		r.Ref = h.log.reserve()
+		if err := b.Set(contentKey(r.Ref), c); err != nil {
+			return err
+		}
+	}
+	return h.record(b, &r)
+}
+
+// record adds r to the batch's change-log records.
+func (h Hook) record(b *change.Batch, r *Record) error {
 	raw, err := r.Encode()
 	if err != nil {
 		return err
