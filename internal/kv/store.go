@@ -214,7 +214,7 @@ func (s *Store) load(ctx context.Context) error {
 		if err := it.Close(); err != nil {
 			return fmt.Errorf("kv: load: %w", err)
 		}
-		if !up.Empty() {
+		if !up.Empty() && s.st.Writable() == nil { // a follower recounts again later
 			if err := up.Commit(); err != nil {
 				return fmt.Errorf("kv: load: element bytes: %w", err)
 			}

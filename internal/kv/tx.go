@@ -196,6 +196,13 @@ func (tx *Tx) Commit() error {
 		tx.finish(nil)
 		return ErrClosed
 	}
+	if tx.b != nil && !tx.b.Empty() {
+		// A replica set follower refuses writes before publishing them.
+		if err := s.st.Writable(); err != nil {
+			tx.finish(nil)
+			return fmt.Errorf("kv: commit: %w", err)
+		}
+	}
 	logged, err := tx.appendExpiryLog()
 	if err != nil {
 		tx.finish(nil)

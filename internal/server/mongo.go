@@ -51,6 +51,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 	}
 	wire := mongo.NewServer(mongo.Options{
 		DB:          db,
+		ReplicaSet:  s.mongoReplicaSet(),
 		Logger:      s.log,
 		RAMLog:      s.ramLog,
 		Now:         s.cfg.Now,

@@ -162,6 +162,9 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			return nil, err
 		}
 	}
+	if err := c.checkPrimary(req); err != nil {
+		return nil, err
+	}
 	ctx, cancelOp := context.WithCancelCause(c.ctx)
 	defer cancelOp(nil)
 	op := c.s.ops.begin(c, req, c.s.now(), cancelOp)
@@ -176,8 +179,10 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		switch string(elementKey(el)) {
 		case "txnNumber":
 			// Retryable writes and transactions need a replica set;
-			// mayfly is a standalone, as MongoDB says to drivers.
-			return errorf(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
+			// a standalone says so to drivers.
+			if c.s.opts.ReplicaSet == nil {
+				return errorf(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
+			}
 		case "maxTimeMS":
 			ms, err := maxTimeMS(req.name, el.Value())
 			if err != nil {
