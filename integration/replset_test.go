@@ -65,7 +65,8 @@ func waitPrimary(t *testing.T, set *harness.Set, timeout time.Duration) int {
 			if m.Server == nil {
 				continue
 			}
-			rc := redis.NewClient(&redis.Options{Addr: m.RespAddr, MaxRetries: -1})
+			rc := redis.NewClient(&redis.Options{Addr: m.RespAddr, MaxRetries: -1,
+				DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond})
 			role, err := rc.Do(t.Context(), "ROLE").Slice()
 			rc.Close()
 			if err != nil {
@@ -134,18 +135,22 @@ func TestReplSetMongoDriverFailover(t *testing.T) {
 	wantCommandError(t, err, 10107, "not primary")
 	waitCount(t, sec, 50)
 
-	var st bson.M
+	var st struct {
+		Set     string `bson:"set"`
+		Members []struct {
+			StateStr string `bson:"stateStr"`
+		} `bson:"members"`
+	}
 	if err := cl.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetStatus", Value: 1}}).Decode(&st); err != nil {
 		t.Fatal(err)
 	}
-	members, _ := st["members"].(bson.A)
 	var states []string
-	for _, m := range members {
-		states = append(states, m.(bson.M)["stateStr"].(string))
+	for _, m := range st.Members {
+		states = append(states, m.StateStr)
 	}
 	slices.Sort(states)
-	if st["set"] != "rs0" || !slices.Equal(states, []string{"PRIMARY", "SECONDARY", "SECONDARY"}) {
-		t.Fatalf("replSetGetStatus: set %v, states %v", st["set"], states)
+	if st.Set != "rs0" || !slices.Equal(states, []string{"PRIMARY", "SECONDARY", "SECONDARY"}) {
+		t.Fatalf("replSetGetStatus: set %v, states %v", st.Set, states)
 	}
 
 	// SIGKILL the primary: a new one takes writes within 5 s.
@@ -337,7 +342,8 @@ func TestReplSetFaultRounds(t *testing.T) {
 			p := -1
 			for i, m := range set.Members {
 				if m.Server != nil {
-					rc := redis.NewClient(&redis.Options{Addr: m.RespAddr, MaxRetries: -1})
+					rc := redis.NewClient(&redis.Options{Addr: m.RespAddr, MaxRetries: -1,
+						DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond})
 					if r, err := rc.Do(ctx, "ROLE").Slice(); err == nil && r[0] == "master" {
 						p = i
 					}
@@ -441,13 +447,15 @@ func dumpMember(t *testing.T, m *harness.Member) memberDump {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var docs []bson.Raw
+	var docs []struct {
+		ID any `bson:"_id"`
+	}
 	if err := cur.All(ctx, &docs); err != nil {
 		t.Fatal(err)
 	}
 	var d strings.Builder
 	for _, doc := range docs {
-		fmt.Fprintf(&d, "[%v]\n", doc.Lookup("_id"))
+		fmt.Fprintf(&d, "[%v]\n", doc.ID)
 	}
 	rc := redis.NewClient(&redis.Options{Addr: m.RespAddr})
 	defer rc.Close()
