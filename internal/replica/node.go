@@ -129,13 +129,11 @@ func Open(cfg Config) (*Node, error) {
 		rc.ElectionTimeout = cfg.HeartbeatTimeout
 		rc.LeaderLeaseTimeout = cfg.HeartbeatTimeout / 2
 		rc.CommitTimeout = cfg.HeartbeatTimeout / 20
-	} else {
-		// Faster than raft's defaults (1 s), so that a failover takes
-		// about two seconds.
-		rc.HeartbeatTimeout = 500 * time.Millisecond
-		rc.ElectionTimeout = 500 * time.Millisecond
-		rc.LeaderLeaseTimeout = 250 * time.Millisecond
 	}
+	// Otherwise raft's defaults: a follower that hears nothing from the
+	// leader for a second (randomized up to two) starts an election, so a
+	// failover takes two to three seconds, and a busy machine's scheduling
+	// delays do not depose a healthy leader.
 
 	var logs interface {
 		raft.LogStore

@@ -250,7 +250,7 @@ func replSetConfig(v ReplSetView) bson.D {
 		{Key: "settings", Value: bson.D{
 			{Key: "chainingAllowed", Value: false},
 			{Key: "heartbeatIntervalMillis", Value: int32(500)},
-			{Key: "electionTimeoutMillis", Value: int32(500)},
+			{Key: "electionTimeoutMillis", Value: int32(1000)},
 		}},
 	}
 }
