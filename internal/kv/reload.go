@@ -17,6 +17,30 @@ import (
 func (s *Store) Reload(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.stale.Store(false)
+	return s.reload(ctx)
+}
+
+// MarkStale makes the next Tx rebuild the in-memory state first, as
+// Reload does: a follower of a replica set calls it after each batch of
+// another member, so that bursts of them cost one rebuild, and none while
+// nobody reads.
+func (s *Store) MarkStale() { s.stale.Store(true) }
+
+// reloadIfStale rebuilds the state when MarkStale asked for it; s.mu is
+// held. A failure is logged and leaves the store marked stale.
+func (s *Store) reloadIfStale() {
+	if !s.stale.Swap(false) {
+		return
+	}
+	if err := s.reload(context.Background()); err != nil {
+		s.stale.Store(true)
+		s.opts.Logger.Error("kv: rebuild the in-memory state after replicated writes", "err", err)
+	}
+}
+
+// reload is Reload with s.mu held.
+func (s *Store) reload(ctx context.Context) error {
 	s.waitApplied()
 	for i := range s.dbmap {
 		s.dbmap[i] = byte(i)
@@ -39,6 +63,9 @@ func (s *Store) Reload(ctx context.Context) error {
 		return err
 	}
 	s.publishUsed()
+	s.commitMu.Lock()
+	s.proposed = nil
+	s.commitMu.Unlock()
 	s.failed.Store(nil)
 	return nil
 }

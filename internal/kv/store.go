@@ -92,6 +92,11 @@ type Store struct {
 	// taken under mu and kept past it (commit.go).
 	commitMu sync.Mutex
 	failed   atomic.Pointer[failure] // set once an apply fails (commit.go)
+	// proposed waits for the last batch proposed to the replica set; nil
+	// on a standalone. Set and read holding commitMu (commit.go).
+	proposed func() error
+	// stale asks the next Tx to rebuild the in-memory state (reload.go).
+	stale atomic.Bool
 	// applyHook, when set (by tests), runs before each batch is applied,
 	// holding commitMu; an error it returns fails the apply.
 	applyHook func() error

@@ -74,6 +74,9 @@ func (s *Store) begun() *Tx {
 	if tx == nil {
 		tx = &Tx{}
 	}
+	if s.stale.Load() {
+		s.reloadIfStale()
+	}
 	tx.s = s
 	tx.dbmap = s.dbmap
 	tx.Use(0)

@@ -258,7 +258,28 @@ func (n *Node) Replicate(repr []byte) error {
 	if !n.writable.Load() {
 		return ErrNotPrimary
 	}
+	return applyResult(n.raft.Apply(entry(n.origin, repr), n.cfg.ApplyTimeout))
+}
+
+// Propose proposes a batch without waiting: wait returns once it is
+// committed and applied to this member's store. raft keeps the order of
+// proposals and sends concurrent ones to the followers together.
+func (n *Node) Propose(repr []byte) (wait func() error) {
+	if !n.writable.Load() {
+		return func() error { return ErrNotPrimary }
+	}
 	f := n.raft.Apply(entry(n.origin, repr), n.cfg.ApplyTimeout)
+	var once sync.Once
+	var err error
+	return func() error {
+		once.Do(func() { err = applyResult(f) })
+		return err
+	}
+}
+
+// applyResult waits for a proposal and returns its error: raft's, as
+// ErrNotPrimary when this member lost the role, or the state machine's.
+func applyResult(f raft.ApplyFuture) error {
 	if err := f.Error(); err != nil {
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) ||
 			errors.Is(err, raft.ErrLeadershipTransferInProgress) || errors.Is(err, raft.ErrRaftShutdown) {

@@ -80,8 +80,13 @@ func (r *replicaSide) start(background context.Context) error {
 	return nil
 }
 
-// foreign notes that another member's writes were applied.
+// foreign notes that another member's writes were applied: the Redis
+// model rebuilds its state at its next command, the document model's
+// catalog soon.
 func (r *replicaSide) foreign() {
+	if r.s.redis != nil {
+		r.s.redis.kv.MarkStale()
+	}
 	select {
 	case r.refresh <- struct{}{}:
 	default:
@@ -95,7 +100,7 @@ func (r *replicaSide) reloadLoop(ctx context.Context) {
 			return
 		case <-r.refresh:
 		}
-		if err := r.reload(ctx); err != nil && ctx.Err() == nil {
+		if err := r.reloadCatalog(); err != nil && ctx.Err() == nil {
 			r.s.log.Error("replica: rebuild the models' state after replicated writes", "err", err)
 		}
 		select {
@@ -104,6 +109,14 @@ func (r *replicaSide) reloadLoop(ctx context.Context) {
 		case <-time.After(reloadEvery):
 		}
 	}
+}
+
+// reloadCatalog rebuilds the document model's catalog from storage.
+func (r *replicaSide) reloadCatalog() error {
+	if r.s.mongo != nil {
+		return r.s.mongo.db.Reload()
+	}
+	return nil
 }
 
 // reload rebuilds the models' in-memory state from storage.

@@ -13,6 +13,12 @@ import (
 // this member does not accept writes.
 type Replicator interface {
 	Replicate(repr []byte) error
+	// Propose hands the batch over like Replicate, in call order, without
+	// waiting: wait returns once it is committed and applied (or failed).
+	// Batches proposed one after the other are applied in that order, so
+	// waiting for the last one waits for every one before it. wait may be
+	// called any number of times, from any goroutine.
+	Propose(repr []byte) (wait func() error)
 	// Writable returns nil when this member accepts writes, or an error
 	// wrapping ErrNotPrimary.
 	Writable() error
@@ -26,6 +32,23 @@ func (s *Store) SetReplicator(r Replicator) {
 		return
 	}
 	s.replicator.Store(&r)
+}
+
+// Replicating reports whether the store has a Replicator.
+func (s *Store) Replicating() bool { return s.replicator.Load() != nil }
+
+// Propose hands the batch to the store's Replicator without waiting for
+// its commit (Replicator.Propose); the batch may be closed at once. On a
+// store without a Replicator it commits the batch and returns its result.
+func (b *Batch) Propose() (wait func() error) {
+	if b.s.closed.Load() {
+		return func() error { return ErrClosed }
+	}
+	if r := b.s.replicator.Load(); r != nil && !b.b.Empty() {
+		return (*r).Propose(b.b.Repr())
+	}
+	err := b.Commit()
+	return func() error { return err }
 }
 
 // Writable returns nil when a Commit can succeed as far as replication is
