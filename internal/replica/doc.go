@@ -15,7 +15,10 @@
 // and this member's state machine (FSM) has applied it to its own store.
 // Concurrent proposals are pipelined by raft: every goroutine committing
 // at once waits on its own future while raft sends their entries to the
-// followers in shared AppendEntries calls.
+// followers in shared AppendEntries calls. A model that commits one batch
+// at a time can propose without waiting (Node.Propose, storage's
+// Batch.Propose) and wait outside its locks, as kv does, so that its
+// batches travel together too.
 //
 // Because what travels is the batch, not the command, effects that are
 // random or time-dependent replicate as effects: SPOP's chosen members
@@ -33,10 +36,11 @@
 // per-database counters, docdb its catalog cache and counters, the expiry
 // engine its wake-ups. A batch applied on a follower bypasses the models,
 // so the node calls Config.OnForeign after every foreign batch (and after
-// a snapshot restore); the server coalesces those calls and rebuilds the
-// models' in-memory state from storage (kv.Store.Reload, docdb's catalog
-// reload). Reads on a follower are therefore eventually consistent, as
-// MongoDB's secondary reads and Redis replica reads are. When a member is
+// a snapshot restore); the server then marks kv stale, so that its next
+// command first rebuilds the metadata cache and counters from storage
+// (kv.Store.MarkStale), and reloads docdb's catalog at most every 50 ms
+// (docdb.Engine.Reload). Document reads on a follower are therefore
+// eventually consistent, as MongoDB's secondary reads are. When a member is
 // promoted, it first waits for raft's barrier (every earlier entry is
 // applied), rebuilds the models' state, and only then accepts writes.
 //
