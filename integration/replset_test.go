@@ -325,6 +325,7 @@ func infoField(t *testing.T, c *redis.Client, section, field string) string {
 // after it every acknowledged write is on every member and the members'
 // data agree.
 func TestReplSetFaultRounds(t *testing.T) {
+	began := time.Now()
 	set := harness.StartSet(t, "rs0", 3)
 	waitPrimary(t, set, 20*time.Second)
 	cl := setClient(t, set)
@@ -336,7 +337,10 @@ func TestReplSetFaultRounds(t *testing.T) {
 	write := func(d time.Duration) {
 		end := time.Now().Add(d)
 		for time.Now().Before(end) {
-			if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: next}}); err == nil {
+			ictx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			_, err := coll.InsertOne(ictx, bson.D{{Key: "_id", Value: next}})
+			cancel()
+			if err == nil {
 				acked = append(acked, next)
 			}
 			p := -1
@@ -397,7 +401,7 @@ func TestReplSetFaultRounds(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 		}
-		t.Logf("%s: %d documents and %d keys acknowledged, every member agrees", round, len(acked), len(ackedKeys))
+		t.Logf("%s: %d documents and %d keys acknowledged, every member agrees (%v into the test)", round, len(acked), len(ackedKeys), time.Since(began).Round(time.Millisecond))
 	}
 
 	write(500 * time.Millisecond)
@@ -443,7 +447,13 @@ type memberDump struct{ docs, keys string }
 func dumpMember(t *testing.T, m *harness.Member) memberDump {
 	t.Helper()
 	ctx := t.Context()
-	cur, err := memberClient(t, m).Database("app").Collection("events").Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	mc, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + m.MongoAddr + "/?directConnection=true").
+		SetReadPreference(readpref.SecondaryPreferred()).SetTimeout(10 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Disconnect(context.Background())
+	cur, err := mc.Database("app").Collection("events").Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
 		t.Fatal(err)
 	}
