@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -480,4 +482,39 @@ func dumpMember(t *testing.T, m *harness.Member) memberDump {
 		fmt.Fprintf(&k, "%s=%s\n", key, v)
 	}
 	return memberDump{d.String(), k.String()}
+}
+
+// Ensure that mongosh, given the set with replicaSet=rs0, writes through
+// the primary and prints rs.status(), rs.conf() and db.hello() as a
+// replica set's.
+func TestReplSetMongosh(t *testing.T) {
+	set := harness.StartSet(t, "rs0", 3)
+	p := waitPrimary(t, set, 20*time.Second)
+	bin := harness.Tool(t, "mongosh")
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	uri := strings.Replace(set.MongoURI(), "/?", "/app?", 1)
+	script := `db.c.insertOne({_id: 1});
+const h = db.hello();
+print("hello", h.setName, h.primary, h.isWritablePrimary, h.hosts.length);
+const st = rs.status();
+print("status", st.set, st.members.map(m => m.stateStr).sort().join(","));
+print("conf", rs.conf()._id, rs.conf().members.length);
+print("count", db.c.countDocuments({}));`
+	cmd := exec.CommandContext(ctx, bin, uri, "--quiet", "--eval", script)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mongosh: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"hello rs0 " + set.Members[p].MongoAddr + " true 3",
+		"status rs0 PRIMARY,SECONDARY,SECONDARY",
+		"conf rs0 3",
+		"count 1",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("mongosh output lacks %q:\n%s", want, out)
+		}
+	}
 }
