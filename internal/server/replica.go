@@ -160,12 +160,20 @@ func (r *replicaSide) onPrimary(background context.Context, on bool) {
 	})
 }
 
-// close stops the node.
+// close stops the node, then the primary-only work if it runs: once the
+// node is closed its leadership goroutine has returned, so nothing else
+// touches r.primary.
 func (r *replicaSide) close() error {
+	var err error
 	if n := r.node.Load(); n != nil {
-		return n.Close()
+		err = n.Close()
 	}
-	return nil
+	if r.primary != nil {
+		r.primary()
+		r.primaryDone.Wait()
+		r.primary = nil
+	}
+	return err
 }
 
 // mongoView is the replica set as the MongoDB side sees it.
