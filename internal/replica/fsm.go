@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/hashicorp/raft"
 
@@ -22,6 +23,9 @@ type FSM struct {
 	// onForeign is called after an entry proposed by another process (or
 	// a snapshot restore) has been applied; nil for none.
 	onForeign func()
+	// log, when set, receives apply failures: a follower's are seen by
+	// nobody else.
+	log *slog.Logger
 }
 
 var _ raft.FSM = (*FSM)(nil)
@@ -49,7 +53,11 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return fmt.Errorf("replica: log entry %d of %d bytes", l.Index, len(l.Data))
 	}
 	if err := f.st.ApplyReplicated(l.Data[originLen:]); err != nil {
-		return fmt.Errorf("replica: apply log entry %d: %w", l.Index, err)
+		err = fmt.Errorf("replica: apply log entry %d: %w", l.Index, err)
+		if f.log != nil {
+			f.log.Error("replica: a committed batch could not be applied; this member's data is behind", "err", err)
+		}
+		return err
 	}
 	if f.onForeign != nil && [originLen]byte(l.Data[:originLen]) != f.origin {
 		f.onForeign()

@@ -116,6 +116,7 @@ func Open(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("replica: origin id: %w", err)
 	}
 	n.fsm = NewFSM(cfg.Store, n.origin, cfg.OnForeign)
+	n.fsm.log = cfg.Logger
 	hlog := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: slogWriter{cfg.Logger}})
 
 	rc := raft.DefaultConfig()
@@ -220,8 +221,9 @@ func (n *Node) watchLeadership() {
 				}
 				continue
 			}
-			if err := n.raft.Barrier(n.cfg.ApplyTimeout).Error(); err != nil {
-				n.cfg.Logger.Warn("replica: new primary could not apply the earlier entries", "err", err)
+			if err := n.barrier(); err != nil {
+				n.cfg.Logger.Warn("replica: new primary could not apply the earlier entries; handing the role over", "err", err)
+				n.raft.LeadershipTransfer()
 				continue
 			}
 			if n.raft.State() != raft.Leader {
@@ -235,6 +237,21 @@ func (n *Node) watchLeadership() {
 			n.cfg.Logger.Info("replica set member is primary", "set", n.cfg.SetName, "me", n.cfg.RaftAddr, "term", n.primaryTerm.Load())
 		}
 	}
+}
+
+// barrier waits, retrying a few times, until every entry before this
+// member's term is applied to its store.
+func (n *Node) barrier() error {
+	var err error
+	for try := 0; try < 3 && n.raft.State() == raft.Leader; try++ {
+		if err = n.raft.Barrier(n.cfg.ApplyTimeout).Error(); err == nil {
+			return nil
+		}
+	}
+	if err == nil {
+		err = raft.ErrNotLeader
+	}
+	return err
 }
 
 func (n *Node) currentTerm() uint64 {
