@@ -33,6 +33,13 @@ import (
 //     write is applied, because touched keys must invalidate WATCH before
 //     the next Tx runs.
 //
+// On a member of a replica set, stage 2 proposes the batch to raft
+// instead (propose) and releases commitMu at once, so the batches of
+// several Txs travel to the followers together; every Tx then waits,
+// outside the locks, for the last proposal made before it released
+// commitMu (Store.proposed), which raft applies after every earlier one.
+// waitApplied waits for it too. The two rules above hold as they are.
+//
 // Failure is fail-stop. If a batch cannot be applied, the in-memory state
 // already published is ahead of storage and cannot be trusted: the store
 // records the error, logs it, and every later Commit (and the Tx whose
@@ -78,8 +85,11 @@ func (s *Store) apply(b *storage.Batch) error {
 // The caller holds mu, so no new batch can be queued meanwhile.
 func (s *Store) waitApplied() {
 	s.commitMu.Lock()
-	//lint:ignore SA2001 the empty critical section is the point: it waits for the apply in flight
+	w := s.proposed
 	s.commitMu.Unlock()
+	if w != nil {
+		w()
+	}
 }
 
 // applied makes the storage reads of tx see every earlier commit: it waits
@@ -103,10 +113,47 @@ func (tx *Tx) finish(b *storage.Batch) error {
 	err := s.Err()
 	if b != nil {
 		if err == nil && !b.Empty() {
-			err = s.apply(b)
+			if s.st.Replicating() {
+				s.propose(b)
+			} else {
+				err = s.apply(b)
+			}
 		}
 		b.Close()
 	}
+	w := s.proposed
 	s.commitMu.Unlock()
+	if w != nil {
+		// A replicated store: wait for the last proposal, this Tx's or an
+		// earlier one whose state this Tx may have read from memory.
+		if perr := w(); perr != nil {
+			err = s.proposalFailed(perr)
+		}
+	}
 	return err
+}
+
+// propose hands b to the replica set without waiting (storage's
+// Batch.Propose) and records it as the last proposal. It runs holding
+// commitMu, so proposals keep the order of the mutex; raft sends the
+// proposals of concurrent Txs to the followers together.
+func (s *Store) propose(b *storage.Batch) {
+	if s.applyHook != nil {
+		if err := s.applyHook(); err != nil {
+			s.proposed = func() error { return err }
+			return
+		}
+	}
+	s.proposed = b.Propose()
+}
+
+// proposalFailed makes the store fail-stop after a proposal failed, as
+// apply does for a failed commit, and returns the error.
+func (s *Store) proposalFailed(err error) error {
+	err = fmt.Errorf("%w: commit to storage: %w", ErrFailed, err)
+	if s.failed.CompareAndSwap(nil, &failure{err: err}) {
+		s.opts.Logger.Error("kv: a commit could not be replicated; "+
+			"refusing every later commit until the store is reloaded", "err", err)
+	}
+	return s.Err()
 }

@@ -72,7 +72,12 @@ func (tx *Tx) lookup(key []byte) (Meta, bool, error) {
 	if err != nil || !ok {
 		return Meta{}, false, err
 	}
+	// A replica set follower hides what has expired but never deletes
+	// it: the primary's deletion arrives through replication.
 	if m.expiredAt(tx.now) {
+		if tx.s.st.Writable() != nil {
+			return Meta{}, false, nil
+		}
 		if err := tx.expireKey(key, m, true); err != nil {
 			return Meta{}, false, err
 		}
@@ -83,6 +88,9 @@ func (tx *Tx) lookup(key []byte) (Meta, bool, error) {
 		return Meta{}, false, err
 	}
 	if gone {
+		if tx.s.st.Writable() != nil {
+			return Meta{}, false, nil
+		}
 		if err := tx.expireHash(key, m); err != nil {
 			return Meta{}, false, err
 		}

@@ -92,6 +92,11 @@ type Store struct {
 	// taken under mu and kept past it (commit.go).
 	commitMu sync.Mutex
 	failed   atomic.Pointer[failure] // set once an apply fails (commit.go)
+	// proposed waits for the last batch proposed to the replica set; nil
+	// on a standalone. Set and read holding commitMu (commit.go).
+	proposed func() error
+	// stale asks the next Tx to rebuild the in-memory state (reload.go).
+	stale atomic.Bool
 	// applyHook, when set (by tests), runs before each batch is applied,
 	// holding commitMu; an error it returns fails the apply.
 	applyHook func() error
@@ -210,7 +215,7 @@ func (s *Store) load(ctx context.Context) error {
 			}
 		}
 	}
-	if !stored {
+	if !stored && s.st.Writable() == nil { // a replica set follower gets them from the primary
 		return s.writeStoredCounters()
 	}
 	return nil
@@ -255,7 +260,7 @@ func (s *Store) scanCounters(ctx context.Context) error {
 		if err := it.Close(); err != nil {
 			return fmt.Errorf("kv: load: %w", err)
 		}
-		if !up.Empty() {
+		if !up.Empty() && s.st.Writable() == nil { // a follower recounts again later
 			if err := up.Commit(); err != nil {
 				return fmt.Errorf("kv: load: element bytes: %w", err)
 			}

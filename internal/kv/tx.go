@@ -75,6 +75,9 @@ func (s *Store) begun() *Tx {
 	if tx == nil {
 		tx = &Tx{}
 	}
+	if s.stale.Load() {
+		s.reloadIfStale()
+	}
 	tx.s = s
 	tx.dbmap = s.dbmap
 	tx.Use(0)
@@ -196,6 +199,13 @@ func (tx *Tx) Commit() error {
 	if s.closed {
 		tx.finish(nil)
 		return ErrClosed
+	}
+	if tx.b != nil && !tx.b.Empty() {
+		// A replica set follower refuses writes before publishing them.
+		if err := s.st.Writable(); err != nil {
+			tx.finish(nil)
+			return fmt.Errorf("kv: commit: %w", err)
+		}
 	}
 	logged, err := tx.appendExpiryLog()
 	if err != nil {

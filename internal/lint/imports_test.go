@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"internal/bench":    {},
 	"internal/storage":  {"internal/lowprio"},
 	"internal/lowprio":  {},
+	"internal/replica":  {"internal/storage"},
 	"internal/keycodec": {},
 	"internal/expiry":   {"internal/storage"},
 	"internal/docdb":    {"internal/docdb", "internal/expiry", "internal/storage", "internal/keycodec"},

@@ -100,6 +100,21 @@ type Config struct {
 	// BackgroundPriority is the CPU priority of the expiry sweeper's batch
 	// preparation and of compactions (background.go).
 	BackgroundPriority BackgroundPriority
+	// ReplicaSet, when not empty, makes the server a member of the replica
+	// set of that name (replica.go); empty is a standalone.
+	ReplicaSet string
+	// RaftAddr is this member's raft address, host:port: its identity in
+	// the set and where the other members reach it.
+	RaftAddr string
+	// Peers are the raft addresses of the members the set starts with,
+	// this one included; only the first start of a member reads them. None
+	// is a one-member set.
+	Peers []string
+	// AdvertiseMongoAddr and AdvertiseRespAddr are the client addresses
+	// this member gives the others to list (hello's hosts, ROLE); empty
+	// means the bound address.
+	AdvertiseMongoAddr string
+	AdvertiseRespAddr  string
 }
 
 // DefaultConfig returns what a new user gets from `mayfly serve` with no
@@ -158,7 +173,7 @@ func (c *Config) Validate() error {
 	if c.RespMaxClients < 1 || c.RespMaxClients > math.MaxUint32 {
 		return fmt.Errorf("resp max clients must be between 1 and %d, got %d", uint32(math.MaxUint32), c.RespMaxClients)
 	}
-	return nil
+	return c.validateReplica()
 }
 
 // ParseLogLevel parses debug, info, warn or error.

@@ -56,10 +56,11 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		return nil, err
 	}
 	wire := mongo.NewServer(mongo.Options{
-		DB:     db,
-		Logger: s.log,
-		RAMLog: s.ramLog,
-		Now:    s.cfg.Now,
+		DB:         db,
+		ReplicaSet: s.mongoReplicaSet(),
+		Logger:     s.log,
+		RAMLog:     s.ramLog,
+		Now:        s.cfg.Now,
 		Parameters: append(append(s.expiryParameters(), queryParameters(db)...),
 			mongo.Parameter{Name: testCommandsParameter, Get: func() any { return testCommands }, StartupOnly: true}),
 		TestCommands: testCommands,

@@ -59,6 +59,7 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 		Shutdown:        s.requestStop,
 		TLSParams:       s.redisTLSParams(),
 		ACLFile:         s.cfg.RespACLFile,
+		Replica:         s.respReplica(),
 	})
 	if err := r.resp.LoadACL(); err != nil {
 		return nil, fmt.Errorf("load redis aclfile: %w", err)

@@ -54,6 +54,8 @@ type Server struct {
 	console *admin.Console
 	// requests is the request latency histogram (request_metrics.go).
 	requests *prometheus.HistogramVec
+	// repl is the membership of a replica set; nil on a standalone.
+	repl *replicaSide
 }
 
 // requestStop makes Run stop gracefully, as a signal does.
@@ -108,6 +110,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, ramLog: ramLog, store: store, registry: prometheus.NewRegistry(),
 		stopRequested: make(chan struct{})}
+	if cfg.ReplicaSet != "" {
+		s.repl = newReplicaSide(s)
+	}
 	if cfg.TLS.Enabled() {
 		if s.tls, err = tlsconf.Load(cfg.TLS); err != nil {
 			s.closeStorage()
@@ -248,13 +253,16 @@ func (s *Server) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	background, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
-	s.background.Add(1)
-	go func() {
-		defer s.background.Done()
-		if err := s.engine.Run(background); err != nil {
-			serveErr <- fmt.Errorf("expiry sweeper: %w", err)
-		}
-	}()
+	if s.repl == nil {
+		s.startPrimaryWork(background, &s.background, func(err error) { serveErr <- err })
+	} else if err := s.repl.start(background); err != nil {
+		s.closeListeners()
+		stopBackground()
+		s.background.Wait()
+		s.closeModels()
+		s.closeStorage()
+		return err
+	}
 	if s.idle != nil { // threads are lowered: see heapfloor.go
 		s.background.Add(1)
 		go func() {
@@ -274,15 +282,6 @@ func (s *Server) Run(ctx context.Context) error {
 		defer s.background.Done()
 		s.console.Run(background)
 	}()
-	if s.redis != nil {
-		s.background.Add(1)
-		go func() {
-			defer s.background.Done()
-			if err := s.redis.kv.Run(background); err != nil {
-				serveErr <- fmt.Errorf("redis garbage collector: %w", err)
-			}
-		}()
-	}
 	for _, f := range s.frontends {
 		wg.Add(1)
 		go func() {
@@ -337,14 +336,14 @@ func (s *Server) shutdown(stopBackground func()) error {
 			errs = append(errs, fmt.Errorf("shut down %s: %w", f.name, err))
 		}
 	}
+	if s.repl != nil {
+		if err := s.repl.close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	stopBackground()
 	s.background.Wait()
-	if s.redis != nil {
-		s.redis.kv.Close()
-	}
-	if s.mongo != nil {
-		s.mongo.db.Close()
-	}
+	s.closeModels()
 	// Flushing the memtable makes the next start quick: nothing to replay.
 	if err := s.store.Flush(); err != nil {
 		errs = append(errs, err)
@@ -375,4 +374,38 @@ func (s *Server) closeListeners() {
 // Close releases a server that was never Run.
 func (s *Server) Close() error {
 	return errors.Join(s.engine.Close(), s.closeStorage())
+}
+
+// closeModels closes the document and Redis models.
+func (s *Server) closeModels() {
+	if s.redis != nil {
+		s.redis.kv.Close()
+	}
+	if s.mongo != nil {
+		s.mongo.db.Close()
+	}
+}
+
+// startPrimaryWork starts, under ctx and tracked by wg, the background
+// work that writes on its own: the expiry sweeper and the Redis garbage
+// collector. A standalone runs it for its whole life, a member of a
+// replica set while it is primary. fail receives the error that stops
+// either.
+func (s *Server) startPrimaryWork(ctx context.Context, wg *sync.WaitGroup, fail func(error)) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := s.engine.Run(ctx); err != nil {
+			fail(fmt.Errorf("expiry sweeper: %w", err))
+		}
+	}()
+	if s.redis != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.redis.kv.Run(ctx); err != nil {
+				fail(fmt.Errorf("redis garbage collector: %w", err))
+			}
+		}()
+	}
 }

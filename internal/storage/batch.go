@@ -86,11 +86,17 @@ func (b *Batch) Count() uint32 { return b.b.Count() }
 // Empty reports whether the batch holds no writes.
 func (b *Batch) Empty() bool { return b.b.Empty() }
 
+// Repr returns the batch's representation, what a Replicator receives and
+// ApplyReplicated applies. It belongs to the batch.
+func (b *Batch) Repr() []byte { return b.b.Repr() }
+
 // Len returns the size of the batch's representation in bytes.
 func (b *Batch) Len() int { return b.b.Len() }
 
 // Commit applies the batch atomically with the store's durability: under
-// DurabilitySync it returns once the log is fsynced.
+// DurabilitySync it returns once the log is fsynced. When the store has a
+// Replicator, the batch goes through it instead, and is applied by the
+// replica set (ApplyReplicated).
 func (b *Batch) Commit() error {
 	if b.s.closed.Load() {
 		return ErrClosed
@@ -98,20 +104,28 @@ func (b *Batch) Commit() error {
 	if b.b.Empty() {
 		return nil
 	}
+	if r := b.s.replicator.Load(); r != nil {
+		return (*r).Replicate(b.b.Repr())
+	}
+	return b.s.commitLocal(b.b, b.deletes)
+}
+
+// commitLocal applies a Pebble batch to this store with its durability.
+func (s *Store) commitLocal(pb *pebble.Batch, deletes bool) error {
 	var spans []purgeSpan
-	if b.deletes {
+	if deletes {
 		var err error
-		if spans, err = b.s.purge.beforeCommit(b.b); err != nil {
+		if spans, err = s.purge.beforeCommit(pb); err != nil {
 			return err
 		}
 	}
-	err := b.b.Commit(b.s.writeOpt)
-	b.s.purge.afterCommit(spans)
+	err := pb.Commit(s.writeOpt)
+	s.purge.afterCommit(spans)
 	if err != nil {
 		return fmt.Errorf("storage: commit: %w", err)
 	}
-	if b.s.writeOpt != pebble.Sync {
-		b.s.dirty.Store(true)
+	if s.writeOpt != pebble.Sync {
+		s.dirty.Store(true)
 	}
 	return nil
 }

@@ -13,4 +13,7 @@ var (
 	// ErrNotIndexed is returned when a read is attempted on a batch that was
 	// not created with NewIndexedBatch.
 	ErrNotIndexed = errors.New("storage: read from a batch that is not indexed")
+	// ErrNotPrimary is returned by a Replicator when this member of a
+	// replica set is not the one that accepts writes.
+	ErrNotPrimary = errors.New("storage: this member is not the primary of its replica set")
 )

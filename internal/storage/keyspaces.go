@@ -29,20 +29,28 @@ const (
 	// PrefixGarbage holds references to old versions of Redis collections
 	// whose elements are collected in the background.
 	PrefixGarbage byte = 0x0a
+	// PrefixRaftLog holds a replica set member's raft log entries, by
+	// index, in the member's separate raft store (never in the data store).
+	PrefixRaftLog byte = 0x0b
+	// PrefixRaftStable holds raft's stable values (current term, vote) in
+	// the same raft store.
+	PrefixRaftStable byte = 0x0c
 )
 
 // PrefixNames names every registered prefix, for metrics and debugging.
 var PrefixNames = map[byte]string{
-	PrefixMeta:      "meta",
-	PrefixCatalog:   "catalog",
-	PrefixDocument:  "document",
-	PrefixIndex:     "index",
-	PrefixRedisMeta: "redis_meta",
-	PrefixRedisSub:  "redis_sub",
-	PrefixExpiry:    "expiry",
-	PrefixEvents:    "events",
-	PrefixOperation: "operation",
-	PrefixGarbage:   "garbage",
+	PrefixMeta:       "meta",
+	PrefixCatalog:    "catalog",
+	PrefixDocument:   "document",
+	PrefixIndex:      "index",
+	PrefixRedisMeta:  "redis_meta",
+	PrefixRedisSub:   "redis_sub",
+	PrefixExpiry:     "expiry",
+	PrefixEvents:     "events",
+	PrefixOperation:  "operation",
+	PrefixGarbage:    "garbage",
+	PrefixRaftLog:    "raft_log",
+	PrefixRaftStable: "raft_stable",
 }
 
 // PrefixEnd returns the smallest key greater than every key that starts with

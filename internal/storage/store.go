@@ -40,6 +40,9 @@ type Store struct {
 	purgeMu sync.Mutex
 
 	compactions *compactionPriority // nil unless Options.LowPriorityCompactions
+
+	// replicator, when set, receives every committed batch (replicate.go).
+	replicator atomic.Pointer[Replicator]
 }
 
 // Open opens (creating if needed) the store in opts.Dir. It fails with

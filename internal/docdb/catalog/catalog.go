@@ -194,3 +194,28 @@ func (c *Catalog) Databases() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Replace makes c hold what fresh, a catalog just loaded, holds: the
+// collections of fresh, where one that c already has under the same name
+// and id keeps its Collection (so its WriteMu stays the one writers lock)
+// with fresh's metadata and counters, and collections fresh lacks marked
+// Dropped. The caller holds the catalog lock for writing and the WriteMu
+// of every collection of c.
+func (c *Catalog) Replace(fresh *Catalog) {
+	colls := make(map[Namespace]*Collection, len(fresh.Colls))
+	for ns, f := range fresh.Colls {
+		if old, ok := c.Colls[ns]; ok && old.Meta.ID == f.Meta.ID {
+			old.Meta, old.Stats = f.Meta, f.Stats
+			colls[ns] = old
+			continue
+		}
+		colls[ns] = f
+	}
+	for ns, old := range c.Colls {
+		if colls[ns] != old {
+			old.Dropped = true
+		}
+	}
+	c.Colls = colls
+	c.nextID = fresh.nextID
+}

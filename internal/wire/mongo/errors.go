@@ -1,11 +1,13 @@
 package mongo
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -20,6 +22,9 @@ func errorf(code mongoerr.Code, format string, args ...any) *mongoerr.Error {
 func asMongoError(err error) (*mongoerr.Error, bool) {
 	if e, ok := mongoerr.As(err); ok {
 		return e, true
+	}
+	if errors.Is(err, docdb.ErrNotPrimary) {
+		return errNotPrimary(), true
 	}
 	return mongoerr.New(mongoerr.InternalError, err.Error()), false
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -12,7 +13,9 @@ import (
 )
 
 // msgHello answers hello, isMaster and ismaster: a standalone server that
-// is writable, with the protocol limits drivers size their batches by.
+// is writable, or a replica set member as it stands in its set (setName,
+// hosts, primary, me, secondary, electionId, lastWrite), with the
+// protocol limits drivers size their batches by.
 // topologyVersion is left out on purpose: without it drivers poll instead
 // of using awaitable (streaming) hello, which mayfly does not implement.
 //
@@ -39,14 +42,23 @@ func msgHello(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		c.sharedMeta.Store(&c.clientMeta)
 		c.log.Info("client metadata", "client", truncate(doc.String(), 1024))
 	}
-	d := make(bson.D, 0, 14)
+	d := make(bson.D, 0, 24)
 	if helloOk {
 		d = append(d, bson.E{Key: "helloOk", Value: true})
 	}
+	writable := true
+	var view *ReplSetView
+	if rs := c.s.opts.ReplicaSet; rs != nil {
+		v := rs.View()
+		view, writable = &v, v.IsPrimary
+	}
 	if req.name == "hello" {
-		d = append(d, bson.E{Key: "isWritablePrimary", Value: true})
+		d = append(d, bson.E{Key: "isWritablePrimary", Value: writable})
 	} else {
-		d = append(d, bson.E{Key: "ismaster", Value: true})
+		d = append(d, bson.E{Key: "ismaster", Value: writable})
+	}
+	if view != nil {
+		d = appendReplHello(d, view, c.s.now())
 	}
 	d = append(d,
 		bson.E{Key: "maxBsonObjectSize", Value: int32(MaxBSONObjectSize)},
@@ -133,4 +145,37 @@ func (c *conn) speculativeAuthenticate(ctx context.Context, doc bson.Raw) bson.D
 		return nil
 	}
 	return reply
+}
+
+// appendReplHello appends hello's replica set fields, as a member of a
+// MongoDB replica set reports them.
+func appendReplHello(d bson.D, v *ReplSetView, now time.Time) bson.D {
+	hosts := bson.A{}
+	for _, m := range v.Members {
+		if m.Host != "" {
+			hosts = append(hosts, m.Host)
+		}
+	}
+	d = append(d,
+		bson.E{Key: "hosts", Value: hosts},
+		bson.E{Key: "setName", Value: v.SetName},
+		bson.E{Key: "setVersion", Value: int32(v.Version)},
+		bson.E{Key: "secondary", Value: !v.IsPrimary},
+	)
+	if v.Primary != "" {
+		d = append(d, bson.E{Key: "primary", Value: v.Primary})
+	}
+	d = append(d, bson.E{Key: "me", Value: v.Me})
+	if v.IsPrimary {
+		d = append(d, bson.E{Key: "electionId", Value: electionID(v.Term)})
+	}
+	op := replOpTime(v.Applied, v.Term, now)
+	date := bson.NewDateTimeFromTime(now)
+	d = append(d, bson.E{Key: "lastWrite", Value: bson.D{
+		{Key: "opTime", Value: op},
+		{Key: "lastWriteDate", Value: date},
+		{Key: "majorityOpTime", Value: op},
+		{Key: "majorityWriteDate", Value: date},
+	}})
+	return d
 }

@@ -16,6 +16,10 @@ import (
 type Options struct {
 	// DB is the document database the commands run on. Required.
 	DB *docdb.Engine
+	// ReplicaSet, when set, is the replica set this server is a member of:
+	// hello and the replSet commands describe it, and writes are refused
+	// on a secondary. Nil is a standalone.
+	ReplicaSet ReplicaSet
 	// Logger receives connection and command errors; nil means
 	// slog.Default(). Everything the Server logs is also kept in its RAM log
 	// for getLog.

@@ -165,6 +165,9 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	if err := checkAPIStrict(req); err != nil {
 		return nil, err
 	}
+	if err := c.checkPrimary(req); err != nil {
+		return nil, err
+	}
 	ctx, cancelOp := context.WithCancelCause(c.ctx)
 	defer cancelOp(nil)
 	op := c.s.ops.begin(c, req, c.s.now(), cancelOp)
@@ -179,8 +182,10 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		switch string(elementKey(el)) {
 		case "txnNumber":
 			// Retryable writes and transactions need a replica set;
-			// mayfly is a standalone, as MongoDB says to drivers.
-			return errorf(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
+			// a standalone says so to drivers.
+			if c.s.opts.ReplicaSet == nil {
+				return errorf(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
+			}
 		case "readConcern":
 			return checkReadConcern(el.Value())
 		case "maxTimeMS":

@@ -5,5 +5,5 @@ var cmdReadOnly = def(cmdSpec{
 	ACL: "fast connection", Group: "cluster", Since: "3.0.0",
 	Summary:    "Enables read queries for a connection to a cluster replica node",
 	Complexity: "O(1)",
-	Handler:    func(*cmdCtx) error { return errClusterDisabled },
+	Handler:    readOnlyNoOp,
 })

@@ -5,5 +5,5 @@ var cmdReadWrite = def(cmdSpec{
 	ACL: "fast connection", Group: "cluster", Since: "3.0.0",
 	Summary:    "Disables read queries for a connection to a cluster replica node",
 	Complexity: "O(1)",
-	Handler:    func(*cmdCtx) error { return errClusterDisabled },
+	Handler:    readOnlyNoOp,
 })

@@ -1,9 +1,13 @@
 package resp
 
-// replicaOf is REPLICAOF and SLAVEOF: NO ONE succeeds, since mayfly is
-// always a master; becoming a replica is refused, as mayfly does not
-// replicate.
+// replicaOf is REPLICAOF and SLAVEOF: on a standalone, NO ONE succeeds,
+// since it is always a master, and becoming a replica is refused; on a
+// member of a replica set both are refused, since the set decides who is
+// primary.
 func replicaOf(x *cmdCtx) error {
+	if x.s.opts.Replica != nil {
+		return replyErr("ERR this server is a member of a replica set, whose membership and primary the replica set manages: use rs.add()/rs.remove() or mayfly replicas instead")
+	}
 	if argEq(x.args[1], "no") && argEq(x.args[2], "one") {
 		x.w.OK()
 		return nil

@@ -1,9 +1,10 @@
 package resp
 
-// WAIT numreplicas timeout answers 0 replicas at once: mayfly has none,
-// so no write ever reaches one, and waiting out the timeout (as Redis
-// does when asked for more than it has) would change nothing but the
-// latency.
+// WAIT numreplicas timeout on a standalone answers 0 replicas at once:
+// it has none, so no write ever reaches one, and waiting out the timeout
+// (as Redis does when asked for more than it has) would change nothing but
+// the latency. On a member of a replica set it waits for the other members
+// to apply this member's writes (replica.go).
 var cmdWait = def(cmdSpec{
 	Name: "wait", Arity: 3, Flags: "noscript",
 	ACL: "slow connection", Group: "generic", Since: "3.0.0",
@@ -19,6 +20,13 @@ var cmdWait = def(cmdSpec{
 		}
 		if t < 0 {
 			return replyErr("ERR timeout is negative")
+		}
+		if r := x.s.opts.Replica; r != nil {
+			if !r.Writable() {
+				return replyErr(errWaitOnReplica)
+			}
+			n, _ := parseInt(x.args[1])
+			return x.waitReplicas(r, n, t)
 		}
 		x.w.Int(0)
 		return nil

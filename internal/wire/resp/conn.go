@@ -691,6 +691,11 @@ func (c *client) exec(tx *kv.Tx, args [][]byte) {
 			s.cmdStats.rejected(cmd)
 		}
 	}
+	if err == nil {
+		if err = c.checkReplica(cmd); err != nil {
+			s.cmdStats.rejected(cmd)
+		}
+	}
 	if err == nil && c.multi != nil && !cmd.has(flagMultiControl) {
 		c.multi.queue(cmd, args)
 		c.w.Simple("QUEUED")

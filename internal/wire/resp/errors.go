@@ -66,6 +66,7 @@ var kvReplies = []struct {
 	// until the output buffer limit closes the client; mayfly refuses one
 	// beyond kv.MaxRandomPicks as Redis words an out-of-range count.
 	{kv.ErrTooManyPicks, "ERR value is out of range"},
+	{kv.ErrNotPrimary, errReadOnlyReplica},
 }
 
 // commandError turns an error a command returned into the error reply:

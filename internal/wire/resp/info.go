@@ -146,6 +146,10 @@ func (s *Server) info(ctx context.Context, tx *kv.Tx, sections []string) (string
 		line("acl_access_denied_channel", s.acl.deniedChannel.Load())
 	})
 	section("replication", func() {
+		if r := s.opts.Replica; r != nil {
+			replicationInfo(r, s.replID, func(name string, v any) { line(name, v) })
+			return
+		}
 		line("role", "master")
 		line("connected_slaves", 0)
 		line("master_failover_state", "no-failover")

@@ -90,6 +90,10 @@ type Options struct {
 	// ACLFile is the aclfile: the ACL users LoadACL and ACL LOAD read and
 	// ACL SAVE writes; empty means none.
 	ACLFile string
+	// Replica, when set, is the replica set this server is a member of:
+	// ROLE, INFO replication and WAIT describe it, and writes are refused
+	// on a follower. Nil is a standalone master.
+	Replica Replica
 }
 
 // DefaultFrameTimeout is the frame timeout when Options.FrameTimeout is

@@ -1,0 +1,43 @@
+package docdb
+
+import (
+	"fmt"
+
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// ErrNotPrimary is the error of a write on a replica set member that is
+// not the primary.
+var ErrNotPrimary = storage.ErrNotPrimary
+
+// Reload rebuilds the engine's in-memory catalog (collections, indexes,
+// counters) and its TTL sources from storage. A member of a replica set
+// calls it after batches written by another member were applied to its
+// store, which the engine did not see.
+func (e *Engine) Reload() error {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	fresh, err := catalog.Load(e.store)
+	if err != nil {
+		return fmt.Errorf("docdb: reload the catalog: %w", err)
+	}
+	e.unregisterAllSources()
+	e.mu.RLock()
+	colls := make([]*catalog.Collection, 0, len(e.cat.Colls))
+	for _, c := range e.cat.Colls {
+		colls = append(colls, c)
+	}
+	e.mu.RUnlock()
+	for _, c := range colls {
+		c.WriteMu.Lock()
+	}
+	e.mu.Lock()
+	e.cat.Replace(fresh)
+	e.mu.Unlock()
+	for _, c := range colls {
+		c.WriteMu.Unlock()
+	}
+	e.registerAllTTL()
+	return nil
+}
