@@ -125,6 +125,8 @@ type InsertRequest struct {
 	Ordered bool
 	// BypassDocumentValidation skips the collection's validator.
 	BypassDocumentValidation bool
+	// Retryable, when set, makes the write retryable (retry.go).
+	Retryable *Retryable
 }
 
 // InsertResult is the outcome of an insert command.
@@ -163,6 +165,8 @@ type UpdateRequest struct {
 	BypassDocumentValidation bool
 	// Let holds variables for the filters and pipeline updates.
 	Let bson.D
+	// Retryable, when set, makes the write retryable (retry.go).
+	Retryable *Retryable
 }
 
 // Upserted is one document inserted by an upsert.
@@ -202,6 +206,8 @@ type DeleteRequest struct {
 	Ordered bool
 	// Let holds variables for the filters ($expr).
 	Let bson.D
+	// Retryable, when set, makes the write retryable (retry.go).
+	Retryable *Retryable
 }
 
 // DeleteResult is the outcome of a delete command.
@@ -239,6 +245,8 @@ type FindAndModifyRequest struct {
 	BypassDocumentValidation bool
 	// Let holds variables for the query and pipeline updates.
 	Let bson.D
+	// Retryable, when set, makes the write retryable (retry.go).
+	Retryable *Retryable
 }
 
 // FindAndModifyResult is the outcome of a findAndModify command.

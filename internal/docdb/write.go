@@ -36,6 +36,8 @@ type writer struct {
 	docs int // documents written in the current batch
 	// cause is told to the hooks with the next change (change.Cause).
 	cause change.Cause
+	// atOnce keeps the whole write in one batch (a retryable write).
+	atOnce bool
 }
 
 // Batch limits: a writer commits once its batch holds this many documents
@@ -60,7 +62,9 @@ func (w *writer) close() {
 }
 
 // full reports whether the batch should be committed before more writes.
-func (w *writer) full() bool { return w.docs >= maxBatchDocs || w.b.Len() >= maxBatchBytes }
+func (w *writer) full() bool {
+	return !w.atOnce && (w.docs >= maxBatchDocs || w.b.Len() >= maxBatchBytes)
+}
 
 // fetch returns the stored document with encoded _id idEnc, or nil.
 func (w *writer) fetch(idEnc []byte) (*stored.Doc, error) {

@@ -131,11 +131,12 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 				}
 			}
 		}
-		return res, nil
+		return res, e.recordRetryAlone(req.Retryable, res)
 	}
 	defer c.WriteMu.Unlock()
 	w := e.newWriter(c)
 	defer w.close()
+	w.atOnce = req.Retryable != nil
 	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
 		return res, err
@@ -143,6 +144,9 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	env := match.Env{Now: e.opts.Now(), Let: req.Let}
 	for i, st := range req.Statements {
 		if err := ctx.Err(); err != nil {
+			if w.atOnce {
+				return UpdateResult{}, err
+			}
 			return res, errors.Join(err, w.commit())
 		}
 		n, mod, up, err := w.updateStatement(ctx, st, val, env)
@@ -161,6 +165,9 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 				break
 			}
 		}
+	}
+	if err := w.recordRetry(req.Retryable, res); err != nil {
+		return res, err
 	}
 	return res, w.commit()
 }
@@ -300,9 +307,13 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 		defer c.WriteMu.Unlock()
 		w = e.newWriter(c)
 		defer w.close()
+		w.atOnce = req.Retryable != nil
 	}
 	for i, st := range req.Statements {
 		if err := ctx.Err(); err != nil {
+			if req.Retryable != nil {
+				return DeleteResult{}, err
+			}
 			if w != nil {
 				err = errors.Join(err, w.commit())
 			}
@@ -321,9 +332,12 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 		}
 	}
 	if w != nil {
+		if err := w.recordRetry(req.Retryable, res); err != nil {
+			return res, err
+		}
 		return res, w.commit()
 	}
-	return res, nil
+	return res, e.recordRetryAlone(req.Retryable, res)
 }
 
 // deleteStatement runs one delete statement (w is nil when the collection
@@ -377,8 +391,11 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 		return res, err
 	}
 	c, err := e.lockForWrite(db, coll, req.Upsert)
-	if err != nil || c == nil {
+	if err != nil {
 		return res, err
+	}
+	if c == nil {
+		return res, e.recordRetryAlone(req.Retryable, res)
 	}
 	defer c.WriteMu.Unlock()
 	w := e.newWriter(c)
@@ -405,6 +422,9 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 		res, err = fm.update(ctx, w, val, d)
 	}
 	if err != nil {
+		return res, err
+	}
+	if err := w.recordRetry(req.Retryable, res); err != nil {
 		return res, err
 	}
 	return res, w.commit()

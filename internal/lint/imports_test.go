@@ -29,6 +29,7 @@ var allowed = map[string][]string{
 	"internal/docdb/catalog": {"internal/docdb/match", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
 	"internal/docdb/match":   {"internal/docdb/query", "internal/docdb/aggregate"},
 	"internal/docdb/stored":  {"internal/docdb/catalog", "internal/docdb/mongoerr"},
+	"internal/docdb/session": {},
 	"internal/docdb/change":  {"internal/docdb/catalog", "internal/docdb/stored", "internal/storage"},
 	// The change log follows writes as a change hook; it never plans or
 	// reads collections.

@@ -29,6 +29,10 @@ const (
 	// PrefixGarbage holds references to old versions of Redis collections
 	// whose elements are collected in the background.
 	PrefixGarbage byte = 0x0a
+	// PrefixRetry holds the replies of retryable writes, keyed by session
+	// and transaction number, so that a retry is answered without running
+	// the write again.
+	PrefixRetry byte = 0x0b
 )
 
 // PrefixNames names every registered prefix, for metrics and debugging.
@@ -43,6 +47,7 @@ var PrefixNames = map[byte]string{
 	PrefixEvents:    "events",
 	PrefixOperation: "operation",
 	PrefixGarbage:   "garbage",
+	PrefixRetry:     "retry",
 }
 
 // PrefixEnd returns the smallest key greater than every key that starts with

@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -23,6 +24,8 @@ type request struct {
 	cmd  bson.Raw
 	// opQuery is set for a command that came as a legacy OP_QUERY.
 	opQuery bool
+	// retry is set for a retryable write (lsid and txnNumber) that runs.
+	retry *docdb.Retryable
 }
 
 // newMsgRequest builds the request of an OP_MSG: the body names the
@@ -167,6 +170,7 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	op := c.s.ops.begin(c, req, c.s.now(), cancelOp)
 	defer c.s.ops.end(op)
 	var maxTime time.Duration
+	var sa sessionArgs
 	first := true
 	err := eachElement(req.cmd, func(el bson.RawElement) error {
 		if first {
@@ -174,10 +178,8 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			return nil
 		}
 		switch string(elementKey(el)) {
-		case "txnNumber":
-			// Retryable writes and transactions need a replica set;
-			// mayfly is a standalone, as MongoDB says to drivers.
-			return errorf(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
+		case "lsid", "txnNumber":
+			return parseSessionArg(&sa, string(elementKey(el)), el.Value())
 		case "maxTimeMS":
 			ms, err := maxTimeMS(req.name, el.Value())
 			if err != nil {
@@ -194,6 +196,19 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, maxTime)
 		defer cancel()
+	}
+	sess, err := c.useSession(ctx, &sa)
+	if err != nil {
+		return nil, err
+	}
+	if sess != nil {
+		defer sess.Unlock()
+		if sa.hasTxn {
+			reply, done, err := c.retryStep(cmd, req, sess, &sa)
+			if err != nil || done {
+				return reply, err
+			}
+		}
 	}
 	out, err := cmd.handler(ctx, c, req)
 	if err != nil && ctx.Err() != nil {

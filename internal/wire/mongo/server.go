@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/session"
 	"github.com/mayfly/mayfly/internal/mongoauth"
 )
 
@@ -29,8 +30,12 @@ type Server struct {
 
 	params  *paramRegistry
 	cursors *cursorRegistry
-	ops     *opRegistry
-	metrics *metrics
+	// sessions are the logical sessions in use; sessionsIndexed is set
+	// once config.system.sessions has its TTL index.
+	sessions        *session.Registry
+	sessionsIndexed atomic.Bool
+	ops             *opRegistry
+	metrics         *metrics
 
 	// authGen counts the changes of users and roles: a connection whose
 	// user's privileges were resolved at an older generation resolves
@@ -100,6 +105,7 @@ func NewServer(opts Options) *Server {
 	}
 	s.throttle = mongoauth.NewThrottle(opts.Now)
 	s.cursors = newCursorRegistry(opts.Now, opts.CursorTimeout)
+	s.sessions = session.New(logicalSessions * time.Minute)
 	s.bgWG.Go(s.reapCursors)
 	return s
 }
