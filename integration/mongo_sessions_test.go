@@ -68,18 +68,24 @@ func TestRetryableWriteAcrossRestart(t *testing.T) {
 		return opMsg(t, nc, 1, upd)
 	}
 	first := send(s)
+	firstTime := opTime(t, first)
 	if first.Lookup("ok").Double() != 1 || first.Lookup("upserted").Type != bson.TypeArray {
 		t.Fatalf("first update: %v", first)
 	}
-	if again := send(s); again.String() != first.String() {
+	if again := send(s); replyFields(again) != replyFields(first) {
 		t.Fatalf("retry answered %v, first %v", again, first)
 	}
 	if err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	s = harness.StartDir(t, dir)
-	if again := send(s); again.String() != first.String() {
+	again := send(s)
+	if replyFields(again) != replyFields(first) {
 		t.Fatalf("retry after a restart answered %v, first %v", again, first)
+	}
+	// Cluster times keep increasing across the restart.
+	if at := opTime(t, again); at.Compare(firstTime) <= 0 {
+		t.Fatalf("operationTime %v after the restart, %v before", at, firstTime)
 	}
 	nc, err := net.Dial("tcp", s.MongoAddr)
 	if err != nil {
@@ -98,4 +104,33 @@ func TestRetryableWriteAcrossRestart(t *testing.T) {
 	if r.Lookup("code").Int32() != 225 {
 		t.Fatalf("older txnNumber after a restart: %v", r)
 	}
+}
+
+// opTime is a reply's operationTime, which must equal its
+// $clusterTime.clusterTime.
+func opTime(t *testing.T, r bson.Raw) bson.Timestamp {
+	t.Helper()
+	ts, ti, ok := r.Lookup("operationTime").TimestampOK()
+	ct, ci, ok2 := r.Lookup("$clusterTime", "clusterTime").TimestampOK()
+	if !ok || !ok2 || ts != ct || ti != ci {
+		t.Fatalf("reply without cluster time: %v", r)
+	}
+	return bson.Timestamp{T: ts, I: ti}
+}
+
+// replyFields is a reply but for the cluster time each reply has its own
+// of.
+func replyFields(r bson.Raw) string {
+	var d bson.D
+	if err := bson.Unmarshal(r, &d); err != nil {
+		return r.String()
+	}
+	out := d[:0]
+	for _, e := range d {
+		if e.Key != "$clusterTime" && e.Key != "operationTime" {
+			out = append(out, e)
+		}
+	}
+	b, _ := bson.Marshal(out)
+	return bson.Raw(b).String()
 }

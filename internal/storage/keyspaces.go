@@ -33,21 +33,25 @@ const (
 	// and transaction number, so that a retry is answered without running
 	// the write again.
 	PrefixRetry byte = 0x0b
+	// PrefixClusterTime holds the bound of the MongoDB cluster times
+	// handed out, which keeps them increasing across restarts.
+	PrefixClusterTime byte = 0x0c
 )
 
 // PrefixNames names every registered prefix, for metrics and debugging.
 var PrefixNames = map[byte]string{
-	PrefixMeta:      "meta",
-	PrefixCatalog:   "catalog",
-	PrefixDocument:  "document",
-	PrefixIndex:     "index",
-	PrefixRedisMeta: "redis_meta",
-	PrefixRedisSub:  "redis_sub",
-	PrefixExpiry:    "expiry",
-	PrefixEvents:    "events",
-	PrefixOperation: "operation",
-	PrefixGarbage:   "garbage",
-	PrefixRetry:     "retry",
+	PrefixMeta:        "meta",
+	PrefixCatalog:     "catalog",
+	PrefixDocument:    "document",
+	PrefixIndex:       "index",
+	PrefixRedisMeta:   "redis_meta",
+	PrefixRedisSub:    "redis_sub",
+	PrefixExpiry:      "expiry",
+	PrefixEvents:      "events",
+	PrefixOperation:   "operation",
+	PrefixGarbage:     "garbage",
+	PrefixRetry:       "retry",
+	PrefixClusterTime: "cluster_time",
 }
 
 // PrefixEnd returns the smallest key greater than every key that starts with

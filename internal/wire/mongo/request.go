@@ -180,6 +180,8 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		switch string(elementKey(el)) {
 		case "lsid", "txnNumber":
 			return parseSessionArg(&sa, string(elementKey(el)), el.Value())
+		case "readConcern":
+			return c.s.clock.checkReadConcern(el.Value())
 		case "maxTimeMS":
 			ms, err := maxTimeMS(req.name, el.Value())
 			if err != nil {

@@ -34,6 +34,7 @@ type Server struct {
 	// once config.system.sessions has its TTL index.
 	sessions        *session.Registry
 	sessionsIndexed atomic.Bool
+	clock           clusterClock
 	ops             *opRegistry
 	metrics         *metrics
 
@@ -106,6 +107,7 @@ func NewServer(opts Options) *Server {
 	s.throttle = mongoauth.NewThrottle(opts.Now)
 	s.cursors = newCursorRegistry(opts.Now, opts.CursorTimeout)
 	s.sessions = session.New(logicalSessions * time.Minute)
+	s.clock.s = s
 	s.bgWG.Go(s.reapCursors)
 	return s
 }
