@@ -40,9 +40,9 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 		return res, err
 	}
 	defer c.WriteMu.Unlock()
-	w := e.newWriter(c)
+	w := e.newWriterIn(ctx, c)
 	defer w.close()
-	w.atOnce = req.Retryable != nil
+	w.atOnce = w.atOnce || req.Retryable != nil
 	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
 		return res, err

@@ -134,9 +134,9 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 		return res, e.recordRetryAlone(req.Retryable, res)
 	}
 	defer c.WriteMu.Unlock()
-	w := e.newWriter(c)
+	w := e.newWriterIn(ctx, c)
 	defer w.close()
-	w.atOnce = req.Retryable != nil
+	w.atOnce = w.atOnce || req.Retryable != nil
 	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
 		return res, err
@@ -305,9 +305,9 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 	var w *writer
 	if c != nil {
 		defer c.WriteMu.Unlock()
-		w = e.newWriter(c)
+		w = e.newWriterIn(ctx, c)
 		defer w.close()
-		w.atOnce = req.Retryable != nil
+		w.atOnce = w.atOnce || req.Retryable != nil
 	}
 	for i, st := range req.Statements {
 		if err := ctx.Err(); err != nil {
@@ -398,7 +398,7 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 		return res, e.recordRetryAlone(req.Retryable, res)
 	}
 	defer c.WriteMu.Unlock()
-	w := e.newWriter(c)
+	w := e.newWriterIn(ctx, c)
 	defer w.close()
 	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
