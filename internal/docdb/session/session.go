@@ -23,6 +23,8 @@ type Session struct {
 	resumed bool
 	// recorded is when the session's record was last written.
 	recorded time.Time
+	// txnState is the transaction at txn, if txn is a transaction's.
+	txnState Txn
 }
 
 // Lock takes the session for one command.
@@ -97,8 +99,61 @@ func (s *Session) Begin(txn int64) (step Step, previous int64, err error) {
 	}
 	previous = s.txn
 	s.txn = txn
+	s.txnState = Txn{}
 	return StepNew, previous, nil
 }
 
 // TxnNumber is the session's current transaction number, -1 before any.
 func (s *Session) TxnNumber() int64 { return s.txn }
+
+// TxnState is where a session's multi-document transaction is.
+type TxnState int
+
+const (
+	// TxnNone: the session's current transaction number is no
+	// transaction's (a retryable write's, or none).
+	TxnNone TxnState = iota
+	// TxnInProgress: the transaction is open.
+	TxnInProgress
+	// TxnCommitted: the transaction committed.
+	TxnCommitted
+	// TxnAborted: the transaction aborted.
+	TxnAborted
+)
+
+// String names the state as MongoDB's messages do.
+func (s TxnState) String() string {
+	switch s {
+	case TxnInProgress:
+		return "TxnInProgress"
+	case TxnCommitted:
+		return "TxnCommitted"
+	case TxnAborted:
+		return "TxnAborted"
+	}
+	return "TxnNone"
+}
+
+// Txn is the session's transaction at its current transaction number.
+type Txn struct {
+	State TxnState
+	// Handle is the open transaction (the caller's type) while
+	// InProgress.
+	Handle any
+	// Started is when the transaction began.
+	Started time.Time
+}
+
+// Txn returns the session's transaction; the caller holds the session.
+func (s *Session) Txn() *Txn { return &s.txnState }
+
+// StartTxn makes txn the session's current number, a transaction begun at
+// started with handle; the caller has ended the previous one and holds
+// the session.
+func (s *Session) StartTxn(txn int64, handle any, started time.Time) {
+	s.txn = txn
+	s.txnState = Txn{State: TxnInProgress, Handle: handle, Started: started}
+}
+
+// TryLock takes the session when no command holds it.
+func (s *Session) TryLock() bool { return s.mu.TryLock() }

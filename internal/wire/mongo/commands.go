@@ -40,11 +40,13 @@ var commandNames []string
 
 func init() {
 	commandTable = map[string]*command{
+		"abortTransaction":         {handler: msgAbortTransaction, help: "Aborts a transaction", adminOnly: true, access: need(onNothing)},
 		"aggregate":                {handler: msgAggregate, help: "Runs the aggregation command. See http://dochub.mongodb.org/core/aggregation for more details.", latency: latencyReads, access: need(onNothing).with(aggregateAccess)},
 		"buildInfo":                {handler: msgBuildInfo, help: "get version #, etc.\n{ buildinfo:1 }", access: open},
 		"buildinfo":                {handler: msgBuildInfo, help: "get version #, etc.\n{ buildinfo:1 }", access: open},
 		"collMod":                  {handler: msgCollMod, help: "Sets collection options.\nExample: { collMod: 'foo', viewOn: 'bar'} Example: { collMod: 'foo', index: {keyPattern: {a: 1}, expireAfterSeconds: 600} Example: { collMod: 'foo', index: {name: 'bar', expireAfterSeconds: 600} }\n", access: need(onCollection, "collMod")},
 		"collStats":                {handler: msgCollStats, help: "{ collStats:\"blog.posts\" , scale : 1 } scale divides sizes e.g. for KB use 1024\n    avgObjSize - in bytes", access: need(onCollection, "collStats")},
+		"commitTransaction":        {handler: msgCommitTransaction, help: "Commits a transaction", adminOnly: true, access: need(onNothing)},
 		"connectionStatus":         {handler: msgConnectionStatus, help: "Returns connection-specific information such as logged-in users and their roles", access: open},
 		"count":                    {handler: msgCount, help: "count objects in collection", latency: latencyReads, access: need(onCollection, "find")},
 		"create":                   {handler: msgCreate, help: "explicitly creates a collection or view\n{\n  create: <string: collection or view name> [,\n  capped: <bool: capped collection>,\n  autoIndexId: <bool: automatic creation of _id index>,\n  idIndex: <document: _id index specification>,\n  size: <int: size in bytes of the capped collection>,\n  max: <int: max number of documents in the capped collection>,\n  storageEngine: <document: storage engine configuration>,\n  validator: <document: validation rules>,\n  validationLevel: <string: validation level>,\n  validationAction: <string: validation action>,\n  indexOptionDefaults: <document: default configuration for indexes>,\n  viewOn: <string: name of source collection or view>,\n  pipeline: <array<object>: aggregation pipeline stage>,\n  collation: <document: default collation for the collection or view>,\n  writeConcern: <document: write concern expression for the operation>]\n}", access: need(onCollection, "createCollection")},

@@ -289,6 +289,7 @@ func (s *Server) reapCursors() {
 				s.log.Info("Cursors timed out", "numTimedOut", n)
 			}
 			s.reapSessions()
+			s.reapTxns()
 		}
 	}
 }

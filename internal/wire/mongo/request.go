@@ -13,6 +13,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/session"
 )
 
 // request is one command: its database, name and document. Document
@@ -26,6 +27,11 @@ type request struct {
 	opQuery bool
 	// retry is set for a retryable write (lsid and txnNumber) that runs.
 	retry *docdb.Retryable
+	// txn and sess are set for a statement of a multi-document
+	// transaction; done for a commitTransaction of a committed one.
+	txn  *docdb.Txn
+	sess *session.Session
+	done bool
 }
 
 // newMsgRequest builds the request of an OP_MSG: the body names the
@@ -171,6 +177,7 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	defer c.s.ops.end(op)
 	var maxTime time.Duration
 	var sa sessionArgs
+	var ta txnArgs
 	first := true
 	err := eachElement(req.cmd, func(el bson.RawElement) error {
 		if first {
@@ -180,6 +187,8 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		switch string(elementKey(el)) {
 		case "lsid", "txnNumber":
 			return parseSessionArg(&sa, string(elementKey(el)), el.Value())
+		case "autocommit", "startTransaction":
+			return parseTxnArg(&ta, string(elementKey(el)), el.Value())
 		case "readConcern":
 			return c.s.clock.checkReadConcern(el.Value())
 		case "maxTimeMS":
@@ -203,16 +212,38 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sess == nil && (ta.hasAutocommit || ta.hasStart) {
+		return nil, errorf(mongoerr.InvalidOptions, "'autocommit' field requires a transaction number to also be specified")
+	}
 	if sess != nil {
 		defer sess.Unlock()
-		if sa.hasTxn {
+		switch {
+		case ta.hasAutocommit || ta.hasStart:
+			tctx, done, err := c.txnStep(ctx, req, sess, &sa, &ta)
+			if err != nil {
+				return nil, err
+			}
+			if done {
+				req.done = true
+			} else {
+				ctx = tctx
+			}
+		case sa.hasTxn:
 			reply, done, err := c.retryStep(cmd, req, sess, &sa)
 			if err != nil || done {
 				return reply, err
 			}
+		case req.name == "commitTransaction" || req.name == "abortTransaction":
+			return nil, errorf(mongoerr.InvalidOptions, "%s must be run within a transaction", req.name)
 		}
 	}
 	out, err := cmd.handler(ctx, c, req)
+	out, err = c.afterTxnStatement(req, out, err)
+	if err != nil && req.retry != nil {
+		if e, ok := mongoerr.As(err); ok && retryableCodes[e.Code] {
+			err = withLabels(e, labelRetryable)
+		}
+	}
 	if err != nil && ctx.Err() != nil {
 		if _, isMongo := mongoerr.As(err); !isMongo || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			if op.killed.Load() && c.ctx.Err() == nil {

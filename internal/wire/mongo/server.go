@@ -35,6 +35,10 @@ type Server struct {
 	sessions        *session.Registry
 	sessionsIndexed atomic.Bool
 	clock           clusterClock
+	// txnMetrics count transactions; txnLifetimeSecs is
+	// transactionLifetimeLimitSeconds.
+	txnMetrics      txnMetrics
+	txnLifetimeSecs atomic.Int64
 	ops             *opRegistry
 	metrics         *metrics
 
@@ -107,6 +111,9 @@ func NewServer(opts Options) *Server {
 	s.throttle = mongoauth.NewThrottle(opts.Now)
 	s.cursors = newCursorRegistry(opts.Now, opts.CursorTimeout)
 	s.sessions = session.New(logicalSessions * time.Minute)
+	s.txnLifetimeSecs.Store(defaultTxnLifetime)
+	s.params = newParamRegistry(append(append([]Parameter(nil), opts.Parameters...), s.txnParameter()))
+	s.opts.Status = append(append([]StatusSection(nil), opts.Status...), StatusSection{Path: "transactions", Value: s.txnStatus})
 	s.clock.s = s
 	s.bgWG.Go(s.reapCursors)
 	return s

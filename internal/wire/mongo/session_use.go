@@ -199,6 +199,10 @@ func (s *Server) endSessions(ctx context.Context, sessions []*session.Session) e
 	}
 	dr := docdb.DeleteRequest{Ordered: false}
 	for _, sess := range sessions {
+		if sess.TryLock() {
+			s.endTxn(sess, session.TxnAborted)
+			sess.Unlock()
+		}
 		if err := s.db.ForgetRetries([]byte(sess.Key())); err != nil {
 			return err
 		}
