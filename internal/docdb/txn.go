@@ -29,10 +29,12 @@ var ErrTxnDone = errors.New("docdb: transaction already ended")
 // Conflicts: the first transaction to write a document owns it until it
 // ends, and another transaction's write of it fails with ErrWriteConflict
 // at once; at commit every document the transaction wrote must still be as
-// its snapshot had it (no write committed since, by anyone: a plain write
-// or the expiry engine), and every unique key it added must be held by no
-// document committed since, or the commit fails with ErrWriteConflict and
-// writes nothing.
+// its snapshot had it (a write committed since by anyone, a plain write or
+// the expiry engine, that left it different), and every unique key it
+// added must be held by no document committed since, or the commit fails
+// with ErrWriteConflict and writes nothing. A change undone before the
+// commit is no conflict: the commit then equals running the transaction
+// after it.
 //
 // Visibility: strict expiry is decided with each statement's time (the
 // engine's clock when the statement runs), as for writes outside a

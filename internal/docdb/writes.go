@@ -33,8 +33,20 @@ func (e *Engine) lockForWrite(db, coll string, create bool) (*catalog.Collection
 }
 
 // openMatches commits the writer's pending writes and opens a scan of the
-// collection's current state for plan p.
+// collection's current state for plan p. A writer that keeps its whole
+// write in one batch (a retryable write, a transaction's statement)
+// commits nothing: it scans its batch, which shows its own writes as they
+// were when the scan opened.
 func (w *writer) openMatches(p *plan.Plan) (*plan.Matcher, func(), error) {
+	if w.atOnce {
+		if w.txn != nil {
+			w.txn.absorb(w)
+		}
+		stats := &plan.Stats{}
+		sc := plan.NewScanner(w.b, p, stats)
+		vis := w.vis
+		return &plan.Matcher{Scanner: sc, Vis: &vis, Stats: stats}, func() { sc.Close() }, nil
+	}
 	if err := w.commit(); err != nil {
 		return nil, nil, err
 	}
