@@ -305,3 +305,44 @@ func (s *Server) reapTxns() {
 		sess.Unlock()
 	}
 }
+
+// idleTxnOps are currentOp's documents for the open transactions no
+// command is running in (type "idleSession"), in MongoDB's fields.
+func (s *Server) idleTxnOps(now time.Time) []bson.D {
+	var sessions []*session.Session
+	s.sessions.Each(func(sess *session.Session) { sessions = append(sessions, sess) })
+	var out []bson.D
+	for _, sess := range sessions {
+		if !sess.TryLock() {
+			continue
+		}
+		tr := sess.Txn()
+		if tr.State == session.TxnInProgress {
+			open := max(now.Sub(tr.Started), 0)
+			out = append(out, bson.D{
+				{Key: "type", Value: "idleSession"},
+				{Key: "host", Value: s.host},
+				{Key: "desc", Value: "inactive transaction"},
+				{Key: "active", Value: false},
+				{Key: "currentOpTime", Value: opTime(now)},
+				{Key: "lsid", Value: sessionRecordID(sess)},
+				{Key: "transaction", Value: bson.D{
+					{Key: "parameters", Value: bson.D{
+						{Key: "txnNumber", Value: sess.TxnNumber()},
+						{Key: "autocommit", Value: false},
+					}},
+					{Key: "startWallClockTime", Value: opTime(tr.Started)},
+					{Key: "timeOpenMicros", Value: open.Microseconds()},
+					{Key: "timeActiveMicros", Value: int64(0)},
+					{Key: "timeInactiveMicros", Value: open.Microseconds()},
+					{Key: "expiryTime", Value: opTime(tr.Started.Add(s.txnLifetime()))},
+				}},
+				{Key: "waitingForLock", Value: false},
+				{Key: "locks", Value: bson.D{}},
+				{Key: "lockStats", Value: bson.D{}},
+			})
+		}
+		sess.Unlock()
+	}
+	return out
+}

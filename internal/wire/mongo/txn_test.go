@@ -207,3 +207,35 @@ func TestTransactionLifetimeLimit(t *testing.T) {
 		t.Fatalf("alice %d after an expired transaction", a)
 	}
 }
+
+func TestCurrentOpShowsOpenTransactions(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	cl := ts.client(t)
+	c := setupAccounts(t, cl)
+	sess, _ := cl.StartSession()
+	defer sess.EndSession(context.Background())
+	ctx := drv.NewSessionContext(context.Background(), sess)
+	sess.StartTransaction()
+	if err := transfer(ctx, c, "alice", "bob", 1); err != nil {
+		t.Fatal(err)
+	}
+	ts.clock.Advance(2 * time.Second)
+	admin := cl.Database("admin")
+	r := mustRun(t, admin, bson.D{{Key: "currentOp", Value: 1}, {Key: "$all", Value: true}, {Key: "type", Value: "idleSession"}})
+	ops, _ := lookup(t, r, "inprog").Array().Values()
+	if len(ops) != 1 {
+		t.Fatalf("idle sessions %v", r)
+	}
+	op := ops[0].Document()
+	if op.Lookup("transaction", "parameters", "txnNumber").Int64() != 1 || op.Lookup("transaction", "timeOpenMicros").Int64() != 2e6 {
+		t.Fatalf("idle transaction %v", op)
+	}
+	// killSessions by an admin aborts it.
+	mustRun(t, admin, bson.D{{Key: "killSessions", Value: bson.A{bson.D{{Key: "id", Value: op.Lookup("lsid", "id")}}}}})
+	err := sess.CommitTransaction(context.Background())
+	wantError(t, err, 251, "NoSuchTransaction", "")
+	if a := balance(t, context.Background(), c, "alice"); a != 100 {
+		t.Fatalf("alice %d after the session was killed", a)
+	}
+}
