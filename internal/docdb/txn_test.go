@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -151,5 +152,66 @@ func TestTxnUniqueIndex(t *testing.T) {
 	}
 	if n, _ := te.Count(t.Context(), "bank", "u", CountRequest{}); n != 1 {
 		t.Fatalf("%d documents, want 1", n)
+	}
+}
+
+// Strict visibility inside a transaction uses each statement's time, and a
+// commit never brings back a document that expired or was reaped while
+// the transaction held a write of it.
+func TestTxnExpiry(t *testing.T) {
+	te := newTestEngine(t)
+	if _, err := te.CreateIndexes(t.Context(), "app", "s", []IndexSpec{{Key: bson.D{{Key: "expireAt", Value: 1}}, Name: "expireAt_1", Options: bson.D{{Key: "expireAfterSeconds", Value: int32(0)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	at := te.clock.Now().Add(10 * time.Second)
+	te.mustInsert("app", "s", bson.D{{Key: "_id", Value: "k1"}, {Key: "expireAt", Value: at}, {Key: "n", Value: int32(0)}},
+		bson.D{{Key: "_id", Value: "k2"}, {Key: "expireAt", Value: at}, {Key: "n", Value: int32(0)}})
+	set := func(ctx context.Context, id string) (int64, error) {
+		res, err := te.Update(ctx, "app", "s", UpdateRequest{Ordered: true, Statements: []UpdateStatement{{
+			Filter: bson.D{{Key: "_id", Value: id}},
+			Update: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int32(1)}}}},
+		}}})
+		return res.N, err
+	}
+	count := func(ctx context.Context) int64 {
+		n, err := te.Count(ctx, "app", "s", CountRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// k1: written in the transaction, then expires before the commit.
+	t1 := te.BeginTxn()
+	ctx1 := WithTxn(t.Context(), t1)
+	if n, err := set(ctx1, "k1"); err != nil || n != 1 {
+		t.Fatalf("update before expiry: %d %v", n, err)
+	}
+	te.clock.Advance(20 * time.Second)
+	if n := count(ctx1); n != 0 {
+		t.Fatalf("%d documents visible in the transaction after they expired", n)
+	}
+	if n, err := set(ctx1, "k2"); err != nil || n != 0 {
+		t.Fatalf("update of an expired document matched %d (%v)", n, err)
+	}
+	if err := t1.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t.Context()); n != 0 {
+		t.Fatalf("the commit brought back %d expired documents", n)
+	}
+	// k2: reaped while a transaction holds a write of it.
+	te.clock.Advance(-20 * time.Second)
+	t2 := te.BeginTxn()
+	if n, err := set(WithTxn(t.Context(), t2), "k2"); err != nil || n != 1 {
+		t.Fatalf("update before expiry: %d %v", n, err)
+	}
+	if _, err := te.Delete(t.Context(), "app", "s", DeleteRequest{Statements: []DeleteStatement{{Filter: bson.D{{Key: "_id", Value: "k2"}}, Limit: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := t2.Commit(); !errors.Is(err, ErrWriteConflict) {
+		t.Fatalf("commit over a reaped document: %v", err)
+	}
+	if docs := te.storedDocs("app", "s"); len(docs) != 1 {
+		t.Fatalf("%d stored documents, want k1 only", len(docs))
 	}
 }
