@@ -190,7 +190,10 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		case "autocommit", "startTransaction":
 			return parseTxnArg(&ta, string(elementKey(el)), el.Value())
 		case "readConcern":
+			ta.readConcern = true
 			return c.s.clock.checkReadConcern(el.Value())
+		case "writeConcern":
+			ta.writeConcern = true
 		case "maxTimeMS":
 			ms, err := maxTimeMS(req.name, el.Value())
 			if err != nil {

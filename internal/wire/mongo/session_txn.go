@@ -55,6 +55,8 @@ type txnArgs struct {
 	autocommit       bool
 	startTransaction bool
 	hasStart         bool
+	// readConcern and writeConcern say whether the command has them.
+	readConcern, writeConcern bool
 }
 
 // parseTxnArg reads autocommit or startTransaction.
@@ -185,6 +187,12 @@ func (c *conn) txnStep(ctx context.Context, req *request, sess *session.Session,
 	}
 	if !txnCommands[req.name] {
 		return nil, false, errorf(mongoerr.OperationNotSupportedInTransaction, "Cannot run '%s' in a multi-document transaction.", req.name)
+	}
+	if ta.writeConcern && req.name != "commitTransaction" && req.name != "abortTransaction" {
+		return nil, false, errorf(mongoerr.InvalidOptions, "writeConcern is not allowed within a multi-statement transaction")
+	}
+	if ta.readConcern && !ta.startTransaction {
+		return nil, false, errorf(mongoerr.InvalidOptions, "Only the first command in a transaction may specify a readConcern")
 	}
 	n := sa.txnNumber
 	cur := sess.TxnNumber()

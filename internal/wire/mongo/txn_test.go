@@ -239,3 +239,40 @@ func TestCurrentOpShowsOpenTransactions(t *testing.T) {
 		t.Fatalf("alice %d after the session was killed", a)
 	}
 }
+
+func TestTransactionStatementOptions(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	cl := ts.client(t)
+	setupAccounts(t, cl)
+	db := cl.Database("bank")
+	inSession(t, cl, func(ctx context.Context) {
+		start := bson.D{{Key: "find", Value: "acct"}, {Key: "readConcern", Value: bson.D{{Key: "level", Value: "snapshot"}}},
+			{Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}, {Key: "startTransaction", Value: true}}
+		if _, err := runCtx(t, ctx, db, start); err != nil {
+			t.Fatal(err)
+		}
+		_, err := runCtx(t, ctx, db, bson.D{{Key: "find", Value: "acct"}, {Key: "readConcern", Value: bson.D{{Key: "level", Value: "snapshot"}}},
+			{Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}})
+		wantError(t, err, 72, "InvalidOptions", "Only the first command in a transaction may specify a readConcern")
+		_, err = runCtx(t, ctx, db, bson.D{{Key: "insert", Value: "acct"}, {Key: "documents", Value: bson.A{bson.D{}}},
+			{Key: "writeConcern", Value: bson.D{{Key: "w", Value: 1}}}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}})
+		wantError(t, err, 72, "InvalidOptions", "writeConcern is not allowed within a multi-statement transaction")
+		_, err = runCtx(t, ctx, db, bson.D{{Key: "find", Value: "acct"}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: true}})
+		wantError(t, err, 72, "InvalidOptions", "Specifying autocommit=true is not allowed.")
+		_, err = runCtx(t, ctx, cl.Database("admin"), bson.D{{Key: "commitTransaction", Value: 1}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false},
+			{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}}}})
+		if err != nil {
+			t.Fatalf("commit with a writeConcern: %v", err)
+		}
+		// A commit retried after it succeeded succeeds again; another
+		// statement is refused.
+		if _, err := runCtx(t, ctx, cl.Database("admin"), bson.D{{Key: "commitTransaction", Value: 1}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}}); err != nil {
+			t.Fatalf("commit retried: %v", err)
+		}
+		_, err = runCtx(t, ctx, db, bson.D{{Key: "find", Value: "acct"}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}})
+		wantError(t, err, 256, "TransactionCommitted", "Transaction with { txnNumber: 1 } has been committed.")
+		_, err = runCtx(t, ctx, db, bson.D{{Key: "commitTransaction", Value: 1}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}})
+		wantError(t, err, 13, "Unauthorized", "commitTransaction may only be run against the admin database.")
+	})
+}
