@@ -65,6 +65,10 @@ func (s *Session) RecordDue(now time.Time, interval time.Duration, need bool) bo
 	return now.Sub(s.recorded) >= interval
 }
 
+// Recorded reports whether the session's record was ever written by this
+// process; the caller holds the session.
+func (s *Session) Recorded() bool { return !s.recorded.IsZero() }
+
 // RecordWritten notes that the session's record was written at now.
 func (s *Session) RecordWritten(now time.Time) { s.recorded = now }
 

@@ -199,14 +199,33 @@ func (s *Server) endSessions(ctx context.Context, sessions []*session.Session) e
 	}
 	dr := docdb.DeleteRequest{Ordered: false}
 	for _, sess := range sessions {
+		// A session known to have neither retry records nor a record in
+		// config.system.sessions (the drivers' implicit sessions) costs
+		// no write; one whose state is unknown (used before a restart,
+		// or held by a command) is looked up.
+		retries, recorded := true, true
 		if sess.TryLock() {
 			s.endTxn(sess, session.TxnAborted)
+			if sess.Resumed() {
+				retries, recorded = sess.TxnNumber() >= 0, sess.Recorded()
+			}
 			sess.Unlock()
 		}
-		if err := s.db.ForgetRetries([]byte(sess.Key())); err != nil {
-			return err
+		if retries {
+			if _, ok, err := s.db.LatestTxnNumber([]byte(sess.Key())); err != nil {
+				return err
+			} else if ok {
+				if err := s.db.ForgetRetries([]byte(sess.Key())); err != nil {
+					return err
+				}
+			}
 		}
-		dr.Statements = append(dr.Statements, docdb.DeleteStatement{Filter: bson.D{{Key: "_id", Value: sessionRecordID(sess)}}, Limit: 1})
+		if recorded {
+			dr.Statements = append(dr.Statements, docdb.DeleteStatement{Filter: bson.D{{Key: "_id", Value: sessionRecordID(sess)}}, Limit: 1})
+		}
+	}
+	if len(dr.Statements) == 0 {
+		return nil
 	}
 	if _, err := s.db.Delete(ctx, catalog.SessionsDB, catalog.SessionsCollection, dr); err != nil {
 		return fmt.Errorf("mongo: end sessions: %w", err)
