@@ -71,6 +71,14 @@ type FindRequest struct {
 	// AllowDiskUse lets a blocking sort past its memory limit spill to
 	// disk; nil means allowDiskUseByDefault.
 	AllowDiskUse *bool
+	// Let holds variables for the filter's $expr ($$name).
+	Let bson.D
+	// ReturnKey returns each result's key in the scanned index instead of
+	// the document; ShowRecordID adds its $recordId.
+	ReturnKey, ShowRecordID bool
+	// Collation compares the filter's strings by a collation spec; nil is
+	// the simple binary comparison.
+	Collation bson.D
 }
 
 // CountRequest is a count command.
@@ -81,6 +89,9 @@ type CountRequest struct {
 	Skip, Limit int64
 	// Hint forces an index, as in FindRequest.
 	Hint any
+	// Collation compares the filter's strings by a collation spec; nil is
+	// the simple binary comparison.
+	Collation bson.D
 }
 
 // DistinctRequest is a distinct command.
@@ -91,6 +102,9 @@ type DistinctRequest struct {
 	Filter bson.D
 	// Hint forces an index, as in FindRequest.
 	Hint any
+	// Collation, as in FindRequest; distinct values equal under it are
+	// returned once.
+	Collation bson.D
 }
 
 // AggregateRequest is an aggregate command on a collection.
@@ -105,6 +119,8 @@ type AggregateRequest struct {
 	BypassDocumentValidation bool
 	// AllowDiskUse, as in FindRequest, for $sort.
 	AllowDiskUse *bool
+	// Collation, as in FindRequest, for the pipeline's leading $match.
+	Collation bson.D
 }
 
 // WriteError is the failure of one statement of a write command, reported in
@@ -154,6 +170,8 @@ type UpdateStatement struct {
 	ArrayFilters []bson.D
 	// Hint forces an index, as in FindRequest.
 	Hint any
+	// Collation, as in FindRequest, for the statement's filter.
+	Collation bson.D
 }
 
 // UpdateRequest is an update command.
@@ -197,6 +215,8 @@ type DeleteStatement struct {
 	Limit int
 	// Hint forces an index, as in FindRequest.
 	Hint any
+	// Collation, as in FindRequest, for the statement's filter.
+	Collation bson.D
 }
 
 // DeleteRequest is a delete command.
@@ -245,6 +265,8 @@ type FindAndModifyRequest struct {
 	BypassDocumentValidation bool
 	// Let holds variables for the query and pipeline updates.
 	Let bson.D
+	// Collation, as in FindRequest, for the query.
+	Collation bson.D
 	// Retryable, when set, makes the write retryable (retry.go).
 	Retryable *Retryable
 }

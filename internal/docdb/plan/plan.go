@@ -87,7 +87,9 @@ type Request struct {
 // Choose plans a query on meta.
 func Choose(meta *catalog.CollMeta, req Request) (*Plan, error) {
 	var preds []query.Predicate
-	if req.Filter != nil {
+	if req.Filter != nil && !req.Filter.Collated() {
+		// A collated filter compares collation keys, which the indexes
+		// do not store: no index bounds come from it.
 		preds = req.Filter.Q.Predicates()
 	}
 	if req.Hint != nil {

@@ -116,3 +116,17 @@ func (r *Registry) Each(f func(*Session)) {
 func Detached(id, uid []byte) *Session {
 	return &Session{key: Key(id, uid), id: bytes.Clone(id), uid: bytes.Clone(uid), txn: -1}
 }
+
+// EndMatching removes the sessions match accepts and returns them.
+func (r *Registry) EndMatching(match func(*Session) bool) []*Session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*Session
+	for k, s := range r.sessions {
+		if match(s) {
+			out = append(out, s)
+			delete(r.sessions, k)
+		}
+	}
+	return out
+}

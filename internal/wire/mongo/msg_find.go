@@ -63,7 +63,7 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 		case "noCursorTimeout":
 			f.noTimeout, err = boolArg("find", el)
 		case "collation":
-			err = simpleCollation("find", el)
+			f.req.Collation, err = collationArg("find", el)
 		case "allowDiskUse":
 			var b bool
 			b, err = boolArg("find", el)
@@ -71,12 +71,12 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 		case "allowPartialResults", "oplogReplay", "readOnce", "term":
 			// No effect on a standalone server.
 		case "let":
-			var let bson.D
-			let, err = optDocArg("find", el)
-			if err == nil && len(let) > 0 {
-				err = notSupported("find", string(k))
-			}
-		case "tailable", "awaitData", "returnKey", "showRecordId", "min", "max",
+			f.req.Let, err = optDocArg("find", el)
+		case "returnKey":
+			f.req.ReturnKey, err = boolArg("find", el)
+		case "showRecordId":
+			f.req.ShowRecordID, err = boolArg("find", el)
+		case "tailable", "awaitData", "min", "max",
 			"$_requestResumeToken", "$_resumeAfter", "resumeAfter", "startAt":
 			if truthy(el.Value()) {
 				err = notSupported("find", string(k))

@@ -114,7 +114,7 @@ func (r *request) first() bson.RawValue {
 // the connection keeps serving.
 func (c *conn) run(req *request) (reply bson.D) {
 	cmd, ok := commandTable[req.name]
-	if !ok {
+	if !ok || cmd.testOnly && !c.s.opts.TestCommands {
 		c.s.metrics.unknownCommands.Add(1)
 		return errorDoc(errorf(mongoerr.CommandNotFound, "no such command: '%s'", req.name))
 	}
@@ -171,6 +171,9 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			return nil, err
 		}
 	}
+	if err := checkAPIStrict(req); err != nil {
+		return nil, err
+	}
 	ctx, cancelOp := context.WithCancelCause(c.ctx)
 	defer cancelOp(nil)
 	op := c.s.ops.begin(c, req, c.s.now(), cancelOp)
@@ -178,6 +181,7 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	var maxTime time.Duration
 	var sa sessionArgs
 	var ta txnArgs
+	var readConcern bson.RawValue
 	first := true
 	err := eachElement(req.cmd, func(el bson.RawElement) error {
 		if first {
@@ -190,7 +194,7 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		case "autocommit", "startTransaction":
 			return parseTxnArg(&ta, string(elementKey(el)), el.Value())
 		case "readConcern":
-			ta.readConcern = true
+			ta.readConcern, readConcern = true, el.Value()
 			return c.s.clock.checkReadConcern(el.Value())
 		case "writeConcern":
 			ta.writeConcern = true
@@ -205,6 +209,13 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	// A transaction reads its snapshot whatever its level; outside one,
+	// the levels a standalone refuses are refused.
+	if ta.readConcern && !ta.hasAutocommit && !ta.hasStart {
+		if err := checkReadConcern(readConcern); err != nil {
+			return nil, err
+		}
 	}
 	if maxTime > 0 {
 		var cancel context.CancelFunc
@@ -240,10 +251,17 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			return nil, errorf(mongoerr.InvalidOptions, "%s must be run within a transaction", req.name)
 		}
 	}
-	out, err := cmd.handler(ctx, c, req)
+	var out bson.D
+	failed, err := c.applyFailPoint(ctx, req)
+	if err == nil {
+		out, err = cmd.handler(ctx, c, req)
+		if err == nil {
+			out = failed.withWriteConcernError(out)
+		}
+	}
 	out, err = c.afterTxnStatement(req, out, err)
 	if err != nil && req.retry != nil {
-		if e, ok := mongoerr.As(err); ok && retryableCodes[e.Code] {
+		if e, ok := mongoerr.As(err); ok && retryableCodes[e.Code] && e.Info["errorLabels"] == nil {
 			err = withLabels(e, labelRetryable)
 		}
 	}

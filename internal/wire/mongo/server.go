@@ -41,6 +41,8 @@ type Server struct {
 	txnLifetimeSecs atomic.Int64
 	ops             *opRegistry
 	metrics         *metrics
+	// failPoint is the failCommand fail point (TestCommands only).
+	failPoint failPoint
 
 	// authGen counts the changes of users and roles: a connection whose
 	// user's privileges were resolved at an older generation resolves

@@ -2,6 +2,7 @@ package mongo_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"testing"
 	"time"
@@ -275,4 +276,35 @@ func TestTransactionStatementOptions(t *testing.T) {
 		_, err = runCtx(t, ctx, db, bson.D{{Key: "commitTransaction", Value: 1}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}})
 		wantError(t, err, 13, "Unauthorized", "commitTransaction may only be run against the admin database.")
 	})
+}
+
+func TestKillAllSessionsAbortsTransactions(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	cl := ts.client(t)
+	c := setupAccounts(t, cl)
+	for _, kill := range []bson.D{
+		{{Key: "killAllSessions", Value: bson.A{}}},
+		{{Key: "killAllSessionsByPattern", Value: bson.A{bson.D{{Key: "uid", Value: bson.Binary{Data: sha256Empty()}}}}}},
+	} {
+		sess, _ := cl.StartSession()
+		ctx := drv.NewSessionContext(context.Background(), sess)
+		sess.StartTransaction()
+		if err := transfer(ctx, c, "alice", "bob", 1); err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, cl.Database("admin"), kill)
+		err := sess.CommitTransaction(context.Background())
+		wantError(t, err, 251, "NoSuchTransaction", "")
+		sess.EndSession(context.Background())
+		if a := balance(t, context.Background(), c, "alice"); a != 100 {
+			t.Fatalf("alice %d after %v", a, kill)
+		}
+	}
+}
+
+// sha256Empty is lsid.uid without authentication: the hash of no user.
+func sha256Empty() []byte {
+	h := sha256.Sum256(nil)
+	return h[:]
 }
