@@ -141,6 +141,8 @@ type InsertRequest struct {
 	Ordered bool
 	// BypassDocumentValidation skips the collection's validator.
 	BypassDocumentValidation bool
+	// Retryable, when set, makes the write retryable (retry.go).
+	Retryable *Retryable
 }
 
 // InsertResult is the outcome of an insert command.
@@ -181,6 +183,8 @@ type UpdateRequest struct {
 	BypassDocumentValidation bool
 	// Let holds variables for the filters and pipeline updates.
 	Let bson.D
+	// Retryable, when set, makes the write retryable (retry.go).
+	Retryable *Retryable
 }
 
 // Upserted is one document inserted by an upsert.
@@ -222,6 +226,8 @@ type DeleteRequest struct {
 	Ordered bool
 	// Let holds variables for the filters ($expr).
 	Let bson.D
+	// Retryable, when set, makes the write retryable (retry.go).
+	Retryable *Retryable
 }
 
 // DeleteResult is the outcome of a delete command.
@@ -261,6 +267,8 @@ type FindAndModifyRequest struct {
 	Let bson.D
 	// Collation, as in FindRequest, for the query.
 	Collation bson.D
+	// Retryable, when set, makes the write retryable (retry.go).
+	Retryable *Retryable
 }
 
 // FindAndModifyResult is the outcome of a findAndModify command.

@@ -53,7 +53,7 @@ type Rechecker interface {
 // newFindCursor returns the cursor of plan p over view; it owns view.
 func (e *Engine) newFindCursor(view readView, p *plan.Plan, q *findQuery) *findCursor {
 	c := &findCursor{e: e, view: view, p: p, q: q, vis: e.newVisibility(view.meta), stats: &plan.Stats{}}
-	c.sc = plan.NewScanner(view.snap, p, c.stats)
+	c.sc = plan.NewScanner(view.reader(), p, c.stats)
 	c.m = &plan.Matcher{Scanner: c.sc, Vis: &c.vis, Stats: c.stats}
 	return c
 }

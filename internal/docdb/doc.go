@@ -58,6 +58,21 @@
 // wire layer read ahead, through Rechecker) is checked again when handed
 // out.
 //
+// Transactions (txn.go). A Txn reads the storage snapshot taken when it
+// began plus its own writes, through a batch on that snapshot
+// (storage.NewSnapshotBatch); the write path runs unchanged on that batch,
+// and what a statement would commit (counters, multikey flags, change-log
+// records) is staged in the transaction until Commit applies it all in one
+// batch under the write locks of every collection written, after checking
+// that no committed write changed a document it wrote and no committed
+// document took a unique key it added. The first transaction to write a
+// document owns it until it ends. Reads and writes join a transaction
+// through their context (WithTxn).
+//
+// Retryable writes (retry.go): the reply a retry must get is stored under
+// the session and transaction number in the same batch as the write,
+// which is then never committed in parts.
+//
 // A query's memory is bounded (querymem.go): a blocking sort and $sort
 // hold at most internalQueryMaxBlockingSortMemoryUsageBytes of documents,
 // $group internalDocumentSourceGroupMaxMemoryBytes of groups; past it they

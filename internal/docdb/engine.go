@@ -59,6 +59,8 @@ type Engine struct {
 	// each intermediate batch of an index build has committed, with the
 	// number of documents indexed so far.
 	buildBatchHook func(docs int)
+	// txns owns the documents written by open transactions (txn.go).
+	txns txnOwners
 }
 
 // Open opens the document database on opts.Store, loading its catalog.

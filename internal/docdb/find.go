@@ -25,6 +25,32 @@ import (
 type readView struct {
 	meta *catalog.CollMeta // nil when the collection does not exist
 	snap *storage.Snapshot
+	// txn is the transaction's view (its snapshot and own writes) that a
+	// read in a transaction uses instead of snap.
+	txn storage.Reader
+}
+
+// openReadIn is openRead for a read in the transaction ctx carries, if
+// any: the transaction's view with the collection's current metadata.
+func (e *Engine) openReadIn(ctx context.Context, db, coll string) readView {
+	t := txnOf(ctx)
+	if t == nil {
+		return e.openRead(db, coll)
+	}
+	var v readView
+	if c := e.lookupColl(db, coll); c != nil {
+		v.meta = c.Meta
+	}
+	v.txn = t.b
+	return v
+}
+
+// reader is what the view's reads go through.
+func (v readView) reader() storage.Reader {
+	if v.txn != nil {
+		return v.txn
+	}
+	return v.snap
 }
 
 // openRead opens a read view of db.coll. The caller must close it.
@@ -135,7 +161,7 @@ func (e *Engine) find(ctx context.Context, db, coll string, req FindRequest) (Cu
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
-	if id, ok := pointID(req.Filter); ok {
+	if id, ok := pointID(req.Filter); ok && txnOf(ctx) == nil {
 		if cur, ok, err := e.findPoint(db, coll, id, req); ok {
 			return cur, err
 		}
@@ -144,7 +170,7 @@ func (e *Engine) find(ctx context.Context, db, coll string, req FindRequest) (Cu
 	if err != nil {
 		return nil, err
 	}
-	view := e.openRead(db, coll)
+	view := e.openReadIn(ctx, db, coll)
 	if view.meta == nil {
 		view.close()
 		return emptyCursor{}, nil
@@ -171,7 +197,7 @@ func (e *Engine) count(ctx context.Context, db, coll string, req CountRequest) (
 	if err != nil {
 		return 0, err
 	}
-	view := e.openRead(db, coll)
+	view := e.openReadIn(ctx, db, coll)
 	defer view.close()
 	if view.meta == nil {
 		return 0, nil
@@ -198,7 +224,7 @@ func (e *Engine) runCount(ctx context.Context, view readView, q *findQuery, stat
 	if err != nil {
 		return 0, err
 	}
-	sc := plan.NewScanner(view.snap, p, stats)
+	sc := plan.NewScanner(view.reader(), p, stats)
 	defer sc.Close()
 	m := &plan.Matcher{Scanner: sc, Vis: &vis, Stats: stats}
 	want := int64(-1)
@@ -241,7 +267,7 @@ func (e *Engine) distinct(ctx context.Context, db, coll string, req DistinctRequ
 	if err != nil {
 		return nil, err
 	}
-	view := e.openRead(db, coll)
+	view := e.openReadIn(ctx, db, coll)
 	defer view.close()
 	if view.meta == nil {
 		return bson.A{}, nil
@@ -259,7 +285,7 @@ func (e *Engine) runDistinct(ctx context.Context, view readView, q *findQuery, k
 		return nil, err
 	}
 	vis := e.newVisibility(view.meta)
-	sc := plan.NewScanner(view.snap, p, stats)
+	sc := plan.NewScanner(view.reader(), p, stats)
 	defer sc.Close()
 	m := &plan.Matcher{Scanner: sc, Vis: &vis, Stats: stats}
 	parts := query.SplitPath(key)

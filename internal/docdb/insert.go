@@ -40,8 +40,9 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 		return res, err
 	}
 	defer c.WriteMu.Unlock()
-	w := e.newWriter(c)
+	w := e.newWriterIn(ctx, c)
 	defer w.close()
+	w.atOnce = w.atOnce || req.Retryable != nil
 	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
 		return res, err
@@ -49,6 +50,9 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 	pending := int64(0)
 	for i := range req.Documents {
 		if err := ctx.Err(); err != nil {
+			if w.atOnce {
+				return InsertResult{}, err
+			}
 			if cerr := w.finish(); cerr != nil {
 				return res, cerr
 			}
@@ -88,9 +92,13 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 			pending = 0
 		}
 	}
-	if err := w.finish(); err != nil {
+	res.N += pending
+	if err := w.recordRetry(req.Retryable, res); err != nil {
 		return res, err
 	}
-	res.N += pending
+	if err := w.finish(); err != nil {
+		res.N -= pending
+		return res, err
+	}
 	return res, nil
 }

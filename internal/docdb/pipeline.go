@@ -56,7 +56,7 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 		in = aggregate.SliceIterator(nil)
 		rest = pl
 	} else {
-		in, err = e.scan(db, coll, leading, req.Hint, env, true)
+		in, err = e.scan(ctx, db, coll, leading, req.Hint, env, true)
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +108,7 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 // planned like a find. With strictFilter the filter must parse (the
 // client's own $match); otherwise a filter that does not parse is dropped,
 // since a Resolver's filter is only a hint.
-func (e *Engine) scan(db, coll string, filterSpec bson.D, hint any, env match.Env, strictFilter bool) (aggregate.Iterator, error) {
+func (e *Engine) scan(ctx context.Context, db, coll string, filterSpec bson.D, hint any, env match.Env, strictFilter bool) (aggregate.Iterator, error) {
 	q := &findQuery{hint: hint, now: env.Now}
 	if len(filterSpec) > 0 {
 		f, err := match.ParseQuery(filterSpec, env)
@@ -119,7 +119,7 @@ func (e *Engine) scan(db, coll string, filterSpec bson.D, hint any, env match.En
 			return nil, err
 		}
 	}
-	view := e.openRead(db, coll)
+	view := e.openReadIn(ctx, db, coll)
 	if view.meta == nil {
 		view.close()
 		return aggregate.SliceIterator(nil), nil
@@ -206,7 +206,7 @@ func (r resolver) Scan(ctx context.Context, db, coll string, filter bson.D) (agg
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
-	return r.e.scan(db, coll, filter, nil, match.Env{Now: r.e.opts.Now()}, false)
+	return r.e.scan(ctx, db, coll, filter, nil, match.Env{Now: r.e.opts.Now()}, false)
 }
 
 // pipelineWriter implements aggregate.Writer over the Engine.

@@ -38,6 +38,12 @@ type writer struct {
 	cause change.Cause
 	// capped is set when the collection is capped (capped.go).
 	capped *cappedState
+	// atOnce keeps the whole write in one batch (a retryable write, a
+	// transaction's statement).
+	atOnce bool
+	// txn is the transaction the writer writes in, nil outside one: its
+	// batch is the transaction's, and committing stages into it.
+	txn *Txn
 }
 
 // Batch limits: a writer commits once its batch holds this many documents
@@ -57,6 +63,9 @@ func (e *Engine) newWriter(c *catalog.Collection) *writer {
 // close discards uncommitted writes.
 func (w *writer) close() {
 	w.wb.TakeRecords()
+	if w.txn != nil {
+		return
+	}
 	if w.b != nil {
 		w.b.Close()
 		w.b = nil
@@ -64,7 +73,9 @@ func (w *writer) close() {
 }
 
 // full reports whether the batch should be committed before more writes.
-func (w *writer) full() bool { return w.docs >= maxBatchDocs || w.b.Len() >= maxBatchBytes }
+func (w *writer) full() bool {
+	return !w.atOnce && (w.docs >= maxBatchDocs || w.b.Len() >= maxBatchBytes)
+}
 
 // fetch returns the stored document with encoded _id idEnc, or nil.
 func (w *writer) fetch(idEnc []byte) (*stored.Doc, error) {
@@ -209,6 +220,9 @@ func (w *writer) insert(sd *stored.Doc) error {
 			if err := w.b.Set(catalog.EntryKey(ix.ID, k.Enc, sd.IDEnc), nil); err != nil {
 				return err
 			}
+			if w.txn != nil && ix.Unique {
+				w.txn.noteUnique(w.meta.ID, ix, k.Enc, sd.IDEnc)
+			}
 			w.d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(sd.IDEnc)))
 		}
 	}
@@ -220,6 +234,11 @@ func (w *writer) insert(sd *stored.Doc) error {
 
 // putDoc writes the document record and counts its bytes.
 func (w *writer) putDoc(sd *stored.Doc) error {
+	if w.txn != nil {
+		if err := w.txn.claim(catalog.DocKey(w.meta.ID, sd.IDEnc)); err != nil {
+			return err
+		}
+	}
 	if err := w.b.Set(catalog.DocKey(w.meta.ID, sd.IDEnc), sd.Raw); err != nil {
 		return err
 	}
@@ -250,6 +269,11 @@ func (w *writer) remove(sd *stored.Doc) error {
 	keys, err := w.entryKeysOf(sd.Doc)
 	if err != nil {
 		return err
+	}
+	if w.txn != nil {
+		if err := w.txn.claim(catalog.DocKey(w.meta.ID, sd.IDEnc)); err != nil {
+			return err
+		}
 	}
 	if err := w.b.Delete(catalog.DocKey(w.meta.ID, sd.IDEnc)); err != nil {
 		return err
@@ -325,6 +349,9 @@ func (w *writer) replace(prev, next *stored.Doc) error {
 			if err := w.b.Set(catalog.EntryKey(ix.ID, k.Enc, next.IDEnc), nil); err != nil {
 				return err
 			}
+			if w.txn != nil && ix.Unique {
+				w.txn.noteUnique(w.meta.ID, ix, k.Enc, next.IDEnc)
+			}
 			w.d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(next.IDEnc)))
 		}
 	}
@@ -364,6 +391,10 @@ func (w *writer) finish() error { return w.commitBatch(false) }
 
 // commitBatch commits the batch and, when again is set, opens a fresh one.
 func (w *writer) commitBatch(again bool) error {
+	if w.txn != nil {
+		w.txn.absorb(w)
+		return nil
+	}
 	if w.b.Empty() {
 		return nil
 	}

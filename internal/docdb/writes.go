@@ -33,8 +33,20 @@ func (e *Engine) lockForWrite(db, coll string, create bool) (*catalog.Collection
 }
 
 // openMatches commits the writer's pending writes and opens a scan of the
-// collection's current state for plan p.
+// collection's current state for plan p. A writer that keeps its whole
+// write in one batch (a retryable write, a transaction's statement)
+// commits nothing: it scans its batch, which shows its own writes as they
+// were when the scan opened.
 func (w *writer) openMatches(p *plan.Plan) (*plan.Matcher, func(), error) {
+	if w.atOnce {
+		if w.txn != nil {
+			w.txn.absorb(w)
+		}
+		stats := &plan.Stats{}
+		sc := plan.NewScanner(w.b, p, stats)
+		vis := w.vis
+		return &plan.Matcher{Scanner: sc, Vis: &vis, Stats: stats}, func() { sc.Close() }, nil
+	}
 	if err := w.commit(); err != nil {
 		return nil, nil, err
 	}
@@ -134,17 +146,21 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 				}
 			}
 		}
-		return res, nil
+		return res, e.recordRetryAlone(req.Retryable, res)
 	}
 	defer c.WriteMu.Unlock()
-	w := e.newWriter(c)
+	w := e.newWriterIn(ctx, c)
 	defer w.close()
+	w.atOnce = w.atOnce || req.Retryable != nil
 	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
 		return res, err
 	}
 	for i, st := range req.Statements {
 		if err := ctx.Err(); err != nil {
+			if w.atOnce {
+				return UpdateResult{}, err
+			}
 			return res, errors.Join(err, w.commit())
 		}
 		n, mod, up, err := w.updateStatement(ctx, st, val, env)
@@ -163,6 +179,9 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 				break
 			}
 		}
+	}
+	if err := w.recordRetry(req.Retryable, res); err != nil {
+		return res, err
 	}
 	return res, w.commit()
 }
@@ -310,11 +329,15 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 	var w *writer
 	if c != nil {
 		defer c.WriteMu.Unlock()
-		w = e.newWriter(c)
+		w = e.newWriterIn(ctx, c)
 		defer w.close()
+		w.atOnce = w.atOnce || req.Retryable != nil
 	}
 	for i, st := range req.Statements {
 		if err := ctx.Err(); err != nil {
+			if req.Retryable != nil {
+				return DeleteResult{}, err
+			}
 			if w != nil {
 				err = errors.Join(err, w.commit())
 			}
@@ -333,9 +356,12 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 		}
 	}
 	if w != nil {
+		if err := w.recordRetry(req.Retryable, res); err != nil {
+			return res, err
+		}
 		return res, w.commit()
 	}
-	return res, nil
+	return res, e.recordRetryAlone(req.Retryable, res)
 }
 
 // deleteStatement runs one delete statement (w is nil when the collection
@@ -396,11 +422,14 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 		return res, err
 	}
 	c, err := e.lockForWrite(db, coll, req.Upsert)
-	if err != nil || c == nil {
+	if err != nil {
 		return res, err
 	}
+	if c == nil {
+		return res, e.recordRetryAlone(req.Retryable, res)
+	}
 	defer c.WriteMu.Unlock()
-	w := e.newWriter(c)
+	w := e.newWriterIn(ctx, c)
 	defer w.close()
 	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
 	if err != nil {
@@ -424,6 +453,9 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 		res, err = fm.update(ctx, w, val, d)
 	}
 	if err != nil {
+		return res, err
+	}
+	if err := w.recordRetry(req.Retryable, res); err != nil {
 		return res, err
 	}
 	return res, w.commit()

@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	// Collation compares strings; it knows nothing of documents' storage.
 	"internal/docdb/collation": {"internal/docdb/mongoerr"},
 	"internal/docdb/stored":    {"internal/docdb/catalog", "internal/docdb/mongoerr"},
+	"internal/docdb/session":   {},
 	"internal/docdb/change":    {"internal/docdb/catalog", "internal/docdb/stored", "internal/storage"},
 	// The change log follows writes as a change hook; it never plans or
 	// reads collections.

@@ -13,12 +13,26 @@ type Batch struct {
 	s       *Store
 	indexed bool
 	deletes bool // the batch deletes something: the purge tracks it
+	// over and view are set for a batch on a snapshot
+	// (NewSnapshotBatch): view holds the batch's writes, marked, for
+	// reading them back over the snapshot.
+	over *Snapshot
+	view *pebble.Batch
 }
 
 // Set writes value under key. The batch copies both.
 func (b *Batch) Set(key, value []byte) error {
 	if err := b.b.Set(key, value, nil); err != nil {
 		return fmt.Errorf("storage: batch set: %w", err)
+	}
+	if b.view != nil {
+		op := b.view.SetDeferred(len(key), 1+len(value))
+		copy(op.Key, key)
+		op.Value[0] = overlaySet
+		copy(op.Value[1:], value)
+		if err := op.Finish(); err != nil {
+			return fmt.Errorf("storage: batch set: %w", err)
+		}
 	}
 	return nil
 }
@@ -28,12 +42,20 @@ func (b *Batch) Delete(key []byte) error {
 	if err := b.b.Delete(key, nil); err != nil {
 		return fmt.Errorf("storage: batch delete: %w", err)
 	}
+	if b.view != nil {
+		if err := b.view.Set(key, []byte{overlayDeleted}, nil); err != nil {
+			return fmt.Errorf("storage: batch delete: %w", err)
+		}
+	}
 	b.deletes = true
 	return nil
 }
 
 // DeleteRange removes every key in [start, end).
 func (b *Batch) DeleteRange(start, end []byte) error {
+	if b.view != nil {
+		return ErrNotIndexed
+	}
 	if err := b.b.DeleteRange(start, end, nil); err != nil {
 		return fmt.Errorf("storage: batch delete range: %w", err)
 	}
@@ -47,6 +69,9 @@ func (b *Batch) Get(key []byte) ([]byte, error) {
 	if !b.indexed {
 		return nil, ErrNotIndexed
 	}
+	if b.view != nil {
+		return b.overlayGet(key)
+	}
 	return get(b.b, key)
 }
 
@@ -55,6 +80,9 @@ func (b *Batch) Get(key []byte) ([]byte, error) {
 func (b *Batch) NewIter(lower, upper []byte) (*Iter, error) {
 	if !b.indexed {
 		return nil, ErrNotIndexed
+	}
+	if b.view != nil {
+		return b.overlayIter(lower, upper)
 	}
 	return newIter(b.s, b.b, lower, upper)
 }
@@ -131,4 +159,9 @@ func (s *Store) commitLocal(pb *pebble.Batch, deletes bool) error {
 }
 
 // Close releases the batch. Writes not committed are discarded.
-func (b *Batch) Close() error { return b.b.Close() }
+func (b *Batch) Close() error {
+	if b.view != nil {
+		b.view.Close()
+	}
+	return b.b.Close()
+}

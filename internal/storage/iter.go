@@ -11,7 +11,9 @@ import (
 // Iter walks keys in order within its bounds. Key and Value are valid only
 // until the next call that moves the iterator. An Iter must be closed.
 type Iter struct {
-	it    *pebble.Iterator
+	it *pebble.Iterator
+	// m is set instead of it for the iterator of a batch on a snapshot.
+	m     *mergeIter
 	store *Store
 }
 
@@ -27,31 +29,78 @@ func newIter(s *Store, r pebbleReader, lower, upper []byte) (*Iter, error) {
 }
 
 // First moves to the first key; it reports whether one exists.
-func (i *Iter) First() bool { return i.it.First() }
+func (i *Iter) First() bool {
+	if i.m != nil {
+		return i.m.first()
+	}
+	return i.it.First()
+}
 
 // Last moves to the last key; it reports whether one exists.
-func (i *Iter) Last() bool { return i.it.Last() }
+func (i *Iter) Last() bool {
+	if i.m != nil {
+		return i.m.last()
+	}
+	return i.it.Last()
+}
 
 // Next moves to the next key; it reports whether one exists.
-func (i *Iter) Next() bool { return i.it.Next() }
+func (i *Iter) Next() bool {
+	if i.m != nil {
+		return i.m.next()
+	}
+	return i.it.Next()
+}
 
 // Prev moves to the previous key; it reports whether one exists.
-func (i *Iter) Prev() bool { return i.it.Prev() }
+func (i *Iter) Prev() bool {
+	if i.m != nil {
+		return i.m.prev()
+	}
+	return i.it.Prev()
+}
 
 // SeekGE moves to the first key >= key.
-func (i *Iter) SeekGE(key []byte) bool { return i.it.SeekGE(key) }
+func (i *Iter) SeekGE(key []byte) bool {
+	if i.m != nil {
+		return i.m.seekGE(key)
+	}
+	return i.it.SeekGE(key)
+}
 
 // SeekLT moves to the last key < key.
-func (i *Iter) SeekLT(key []byte) bool { return i.it.SeekLT(key) }
+func (i *Iter) SeekLT(key []byte) bool {
+	if i.m != nil {
+		return i.m.seekLT(key)
+	}
+	return i.it.SeekLT(key)
+}
 
 // Valid reports whether the iterator is on a key.
-func (i *Iter) Valid() bool { return i.it.Valid() }
+func (i *Iter) Valid() bool {
+	if i.m != nil {
+		return i.m.valid()
+	}
+	return i.it.Valid()
+}
 
 // Key returns the current key.
-func (i *Iter) Key() []byte { return i.it.Key() }
+func (i *Iter) Key() []byte {
+	if i.m != nil {
+		return i.m.key()
+	}
+	return i.it.Key()
+}
 
 // Value returns the current value.
 func (i *Iter) Value() []byte {
+	if i.m != nil {
+		v, err := i.m.value()
+		if err != nil {
+			return nil
+		}
+		return v
+	}
 	v, err := i.it.ValueAndErr()
 	if err != nil {
 		return nil
@@ -60,12 +109,23 @@ func (i *Iter) Value() []byte {
 }
 
 // Error returns the first error the iterator met, if any.
-func (i *Iter) Error() error { return i.it.Error() }
+func (i *Iter) Error() error {
+	if i.m != nil {
+		return i.m.error()
+	}
+	return i.it.Error()
+}
 
 // Close releases the iterator and returns its error, if any.
 func (i *Iter) Close() error {
 	if invariants.Enabled {
 		i.store.openIters.Add(-1)
+	}
+	if i.m != nil {
+		if err := i.m.close(); err != nil {
+			return fmt.Errorf("storage: iterator: %w", err)
+		}
+		return nil
 	}
 	if err := i.it.Close(); err != nil {
 		return fmt.Errorf("storage: iterator: %w", err)

@@ -29,28 +29,37 @@ const (
 	// PrefixGarbage holds references to old versions of Redis collections
 	// whose elements are collected in the background.
 	PrefixGarbage byte = 0x0a
+	// PrefixRetry holds the replies of retryable writes, keyed by session
+	// and transaction number, so that a retry is answered without running
+	// the write again.
+	PrefixRetry byte = 0x0b
+	// PrefixClusterTime holds the bound of the MongoDB cluster times
+	// handed out, which keeps them increasing across restarts.
+	PrefixClusterTime byte = 0x0c
 	// PrefixRaftLog holds a replica set member's raft log entries, by
 	// index, in the member's separate raft store (never in the data store).
-	PrefixRaftLog byte = 0x0b
+	PrefixRaftLog byte = 0x0d
 	// PrefixRaftStable holds raft's stable values (current term, vote) in
 	// the same raft store.
-	PrefixRaftStable byte = 0x0c
+	PrefixRaftStable byte = 0x0e
 )
 
 // PrefixNames names every registered prefix, for metrics and debugging.
 var PrefixNames = map[byte]string{
-	PrefixMeta:       "meta",
-	PrefixCatalog:    "catalog",
-	PrefixDocument:   "document",
-	PrefixIndex:      "index",
-	PrefixRedisMeta:  "redis_meta",
-	PrefixRedisSub:   "redis_sub",
-	PrefixExpiry:     "expiry",
-	PrefixEvents:     "events",
-	PrefixOperation:  "operation",
-	PrefixGarbage:    "garbage",
-	PrefixRaftLog:    "raft_log",
-	PrefixRaftStable: "raft_stable",
+	PrefixMeta:        "meta",
+	PrefixCatalog:     "catalog",
+	PrefixDocument:    "document",
+	PrefixIndex:       "index",
+	PrefixRedisMeta:   "redis_meta",
+	PrefixRedisSub:    "redis_sub",
+	PrefixExpiry:      "expiry",
+	PrefixEvents:      "events",
+	PrefixOperation:   "operation",
+	PrefixGarbage:     "garbage",
+	PrefixRetry:       "retry",
+	PrefixClusterTime: "cluster_time",
+	PrefixRaftLog:     "raft_log",
+	PrefixRaftStable:  "raft_stable",
 }
 
 // PrefixEnd returns the smallest key greater than every key that starts with

@@ -21,6 +21,17 @@ var (
 	writableSystemCollections = map[string]bool{"system.js": true, "system.users": true, "system.roles": true}
 )
 
+// SessionsDB and SessionsCollection name the collection of logical session
+// records, config.system.sessions, which is created and written like a
+// client's collection.
+const (
+	SessionsDB         = "config"
+	SessionsCollection = "system.sessions"
+)
+
+// sessionsNS reports whether db.coll is config.system.sessions.
+func sessionsNS(db, coll string) bool { return db == SessionsDB && coll == SessionsCollection }
+
 // ValidDBName reports whether db is a valid database name.
 func ValidDBName(db string) bool {
 	if db == "" || len(db) >= maxDBNameLen {
@@ -65,7 +76,7 @@ func CheckCreateNS(db, coll string) error {
 		return err
 	}
 	ns := db + "." + coll
-	if strings.HasPrefix(coll, "system.") && !legalSystemCollections[coll] && !strings.HasPrefix(coll, "system.buckets.") {
+	if strings.HasPrefix(coll, "system.") && !legalSystemCollections[coll] && !strings.HasPrefix(coll, "system.buckets.") && !sessionsNS(db, coll) {
 		return mongoerr.Newf(mongoerr.InvalidNamespace, "Invalid system namespace: %s", ns)
 	}
 	if len(ns) > MaxNamespaceLen {
@@ -81,7 +92,7 @@ func CheckWriteNS(db, coll string) error {
 	if err := CheckCreateNS(db, coll); err != nil {
 		return err
 	}
-	if strings.HasPrefix(coll, "system.") && !writableSystemCollections[coll] {
+	if strings.HasPrefix(coll, "system.") && !writableSystemCollections[coll] && !sessionsNS(db, coll) {
 		return mongoerr.Newf(mongoerr.InvalidNamespace, "cannot write to %s.%s", db, coll)
 	}
 	return nil

@@ -43,12 +43,14 @@ var commandNames []string
 
 func init() {
 	commandTable = map[string]*command{
+		"abortTransaction":         {handler: msgAbortTransaction, help: "Aborts a transaction", adminOnly: true, access: need(onNothing)},
 		"aggregate":                {handler: msgAggregate, help: "Runs the aggregation command. See http://dochub.mongodb.org/core/aggregation for more details.", latency: latencyReads, access: need(onNothing).with(aggregateAccess)},
 		"buildInfo":                {handler: msgBuildInfo, help: "get version #, etc.\n{ buildinfo:1 }", access: open},
 		"buildinfo":                {handler: msgBuildInfo, help: "get version #, etc.\n{ buildinfo:1 }", access: open},
 		"cloneCollectionAsCapped":  {handler: msgCloneCollectionAsCapped, help: "{ cloneCollectionAsCapped:<fromName>, toCollection:<toName>, size:<sizeInBytes> }", access: need(onCollection, "find")},
 		"collMod":                  {handler: msgCollMod, help: "Sets collection options.\nExample: { collMod: 'foo', viewOn: 'bar'} Example: { collMod: 'foo', index: {keyPattern: {a: 1}, expireAfterSeconds: 600} Example: { collMod: 'foo', index: {name: 'bar', expireAfterSeconds: 600} }\n", access: need(onCollection, "collMod")},
 		"collStats":                {handler: msgCollStats, help: "{ collStats:\"blog.posts\" , scale : 1 } scale divides sizes e.g. for KB use 1024\n    avgObjSize - in bytes", access: need(onCollection, "collStats")},
+		"commitTransaction":        {handler: msgCommitTransaction, help: "Commits a transaction", adminOnly: true, access: need(onNothing)},
 		"configureFailPoint":       {handler: msgConfigureFailPoint, help: "modifies the settings of a fail point", adminOnly: true, testOnly: true, access: need(onNothing)},
 		"connectionStatus":         {handler: msgConnectionStatus, help: "Returns connection-specific information such as logged-in users and their roles", access: open},
 		"count":                    {handler: msgCount, help: "count objects in collection", latency: latencyReads, access: need(onCollection, "find")},
@@ -87,9 +89,11 @@ func init() {
 		"listDatabases":            {handler: msgListDatabases, help: "{ listDatabases:1, [filter: <filterObject>] [, nameOnly: true ] }\nlist databases on this server", adminOnly: true, access: need(onNothing)},
 		"listIndexes":              {handler: msgListIndexes, help: "list indexes for a collection", access: need(onCollection, "listIndexes")},
 		"ping":                     {handler: msgPing, help: "a way to check that the server is alive. responds immediately even if server is in a db lock.", access: open},
+		"refreshSessions":          {handler: msgRefreshSessions, help: "renew a set of logical sessions", access: need(onNothing)},
 		"renameCollection":         {handler: msgRenameCollection, help: " example: { renameCollection: foo.a, to: bar.b }", adminOnly: true, access: need(onNothing).with(renameCollectionAccess)},
 		"serverStatus":             {handler: msgServerStatus, help: "returns lots of administrative server statistics", access: need(onCluster, "serverStatus")},
 		"setParameter":             {handler: msgSetParameter, help: "set administrative option(s)\n{ setParameter:1, <param>:<value> }\n", adminOnly: true, access: need(onCluster, "setParameter")},
+		"startSession":             {handler: msgStartSession, help: "start a logical session", access: need(onNothing)},
 		"testVersion2":             {handler: msgTestVersion2, help: "no help defined", testOnly: true, access: open},
 		"update":                   {handler: msgUpdate, help: "update documents", opCounted: true, latency: latencyWrites, access: need(onCollection, "update").with(upsertAccess)},
 		"whatsmyuri":               {handler: msgWhatsMyURI, help: "{whatsmyuri:1}", access: need(onNothing)},

@@ -314,7 +314,7 @@ func (c *conn) processMsg(h msgHeader, frame []byte) bool {
 		reply = errorDoc(e)
 	} else {
 		c.command = req.name
-		reply = c.run(req)
+		reply = c.s.clock.stamp(c.run(req))
 	}
 	if !moreToCome {
 		c.writeMsgReply(h.requestID, reply, flags&flagChecksumPresent != 0)

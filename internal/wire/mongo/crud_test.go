@@ -101,7 +101,7 @@ func TestInsert(t *testing.T) {
 		{"ordered type", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "ordered", Value: "yes"}}, 14, "TypeMismatch", "BSON field 'insert.ordered' is the wrong type 'string', expected type 'bool'"},
 		{"collection type", bson.D{{Key: "insert", Value: 1}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace", "collection name has invalid type int"},
 		{"empty collection", bson.D{{Key: "insert", Value: ""}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace", "Invalid namespace specified 'test.'"},
-		{"txnNumber", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "txnNumber", Value: int64(1)}}, 20, "IllegalOperation", "Transaction numbers are only allowed on a replica set member or mongos"},
+		{"txnNumber not long", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "txnNumber", Value: int32(1)}}, 14, "TypeMismatch", "BSON field 'OperationSessionInfo.txnNumber' is the wrong type 'int', expected type 'long'"},
 	}
 	for _, tc := range errCases {
 		t.Run(tc.name, func(t *testing.T) { cmdError(t, db, tc.cmd, tc.code, tc.cn, tc.msg) })

@@ -288,6 +288,8 @@ func (s *Server) reapCursors() {
 			if n := s.cursors.reap(s.now()); n > 0 {
 				s.log.Info("Cursors timed out", "numTimedOut", n)
 			}
+			s.reapSessions()
+			s.reapTxns()
 		}
 	}
 }

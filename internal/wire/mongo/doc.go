@@ -88,6 +88,18 @@
 // CursorTimeout (10 minutes) on the injected clock is closed, as is every
 // cursor of a session ended with endSessions or killSessions.
 //
+// Sessions (session_use.go, session_txn.go): a command's lsid names a
+// session of the registry (internal/docdb/session), held for the
+// command's duration so that its commands run one at a time. Sessions
+// that must outlive the process (started, refreshed, or retrying writes)
+// have a record in config.system.sessions that a TTL index on lastUse
+// expires; idle ones are reaped with their cursors, transaction and retry
+// records. A txnNumber makes insert, update, delete and findAndModify
+// retryable (their reply stored with the write, docdb.Retryable);
+// autocommit: false runs the command in the session's transaction
+// (docdb.Txn). Every OP_MSG reply carries $clusterTime and operationTime
+// from a clock that never goes back (clustertime.go).
+//
 // Every command in progress is registered under an operation id
 // (operations.go) for currentOp and $currentOp, which report it in
 // MongoDB's fields, and for killOp, which cancels its context: the command

@@ -32,3 +32,7 @@ func CommandAccess(name, db string, cmd bson.Raw) (public, adminOnly bool, privi
 	req := &request{db: db, name: name, cmd: cmd}
 	return c.access.public, c.adminOnly, privilegesDoc(c.access.requirements(req))
 }
+
+// ReapSessions ends the sessions idle past the timeout now, as the
+// server's periodic reaper does.
+func (s *Server) ReapSessions() { s.reapSessions() }

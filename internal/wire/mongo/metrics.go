@@ -13,6 +13,9 @@ import (
 type metrics struct {
 	bytesIn, bytesOut, requests atomic.Int64
 	totalConns, rejectedConns   atomic.Int64
+	// retriedCommands counts the retryable writes answered from their
+	// stored reply (serverStatus transactions.retriedCommandsCount).
+	retriedCommands atomic.Int64
 
 	// opcounters, counted as MongoDB does: insert per document, update and
 	// delete per statement, query per find, getmore per getMore, command

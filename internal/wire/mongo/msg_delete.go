@@ -84,15 +84,21 @@ func msgDelete(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	dr.Retryable = req.retryable(func(r any) bson.D { return deleteReply(r.(docdb.DeleteResult)) })
 	c.s.metrics.opDelete.Add(int64(len(dr.Statements)))
 	res, err := c.s.db.Delete(ctx, req.db, coll, dr)
 	if err != nil {
 		return nil, err
 	}
 	c.s.metrics.docDeleted.Add(res.N)
+	return deleteReply(res), nil
+}
+
+// deleteReply is delete's reply to res.
+func deleteReply(res docdb.DeleteResult) bson.D {
 	out := bson.D{{Key: "n", Value: countValue(res.N)}}
 	if len(res.WriteErrors) > 0 {
 		out = append(out, bson.E{Key: "writeErrors", Value: writeErrorsDoc(res.WriteErrors)})
 	}
-	return out, nil
+	return out
 }

@@ -95,27 +95,37 @@ func msgFindAndModify(ctx context.Context, c *conn, req *request) (bson.D, error
 	} else {
 		c.s.metrics.opUpdate.Add(1)
 	}
+	fr.Retryable = req.retryable(func(r any) bson.D { return findAndModifyReply(fr.Remove, r.(docdb.FindAndModifyResult)) })
 	res, err := c.s.db.FindAndModify(ctx, req.db, coll, fr)
 	if err != nil {
 		return nil, err
 	}
-	leo := bson.D{{Key: "n", Value: countValue(res.N)}}
 	switch {
 	case fr.Remove:
 		c.s.metrics.docDeleted.Add(res.N)
-	default:
+	case res.Upserted.Type != 0:
+		c.s.metrics.docInserted.Add(1)
+	case res.UpdatedExisting:
+		c.s.metrics.docUpdated.Add(res.N)
+	}
+	if res.Value != nil {
+		c.s.metrics.docReturned.Add(1)
+	}
+	return findAndModifyReply(fr.Remove, res), nil
+}
+
+// findAndModifyReply is findAndModify's reply to res.
+func findAndModifyReply(remove bool, res docdb.FindAndModifyResult) bson.D {
+	leo := bson.D{{Key: "n", Value: countValue(res.N)}}
+	if !remove {
 		leo = append(leo, bson.E{Key: "updatedExisting", Value: res.UpdatedExisting})
 		if res.Upserted.Type != 0 {
 			leo = append(leo, bson.E{Key: "upserted", Value: res.Upserted})
-			c.s.metrics.docInserted.Add(1)
-		} else if res.UpdatedExisting {
-			c.s.metrics.docUpdated.Add(res.N)
 		}
 	}
 	var value any
 	if res.Value != nil {
 		value = res.Value
-		c.s.metrics.docReturned.Add(1)
 	}
-	return bson.D{{Key: "lastErrorObject", Value: leo}, {Key: "value", Value: value}}, nil
+	return bson.D{{Key: "lastErrorObject", Value: leo}, {Key: "value", Value: value}}
 }

@@ -22,15 +22,21 @@ func msgInsert(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		return nil, err
 	}
 	ir := docdb.InsertRequest{Documents: wc.stmts, Ordered: wc.ordered, BypassDocumentValidation: wc.bypass}
+	ir.Retryable = req.retryable(func(r any) bson.D { return insertReply(r.(docdb.InsertResult)) })
 	c.s.metrics.opInsert.Add(int64(len(ir.Documents)))
 	res, err := c.s.db.Insert(ctx, req.db, coll, ir)
 	if err != nil {
 		return nil, err
 	}
 	c.s.metrics.docInserted.Add(res.N)
+	return insertReply(res), nil
+}
+
+// insertReply is insert's reply to res.
+func insertReply(res docdb.InsertResult) bson.D {
 	out := bson.D{{Key: "n", Value: countValue(res.N)}}
 	if len(res.WriteErrors) > 0 {
 		out = append(out, bson.E{Key: "writeErrors", Value: writeErrorsDoc(res.WriteErrors)})
 	}
-	return out, nil
+	return out
 }

@@ -1,15 +1,19 @@
 package mongo
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/session"
 )
 
 // msgKillAllSessions answers killAllSessions: [{user, db}, ...]. The open
 // cursors of every session of the listed users are closed; an empty list
 // closes every session's cursors, as MongoDB does.
-func msgKillAllSessions(_ context.Context, c *conn, req *request) (bson.D, error) {
+func msgKillAllSessions(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	const cmd = "killAllSessions"
 	users, err := killSessionUsers(cmd, req.first())
 	if err != nil {
@@ -17,10 +21,20 @@ func msgKillAllSessions(_ context.Context, c *conn, req *request) (bson.D, error
 	}
 	if len(users) == 0 {
 		c.s.cursors.killAllSessions()
-		return bson.D{}, nil
+		return bson.D{}, c.s.endSessions(ctx, c.s.sessions.EndAll())
 	}
 	c.s.cursors.killMatching(func(cur *cursor) bool { return users[cur.owner] })
-	return bson.D{}, nil
+	return bson.D{}, c.s.endSessions(ctx, c.s.sessions.EndMatching(func(s *session.Session) bool { return usersHold(users, s.UID()) }))
+}
+
+// usersHold reports whether uid is the hash of one of the users.
+func usersHold(users map[string]bool, uid []byte) bool {
+	for u := range users {
+		if sum := sha256.Sum256([]byte(u)); bytes.Equal(sum[:], uid) {
+			return true
+		}
+	}
+	return false
 }
 
 // killSessionUsers parses an array of {user, db} documents into the set of

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/session"
 )
 
 // sessionPattern is one element of killAllSessionsByPattern: a cursor's
@@ -37,7 +39,7 @@ func (p sessionPattern) matches(c *cursor) bool {
 // msgKillAllSessionsByPattern answers killAllSessionsByPattern: the open
 // cursors of the sessions matching any of the patterns are closed; an empty
 // list closes every session's cursors.
-func msgKillAllSessionsByPattern(_ context.Context, c *conn, req *request) (bson.D, error) {
+func msgKillAllSessionsByPattern(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	const cmd = "killAllSessionsByPattern"
 	v := req.first()
 	arr, ok := v.ArrayOK()
@@ -47,7 +49,7 @@ func msgKillAllSessionsByPattern(_ context.Context, c *conn, req *request) (bson
 	vals, _ := arr.Values()
 	if len(vals) == 0 {
 		c.s.cursors.killAllSessions()
-		return bson.D{}, nil
+		return bson.D{}, c.s.endSessions(ctx, c.s.sessions.EndAll())
 	}
 	patterns := make([]sessionPattern, 0, len(vals))
 	for _, x := range vals {
@@ -69,7 +71,26 @@ func msgKillAllSessionsByPattern(_ context.Context, c *conn, req *request) (bson
 		}
 		return false
 	})
-	return bson.D{}, nil
+	return bson.D{}, c.s.endSessions(ctx, c.s.sessions.EndMatching(func(s *session.Session) bool {
+		for _, p := range patterns {
+			if p.matchesSession(s) {
+				return true
+			}
+		}
+		return false
+	}))
+}
+
+// matchesSession reports whether the pattern names the session (its id,
+// its user's hash, one of its users).
+func (p sessionPattern) matchesSession(s *session.Session) bool {
+	if p.lsid != nil && !bytes.Equal(p.lsid, s.ID()) {
+		return false
+	}
+	if p.uid != nil && !bytes.Equal(p.uid, s.UID()) {
+		return false
+	}
+	return p.users == nil || usersHold(p.users, s.UID())
 }
 
 func parseSessionPattern(doc bson.Raw) (sessionPattern, error) {

@@ -104,6 +104,7 @@ func msgUpdate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	ur.Retryable = req.retryable(func(r any) bson.D { return updateReply(r.(docdb.UpdateResult)) })
 	c.s.metrics.opUpdate.Add(int64(len(ur.Statements)))
 	res, err := c.s.db.Update(ctx, req.db, coll, ur)
 	if err != nil {
@@ -111,6 +112,11 @@ func msgUpdate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	}
 	c.s.metrics.docUpdated.Add(res.NModified)
 	c.s.metrics.docInserted.Add(int64(len(res.Upserted)))
+	return updateReply(res), nil
+}
+
+// updateReply is update's reply to res.
+func updateReply(res docdb.UpdateResult) bson.D {
 	out := bson.D{{Key: "n", Value: countValue(res.N)}}
 	if len(res.Upserted) > 0 {
 		arr := make(bson.A, len(res.Upserted))
@@ -123,7 +129,7 @@ func msgUpdate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	if len(res.WriteErrors) > 0 {
 		out = append(out, bson.E{Key: "writeErrors", Value: writeErrorsDoc(res.WriteErrors)})
 	}
-	return out, nil
+	return out
 }
 
 // knownStages refuses, for the whole command as MongoDB does when it parses

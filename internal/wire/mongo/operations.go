@@ -171,6 +171,9 @@ func (s *Server) currentOps(now time.Time, o currentOpOptions) []bson.D {
 			out = append(out, d)
 		}
 	}
+	if o.idleConnections {
+		out = append(out, s.idleTxnOps(now)...)
+	}
 	if o.idleCursors {
 		out = append(out, s.cursors.idleCursorOps(s.host, now, o.keeps)...)
 	}

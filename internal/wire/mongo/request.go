@@ -11,7 +11,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/session"
 )
 
 // request is one command: its database, name and document. Document
@@ -23,6 +25,13 @@ type request struct {
 	cmd  bson.Raw
 	// opQuery is set for a command that came as a legacy OP_QUERY.
 	opQuery bool
+	// retry is set for a retryable write (lsid and txnNumber) that runs.
+	retry *docdb.Retryable
+	// txn and sess are set for a statement of a multi-document
+	// transaction; done for a commitTransaction of a committed one.
+	txn  *docdb.Txn
+	sess *session.Session
+	done bool
 }
 
 // newMsgRequest builds the request of an OP_MSG: the body names the
@@ -173,6 +182,9 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	op := c.s.ops.begin(c, req, c.s.now(), cancelOp)
 	defer c.s.ops.end(op)
 	var maxTime time.Duration
+	var sa sessionArgs
+	var ta txnArgs
+	var readConcern bson.RawValue
 	first := true
 	err := eachElement(req.cmd, func(el bson.RawElement) error {
 		if first {
@@ -180,14 +192,15 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			return nil
 		}
 		switch string(elementKey(el)) {
-		case "txnNumber":
-			// Retryable writes and transactions need a replica set;
-			// a standalone says so to drivers.
-			if c.s.opts.ReplicaSet == nil {
-				return errorf(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
-			}
+		case "lsid", "txnNumber":
+			return parseSessionArg(&sa, string(elementKey(el)), el.Value())
+		case "autocommit", "startTransaction":
+			return parseTxnArg(&ta, string(elementKey(el)), el.Value())
 		case "readConcern":
-			return checkReadConcern(el.Value())
+			ta.readConcern, readConcern = true, el.Value()
+			return c.s.clock.checkReadConcern(el.Value())
+		case "writeConcern":
+			ta.writeConcern = true
 		case "maxTimeMS":
 			ms, err := maxTimeMS(req.name, el.Value())
 			if err != nil {
@@ -200,10 +213,46 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A transaction reads its snapshot whatever its level; outside one,
+	// the levels a standalone refuses are refused.
+	if ta.readConcern && !ta.hasAutocommit && !ta.hasStart {
+		if err := checkReadConcern(readConcern); err != nil {
+			return nil, err
+		}
+	}
 	if maxTime > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, maxTime)
 		defer cancel()
+	}
+	sess, err := c.useSession(ctx, &sa)
+	if err != nil {
+		return nil, err
+	}
+	if sess == nil && (ta.hasAutocommit || ta.hasStart) {
+		return nil, errorf(mongoerr.InvalidOptions, "'autocommit' field requires a transaction number to also be specified")
+	}
+	if sess != nil {
+		defer sess.Unlock()
+		switch {
+		case ta.hasAutocommit || ta.hasStart:
+			tctx, done, err := c.txnStep(ctx, req, sess, &sa, &ta)
+			if err != nil {
+				return nil, err
+			}
+			if done {
+				req.done = true
+			} else {
+				ctx = tctx
+			}
+		case sa.hasTxn:
+			reply, done, err := c.retryStep(cmd, req, sess, &sa)
+			if err != nil || done {
+				return reply, err
+			}
+		case req.name == "commitTransaction" || req.name == "abortTransaction":
+			return nil, errorf(mongoerr.InvalidOptions, "%s must be run within a transaction", req.name)
+		}
 	}
 	var out bson.D
 	failed, err := c.applyFailPoint(ctx, req)
@@ -211,6 +260,12 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		out, err = cmd.handler(ctx, c, req)
 		if err == nil {
 			out = failed.withWriteConcernError(out)
+		}
+	}
+	out, err = c.afterTxnStatement(req, out, err)
+	if err != nil && req.retry != nil {
+		if e, ok := mongoerr.As(err); ok && retryableCodes[e.Code] && e.Info["errorLabels"] == nil {
+			err = withLabels(e, labelRetryable)
 		}
 	}
 	if err != nil && ctx.Err() != nil {

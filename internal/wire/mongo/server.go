@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/session"
 	"github.com/mayfly/mayfly/internal/mongoauth"
 )
 
@@ -29,8 +30,17 @@ type Server struct {
 
 	params  *paramRegistry
 	cursors *cursorRegistry
-	ops     *opRegistry
-	metrics *metrics
+	// sessions are the logical sessions in use; sessionsIndexed is set
+	// once config.system.sessions has its TTL index.
+	sessions        *session.Registry
+	sessionsIndexed atomic.Bool
+	clock           clusterClock
+	// txnMetrics count transactions; txnLifetimeSecs is
+	// transactionLifetimeLimitSeconds.
+	txnMetrics      txnMetrics
+	txnLifetimeSecs atomic.Int64
+	ops             *opRegistry
+	metrics         *metrics
 	// failPoint is the failCommand fail point (TestCommands only).
 	failPoint failPoint
 
@@ -102,6 +112,11 @@ func NewServer(opts Options) *Server {
 	}
 	s.throttle = mongoauth.NewThrottle(opts.Now)
 	s.cursors = newCursorRegistry(opts.Now, opts.CursorTimeout)
+	s.sessions = session.New(logicalSessions * time.Minute)
+	s.txnLifetimeSecs.Store(defaultTxnLifetime)
+	s.params = newParamRegistry(append(append([]Parameter(nil), opts.Parameters...), s.txnParameter()))
+	s.opts.Status = append(append([]StatusSection(nil), opts.Status...), StatusSection{Path: "transactions", Value: s.txnStatus})
+	s.clock.s = s
 	s.bgWG.Go(s.reapCursors)
 	return s
 }
