@@ -319,6 +319,9 @@ func (s *ttlSource) reapBatch(now time.Time, max int, b expiry.Batch) (r expiry.
 	if ix == nil {
 		return r, nil
 	}
+	if ix.ClusterColl != 0 && s.e.spanReapable(meta) {
+		return s.reapSpan(c, ix, now)
+	}
 	nowMs := now.UnixMilli()
 	// Preparing reads the batch and builds its deletions without a lock,
 	// so the engine may run it at low priority (expiry.Config.Idle).
