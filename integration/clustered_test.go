@@ -137,7 +137,7 @@ func TestClusteredCollectionTTL(t *testing.T) {
 			{"negative expireAfterSeconds", bson.D{{Key: "collMod", Value: "errs"}, {Key: "expireAfterSeconds", Value: -1}},
 				72, ""},
 			{"create with expireAfterSeconds but not clustered", bson.D{{Key: "create", Value: "notclustered"}, {Key: "expireAfterSeconds", Value: 10}},
-				72, "'expireAfterSeconds' is only supported on clustered and time-series collections"},
+				72, "'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified"},
 		}
 		for _, tc := range cases {
 			_, err := e.run("app", tc.cmd)

@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/timeseries"
 )
 
 // This file is the Engine's API as the wire layer sees it: one method per
@@ -269,6 +271,9 @@ type CreateCollectionRequest struct {
 	// its _id index; ClusteredIndexName names that index ("_id_" when "").
 	Clustered          bool
 	ClusteredIndexName string
+	// Timeseries makes the collection a time-series collection with these
+	// options (timeseries.Options.Normalize checks them).
+	Timeseries *timeseries.Options
 	// ExpireAfterSeconds is a clustered collection's TTL, on its _id dates;
 	// nil when absent.
 	ExpireAfterSeconds *int64
@@ -422,12 +427,18 @@ const (
 // layer parsed. It fails with NamespaceExists (48) `Collection db.coll
 // already exists.` when the collection exists.
 func (e *Engine) CreateCollection(ctx context.Context, db, coll string, req CreateCollectionRequest) error {
+	if req.Timeseries != nil {
+		return e.createTimeseries(db, coll, req)
+	}
 	return e.createCollection(ctx, db, coll, req)
 }
 
 // DropCollection drops db.coll with its indexes (drop). It reports whether
 // the collection existed; dropping a missing collection is not an error.
 func (e *Engine) DropCollection(ctx context.Context, db, coll string) (existed bool, err error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		coll = ts.meta.Name
+	}
 	return e.dropCollection(ctx, db, coll)
 }
 
@@ -466,6 +477,12 @@ func (e *Engine) RenameCollection(ctx context.Context, fromDB, fromColl, toDB, t
 // validated in full and previewed (DryRun's Fields come first) instead of
 // applied.
 func (e *Engine) CollMod(ctx context.Context, db, coll string, req CollModRequest) (bson.D, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		if req.Index != nil && req.Index.ExpireAfterSeconds != nil {
+			return nil, errTimeseriesIndexTTL
+		}
+		coll = ts.meta.Name
+	}
 	return e.collMod(ctx, db, coll, req)
 }
 
@@ -496,12 +513,18 @@ func (e *Engine) DropIndexes(ctx context.Context, db, coll string, req DropIndex
 // Find runs a find and returns a cursor over its results. The cursor reads
 // a storage snapshot taken now.
 func (e *Engine) Find(ctx context.Context, db, coll string, req FindRequest) (Cursor, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsFind(ctx, ts, req)
+	}
 	return e.find(ctx, db, coll, req)
 }
 
 // Count counts the documents matching req (count, and the
 // countDocuments/estimatedDocumentCount helpers).
 func (e *Engine) Count(ctx context.Context, db, coll string, req CountRequest) (int64, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsCount(ctx, ts, req)
+	}
 	return e.count(ctx, db, coll, req)
 }
 
@@ -509,6 +532,9 @@ func (e *Engine) Count(ctx context.Context, db, coll string, req CountRequest) (
 // documents (distinct), arrays contributing their elements, in MongoDB's
 // sort order.
 func (e *Engine) Distinct(ctx context.Context, db, coll string, req DistinctRequest) (bson.A, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsDistinct(ctx, ts, req)
+	}
 	return e.distinct(ctx, db, coll, req)
 }
 
@@ -524,16 +550,25 @@ func (e *Engine) Aggregate(ctx context.Context, db, coll string, req AggregateRe
 // InsertResult.WriteErrors; the error return is for failures of the whole
 // command (an invalid namespace).
 func (e *Engine) Insert(ctx context.Context, db, coll string, req InsertRequest) (InsertResult, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsInsert(ctx, ts, req)
+	}
 	return e.insert(ctx, db, coll, req)
 }
 
 // Update runs the statements of an update command.
 func (e *Engine) Update(ctx context.Context, db, coll string, req UpdateRequest) (UpdateResult, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsUpdate(ctx, ts, req)
+	}
 	return e.update(ctx, db, coll, req)
 }
 
 // Delete runs the statements of a delete command.
 func (e *Engine) Delete(ctx context.Context, db, coll string, req DeleteRequest) (DeleteResult, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsDelete(ctx, ts, req)
+	}
 	return e.delete(ctx, db, coll, req)
 }
 

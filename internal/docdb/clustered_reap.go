@@ -38,14 +38,46 @@ func (e *Engine) spanReapable(m *catalog.CollMeta) bool {
 	return len(m.Indexes) == 1 && m.Indexes[0].IsID
 }
 
-// reapSpan hands the documents of c due at now under its clustered TTL
-// ix to the engine as one span, or reports nothing due.
-func (s *ttlSource) reapSpan(c *catalog.Collection, ix *catalog.IndexMeta, now time.Time) (expiry.Reaped, error) {
+// spanRule is what is due at one now in a collection that expires by
+// spans: the key span [lo, hi) of its due documents and each one's due time.
+type spanRule struct {
+	lo, hi []byte
+	due    func(key []byte) (int64, error)
+}
+
+// spanRuleOf returns the span rule of the collection m at now: its due Date
+// _ids for a clustered collection, its due buckets for a time-series one;
+// ok is false when nothing of m can expire (a time-series collection with
+// extended-range buckets expires nothing).
+func (e *Engine) spanRuleOf(m *catalog.CollMeta, now time.Time) (spanRule, bool, error) {
+	ix := m.ClusteredTTLIndex()
+	if ix == nil {
+		return spanRule{}, false, nil
+	}
+	if o, ok := timeseriesOptions(m); ok {
+		if ext, err := e.bucketsExtended(m); err != nil || ext {
+			return spanRule{}, false, err
+		}
+		return bucketRule(m, ix, o, now)
+	}
 	lo, hi, err := dateRange(ix, now.UnixMilli()-ix.ExpireAfter*1000, false)
 	if err != nil {
+		return spanRule{}, false, err
+	}
+	return spanRule{lo: lo, hi: hi, due: func(key []byte) (int64, error) {
+		date, _, err := entryDate(ix, key)
+		return catalog.AddSeconds(date, ix.ExpireAfter), err
+	}}, true, nil
+}
+
+// reapSpan hands the documents of c due at now to the engine as one span,
+// or reports nothing due.
+func (s *ttlSource) reapSpan(c *catalog.Collection, meta *catalog.CollMeta, now time.Time) (expiry.Reaped, error) {
+	rule, ok, err := s.e.spanRuleOf(meta, now)
+	if err != nil || !ok {
 		return expiry.Reaped{}, err
 	}
-	it, err := s.e.store.NewIter(lo, hi)
+	it, err := s.e.store.NewIter(rule.lo, rule.hi)
 	if err != nil {
 		return expiry.Reaped{}, err
 	}
@@ -57,47 +89,44 @@ func (s *ttlSource) reapSpan(c *catalog.Collection, ix *catalog.IndexMeta, now t
 	if err != nil || !found {
 		return expiry.Reaped{}, err
 	}
-	sp := expiry.Span{Store: s.e.store, Start: lo, End: hi, Lock: &c.WriteMu}
+	sp := expiry.Span{Store: s.e.store, Start: rule.lo, End: rule.hi, Lock: &c.WriteMu}
 	sp.Stage = func(b *storage.Batch, sp *expiry.Span) (func(), error) {
 		return s.stageSpan(c, now, b, sp)
 	}
 	return expiry.Reaped{Spans: []expiry.Span{sp}}, nil
 }
 
-// stageSpan counts, under c's write lock, the documents the span of the
-// clustered TTL due at now holds, narrows the span to them and stages the
-// collection's counters without them in b. A collection dropped or changed
-// so that it no longer expires by spans leaves the span empty: the next
-// pass deletes document by document.
+// stageSpan counts, under c's write lock, the documents due at now that
+// the span holds, narrows the span to them and stages the collection's
+// counters without them in b. A collection dropped or changed so that it
+// no longer expires by spans leaves the span empty: the next pass deletes
+// document by document.
 func (s *ttlSource) stageSpan(c *catalog.Collection, now time.Time, b *storage.Batch, sp *expiry.Span) (func(), error) {
 	sp.Due, sp.Keys = nil, 0
 	if c.Dropped || !s.e.spanReapable(c.Meta) {
 		return nil, nil
 	}
 	meta := c.Meta
-	ix := meta.ClusteredTTLIndex()
-	if ix == nil {
-		return nil, nil
-	}
-	lo, hi, err := dateRange(ix, now.UnixMilli()-ix.ExpireAfter*1000, false)
-	if err != nil {
+	rule, ok, err := s.e.spanRuleOf(meta, now)
+	if err != nil || !ok {
 		return nil, err
 	}
-	it, err := s.e.store.NewIter(lo, hi)
+	it, err := s.e.store.NewIter(rule.lo, rule.hi)
 	if err != nil {
 		return nil, err
 	}
 	defer it.Close()
 	var d catalog.Delta
 	var idBytes int64
+	pre := len(catalog.DocPrefix(meta.ID))
 	for ok := it.First(); ok; ok = it.Next() {
-		date, idEnc, err := entryDate(ix, it.Key())
+		due, err := rule.due(it.Key())
 		if err != nil {
 			return nil, err
 		}
-		sp.Due = append(sp.Due, catalog.AddSeconds(date, ix.ExpireAfter))
+		sp.Due = append(sp.Due, due)
 		d.Bytes -= int64(len(it.Value()))
-		idBytes += int64(9 + len(idEnc))
+		idBytes += int64(9 + len(it.Key()) - pre)
 	}
 	if err := it.Error(); err != nil {
 		return nil, err
@@ -110,6 +139,6 @@ func (s *ttlSource) stageSpan(c *catalog.Collection, now time.Time, b *storage.B
 	d.AddIndex(meta.Indexes[0].ID, -n, -idBytes)
 	// The _id index counts one key per document, as the per-document
 	// deletion reports it.
-	sp.Start, sp.End, sp.Keys = lo, hi, len(sp.Due)
+	sp.Start, sp.End, sp.Keys = rule.lo, rule.hi, len(sp.Due)
 	return c.Stats.Stage(b, meta.ID, d)
 }
