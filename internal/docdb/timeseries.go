@@ -255,7 +255,7 @@ func (e *Engine) tsScan(ts *tsColl, filter bson.D, env match.Env) (aggregate.Ite
 	}
 	it := &measurementIter{view: view, o: o, filter: f, bounds: o.BoundsOf(filter)}
 	if ix := view.meta.ClusteredTTLIndex(); ix != nil && e.opts.Visibility == VisibilityStrict {
-		it.hideAtOrBefore = catalog.AddSeconds(env.Now.UnixMilli(), -ix.ExpireAfter)
+		it.hideAtOrBefore = subSeconds(env.Now.UnixMilli(), ix.ExpireAfter)
 		it.hides = true
 	}
 	lo, hi := catalog.DocPrefix(view.meta.ID), storage.PrefixEnd(catalog.DocPrefix(view.meta.ID))
@@ -519,7 +519,7 @@ func (e *Engine) tsDeleteMatching(ctx context.Context, ts *tsColl, filter bson.D
 	bounds := o.BoundsOf(filter)
 	hideAtOrBefore, hides := int64(0), false
 	if ix := c.Meta.ClusteredTTLIndex(); ix != nil && e.opts.Visibility == VisibilityStrict {
-		hideAtOrBefore, hides = catalog.AddSeconds(now.UnixMilli(), -ix.ExpireAfter), true
+		hideAtOrBefore, hides = subSeconds(now.UnixMilli(), ix.ExpireAfter), true
 	}
 	w := e.newWriter(c)
 	defer w.close()

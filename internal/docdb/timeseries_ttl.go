@@ -3,6 +3,7 @@ package docdb
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -44,7 +45,7 @@ func bucketStart(m *catalog.CollMeta, key []byte) (int64, error) {
 
 // bucketRule is the span rule of a time-series bucket collection.
 func bucketRule(m *catalog.CollMeta, ix *catalog.IndexMeta, o timeseries.Options, now time.Time) (spanRule, bool, error) {
-	cutoff := catalog.AddSeconds(now.UnixMilli(), -(ix.ExpireAfter + o.MaxSpan))
+	cutoff := subSeconds(now.UnixMilli(), ix.ExpireAfter+o.MaxSpan)
 	lo, err := bucketKey(m.ID, timeseries.IDLowerBound(0))
 	if err != nil {
 		return spanRule{}, false, err
@@ -178,4 +179,12 @@ func (s *ttlSource) reapBuckets(c *catalog.Collection, now time.Time, max int) (
 		r.Keys -= int(ic.Keys)
 	}
 	return r, w.commit()
+}
+
+// subSeconds subtracts s (>= 0) seconds from ms milliseconds, saturating.
+func subSeconds(ms, s int64) int64 {
+	if ms/1000-math.MinInt64/1000 <= s {
+		return math.MinInt64
+	}
+	return ms - s*1000
 }

@@ -1,0 +1,185 @@
+package docdb
+
+import (
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/timeseries"
+	"github.com/mayfly/mayfly/internal/expiry"
+)
+
+// createTS creates app.<coll> as a time-series collection on t and m.
+func (te *testEngine) createTS(coll string, o timeseries.Options, expireAfter *int64) {
+	te.t.Helper()
+	if err := te.CreateCollection(te.t.Context(), "app", coll, CreateCollectionRequest{Timeseries: &o, ExpireAfterSeconds: expireAfter}); err != nil {
+		te.t.Fatal(err)
+	}
+}
+
+func TestTimeseriesCreateErrors(t *testing.T) {
+	te := newTestEngine(t)
+	cases := []struct {
+		name string
+		o    timeseries.Options
+		code mongoerr.Code
+		msg  string
+	}{
+		{"dotted timeField", timeseries.Options{TimeField: "a.b"}, mongoerr.InvalidOptions, "app.c: 'timeField' must be a top-level field and not contain a '.'"},
+		{"metaField _id", timeseries.Options{TimeField: "t", MetaField: "_id"}, mongoerr.InvalidOptions, `'metaField' cannot be "_id"`},
+		{"metaField same as timeField", timeseries.Options{TimeField: "t", MetaField: "t"}, mongoerr.InvalidOptions, "'metaField' cannot be the same as 'timeField'"},
+		{"dotted metaField", timeseries.Options{TimeField: "t", MetaField: "m.x"}, mongoerr.InvalidOptions, "app.c: 'metaField' must be a top-level field and not contain a '.'"},
+		{"span without rounding", timeseries.Options{TimeField: "t", MaxSpan: 100}, mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' need to be set alongside each other"},
+		{"rounding differs from span", timeseries.Options{TimeField: "t", MaxSpan: 100, Rounding: 50}, mongoerr.InvalidOptions, "Timeseries 'bucketRoundingSeconds' needs to be equal to 'bucketMaxSpanSeconds'"},
+		{"granularity with another span", timeseries.Options{TimeField: "t", Granularity: "minutes", MaxSpan: 3600}, mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' is not configurable to a value other than the default of 86400 for the provided granularity"},
+		{"granularity with another rounding", timeseries.Options{TimeField: "t", Granularity: "hours", Rounding: 60}, mongoerr.InvalidOptions, "Timeseries 'bucketRoundingSeconds' is not configurable to a value other than the default of 86400 for the provided granularity"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.o
+			err := te.CreateCollection(t.Context(), "app", "c", CreateCollectionRequest{Timeseries: &o})
+			wantCode(t, err, tc.code, tc.msg)
+		})
+	}
+	te.createTS("c", timeseries.Options{TimeField: "t"}, nil)
+	err := te.CreateCollection(t.Context(), "app", "c", CreateCollectionRequest{Timeseries: &timeseries.Options{TimeField: "t"}})
+	wantCode(t, err, mongoerr.NamespaceExists, "Collection app.c already exists.")
+}
+
+func TestTimeseriesReadsAndBuckets(t *testing.T) {
+	te := newTestEngine(t)
+	ctx := t.Context()
+	te.createTS("weather", timeseries.Options{TimeField: "ts", MetaField: "sensor"}, nil)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	var docs []bson.D
+	for i := range 10 {
+		for _, s := range []string{"a", "b"} {
+			docs = append(docs, d("_id", int32(len(docs)), "ts", date(t0.Add(time.Duration(i)*20*time.Minute)), "sensor", s, "temp", int32(i)))
+		}
+	}
+	te.mustInsert("app", "weather", docs...)
+	// 10 measurements per sensor over 3h20m: hours 10, 11, 12 and 13.
+	st, err := te.CollStats(ctx, "app", "system.buckets.weather")
+	if err != nil || st.Count != 8 {
+		t.Fatalf("buckets %d %v", st.Count, err)
+	}
+	if n, err := te.Count(ctx, "app", "weather", CountRequest{}); err != nil || n != 20 {
+		t.Fatalf("count %d %v", n, err)
+	}
+	got := te.mustFind("app", "weather", FindRequest{Filter: d("_id", int32(3))})
+	if want := `{ ts: new Date(` + itoa64(t0.Add(20*time.Minute).UnixMilli()) + `), sensor: "b", _id: 3, temp: 1 }`; got != want {
+		t.Fatalf("find\n  %s\nwant\n  %s", got, want)
+	}
+	hour := FindRequest{Filter: d("ts", d("$gte", date(t0.Add(time.Hour)), "$lt", date(t0.Add(2*time.Hour))), "sensor", "a"),
+		Projection: d("_id", int32(0), "temp", int32(1)), Sort: d("temp", int32(-1))}
+	if got := te.mustFind("app", "weather", hour); got != "{ temp: 5 } { temp: 4 } { temp: 3 }" {
+		t.Fatalf("one hour of a: %s", got)
+	}
+	if got := te.mustFind("app", "weather", FindRequest{Filter: d("ts", d("$lte", date(t0))), Sort: d("sensor", int32(1)), Limit: 1, Projection: d("sensor", int32(1), "_id", int32(0))}); got != `{ sensor: "a" }` {
+		t.Fatalf("first: %s", got)
+	}
+	vals, err := te.Distinct(ctx, "app", "weather", DistinctRequest{Key: "sensor"})
+	if err != nil || len(vals) != 2 || vals[0] != "a" || vals[1] != "b" {
+		t.Fatalf("distinct %v %v", vals, err)
+	}
+	// A delete on the metaField removes whole buckets.
+	res, err := te.Delete(ctx, "app", "weather", DeleteRequest{Statements: []DeleteStatement{{Filter: d("sensor", "b")}}})
+	if err != nil || res.N != 10 {
+		t.Fatalf("delete %+v %v", res, err)
+	}
+	if st, _ := te.CollStats(ctx, "app", "system.buckets.weather"); st.Count != 4 {
+		t.Fatalf("buckets after delete %d", st.Count)
+	}
+	// A delete on a measurement field rewrites the bucket.
+	res, err = te.Delete(ctx, "app", "weather", DeleteRequest{Statements: []DeleteStatement{{Filter: d("temp", d("$lt", int32(2)))}}})
+	if err != nil || res.N != 2 {
+		t.Fatalf("delete %+v %v", res, err)
+	}
+	if n, _ := te.Count(ctx, "app", "weather", CountRequest{}); n != 8 {
+		t.Fatalf("count after deletes %d", n)
+	}
+	cols, err := te.ListCollections(ctx, "app", nil, true)
+	if err != nil || len(cols) != 2 || fmtDoc(cols[0]) != `{ name: "system.buckets.weather", type: "collection" }` || fmtDoc(cols[1]) != `{ name: "weather", type: "timeseries" }` {
+		t.Fatalf("listCollections %v %v", cols, err)
+	}
+	if existed, err := te.DropCollection(ctx, "app", "weather"); err != nil || !existed {
+		t.Fatalf("drop %v %v", existed, err)
+	}
+	if cols, _ := te.ListCollections(ctx, "app", nil, true); len(cols) != 0 {
+		t.Fatalf("after drop %v", cols)
+	}
+}
+
+// TestTimeseriesExpiry checks timeseries_ttl.js's rule: measurements are
+// hidden once time + expireAfterSeconds has passed, and a bucket is
+// deleted, as one span, once its start is older than now -
+// expireAfterSeconds - bucketMaxSpanSeconds.
+func TestTimeseriesExpiry(t *testing.T) {
+	reg := newFakeRegistry()
+	te := newTestEngine(t, func(o *Options) { o.Expiry = reg })
+	ctx := t.Context()
+	eas := int64(60)
+	te.createTS("m", timeseries.Options{TimeField: "t", MetaField: "host"}, &eas)
+	now := te.clock.Now() // 12:00:00
+	te.mustInsert("app", "m",
+		d("t", date(now.Add(-3*time.Hour)), "host", "x"),              // bucket 09:00, due 10:01
+		d("t", date(now.Add(-90*time.Minute)), "host", "x"),           // bucket 10:00, due 11:01
+		d("t", date(now.Add(-30*time.Minute)), "host", "x"),           // bucket 11:00, due 12:01: hidden, kept
+		d("t", date(now.Add(-30*time.Second)), "host", "x", "v", true), // bucket 11:00 too, visible
+	)
+	if n, _ := te.Count(ctx, "app", "m", CountRequest{}); n != 1 {
+		for _, r := range te.storedDocs("app", "system.buckets.m") {
+			t.Log(r)
+		}
+		t.Fatalf("visible %d, want 1", n)
+	}
+	src := reg.get("ttl_index:app.system.buckets.m._id_")
+	if src == nil {
+		t.Fatalf("sources %v", reg.names())
+	}
+	due, ok, err := src.NextDue(ctx)
+	if err != nil || !ok || !due.Equal(now.Add(-3*time.Hour).Add(61*time.Minute)) {
+		t.Fatalf("next due %v %v %v", due, ok, err)
+	}
+	r, err := expiry.Drain(ctx, src, now, 0, 10)
+	if err != nil || r.Items != 2 || len(r.Spans) != 1 {
+		t.Fatalf("reaped %+v %v", r, err)
+	}
+	if st, _ := te.CollStats(ctx, "app", "system.buckets.m"); st.Count != 1 {
+		t.Fatalf("buckets left %d", st.Count)
+	}
+	// collMod off: nothing is hidden or deleted any more.
+	if _, err := te.CollMod(ctx, "app", "m", CollModRequest{ExpireAfterSeconds: &CollectionExpiry{Off: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := te.Count(ctx, "app", "m", CountRequest{}); n != 2 {
+		t.Fatalf("visible after off %d", n)
+	}
+	_, err = te.CollMod(ctx, "app", "m", CollModRequest{Index: &CollModIndex{Name: "x", ExpireAfterSeconds: &eas}})
+	wantCode(t, err, mongoerr.InvalidOptions, "TTL indexes are not supported for time-series collections. Please refer to the documentation and use the top-level 'expireAfterSeconds' option instead")
+}
+
+// TestTimeseriesExtendedRangeExpiresNothing checks the documented rule for
+// dates before 1970 or after 2038-01-19.
+func TestTimeseriesExtendedRangeExpiresNothing(t *testing.T) {
+	reg := newFakeRegistry()
+	te := newTestEngine(t, func(o *Options) { o.Expiry = reg })
+	ctx := t.Context()
+	eas := int64(1)
+	te.createTS("m", timeseries.Options{TimeField: "t"}, &eas)
+	now := te.clock.Now()
+	te.mustInsert("app", "m", d("t", date(now.Add(-48*time.Hour))), d("t", date(time.Date(1969, 1, 1, 0, 0, 0, 0, time.UTC))))
+	src := reg.get("ttl_index:app.system.buckets.m._id_")
+	if _, ok, err := src.NextDue(ctx); err != nil || ok {
+		t.Fatalf("next due %v %v", ok, err)
+	}
+	r, err := expiry.Drain(ctx, src, now, 0, 10)
+	if err != nil || r.Items != 0 {
+		t.Fatalf("reaped %+v %v", r, err)
+	}
+	if st, _ := te.CollStats(ctx, "app", "system.buckets.m"); st.Count != 2 {
+		t.Fatalf("buckets %d", st.Count)
+	}
+}
