@@ -124,9 +124,9 @@ func TestTimeseriesExpiry(t *testing.T) {
 	te.createTS("m", timeseries.Options{TimeField: "t", MetaField: "host"}, &eas)
 	now := te.clock.Now() // 12:00:00
 	te.mustInsert("app", "m",
-		d("t", date(now.Add(-3*time.Hour)), "host", "x"),              // bucket 09:00, due 10:01
-		d("t", date(now.Add(-90*time.Minute)), "host", "x"),           // bucket 10:00, due 11:01
-		d("t", date(now.Add(-30*time.Minute)), "host", "x"),           // bucket 11:00, due 12:01: hidden, kept
+		d("t", date(now.Add(-3*time.Hour)), "host", "x"),               // bucket 09:00, due 10:01
+		d("t", date(now.Add(-90*time.Minute)), "host", "x"),            // bucket 10:00, due 11:01
+		d("t", date(now.Add(-30*time.Minute)), "host", "x"),            // bucket 11:00, due 12:01: hidden, kept
 		d("t", date(now.Add(-30*time.Second)), "host", "x", "v", true), // bucket 11:00 too, visible
 	)
 	if n, _ := te.Count(ctx, "app", "m", CountRequest{}); n != 1 {
