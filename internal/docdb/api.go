@@ -399,6 +399,16 @@ type CollStats struct {
 	TotalIndexSize int64
 	// IndexSizes maps index names to their byte size, in catalog order.
 	IndexSizes []IndexSize
+	// Timeseries is set for a time-series collection, whose figures above
+	// are its bucket collection's.
+	Timeseries *TimeseriesStats
+}
+
+// TimeseriesStats is collStats' timeseries section.
+type TimeseriesStats struct {
+	BucketsNs     string
+	BucketCount   int64
+	AvgBucketSize int64
 }
 
 // IndexSize is the size of one index.
@@ -624,6 +634,9 @@ func (e *Engine) DBStats(ctx context.Context, db string) (DBStats, error) {
 // CollStats returns the statistics of db.coll (collStats). A missing
 // collection fails with NamespaceNotFound (26).
 func (e *Engine) CollStats(ctx context.Context, db, coll string) (CollStats, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsCollStats(ctx, ts)
+	}
 	return e.collStats(ctx, db, coll)
 }
 

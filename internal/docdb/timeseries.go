@@ -618,3 +618,14 @@ var errTimeseriesIndexTTL = mongoerr.New(mongoerr.InvalidOptions,
 func (e *Engine) tsUpdate(_ context.Context, _ *tsColl, _ UpdateRequest) (UpdateResult, error) {
 	return UpdateResult{}, mongoerr.New(mongoerr.NotImplemented, "updates of time-series collections are not supported")
 }
+
+// tsCollStats is collStats of a time-series collection: its bucket
+// collection's figures and the timeseries section counting the buckets.
+func (e *Engine) tsCollStats(ctx context.Context, ts *tsColl) (CollStats, error) {
+	st, err := e.collStats(ctx, ts.db, ts.meta.Name)
+	if err != nil {
+		return st, err
+	}
+	st.Timeseries = &TimeseriesStats{BucketsNs: ts.db + "." + ts.meta.Name, BucketCount: st.Count, AvgBucketSize: st.AvgObjSize}
+	return st, nil
+}
