@@ -119,7 +119,7 @@ func (e *Engine) createCollection(ctx context.Context, db, coll string, req Crea
 	options := req.options()
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	if e.lookupColl(db, coll) != nil {
+	if e.lookupColl(db, coll) != nil || e.timeseriesOf(db, coll) != nil {
 		return mongoerr.Newf(mongoerr.NamespaceExists, "Collection %s.%s already exists.", db, coll)
 	}
 	c, err := e.createLocked(db, coll, options)
