@@ -502,6 +502,9 @@ func (e *Engine) CollMod(ctx context.Context, db, coll string, req CollModReques
 // created if missing. Errors follow MongoDB exactly (67, 85, 86, 11000 for a
 // unique build over duplicates). A failed build leaves no index behind.
 func (e *Engine) CreateIndexes(ctx context.Context, db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return CreateIndexesResult{}, errTimeseriesIndexes
+	}
 	return e.createIndexes(ctx, db, coll, specs)
 }
 
@@ -509,6 +512,9 @@ func (e *Engine) CreateIndexes(ctx context.Context, db, coll string, specs []Ind
 // {v: 2, key, name, ...options} (listIndexes). A missing collection fails
 // with NamespaceNotFound (26) `ns does not exist: db.coll`.
 func (e *Engine) ListIndexes(ctx context.Context, db, coll string) ([]bson.D, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return []bson.D{}, nil
+	}
 	return e.listIndexes(ctx, db, coll)
 }
 
@@ -584,6 +590,9 @@ func (e *Engine) Delete(ctx context.Context, db, coll string, req DeleteRequest)
 
 // FindAndModify runs a findAndModify command.
 func (e *Engine) FindAndModify(ctx context.Context, db, coll string, req FindAndModifyRequest) (FindAndModifyResult, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return FindAndModifyResult{}, errTimeseriesUpdates
+	}
 	return e.findAndModify(ctx, db, coll, req)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -165,7 +166,8 @@ func (e *Engine) tsInsert(ctx context.Context, ts *tsColl, req InsertRequest) (I
 			continue
 		}
 		start := o.StartOf(m.Time)
-		for probe := uint64(0); ; probe++ {
+		hint := bucketHint{coll: c.Meta.ID, start: start, meta: string(m.MetaKey)}
+		for probe := e.tsHints.get(hint); ; probe++ {
 			id := timeseries.BucketID(start, m.MetaKey, probe)
 			ob := buckets[id]
 			if ob == nil {
@@ -188,6 +190,7 @@ func (e *Engine) tsInsert(ctx context.Context, ts *tsColl, req InsertRequest) (I
 			}
 			if o.Holds(ob.b, m) && ob.b.Fits(m) {
 				ob.b.Add(m)
+				e.tsHints.set(hint, probe)
 				break
 			}
 		}
@@ -613,10 +616,16 @@ func (e *Engine) tsRewrite(w *writer, o timeseries.Options, prev *stored.Doc, id
 var errTimeseriesIndexTTL = mongoerr.New(mongoerr.InvalidOptions,
 	"TTL indexes are not supported for time-series collections. Please refer to the documentation and use the top-level 'expireAfterSeconds' option instead")
 
-// tsUpdate refuses updates of time-series measurements, which mayfly does
-// not support yet.
+// The errors of what mayfly does not support on time-series collections
+// yet: updates of measurements and secondary indexes.
+var (
+	errTimeseriesUpdates = mongoerr.New(mongoerr.NotImplemented, "updates of time-series collections are not supported")
+	errTimeseriesIndexes = mongoerr.New(mongoerr.NotImplemented, "indexes on time-series collections are not supported")
+)
+
+// tsUpdate refuses updates of time-series measurements.
 func (e *Engine) tsUpdate(_ context.Context, _ *tsColl, _ UpdateRequest) (UpdateResult, error) {
-	return UpdateResult{}, mongoerr.New(mongoerr.NotImplemented, "updates of time-series collections are not supported")
+	return UpdateResult{}, errTimeseriesUpdates
 }
 
 // tsCollStats is collStats of a time-series collection: its bucket
@@ -628,4 +637,43 @@ func (e *Engine) tsCollStats(ctx context.Context, ts *tsColl) (CollStats, error)
 	}
 	st.Timeseries = &TimeseriesStats{BucketsNs: ts.db + "." + ts.meta.Name, BucketCount: st.Count, AvgBucketSize: st.AvgObjSize}
 	return st, nil
+}
+
+// bucketHints remembers, for a bucket start and meta value of a
+// collection, the probe number of the bucket that last took a
+// measurement, so that an insert skips the full buckets before it. A hint
+// only says where to start looking: a bucket it skips that has room again
+// (after a delete) stays as it is, which breaks no bucketing rule. The
+// hints are forgotten when there are too many.
+type bucketHints struct {
+	mu    sync.Mutex
+	hints map[bucketHint]uint64
+}
+
+type bucketHint struct {
+	coll  uint64
+	start int64
+	meta  string
+}
+
+// maxBucketHints bounds the hints kept.
+const maxBucketHints = 1 << 16
+
+func (h *bucketHints) get(k bucketHint) uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hints[k]
+}
+
+func (h *bucketHints) set(k bucketHint, probe uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.hints == nil || len(h.hints) >= maxBucketHints {
+		h.hints = map[bucketHint]uint64{}
+	}
+	if probe == 0 {
+		delete(h.hints, k)
+		return
+	}
+	h.hints[k] = probe
 }
