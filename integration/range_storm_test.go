@@ -53,7 +53,7 @@ func TestRangeExpiryStorm(t *testing.T) {
 			} else {
 				c = e.createTimeseries("storm", bson.D{{Key: "timeField", Value: "t"}}, 3*3600)
 				advance = 3 * time.Hour // every bucket's start + 3 h + 1 h is due
-				want = n / 1000           // 1,000 measurements a bucket; MongoDB counts buckets
+				want = n / 1000         // 1,000 measurements a bucket; MongoDB counts buckets
 			}
 			load := time.Now()
 			for b := 0; b < n; b += 10_000 {
