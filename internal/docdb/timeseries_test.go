@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"pgregory.net/rapid"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/timeseries"
@@ -182,4 +183,111 @@ func TestTimeseriesExtendedRangeExpiresNothing(t *testing.T) {
 	if st, _ := te.CollStats(ctx, "app", "system.buckets.m"); st.Count != 2 {
 		t.Fatalf("buckets %d", st.Count)
 	}
+}
+
+// TestTimeseriesExpiryModel is a property test: under random inserts,
+// metaField deletes, TTL changes, clock moves and reaps, the visible
+// measurements are those a simple model keeps (time + expireAfterSeconds
+// after now), reaping removes exactly the measurements of buckets whose
+// start + expireAfterSeconds + span has passed, and the store stays
+// consistent.
+func TestTimeseriesExpiryModel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		reg := newFakeRegistry()
+		te := newTestEngine(t, func(o *Options) { o.Expiry = reg })
+		ctx := t.Context()
+		span := int64(rapid.SampledFrom([]int{60, 600, 3600}).Draw(rt, "span"))
+		o := timeseries.Options{TimeField: "t", MetaField: "m", MaxSpan: span, Rounding: span}
+		ttl := int64(rapid.IntRange(0, 1200).Draw(rt, "ttl"))
+		te.createTS("c", o, &ttl)
+		type meas struct {
+			t    int64
+			meta string
+		}
+		model := map[int32]meas{}
+		next := int32(0)
+		for range rapid.IntRange(1, 25).Draw(rt, "steps") {
+			now := te.clock.Now()
+			switch rapid.IntRange(0, 4).Draw(rt, "op") {
+			case 0:
+				var docs []bson.D
+				for range rapid.IntRange(1, 30).Draw(rt, "n") {
+					at := now.Add(time.Duration(rapid.IntRange(-7200, 600).Draw(rt, "offset")) * time.Second)
+					meta := rapid.SampledFrom([]string{"a", "b", "c"}).Draw(rt, "meta")
+					model[next] = meas{t: at.UnixMilli(), meta: meta}
+					docs = append(docs, d("_id", next, "t", date(at), "m", meta))
+					next++
+				}
+				te.mustInsert("app", "c", docs...)
+			case 1:
+				meta := rapid.SampledFrom([]string{"a", "b", "c"}).Draw(rt, "deleteMeta")
+				if _, err := te.Delete(ctx, "app", "c", DeleteRequest{Statements: []DeleteStatement{{Filter: d("m", meta)}}}); err != nil {
+					rt.Fatal(err)
+				}
+				for id, m := range model {
+					if m.meta == meta && (ttl < 0 || m.t+ttl*1000 > now.UnixMilli()) {
+						delete(model, id)
+					}
+				}
+			case 2:
+				if rapid.Bool().Draw(rt, "off") {
+					ttl = -1
+					if _, err := te.CollMod(ctx, "app", "c", CollModRequest{ExpireAfterSeconds: &CollectionExpiry{Off: true}}); err != nil {
+						rt.Fatal(err)
+					}
+				} else {
+					ttl = int64(rapid.IntRange(0, 1200).Draw(rt, "newTTL"))
+					if _, err := te.CollMod(ctx, "app", "c", CollModRequest{ExpireAfterSeconds: &CollectionExpiry{Seconds: ttl}}); err != nil {
+						rt.Fatal(err)
+					}
+				}
+			case 3:
+				te.clock.Advance(time.Duration(rapid.IntRange(1, 3600).Draw(rt, "advance")) * time.Second)
+			case 4:
+				src := reg.get("ttl_index:app.system.buckets.c._id_")
+				if src == nil {
+					continue
+				}
+				if _, err := expiry.Drain(ctx, src, now, 0, rapid.IntRange(1, 20).Draw(rt, "batch")); err != nil {
+					rt.Fatal(err)
+				}
+				for id, m := range model {
+					if o.StartOf(m.t)+(ttl+span)*1000 <= now.UnixMilli() {
+						delete(model, id)
+					}
+				}
+				stored := int64(0)
+				for _, r := range te.storedDocs("app", "system.buckets.c") {
+					b, err := o.Decode(mustD(rt, r), len(r))
+					if err != nil {
+						rt.Fatal(err)
+					}
+					stored += int64(b.Count)
+				}
+				if stored != int64(len(model)) {
+					rt.Fatalf("%d measurements stored after reaping, model has %d", stored, len(model))
+				}
+			}
+			want := 0
+			for _, m := range model {
+				if ttl < 0 || m.t+ttl*1000 > te.clock.Now().UnixMilli() {
+					want++
+				}
+			}
+			if n, err := te.Count(ctx, "app", "c", CountRequest{}); err != nil || n != int64(want) {
+				rt.Fatalf("visible %d (%v), model %d", n, err, want)
+			}
+			if err := te.Check(ctx); err != nil {
+				rt.Fatal(err)
+			}
+		}
+	})
+}
+
+func mustD(rt *rapid.T, r bson.Raw) bson.D {
+	var doc bson.D
+	if err := bson.Unmarshal(r, &doc); err != nil {
+		rt.Fatal(err)
+	}
+	return doc
 }
