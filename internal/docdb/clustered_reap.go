@@ -70,53 +70,32 @@ func (e *Engine) spanRuleOf(m *catalog.CollMeta, now time.Time) (spanRule, bool,
 	}}, true, nil
 }
 
-// reapSpan hands the documents of c due at now to the engine as one span,
-// or reports nothing due.
-func (s *ttlSource) reapSpan(c *catalog.Collection, meta *catalog.CollMeta, now time.Time) (expiry.Reaped, error) {
-	rule, ok, err := s.e.spanRuleOf(meta, now)
-	if err != nil || !ok {
-		return expiry.Reaped{}, err
-	}
-	it, err := s.e.store.NewIter(rule.lo, rule.hi)
-	if err != nil {
-		return expiry.Reaped{}, err
-	}
-	found := it.First()
-	err = it.Error()
-	if cerr := it.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil || !found {
-		return expiry.Reaped{}, err
-	}
-	sp := expiry.Span{Store: s.e.store, Start: rule.lo, End: rule.hi, Lock: &c.WriteMu}
-	sp.Stage = func(b *storage.Batch, sp *expiry.Span) (func(), error) {
-		return s.stageSpan(c, now, b, sp)
-	}
-	return expiry.Reaped{Spans: []expiry.Span{sp}}, nil
+// spanCount is what a span of due documents holds: their due times, the
+// counters' change without them, and the collection state it was read in.
+type spanCount struct {
+	meta     *catalog.CollMeta
+	gen      uint64 // the counters' generation before the read
+	lo, hi   []byte
+	dues     []int64
+	delta    catalog.Delta
+	readable bool // false when nothing of meta can expire
 }
 
-// stageSpan counts, under c's write lock, the documents due at now that
-// the span holds, narrows the span to them and stages the collection's
-// counters without them in b. A collection dropped or changed so that it
-// no longer expires by spans leaves the span empty: the next pass deletes
-// document by document.
-func (s *ttlSource) stageSpan(c *catalog.Collection, now time.Time, b *storage.Batch, sp *expiry.Span) (func(), error) {
-	sp.Due, sp.Keys = nil, 0
-	if c.Dropped || !s.e.spanReapable(c.Meta) {
-		return nil, nil
-	}
-	meta := c.Meta
+// countSpan reads the documents of c's collection meta due at now. It
+// takes no lock: the caller checks gen under the write lock before using
+// the count.
+func (s *ttlSource) countSpan(c *catalog.Collection, meta *catalog.CollMeta, now time.Time) (*spanCount, error) {
+	sc := &spanCount{meta: meta, gen: c.Stats.Generation()}
 	rule, ok, err := s.e.spanRuleOf(meta, now)
 	if err != nil || !ok {
-		return nil, err
+		return sc, err
 	}
+	sc.lo, sc.hi, sc.readable = rule.lo, rule.hi, true
 	it, err := s.e.store.NewIter(rule.lo, rule.hi)
 	if err != nil {
 		return nil, err
 	}
 	defer it.Close()
-	var d catalog.Delta
 	var idBytes int64
 	pre := len(catalog.DocPrefix(meta.ID))
 	for ok := it.First(); ok; ok = it.Next() {
@@ -124,21 +103,60 @@ func (s *ttlSource) stageSpan(c *catalog.Collection, now time.Time, b *storage.B
 		if err != nil {
 			return nil, err
 		}
-		sp.Due = append(sp.Due, due)
-		d.Bytes -= int64(len(it.Value()))
+		sc.dues = append(sc.dues, due)
+		sc.delta.Bytes -= int64(len(it.Value()))
 		idBytes += int64(9 + len(it.Key()) - pre)
 	}
 	if err := it.Error(); err != nil {
 		return nil, err
 	}
-	if len(sp.Due) == 0 {
-		return nil, nil
-	}
-	n := int64(len(sp.Due))
-	d.Docs = -n
-	d.AddIndex(meta.Indexes[0].ID, -n, -idBytes)
+	n := int64(len(sc.dues))
+	sc.delta.Docs = -n
 	// The _id index counts one key per document, as the per-document
 	// deletion reports it.
-	sp.Start, sp.End, sp.Keys = rule.lo, rule.hi, len(sp.Due)
-	return c.Stats.Stage(b, meta.ID, d)
+	sc.delta.AddIndex(meta.Indexes[0].ID, -n, -idBytes)
+	return sc, nil
+}
+
+// reapSpan hands the documents of c due at now to the engine as one span,
+// or reports nothing due. It counts them in b's preparation (at idle
+// priority, without a lock); the span's Stage, under the write lock, uses
+// the count when no write has committed since, and counts again otherwise.
+func (s *ttlSource) reapSpan(c *catalog.Collection, meta *catalog.CollMeta, now time.Time, b expiry.Batch) (expiry.Reaped, error) {
+	var sc *spanCount
+	var err error
+	b.RunPrepare(func() { sc, err = s.countSpan(c, meta, now) })
+	if err != nil || !sc.readable || len(sc.dues) == 0 {
+		return expiry.Reaped{}, err
+	}
+	sp := expiry.Span{Store: s.e.store, Start: sc.lo, End: sc.hi, Lock: &c.WriteMu}
+	sp.Stage = func(b *storage.Batch, sp *expiry.Span) (func(), error) {
+		return s.stageSpan(c, now, sc, b, sp)
+	}
+	return expiry.Reaped{Spans: []expiry.Span{sp}}, nil
+}
+
+// stageSpan runs under c's write lock just before the span's deletion: it
+// sets the span to the documents due at now it holds (prepared, unless a
+// write committed since it was counted) and stages the collection's
+// counters without them in b. A collection dropped or changed so that it
+// no longer expires by spans leaves the span empty: the next pass deletes
+// document by document.
+func (s *ttlSource) stageSpan(c *catalog.Collection, now time.Time, prepared *spanCount, b *storage.Batch, sp *expiry.Span) (func(), error) {
+	sp.Due, sp.Keys = nil, 0
+	if c.Dropped || !s.e.spanReapable(c.Meta) {
+		return nil, nil
+	}
+	sc := prepared
+	if c.Meta != sc.meta || c.Stats.Generation() != sc.gen {
+		var err error
+		if sc, err = s.countSpan(c, c.Meta, now); err != nil {
+			return nil, err
+		}
+	}
+	if !sc.readable || len(sc.dues) == 0 {
+		return nil, nil
+	}
+	sp.Start, sp.End, sp.Due, sp.Keys = sc.lo, sc.hi, sc.dues, len(sc.dues)
+	return c.Stats.Stage(b, sc.meta.ID, sc.delta)
 }

@@ -143,14 +143,14 @@ func (s *ttlSource) bucketsCountDue(m *catalog.CollMeta, now time.Time) (int64, 
 // reapBuckets deletes up to max due buckets of c one by one, with their
 // index entries and change events: the way for a bucket collection that
 // does not expire by spans.
-func (s *ttlSource) reapBuckets(c *catalog.Collection, now time.Time, max int) (expiry.Reaped, error) {
+func (s *ttlSource) reapBuckets(c *catalog.Collection, now time.Time, max int, b expiry.Batch) (expiry.Reaped, error) {
+	if s.e.spanReapable(c.Meta) {
+		return s.reapSpan(c, c.Meta, now, b)
+	}
 	c.WriteMu.Lock()
 	defer c.WriteMu.Unlock()
 	if c.Dropped {
 		return expiry.Reaped{}, nil
-	}
-	if s.e.spanReapable(c.Meta) {
-		return s.reapSpan(c, c.Meta, now)
 	}
 	keys, dues, more, err := s.e.dueBuckets(c.Meta, now, max)
 	if err != nil || len(keys) == 0 {

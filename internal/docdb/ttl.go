@@ -323,10 +323,10 @@ func (s *ttlSource) reapBatch(now time.Time, max int, b expiry.Batch) (r expiry.
 		return r, nil
 	}
 	if ix.ClusterColl != 0 && s.e.spanReapable(meta) {
-		return s.reapSpan(c, meta, now)
+		return s.reapSpan(c, meta, now, b)
 	}
 	if _, ok := timeseriesOptions(meta); ok {
-		return s.reapBuckets(c, now, max)
+		return s.reapBuckets(c, now, max, b)
 	}
 	nowMs := now.UnixMilli()
 	// Preparing reads the batch and builds its deletions without a lock,
