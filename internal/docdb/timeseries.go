@@ -18,6 +18,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/docdb/timeseries"
+	"github.com/mayfly/mayfly/internal/docdb/update"
 	"github.com/mayfly/mayfly/internal/keycodec"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -619,13 +620,168 @@ var errTimeseriesIndexTTL = mongoerr.New(mongoerr.InvalidOptions,
 // The errors of what mayfly does not support on time-series collections
 // yet: updates of measurements and secondary indexes.
 var (
-	errTimeseriesUpdates = mongoerr.New(mongoerr.NotImplemented, "updates of time-series collections are not supported")
+	errTimeseriesUpdates = mongoerr.New(mongoerr.NotImplemented,
+		"updates of time-series collections are supported only as multi updates whose filter and operators name only the metaField")
 	errTimeseriesIndexes = mongoerr.New(mongoerr.NotImplemented, "indexes on time-series collections are not supported")
 )
 
-// tsUpdate refuses updates of time-series measurements.
-func (e *Engine) tsUpdate(_ context.Context, _ *tsColl, _ UpdateRequest) (UpdateResult, error) {
-	return UpdateResult{}, errTimeseriesUpdates
+// tsUpdate runs updates of the metaField: multi updates whose filter and
+// update operators name only the metaField (MongoDB's time-series updates
+// before arbitrary ones). Every measurement of a matching bucket gets the
+// new meta value, the bucket is rewritten with it; n and nModified count
+// the visible measurements. Other updates are refused.
+func (e *Engine) tsUpdate(ctx context.Context, ts *tsColl, req UpdateRequest) (UpdateResult, error) {
+	var res UpdateResult
+	for i, st := range req.Statements {
+		n, err := e.tsUpdateMeta(ctx, ts, st, req.Let)
+		res.N += n
+		res.NModified += n
+		if err != nil {
+			if _, ok := mongoerr.As(err); !ok {
+				return res, err
+			}
+			res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: err})
+			if req.Ordered {
+				break
+			}
+		}
+	}
+	return res, nil
+}
+
+// onlyMeta reports whether a filter names no field but the metaField (or
+// its subfields), through $and, $or and $nor.
+func onlyMeta(filter bson.D, meta string) bool {
+	for _, e := range filter {
+		switch e.Key {
+		case "$and", "$or", "$nor":
+			arr, _ := e.Value.(bson.A)
+			for _, x := range arr {
+				d, ok := x.(bson.D)
+				if !ok || !onlyMeta(d, meta) {
+					return false
+				}
+			}
+		default:
+			if !isMetaPath(e.Key, meta) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isMetaPath(path, meta string) bool {
+	return meta != "" && (path == meta || len(path) > len(meta) && path[:len(meta)] == meta && path[len(meta)] == '.')
+}
+
+func (e *Engine) tsUpdateMeta(ctx context.Context, ts *tsColl, st UpdateStatement, let bson.D) (int64, error) {
+	now := e.opts.Now()
+	env := match.Env{Now: now, Let: let}
+	if !st.Multi || st.Upsert || st.Pipeline != nil || !onlyMeta(st.Filter, ts.opts.MetaField) {
+		return 0, errTimeseriesUpdates
+	}
+	u, err := parseUpdate(st.Update, nil, true, st.ArrayFilters, env)
+	if err != nil {
+		return 0, err
+	}
+	if u.Kind() == update.Replacement {
+		return 0, errTimeseriesUpdates
+	}
+	for _, p := range u.Paths() {
+		if !isMetaPath(p, ts.opts.MetaField) {
+			return 0, errTimeseriesUpdates
+		}
+	}
+	f, err := match.ParseQuery(st.Filter, env)
+	if err != nil {
+		return 0, err
+	}
+	c := e.lockColl(ts.db, ts.meta.Name)
+	if c == nil {
+		return 0, nil
+	}
+	defer c.WriteMu.Unlock()
+	o, ok := timeseriesOptions(c.Meta)
+	if !ok {
+		return 0, nil
+	}
+	hideAtOrBefore, hides := int64(0), false
+	if ix := c.Meta.ClusteredTTLIndex(); ix != nil && e.opts.Visibility == VisibilityStrict {
+		hideAtOrBefore, hides = subSeconds(now.UnixMilli(), ix.ExpireAfter), true
+	}
+	w := e.newWriter(c)
+	defer w.close()
+	p := catalog.DocPrefix(c.Meta.ID)
+	it, err := e.store.NewIter(p, storage.PrefixEnd(p))
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	n := int64(0)
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		prev, err := stored.New(append(bson.Raw(nil), it.Value()...))
+		if err != nil {
+			return n, err
+		}
+		b, err := o.Decode(prev.Doc, len(prev.Raw))
+		if err != nil {
+			return n, err
+		}
+		metaDoc := bson.D{}
+		if b.HasMeta {
+			metaDoc = bson.D{{Key: o.MetaField, Value: b.Meta}}
+		}
+		if !f.Matches(metaDoc) {
+			continue
+		}
+		visible := int64(0)
+		for _, m := range o.Unpack(b) {
+			if t, _ := o.TimeOf(m); !hides || t > hideAtOrBefore {
+				visible++
+			}
+		}
+		if visible == 0 {
+			continue
+		}
+		out, changed, err := u.Apply(metaDoc, update.ApplyContext{Now: now, Vars: env.Vars(), Context: ctx})
+		if err != nil {
+			return n, err
+		}
+		n += visible
+		if !changed {
+			continue
+		}
+		b.Meta, b.MetaKey, b.HasMeta = nil, nil, false
+		for _, e := range out {
+			if e.Key == o.MetaField {
+				b.Meta, b.HasMeta = e.Value, true
+			}
+		}
+		raw, err := bson.Marshal(o.BucketDoc(b))
+		if err != nil {
+			return n, err
+		}
+		next, err := stored.New(raw)
+		if err != nil {
+			return n, err
+		}
+		if err := w.replace(prev, next); err != nil {
+			return n, err
+		}
+		if w.full() {
+			if err := w.commit(); err != nil {
+				return n, err
+			}
+		}
+	}
+	if err := it.Error(); err != nil {
+		return n, err
+	}
+	return n, w.finish()
 }
 
 // tsCollStats is collStats of a time-series collection: its bucket

@@ -101,6 +101,26 @@ func TestTimeseriesReadsAndBuckets(t *testing.T) {
 	if n, _ := te.Count(ctx, "app", "weather", CountRequest{}); n != 8 {
 		t.Fatalf("count after deletes %d", n)
 	}
+	// An update of the metaField rewrites the buckets' meta.
+	ur, err := te.Update(ctx, "app", "weather", UpdateRequest{Statements: []UpdateStatement{
+		{Filter: d("sensor", "a"), Update: d("$set", d("sensor", "north")), Multi: true}}})
+	if err != nil || len(ur.WriteErrors) > 0 || ur.N != 8 || ur.NModified != 8 {
+		t.Fatalf("update %+v %v", ur, err)
+	}
+	if n, _ := te.Count(ctx, "app", "weather", CountRequest{Filter: d("sensor", "north")}); n != 8 {
+		t.Fatalf("north after update %d", n)
+	}
+	for _, st := range []UpdateStatement{
+		{Filter: d("sensor", "north"), Update: d("$set", d("temp", int32(1))), Multi: true},
+		{Filter: d("temp", int32(1)), Update: d("$set", d("sensor", "x")), Multi: true},
+		{Filter: d("sensor", "north"), Update: d("$set", d("sensor", "x"))},
+	} {
+		ur, err := te.Update(ctx, "app", "weather", UpdateRequest{Statements: []UpdateStatement{st}})
+		if err != nil || len(ur.WriteErrors) != 1 {
+			t.Fatalf("update %v: %+v %v", st, ur, err)
+		}
+		wantCode(t, ur.WriteErrors[0].Err, mongoerr.NotImplemented, "")
+	}
 	cols, err := te.ListCollections(ctx, "app", nil, true)
 	if err != nil || len(cols) != 2 || fmtDoc(cols[0]) != `{ name: "system.buckets.weather", type: "collection" }` || fmtDoc(cols[1]) != `{ name: "weather", type: "timeseries" }` {
 		t.Fatalf("listCollections %v %v", cols, err)
