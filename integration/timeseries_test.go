@@ -199,6 +199,21 @@ func TestTimeseriesMeasurements(t *testing.T) {
 		}
 	})
 
+	t.Run("update the metaField", func(t *testing.T) {
+		res, err := c.UpdateMany(ctx, bson.D{{Key: "sensor", Value: "bad"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "sensor", Value: "fixed"}}}})
+		if err != nil || res.MatchedCount != 1 || res.ModifiedCount != 1 {
+			t.Fatalf("updateMany %+v %v", res, err)
+		}
+		if n, err := c.CountDocuments(ctx, bson.D{{Key: "sensor", Value: "fixed"}}); err != nil || n != 1 {
+			t.Fatalf("fixed %d %v", n, err)
+		}
+		_, err = c.UpdateMany(ctx, bson.D{{Key: "temp", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "sensor", Value: "x"}}}})
+		var we mongo.WriteException
+		if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 238 {
+			t.Fatalf("update on a measurement field: %v", err)
+		}
+	})
+
 	t.Run("delete on the metaField", func(t *testing.T) {
 		res, err := c.DeleteMany(ctx, bson.D{{Key: "sensor", Value: "south"}})
 		if err != nil || res.DeletedCount != 48 {
