@@ -71,7 +71,8 @@ type StreamValue struct {
 	MaxDeletedID StreamID
 	// EntriesAdded counts every entry ever added.
 	EntriesAdded uint64
-	// Groups are the consumer groups, by name (Dump sorts them).
+	// Groups are the consumer groups, by name, as Redis keeps them: Load
+	// sorts them, their pending entries by ID and their consumers by name.
 	Groups []StreamGroup
 }
 
@@ -347,6 +348,7 @@ func (r *reader) stream(t byte) (*StreamValue, error) {
 		names[string(g.Name)] = true
 		s.Groups = append(s.Groups, g)
 	}
+	slices.SortFunc(s.Groups, func(a, b StreamGroup) int { return bytes.Compare(a.Name, b.Name) })
 	return s, nil
 }
 
@@ -429,6 +431,8 @@ func (r *reader) streamGroup(s *StreamValue, v2 bool) (StreamGroup, error) {
 			return g, ErrBadFormat
 		}
 	}
+	slices.SortFunc(g.Pending, func(a, b StreamPending) int { return a.ID.compare(b.ID) })
+	slices.SortFunc(g.Consumers, func(a, b StreamConsumer) int { return bytes.Compare(a.Name, b.Name) })
 	return g, nil
 }
 
