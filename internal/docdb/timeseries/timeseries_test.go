@@ -3,8 +3,8 @@ package timeseries
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
