@@ -311,3 +311,33 @@ func mustD(rt *rapid.T, r bson.Raw) bson.D {
 	}
 	return doc
 }
+
+// TestTimeseriesExpiryPerBucket checks the way for a bucket collection
+// that cannot expire by spans (with the change log, which records a
+// delete per bucket): the due buckets go one by one, in batches, with the
+// same counts.
+func TestTimeseriesExpiryPerBucket(t *testing.T) {
+	reg := newFakeRegistry()
+	te := newTestEngine(t, func(o *Options) { o.Expiry = reg; o.ChangeLog = true })
+	ctx := t.Context()
+	eas := int64(0)
+	te.createTS("m", timeseries.Options{TimeField: "t", MaxSpan: 60, Rounding: 60}, &eas)
+	now := te.clock.Now()
+	var docs []bson.D
+	for i := range 10 { // ten buckets due, one not
+		docs = append(docs, d("t", date(now.Add(-time.Duration(i+2)*time.Minute))))
+	}
+	docs = append(docs, d("t", date(now.Add(time.Minute))))
+	te.mustInsert("app", "m", docs...)
+	src := reg.get("ttl_index:app.system.buckets.m._id_")
+	r, err := expiry.Drain(ctx, src, now, 0, 3)
+	if err != nil || r.Items != 10 || len(r.Spans) != 0 || len(r.Due) != 10 {
+		t.Fatalf("reaped %+v %v", r, err)
+	}
+	if st, _ := te.CollStats(ctx, "app", "system.buckets.m"); st.Count != 1 {
+		t.Fatalf("buckets left %d", st.Count)
+	}
+	if n, _ := te.Count(ctx, "app", "m", CountRequest{}); n != 1 {
+		t.Fatalf("visible %d", n)
+	}
+}
