@@ -121,6 +121,11 @@ func TestTimeseriesReadsAndBuckets(t *testing.T) {
 		}
 		wantCode(t, ur.WriteErrors[0].Err, mongoerr.NotImplemented, "")
 	}
+	// The collection and its buckets survive a restart.
+	te.reopen()
+	if n, _ := te.Count(ctx, "app", "weather", CountRequest{Filter: d("sensor", "north")}); n != 8 {
+		t.Fatalf("north after reopen %d", n)
+	}
 	cols, err := te.ListCollections(ctx, "app", nil, true)
 	if err != nil || len(cols) != 2 || fmtDoc(cols[0]) != `{ name: "system.buckets.weather", type: "collection" }` || fmtDoc(cols[1]) != `{ name: "weather", type: "timeseries" }` {
 		t.Fatalf("listCollections %v %v", cols, err)
@@ -150,6 +155,7 @@ func TestTimeseriesExpiry(t *testing.T) {
 		d("t", date(now.Add(-30*time.Minute)), "host", "x"),            // bucket 11:00, due 12:01: hidden, kept
 		d("t", date(now.Add(-30*time.Second)), "host", "x", "v", true), // bucket 11:00 too, visible
 	)
+	te.reopen() // the source is registered again at Open
 	if n, _ := te.Count(ctx, "app", "m", CountRequest{}); n != 1 {
 		for _, r := range te.storedDocs("app", "system.buckets.m") {
 			t.Log(r)
