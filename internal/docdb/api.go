@@ -503,7 +503,7 @@ func (e *Engine) CollMod(ctx context.Context, db, coll string, req CollModReques
 // unique build over duplicates). A failed build leaves no index behind.
 func (e *Engine) CreateIndexes(ctx context.Context, db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
 	if ts := e.timeseriesOf(db, coll); ts != nil {
-		return CreateIndexesResult{}, errTimeseriesIndexes
+		return e.tsCreateIndexes(ctx, ts, specs)
 	}
 	return e.createIndexes(ctx, db, coll, specs)
 }
@@ -513,7 +513,7 @@ func (e *Engine) CreateIndexes(ctx context.Context, db, coll string, specs []Ind
 // with NamespaceNotFound (26) `ns does not exist: db.coll`.
 func (e *Engine) ListIndexes(ctx context.Context, db, coll string) ([]bson.D, error) {
 	if ts := e.timeseriesOf(db, coll); ts != nil {
-		return []bson.D{}, nil
+		return e.tsListIndexes(ctx, ts)
 	}
 	return e.listIndexes(ctx, db, coll)
 }
@@ -521,6 +521,12 @@ func (e *Engine) ListIndexes(ctx context.Context, db, coll string) ([]bson.D, er
 // DropIndexes drops the indexes req names (dropIndexes). It returns the
 // number of indexes before the drop (nIndexesWas).
 func (e *Engine) DropIndexes(ctx context.Context, db, coll string, req DropIndexesRequest) (nIndexesWas int, err error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		coll = ts.meta.Name
+		if req.KeyPattern != nil {
+			req.KeyPattern = renameKeys(req.KeyPattern, func(p string) string { q, _ := ts.bucketPath(p); return q })
+		}
+	}
 	return e.dropIndexes(ctx, db, coll, req)
 }
 

@@ -262,6 +262,9 @@ func (e *Engine) tsScan(ts *tsColl, filter bson.D, env match.Env) (aggregate.Ite
 		it.hideAtOrBefore = subSeconds(env.Now.UnixMilli(), ix.ExpireAfter)
 		it.hides = true
 	}
+	if meta, nowMs := view.meta, env.Now.UnixMilli(); meta.HasTTL() && e.opts.Visibility == VisibilityStrict {
+		it.bucketExpired = func(d bson.D) bool { return meta.Expired(d, nowMs) }
+	}
 	lo, hi := catalog.DocPrefix(view.meta.ID), storage.PrefixEnd(catalog.DocPrefix(view.meta.ID))
 	if b := it.bounds; !b.Empty() && !timeseries.InExtendedRange(b.Lo) && !timeseries.InExtendedRange(b.Hi) && !tsHasExtended(view) {
 		// Buckets sort by start: those that can hold a time in [Lo, Hi]
@@ -330,7 +333,10 @@ type measurementIter struct {
 	// before hideAtOrBefore are expired.
 	hides          bool
 	hideAtOrBefore int64
-	pending        []bson.D
+	// bucketExpired, under strict visibility, says a TTL index of the
+	// buckets has expired a whole bucket.
+	bucketExpired func(bson.D) bool
+	pending       []bson.D
 }
 
 func (m *measurementIter) Next(ctx context.Context) (bson.D, bool, error) {
@@ -372,6 +378,9 @@ func (m *measurementIter) Next(ctx context.Context) (bson.D, bool, error) {
 		}
 		if !m.bounds.Overlaps(b) || (m.hides && b.Latest <= m.hideAtOrBefore) {
 			continue
+		}
+		if m.bucketExpired != nil && m.bucketExpired(sd.Doc) {
+			continue // a partial TTL index's
 		}
 		m.pending = m.o.Unpack(b)
 	}
@@ -622,7 +631,8 @@ var errTimeseriesIndexTTL = mongoerr.New(mongoerr.InvalidOptions,
 var (
 	errTimeseriesUpdates = mongoerr.New(mongoerr.NotImplemented,
 		"updates of time-series collections are supported only as multi updates whose filter and operators name only the metaField")
-	errTimeseriesIndexes = mongoerr.New(mongoerr.NotImplemented, "indexes on time-series collections are not supported")
+	errTimeseriesIndexes = mongoerr.New(mongoerr.NotImplemented,
+		"indexes on time-series collections are supported only on the metaField and the timeField, with partial filters on the metaField")
 )
 
 // tsUpdate runs updates of the metaField: multi updates whose filter and
@@ -832,4 +842,136 @@ func (h *bucketHints) set(k bucketHint, probe uint64) {
 		return
 	}
 	h.hints[k] = probe
+}
+
+// Indexes of a time-series collection are indexes of its buckets on the
+// metaField (the buckets' meta, or a subfield) and the timeField (the
+// buckets' control.max.<time>). A TTL index is allowed only on the
+// timeField with a partialFilterExpression on the metaField alone: it
+// deletes the buckets of matching meta values whose latest measurement is
+// older than its expireAfterSeconds, and strict visibility hides them at
+// once.
+
+// bucketPath translates a measurement field path to the bucket field an
+// index reads; ok is false for a field neither the time nor the meta one.
+func (t *tsColl) bucketPath(p string) (string, bool) {
+	switch {
+	case p == t.opts.TimeField:
+		return "control.max." + p, true
+	case isMetaPath(p, t.opts.MetaField):
+		return "meta" + p[len(t.opts.MetaField):], true
+	}
+	return "", false
+}
+
+// measurementPath is bucketPath's inverse.
+func (t *tsColl) measurementPath(p string) string {
+	switch {
+	case p == "control.max."+t.opts.TimeField:
+		return t.opts.TimeField
+	case p == "meta" || len(p) > 5 && p[:5] == "meta.":
+		return t.opts.MetaField + p[4:]
+	}
+	return p
+}
+
+// renameKeys returns d with its field names (at the top level, and inside
+// $and, $or and $nor) mapped by f.
+func renameKeys(d bson.D, f func(string) string) bson.D {
+	out := make(bson.D, len(d))
+	for i, e := range d {
+		switch e.Key {
+		case "$and", "$or", "$nor":
+			arr, _ := e.Value.(bson.A)
+			na := make(bson.A, len(arr))
+			for j, x := range arr {
+				if sub, ok := x.(bson.D); ok {
+					na[j] = renameKeys(sub, f)
+				} else {
+					na[j] = x
+				}
+			}
+			out[i] = bson.E{Key: e.Key, Value: na}
+		default:
+			out[i] = bson.E{Key: f(e.Key), Value: e.Value}
+		}
+	}
+	return out
+}
+
+var errTimeseriesTTLIndex = mongoerr.New(mongoerr.InvalidOptions,
+	"TTL indexes are not supported for time-series collections. Please refer to the documentation and use the top-level 'expireAfterSeconds' option instead")
+
+// tsCreateIndexes creates indexes of a time-series collection on its
+// buckets.
+func (e *Engine) tsCreateIndexes(ctx context.Context, ts *tsColl, specs []IndexSpec) (CreateIndexesResult, error) {
+	out := make([]IndexSpec, len(specs))
+	for i, sp := range specs {
+		_, ttl := catalog.FieldOf(sp.Options, "expireAfterSeconds")
+		pfe, hasPFE := catalog.FieldOf(sp.Options, "partialFilterExpression")
+		if ttl {
+			if len(sp.Key) != 1 {
+				return CreateIndexesResult{}, mongoerr.New(mongoerr.CannotCreateIndex,
+					"TTL indexes are single-field indexes, compound indexes do not support TTL")
+			}
+			filter, _ := pfe.(bson.D)
+			if sp.Key[0].Key != ts.opts.TimeField || !hasPFE || len(filter) == 0 || !onlyMeta(filter, ts.opts.MetaField) {
+				return CreateIndexesResult{}, errTimeseriesTTLIndex
+			}
+		}
+		key := make(bson.D, len(sp.Key))
+		for j, k := range sp.Key {
+			p, ok := ts.bucketPath(k.Key)
+			if !ok {
+				return CreateIndexesResult{}, errTimeseriesIndexes
+			}
+			key[j] = bson.E{Key: p, Value: k.Value}
+		}
+		opts := append(bson.D(nil), sp.Options...)
+		for j, o := range opts {
+			if o.Key == "partialFilterExpression" {
+				filter, _ := o.Value.(bson.D)
+				if !onlyMeta(filter, ts.opts.MetaField) {
+					return CreateIndexesResult{}, errTimeseriesIndexes
+				}
+				opts[j].Value = renameKeys(filter, func(p string) string { q, _ := ts.bucketPath(p); return q })
+			}
+		}
+		out[i] = IndexSpec{Key: key, Name: sp.Name, Options: opts}
+	}
+	c := e.lockColl(ts.db, ts.meta.Name)
+	if c == nil {
+		return CreateIndexesResult{}, mongoerr.Newf(mongoerr.NamespaceNotFound, "Collection %s.%s does not exist.", ts.db, ts.name)
+	}
+	return e.createIndexesOn(ctx, c, false, out)
+}
+
+// tsListIndexes lists the indexes of a time-series collection as the
+// measurements' indexes: its buckets' secondary indexes, their fields
+// named as the measurements name them.
+func (e *Engine) tsListIndexes(ctx context.Context, ts *tsColl) ([]bson.D, error) {
+	all, err := e.listIndexes(ctx, ts.db, ts.meta.Name)
+	if err != nil {
+		return nil, err
+	}
+	out := []bson.D{}
+	for _, spec := range all {
+		if _, clustered := catalog.FieldOf(spec, "clustered"); clustered {
+			continue
+		}
+		d := make(bson.D, len(spec))
+		for i, el := range spec {
+			d[i] = el
+			switch el.Key {
+			case "key":
+				k, _ := el.Value.(bson.D)
+				d[i].Value = renameKeys(k, ts.measurementPath)
+			case "partialFilterExpression":
+				f, _ := el.Value.(bson.D)
+				d[i].Value = renameKeys(f, ts.measurementPath)
+			}
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }

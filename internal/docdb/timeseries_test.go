@@ -347,3 +347,59 @@ func TestTimeseriesExpiryPerBucket(t *testing.T) {
 		t.Fatalf("visible %d", n)
 	}
 }
+
+// TestTimeseriesIndexes checks indexes of a time-series collection: on
+// the metaField and timeField only, and a TTL index only on the timeField
+// with a partialFilterExpression on the metaField (timeseries_index_ttl_partial.js),
+// which expires the matching buckets.
+func TestTimeseriesIndexes(t *testing.T) {
+	reg := newFakeRegistry()
+	te := newTestEngine(t, func(o *Options) { o.Expiry = reg })
+	ctx := t.Context()
+	te.createTS("s", timeseries.Options{TimeField: "zaman", MetaField: "sensor", Granularity: "hours"}, ptr(int64(86400)))
+	cases := []struct {
+		name string
+		spec bson.D
+		code mongoerr.Code
+	}{
+		{"compound TTL", d("key", d("zaman", int32(1), "sensor", int32(1)), "name", "c", "expireAfterSeconds", int32(10)), mongoerr.CannotCreateIndex},
+		{"TTL on the metaField", d("key", d("sensor", int32(1)), "name", "m", "expireAfterSeconds", int32(10), "partialFilterExpression", d("sensor", "a")), mongoerr.InvalidOptions},
+		{"TTL without a partial filter", d("key", d("zaman", int32(1)), "name", "z", "expireAfterSeconds", int32(10)), mongoerr.InvalidOptions},
+		{"TTL with a filter on data", d("key", d("zaman", int32(1)), "name", "z", "expireAfterSeconds", int32(10), "partialFilterExpression", d("temp", d("$gt", int32(1)))), mongoerr.InvalidOptions},
+		{"TTL with a filter on meta and data", d("key", d("zaman", int32(1)), "name", "z", "expireAfterSeconds", int32(10), "partialFilterExpression", d("sensor", "a", "temp", int32(1))), mongoerr.InvalidOptions},
+		{"a measurement field", d("key", d("temp", int32(1)), "name", "t"), mongoerr.NotImplemented},
+	}
+	for _, tc := range cases {
+		_, err := te.CreateIndexes(ctx, "app", "s", indexSpecs(tc.spec))
+		if me, ok := mongoerr.As(err); !ok || me.Code != tc.code {
+			t.Fatalf("%s: %v, want code %d", tc.name, err, tc.code)
+		}
+	}
+	te.mustCreateIndexes("app", "s",
+		d("key", d("zaman", int32(1)), "name", "zaman_1", "partialFilterExpression", d("sensor", d("$eq", "test-01")), "expireAfterSeconds", int32(3600)),
+		d("key", d("sensor.room", int32(1)), "name", "room"))
+	if got := te.indexList("app", "s"); got != `{ v: 2, key: { zaman: 1 }, name: "zaman_1", partialFilterExpression: { sensor: { $eq: "test-01" } }, expireAfterSeconds: 3600 }` + "\n" + `{ v: 2, key: { sensor.room: 1 }, name: "room" }` {
+		t.Fatalf("listIndexes %s", got)
+	}
+	now := te.clock.Now()
+	te.mustInsert("app", "s",
+		d("zaman", date(now.Add(-2*time.Hour)), "sensor", "test-01"),
+		d("zaman", date(now.Add(-2*time.Hour)), "sensor", "prod-01"),
+	)
+	if got := te.mustFind("app", "s", FindRequest{Projection: d("sensor", int32(1), "_id", int32(0))}); got != `{ sensor: "prod-01" }` {
+		t.Fatalf("visible: %s", got)
+	}
+	src := reg.get("ttl_index:app.system.buckets.s.zaman_1")
+	if src == nil {
+		t.Fatalf("sources %v", reg.names())
+	}
+	if r, err := expiry.Drain(ctx, src, now, 0, 10); err != nil || r.Items != 1 {
+		t.Fatalf("reaped %+v %v", r, err)
+	}
+	if st, _ := te.CollStats(ctx, "app", "system.buckets.s"); st.Count != 1 {
+		t.Fatalf("buckets %d", st.Count)
+	}
+	if _, err := te.DropIndexes(ctx, "app", "s", DropIndexesRequest{KeyPattern: d("sensor.room", int32(1))}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -168,7 +168,7 @@ func (s *ttlSource) NextDue(ctx context.Context) (time.Time, bool, error) {
 	if ix == nil {
 		return time.Time{}, false, nil
 	}
-	if o, ok := timeseriesOptions(meta); ok {
+	if o, ok := timeseriesOptions(meta); ok && ix.ClusterColl != 0 {
 		return s.bucketsNextDue(meta, ix, o)
 	}
 	lo, hi, err := dateRange(ix, 0, true)
@@ -325,7 +325,7 @@ func (s *ttlSource) reapBatch(now time.Time, max int, b expiry.Batch) (r expiry.
 	if ix.ClusterColl != 0 && s.e.spanReapable(meta) {
 		return s.reapSpan(c, meta, now, b)
 	}
-	if _, ok := timeseriesOptions(meta); ok {
+	if _, ok := timeseriesOptions(meta); ok && ix.ClusterColl != 0 {
 		return s.reapBuckets(c, now, max, b)
 	}
 	nowMs := now.UnixMilli()
@@ -486,7 +486,7 @@ func (s *ttlSource) CountDue(ctx context.Context, now time.Time) (int64, time.Ti
 	if ix == nil {
 		return 0, time.Time{}, time.Time{}, nil
 	}
-	if _, ok := timeseriesOptions(meta); ok {
+	if _, ok := timeseriesOptions(meta); ok && ix.ClusterColl != 0 {
 		return s.bucketsCountDue(meta, now)
 	}
 	_, dues, _, _, err := s.dueEntries(ix, now, 0, nil)
