@@ -378,7 +378,7 @@ func TestTimeseriesIndexes(t *testing.T) {
 	te.mustCreateIndexes("app", "s",
 		d("key", d("zaman", int32(1)), "name", "zaman_1", "partialFilterExpression", d("sensor", d("$eq", "test-01")), "expireAfterSeconds", int32(3600)),
 		d("key", d("sensor.room", int32(1)), "name", "room"))
-	if got := te.indexList("app", "s"); got != `{ v: 2, key: { zaman: 1 }, name: "zaman_1", partialFilterExpression: { sensor: { $eq: "test-01" } }, expireAfterSeconds: 3600 }` + "\n" + `{ v: 2, key: { sensor.room: 1 }, name: "room" }` {
+	if got := te.indexList("app", "s"); got != `{ v: 2, key: { zaman: 1 }, name: "zaman_1", partialFilterExpression: { sensor: { $eq: "test-01" } }, expireAfterSeconds: 3600 }`+"\n"+`{ v: 2, key: { sensor.room: 1 }, name: "room" }` {
 		t.Fatalf("listIndexes %s", got)
 	}
 	now := te.clock.Now()
