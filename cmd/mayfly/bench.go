@@ -35,7 +35,7 @@ side by side. Give each server a label (label=address); figures of the label
 --baseline (mayfly) are divided by each peer's, and the issue's targets compare
 the labels mayfly, redis and ferretdb.
 
-Workloads (default: all that apply to the targets given):
+Workloads (default: all that apply to the targets given, but scale):
   kv      SET EX, GET, INCR, HSET and a mix over --clients connections, without
           and with pipelines of --pipeline commands (RESP)
   doc     insertOne, findOne by _id and by an indexed field, updateOne over
@@ -50,6 +50,10 @@ Workloads (default: all that apply to the targets given):
   purge   items carrying marker bytes unique to the run: time until no file of
           the server's --data-dir holds them, and the disk usage over time
           (only targets given a --data-dir)
+  scale   --keys keys, half with a TTL, --scale-due of them due at one
+          instant: resident memory, time until the due ones are gone, and the
+          latency of DBSIZE, INFO keyspace, RANDOMKEY and SCAN over the rest
+          (RESP; runs only when named)
 
 kv and doc measure through a lean client of bench's own by default (--client
 lean): one connection per client speaking RESP2 or OP_MSG directly, as
@@ -127,7 +131,7 @@ servers kept for benchmarking. Figures are medians of --runs runs.`,
 	f.DurationVar(&opts.Duration, "duration", opts.Duration, "length of each kv and doc phase")
 	f.IntVar(&opts.Pipeline, "pipeline", opts.Pipeline, "depth of kv's pipelined phases (0 or 1: none)")
 	f.StringVar((*string)(&opts.Client), "client", string(opts.Client), "client of kv and doc: lean (bench's own RESP2/OP_MSG client, so the figures are the server's, not the client's) or driver (go-redis, the MongoDB Go driver)")
-	f.IntVar(&opts.Keys, "keys", opts.Keys, "key space of kv")
+	f.IntVar(&opts.Keys, "keys", opts.Keys, "key space of kv, keys loaded by scale")
 	f.IntVar(&opts.ValueSize, "value-size", opts.ValueSize, "bytes per value")
 	f.IntVar(&opts.DB, "db", opts.DB, "RESP logical database to use (it is flushed)")
 	f.StringVar(&opts.Database, "database", opts.Database, "MongoDB database to use (it is dropped)")
@@ -138,6 +142,7 @@ servers kept for benchmarking. Figures are medians of --runs runs.`,
 	f.DurationVar(&opts.SteadyTTL, "steady-ttl", opts.SteadyTTL, "TTL of steady's items")
 	f.DurationVar(&opts.SteadyFor, "steady-for", opts.SteadyFor, "how long steady writes")
 	f.IntVar(&opts.PurgeItems, "purge-items", opts.PurgeItems, "items carrying the marker in purge")
+	f.IntVar(&opts.ScaleDue, "scale-due", opts.ScaleDue, "keys of scale due at one instant")
 	f.DurationVar(&opts.PurgeScan, "purge-scan", opts.PurgeScan, "period of purge's scans of the data directory")
 	f.IntVar(&opts.LiveItems, "live-items", opts.LiveItems, "items without expiry read in the foreground during expiry workloads")
 	f.IntVar(&opts.ReadRate, "read-rate", opts.ReadRate, "foreground reads per second during expiry workloads")

@@ -19,6 +19,7 @@ import (
 //	PATCH /v1/ttl/policies/{group}              ttl.policies.update  UpdatePolicyRequest -> Operation, or DryRunResult with dryRun
 //	GET   /v1/operations                        operations.list      {"operations": [Operation...]}, newest first
 //	GET   /v1/operations/{id}                   operations.get       Operation
+//	PATCH /v1/ttl/indexes/{source}              ttl.policies.update  UpdateTTLIndexRequest -> TTLIndexChange, or TTLIndexDryRun with dryRun (console_ttl.go)
 //
 // Every failure is {"error": {"code": CODE, "message": "..."}} with the
 // HTTP status of the code (APIError). With a token file, each endpoint

@@ -161,6 +161,25 @@ func (c *Client) DryRunPolicy(ctx context.Context, group string, req UpdatePolic
 	return out, err
 }
 
+// UpdateTTLIndex changes the expireAfterSeconds of the TTL index of an
+// expiry source (ttl_index:db.coll.index); req.DryRun must be false.
+func (c *Client) UpdateTTLIndex(ctx context.Context, source string, req UpdateTTLIndexRequest) (TTLIndexChange, error) {
+	if req.DryRun {
+		return TTLIndexChange{}, errors.New("admin: UpdateTTLIndex with DryRun set; call DryRunTTLIndex")
+	}
+	var out TTLIndexChange
+	err := c.do(ctx, http.MethodPatch, "/v1/ttl/indexes/"+url.PathEscape(source), nil, req, &out)
+	return out, err
+}
+
+// DryRunTTLIndex previews a change of a TTL index's expireAfterSeconds.
+func (c *Client) DryRunTTLIndex(ctx context.Context, source string, req UpdateTTLIndexRequest) (TTLIndexDryRun, error) {
+	req.DryRun = true
+	var out TTLIndexDryRun
+	err := c.do(ctx, http.MethodPatch, "/v1/ttl/indexes/"+url.PathEscape(source), nil, req, &out)
+	return out, err
+}
+
 // ListOperations returns the operations, newest first.
 func (c *Client) ListOperations(ctx context.Context) ([]Operation, error) {
 	var out struct {

@@ -25,8 +25,10 @@ import (
 //	GET /v1/console/sources          Sources: every expiry source with its rule and counters
 //	GET /v1/console/storage          Storage: disk use by keyspace and the purge
 //
-// The console reads only: changes (a policy's offset) go through
-// PATCH /v1/ttl/policies/{group}, with its token and permission. The
+// These endpoints only read: changes go through PATCH
+// /v1/ttl/policies/{group} (a policy's offset) and PATCH
+// /v1/ttl/indexes/{source} (a TTL index's expireAfterSeconds), with a
+// token granting ttl.policies.update. The
 // timeline and the due counts come from range walks of the sources'
 // time-ordered indexes (expiry.Timeline), never from the items.
 
@@ -35,6 +37,7 @@ import (
 type ExpiryEngine interface {
 	Stats() expiry.Stats
 	Timeline(ctx context.Context, edges []time.Time) ([]expiry.SourceTimeline, error)
+	RefreshBacklogs(ctx context.Context)
 }
 
 // TTLIndexLister lists the TTL indexes: *docdb.Engine.
@@ -88,6 +91,10 @@ type ConsoleOptions struct {
 	// TTLIndexes, when set, adds each TTL index's field, expireAfterSeconds
 	// and partial filter to the sources.
 	TTLIndexes TTLIndexLister
+	// TTLIndexEditor, when set, serves PATCH /v1/ttl/indexes/{source}
+	// (console_ttl.go): the preview and the change of a TTL index's
+	// expireAfterSeconds, with Tokens granting ttl.policies.update.
+	TTLIndexEditor TTLIndexEditor
 	// KeyPrefixes, when set, splits the timeline of one Redis database's
 	// keys (?source=redis_keys:dbN) by key prefix.
 	KeyPrefixes KeyPrefixes
@@ -135,22 +142,33 @@ func MountConsole(s *Server, opts ConsoleOptions) (*Console, error) {
 	s.Handle("GET /v1/console/live", guard(c.liveSeries))
 	s.Handle("GET /v1/console/sources", guard(c.sources))
 	s.Handle("GET /v1/console/storage", guard(c.storage))
+	if opts.TTLIndexEditor != nil {
+		c.mountTTLIndexes(s)
+	}
 	s.Handle("GET /{$}", consoleAssets())
 	s.Handle("GET /console/", consoleAssets())
 	return c, nil
 }
 
-// Run takes one live sample every second until ctx ends.
+// Run takes one live sample every second until ctx ends. Before each it
+// has the engine count again the backlogs older than a second, as a
+// /metrics scrape does, so that the live backlog follows a storm the
+// sweeper is still deleting in one long pass; the count walks only the
+// entries already due.
 func (c *Console) Run(ctx context.Context) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	c.Sample()
+	sample := func() {
+		c.opts.Engine.RefreshBacklogs(ctx)
+		c.Sample()
+	}
+	sample()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			c.Sample()
+			sample()
 		}
 	}
 }

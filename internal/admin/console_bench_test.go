@@ -1,12 +1,17 @@
 package admin_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/admin"
+	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/kv"
 )
 
@@ -81,6 +86,15 @@ func BenchmarkConsole(b *testing.B) {
 			}
 		})
 	}
+	// What the console's Run does each second: count the stale backlogs
+	// again (the 100,000 keys due), then take the sample.
+	b.Run("a live sample, the backlog counted again", func(b *testing.B) {
+		for b.Loop() {
+			e.clock.Add(time.Second)
+			e.engine.RefreshBacklogs(context.Background())
+			e.console.Sample()
+		}
+	})
 	// The overview: the page, its script and style, then the hour's
 	// timeline, the sources and the live samples, one after another.
 	b.Run("overview page load", func(b *testing.B) {
@@ -94,3 +108,64 @@ func BenchmarkConsole(b *testing.B) {
 
 // liveBenchSamples fills the live ring: 15 minutes of samples.
 const liveBenchSamples = 15 * 60
+
+// BenchmarkConsoleTTLIndex measures PATCH /v1/ttl/indexes/{source} over a
+// TTL index of benchItems documents dated evenly over the last week with
+// expireAfterSeconds of a week: the dry run of one day, which would make
+// six sevenths of them due at once and reads each of those; the dry run
+// of two weeks, which makes none due; and applying a change (collMod,
+// metadata only), back and forth between two values that make none due.
+func BenchmarkConsoleTTLIndex(b *testing.B) {
+	e := newConsoleEnv(b)
+	ctx := context.Background()
+	const week = 7 * 24 * 3600
+	if _, err := e.db.CreateIndexes(ctx, "app", "sessions", []docdb.IndexSpec{{Key: bson.D{{Key: "at", Value: int32(1)}}, Name: "at_1",
+		Options: bson.D{{Key: "expireAfterSeconds", Value: int32(week)}}}}); err != nil {
+		b.Fatal(err)
+	}
+	now := e.clock.Now()
+	const chunk = 10_000
+	for start := 0; start < benchItems; start += chunk {
+		docs := make([]bson.Raw, 0, chunk)
+		for i := start; i < start+chunk; i++ {
+			at := now.Add(-time.Duration(i) * (week * time.Second / benchItems))
+			raw, err := bson.Marshal(bson.D{{Key: "_id", Value: int32(i)}, {Key: "at", Value: bson.NewDateTimeFromTime(at)}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			docs = append(docs, raw)
+		}
+		if _, err := e.db.Insert(ctx, "app", "sessions", docdb.InsertRequest{Documents: docs, Ordered: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c, err := admin.NewClient(e.url, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const source = "ttl_index:app.sessions.at_1"
+	b.Run("dry run, 857,142 would go", func(b *testing.B) {
+		for b.Loop() {
+			dr, err := c.DryRunTTLIndex(ctx, source, admin.UpdateTTLIndexRequest{ExpireAfterSeconds: secs(24 * 3600)})
+			if err != nil || dr.WouldDelete < benchItems*6/7-1 {
+				b.Fatalf("dry run %+v, %v", dr, err)
+			}
+		}
+	})
+	b.Run("dry run, none would go", func(b *testing.B) {
+		for b.Loop() {
+			if dr, err := c.DryRunTTLIndex(ctx, source, admin.UpdateTTLIndexRequest{ExpireAfterSeconds: secs(2 * week)}); err != nil || dr.WouldDelete != 0 {
+				b.Fatalf("dry run %+v, %v", dr, err)
+			}
+		}
+	})
+	b.Run("apply", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			n++
+			if _, err := c.UpdateTTLIndex(ctx, source, admin.UpdateTTLIndexRequest{ExpireAfterSeconds: secs(float64(week + n%2))}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

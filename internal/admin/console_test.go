@@ -47,6 +47,13 @@ type consoleEnv struct {
 
 func newConsoleEnv(t testing.TB) *consoleEnv {
 	t.Helper()
+	return newConsoleEnvWithTokens(t, nil)
+}
+
+// newConsoleEnvWithTokens is newConsoleEnv with its changes guarded by
+// tokens.
+func newConsoleEnvWithTokens(t testing.TB, tokens *admin.TokenFile) *consoleEnv {
+	t.Helper()
 	clock := &fakeClock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	log := slog.New(slog.DiscardHandler)
 	st, err := storage.Open(storage.Options{Dir: "mem", InMemory: true, Now: clock.Now})
@@ -76,11 +83,11 @@ func newConsoleEnv(t testing.TB) *consoleEnv {
 		st.Close()
 	})
 	s := admin.NewServer(admin.Options{Logger: log})
-	if err := admin.MountPolicies(s, admin.PolicyOptions{Store: db, Stats: engine, Logger: log}); err != nil {
+	if err := admin.MountPolicies(s, admin.PolicyOptions{Store: db, Stats: engine, Tokens: tokens, Logger: log}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := admin.MountConsole(s, admin.ConsoleOptions{
-		Engine: engine, Policies: db, TTLIndexes: db, KeyPrefixes: store, Now: clock.Now, Logger: log,
+		Engine: engine, Policies: db, TTLIndexes: db, TTLIndexEditor: db, KeyPrefixes: store, Now: clock.Now, Logger: log, Tokens: tokens,
 		Storage: func() (admin.StorageReport, error) {
 			m := st.Metrics()
 			u, err := st.KeyspaceUsage()

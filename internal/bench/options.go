@@ -25,7 +25,8 @@ type Options struct {
 	Duration time.Duration `json:"duration"`
 	// Pipeline is the depth of kv's pipelined phases (0 or 1: none).
 	Pipeline int `json:"pipeline"`
-	// Keys is the key (and document) space of kv and doc.
+	// Keys is the key (and document) space of kv and doc, and the number
+	// of keys scale loads (every second one with a TTL).
 	Keys int `json:"keys"`
 	// ValueSize is the size in bytes of every value written.
 	ValueSize int `json:"value_size"`
@@ -48,6 +49,8 @@ type Options struct {
 	SteadyRate int           `json:"steady_rate"`
 	SteadyTTL  time.Duration `json:"steady_ttl"`
 	SteadyFor  time.Duration `json:"steady_for"`
+	// ScaleDue of scale's Keys keys fall due at one instant.
+	ScaleDue int `json:"scale_due"`
 	// PurgeItems carry the marker bytes in purge.
 	PurgeItems int `json:"purge_items"`
 	// PurgeScan is the period of purge's scans of the data directory.
@@ -99,6 +102,7 @@ func DefaultOptions() Options {
 		SteadyRate:   50_000,
 		SteadyTTL:    2 * time.Second,
 		SteadyFor:    20 * time.Second,
+		ScaleDue:     10_000,
 		PurgeItems:   100_000,
 		PurgeScan:    time.Second,
 		LiveItems:    10_000,
@@ -131,10 +135,11 @@ const (
 // ErrBadOptions reports options that cannot run.
 var ErrBadOptions = errors.New("bench: bad options")
 
-// Validate checks the options and fills an empty workload list.
+// Validate checks the options and fills an empty workload list with the
+// workloads that run by default.
 func (o *Options) Validate() error {
 	if len(o.Workloads) == 0 {
-		o.Workloads = WorkloadNames()
+		o.Workloads = defaultWorkloads()
 	}
 	for _, w := range o.Workloads {
 		if !slices.Contains(WorkloadNames(), w) {
@@ -163,8 +168,8 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("%w: %s must be positive, not %s", ErrBadOptions, name, v)
 		}
 	}
-	if o.SparseHidden < 0 || o.Pipeline < 0 || o.DB < 0 {
-		return fmt.Errorf("%w: sparse hidden, pipeline and db must not be negative", ErrBadOptions)
+	if o.SparseHidden < 0 || o.ScaleDue < 0 || o.Pipeline < 0 || o.DB < 0 {
+		return fmt.Errorf("%w: sparse hidden, scale due, pipeline and db must not be negative", ErrBadOptions)
 	}
 	if o.Client != ClientLean && o.Client != ClientDriver {
 		return fmt.Errorf("%w: client must be %s or %s, not %q", ErrBadOptions, ClientLean, ClientDriver, o.Client)

@@ -16,7 +16,9 @@ type workload struct {
 	protocols []Protocol
 	// needsDataDir marks workloads that run only on targets with --data-dir.
 	needsDataDir bool
-	run          func(ctx context.Context, e *env, c *conn) Result
+	// onRequest marks workloads that run only when named, not by default.
+	onRequest bool
+	run       func(ctx context.Context, e *env, c *conn) Result
 }
 
 var workloads = []workload{
@@ -26,6 +28,7 @@ var workloads = []workload{
 	{name: "sparse", protocols: []Protocol{RESP, Mongo}, run: runSparse},
 	{name: "steady", protocols: []Protocol{RESP, Mongo}, run: runSteady},
 	{name: "purge", protocols: []Protocol{RESP, Mongo}, needsDataDir: true, run: runPurge},
+	{name: "scale", protocols: []Protocol{RESP}, onRequest: true, run: runScale},
 }
 
 // WorkloadNames lists the workloads in the order a full run takes them.
@@ -33,6 +36,17 @@ func WorkloadNames() []string {
 	names := make([]string, len(workloads))
 	for i, w := range workloads {
 		names[i] = w.name
+	}
+	return names
+}
+
+// defaultWorkloads lists the workloads a run without names takes.
+func defaultWorkloads() []string {
+	var names []string
+	for _, w := range workloads {
+		if !w.onRequest {
+			names = append(names, w.name)
+		}
 	}
 	return names
 }

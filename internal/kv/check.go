@@ -19,7 +19,9 @@ import (
 //   - every key with an expiry has its entry in the expiry index, and every
 //     entry names a key whose record has that exact expiry;
 //   - the per-database counters (keys, keys with an expiry, counted
-//     memory, sum of their expiry times) equal a recount of the records,
+//     memory, sum of their expiry times), in memory and as stored for the
+//     next Open (counters_store.go), equal a recount of the records, the
+//     stored version mark is at least every version in use,
 //     and the cached count of due expiry entries (duecount.go) a recount
 //     of the index;
 //   - a collection's element count equals its stored elements: a list's
@@ -204,9 +206,11 @@ type checker struct {
 	ctx       context.Context
 	logical   [NumDBs]int
 	versions  map[uint64]versionOwner
-	problems  []Problem
-	more      int
-	steps     int
+	// highest is the highest version a key or a garbage record uses.
+	highest  uint64
+	problems []Problem
+	more     int
+	steps    int
 }
 
 // report records a problem of physical database pdb (-1 for none).
@@ -266,7 +270,10 @@ func (ck *checker) run(c [NumDBs]counters, dbmap [NumDBs]byte) error {
 			return err
 		}
 	}
-	return ck.checkGarbage()
+	if err := ck.checkGarbage(); err != nil {
+		return err
+	}
+	return ck.checkStoredVersion(ck.highest)
 }
 
 // checkLayout verifies the database bytes in use under each kv prefix and
@@ -311,7 +318,7 @@ func (ck *checker) checkLayout(dbmap [NumDBs]byte) error {
 	}
 	defer it.Close()
 	for ok := it.First(); ok; ok = it.Next() {
-		if bytes.Equal(it.Key(), functionsKey()) {
+		if bytes.Equal(it.Key(), functionsKey()) || isStoredCountersKey(it.Key()) {
 			continue
 		}
 		if !bytes.Equal(it.Key(), dbmapKey()) {
@@ -382,6 +389,7 @@ func (ck *checker) checkKeys(pdb byte, c counters) error {
 		} else {
 			ck.versions[m.Version] = versionOwner{pdb: pdb, key: string(key)}
 		}
+		ck.highest = max(ck.highest, m.Version)
 		if err := ck.checkCollection(pdb, key, m); err != nil {
 			return err
 		}
@@ -399,6 +407,51 @@ func (ck *checker) checkKeys(pdb byte, c counters) error {
 	}
 	if c.bytes != bytes {
 		ck.report(ProblemCounters, int(pdb), nil, "counters say the keys count %d bytes of memory; the records count %d", c.bytes, bytes)
+	}
+	return ck.checkStoredCounters(pdb, counters{keys: keys, expires: expires, expSum: sum, sub: sub, bytes: bytes})
+}
+
+// checkStoredCounters verifies that the stored counters of pdb, which the
+// next Open reads instead of scanning, equal the recount.
+func (ck *checker) checkStoredCounters(pdb byte, recount counters) error {
+	v, err := ck.snap.Get(countersKey(pdb))
+	if errors.Is(err, storage.ErrNotFound) {
+		ck.report(ProblemCounters, int(pdb), nil, "no stored counters")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	stored, ok := decodeCounters(v)
+	switch {
+	case !ok:
+		ck.report(ProblemCorrupt, int(pdb), nil, "the stored counters %x do not decode", v)
+	case stored != recount:
+		ck.report(ProblemCounters, int(pdb), nil, "stored counters say %d keys, %d with an expiry (expiry sum %s), %d hashes with a field expiry (%d with a key expiry), %d bytes; the records hold %d, %d (%s), %d (%d), %d",
+			stored.keys, stored.expires, stored.expSum.big(), stored.sub.hashes, stored.sub.withTTL, stored.bytes,
+			recount.keys, recount.expires, recount.expSum.big(), recount.sub.hashes, recount.sub.withTTL, recount.bytes)
+	}
+	return nil
+}
+
+// checkStoredVersion verifies that the stored version mark is at least
+// every version a key or garbage record uses, so that the next Open hands
+// none out twice.
+func (ck *checker) checkStoredVersion(highest uint64) error {
+	v, err := ck.snap.Get(versionKey())
+	if errors.Is(err, storage.ErrNotFound) {
+		ck.report(ProblemVersion, -1, nil, "no stored version mark")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(v) != 8 {
+		ck.report(ProblemCorrupt, -1, nil, "the stored version mark %x does not decode", v)
+		return nil
+	}
+	if mark := binary.BigEndian.Uint64(v); mark < highest {
+		ck.report(ProblemVersion, -1, nil, "the stored version mark %d is below version %d, which is in use", mark, highest)
 	}
 	return nil
 }
@@ -756,6 +809,7 @@ func (ck *checker) checkGarbage() error {
 		if owner, live := ck.versions[v]; live {
 			ck.report(ProblemGarbage, int(pdb), nil, "a garbage record names version %d, which key %q of db %d uses", v, owner.key, ck.logical[owner.pdb])
 		}
+		ck.highest = max(ck.highest, v)
 	}
 	return it.Error()
 }

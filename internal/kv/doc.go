@@ -29,8 +29,9 @@
 // field expiry (for subexpiry, subexpiry.go), and the keys' counted memory
 // that maxmemory bounds (evict.go: eviction deletes keys with an `evicted`
 // event when it is over the bound). The counters live
-// in memory and are rebuilt at Open by one scan of the metadata and expiry
-// keyspaces (linear in the number of keys), and published at each commit.
+// in memory, published at each commit, and are stored in records of their
+// own rewritten in each commit's batch (counters_store.go), so that Open
+// reads them instead of scanning every key.
 //
 // # Time and visibility
 //

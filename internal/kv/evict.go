@@ -23,7 +23,7 @@ import (
 // per element (elembytes.go), which is what MEMORY USAGE reports for it
 // too. The sum over all
 // databases is kept exactly in the counters (updated in the batch of
-// every PutMeta and DeleteMeta, rebuilt by the scan at Open); with
+// every PutMeta and DeleteMeta, stored for Open by counters_store.go); with
 // StartupMemory added it is the used memory compared with MaxMemory, which
 // INFO memory reports as used_memory.
 //
@@ -48,7 +48,7 @@ import (
 // sampling: it evicts the key with the earliest expiry, the first entry of
 // the time-ordered expiry index. The access data the scores come from is
 // in memory only and starts afresh at every Open; the counted memory is
-// rebuilt from storage.
+// read back from storage.
 type Eviction struct {
 	// MaxMemory is the bound in counted bytes; 0 means none.
 	MaxMemory int64

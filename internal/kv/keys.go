@@ -19,7 +19,8 @@ import (
 // Reserved: PrefixExpiry with a db byte of fieldExpiryDB|db is left for the
 // expiry index of hash fields; PrefixRedisMeta with db byte internalDB holds
 // kv's own records (the database map of SWAPDB, the function libraries of
-// FUNCTION LOAD).
+// FUNCTION LOAD, the stored counters and version mark of
+// counters_store.go).
 
 const (
 	// NumDBs is the number of logical databases (Redis's default 16).

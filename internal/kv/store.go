@@ -68,7 +68,7 @@ func (o *Options) Validate() error {
 }
 
 // counters are the exact figures of one physical database, kept in memory
-// and rebuilt by a scan at Open. keys and expires count every stored key,
+// and stored beside the keys (counters_store.go). keys and expires count every stored key,
 // expired or not; readers subtract the due entries of the expiry index.
 type counters struct {
 	keys    int64
@@ -144,8 +144,9 @@ type Store struct {
 }
 
 // Open loads the Redis data model from opts.Store: it reads the database
-// map and rebuilds the key counters with one scan of the metadata and the
-// expiry index. ctx bounds that scan.
+// map and the stored key counters (counters_store.go), or rebuilds those
+// with one scan of the metadata and the expiry index when the store has
+// none yet. ctx bounds that scan.
 func Open(ctx context.Context, opts Options) (*Store, error) {
 	opts.EnsureDefaults()
 	if err := opts.Validate(); err != nil {
@@ -176,11 +177,51 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 
 func dbmapKey() []byte { return []byte{storage.PrefixRedisMeta, internalDB, 'd', 'b', 'm', 'a', 'p'} }
 
-// load rebuilds the counters and the version high-water mark. A
+// load reads the counters and the version high-water mark from their
+// stored records (counters_store.go), or rebuilds them with a scan of
+// every key and stores them when the records are missing.
+func (s *Store) load(ctx context.Context) error {
+	stored, err := s.readStoredCounters()
+	if err != nil {
+		return err
+	}
+	if !stored {
+		if err := s.scanCounters(ctx); err != nil {
+			return err
+		}
+	}
+	s.publishUsed()
+	// The highest version still owning sub-keys or garbage, so that a
+	// version is never handed out twice.
+	for _, p := range []byte{storage.PrefixRedisSub, storage.PrefixGarbage} {
+		for pdb := 0; pdb < NumDBs; pdb++ {
+			lo := []byte{p, byte(pdb)}
+			it, err := s.st.NewIter(lo, storage.PrefixEnd(lo))
+			if err != nil {
+				return fmt.Errorf("kv: load: %w", err)
+			}
+			if it.Last() && len(it.Key()) >= 10 {
+				if v := binary.BigEndian.Uint64(it.Key()[2:10]); v > s.version {
+					s.version = v
+				}
+			}
+			if err := it.Close(); err != nil {
+				return fmt.Errorf("kv: load: %w", err)
+			}
+		}
+	}
+	if !stored {
+		return s.writeStoredCounters()
+	}
+	return nil
+}
+
+// scanCounters rebuilds the counters and the version high-water mark of
+// the metadata with one scan of every key and of the expiry index. A
 // collection record without its element bytes (written before they were
 // kept) gets them, recounted from its elements and written back, so that
 // every key counts its real size from the start.
-func (s *Store) load(ctx context.Context) error {
+func (s *Store) scanCounters(ctx context.Context) error {
 	up := s.st.NewBatch()
 	defer func() { up.Close() }()
 	for pdb := 0; pdb < NumDBs; pdb++ {
@@ -236,26 +277,6 @@ func (s *Store) load(ctx context.Context) error {
 		}
 		if err := it.Close(); err != nil {
 			return fmt.Errorf("kv: load: %w", err)
-		}
-	}
-	s.publishUsed()
-	// The highest version still owning sub-keys or garbage, so that a
-	// version is never handed out twice.
-	for _, p := range []byte{storage.PrefixRedisSub, storage.PrefixGarbage} {
-		for pdb := 0; pdb < NumDBs; pdb++ {
-			lo := []byte{p, byte(pdb)}
-			it, err := s.st.NewIter(lo, storage.PrefixEnd(lo))
-			if err != nil {
-				return fmt.Errorf("kv: load: %w", err)
-			}
-			if it.Last() && len(it.Key()) >= 10 {
-				if v := binary.BigEndian.Uint64(it.Key()[2:10]); v > s.version {
-					s.version = v
-				}
-			}
-			if err := it.Close(); err != nil {
-				return fmt.Errorf("kv: load: %w", err)
-			}
 		}
 	}
 	return nil

@@ -14,8 +14,8 @@ import (
 // expiry (minAt, hash.go) is not zero, so the count is kept like the key
 // counters: counters.subexp per physical db, moved by putMeta and
 // deleteMeta from the old and new records (subexpiryDelta, hasSubexpiry),
-// reset by a flush, and rebuilt at Open by the scan of the metadata that
-// counts the keys. RENAME's removal of the source record, which deleteMeta
+// reset by a flush, stored with them (counters_store.go), and rebuilt by
+// the scan of the metadata that counts the keys when a store has none. RENAME's removal of the source record, which deleteMeta
 // sees as a string so that the moved version is kept, is counted by
 // removeMeta.
 //

@@ -46,6 +46,7 @@ type Tx struct {
 	mapDirty    bool
 	garbage     bool
 	synced      bool // storage has every earlier commit applied (Tx.applied)
+	versioned   bool // the Tx took a new version (NewVersion)
 	// forgetDeleted makes Commit drop the records the Tx deleted from the
 	// cache instead of caching them as absent: the sweeper's Txs set it,
 	// since the keys it reaps are ones nobody asked for lately, and
@@ -201,6 +202,10 @@ func (tx *Tx) Commit() error {
 		tx.finish(nil)
 		return fmt.Errorf("kv: commit: expiry log: %w", err)
 	}
+	if err := tx.storeCounters(); err != nil {
+		tx.finish(nil)
+		return fmt.Errorf("kv: commit: counters: %w", err)
+	}
 	for i := range tx.delta {
 		if tx.flushed[i] {
 			s.c[i] = counters{}
@@ -275,7 +280,7 @@ func (tx *Tx) reset() {
 	tx.dueDeltas = [NumDBs]dueDelta{}
 	tx.flushed = [NumDBs]bool{}
 	tx.expired, tx.lazy, tx.evicted, tx.wake = 0, 0, 0, 0
-	tx.mapDirty, tx.garbage, tx.synced, tx.forgetDeleted = false, false, false, false
+	tx.mapDirty, tx.garbage, tx.synced, tx.forgetDeleted, tx.versioned = false, false, false, false, false
 	tx.origin = 0
 	tx.expiryLog = tx.expiryLog[:0]
 	clear(tx.pending)
@@ -514,6 +519,7 @@ func (tx *Tx) dropVersion(pdb byte, version uint64) error {
 // NewVersion returns a collection version never handed out before.
 func (tx *Tx) NewVersion() uint64 {
 	tx.s.version++
+	tx.versioned = true
 	return tx.s.version
 }
 

@@ -10,7 +10,7 @@ func (s *Server) mountConsole(adminSrv *admin.Server) error {
 	opts := admin.ConsoleOptions{Engine: s.engine, Storage: s.storageReport, Now: s.cfg.Now, Logger: s.log,
 		Tokens: s.tokens, RequireAuth: s.cfg.AdminRequireAuthForMetrics}
 	if s.mongo != nil {
-		opts.Policies, opts.TTLIndexes = s.mongo.db, s.mongo.db
+		opts.Policies, opts.TTLIndexes, opts.TTLIndexEditor = s.mongo.db, s.mongo.db, s.mongo.db
 	}
 	if s.redis != nil {
 		opts.KeyPrefixes = s.redis.kv

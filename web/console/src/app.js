@@ -36,7 +36,8 @@ const fmtS = (s) => (s === undefined || s === null ? "–" : s < 1 ? `${(s * 100
 const fmtB = (b) => { const u = ["B", "KiB", "MiB", "GiB", "TiB"]; let i = 0; while (b >= 1024 && i < u.length - 1) { b /= 1024; i++; } return `${b.toFixed(i ? 1 : 0)} ${u[i]}`; };
 const fmtT = (t) => (t ? new Date(t).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z") : "–");
 const sourceHref = (name) => `#/source/${encodeURIComponent(name)}`;
-const width = (node) => Math.max(280, node.clientWidth || 600);
+// width is a chart's width in its box: the box's, but at least 240 px.
+const width = (node) => Math.max(240, node.clientWidth || 600);
 
 function destroyCharts() {
   for (const c of charts) c.destroy();
@@ -84,7 +85,7 @@ function timelineChart(node, t, overlay, clickable = true) {
     width: width(node), height: 220,
     series, data: n || overlay ? data : [xs, xs.map(() => 0)],
     scales: { x: { time: true, range: [nowSec - t.bucketSeconds, xs[xs.length - 1]] }, y: { range: (u, lo, hi) => [0, Math.max(1, hi)] } },
-    axes: [{}, { size: 60 }],
+    axes: [{}, { size: 70 }],
     legend: { live: true },
     hooks: {
       // the "now" marker
@@ -127,7 +128,7 @@ function timelineSection(source) {
   const sec = el("section", { "aria-labelledby": "tl-h" });
   const spanSel = el("select", { id: "span" },
     ["minute", "hour", "day", "week"].map((s) => el("option", { value: s, selected: s === "hour" }, `next ${s}`)));
-  const chart = el("div", { class: "chart", id: "timeline" });
+  const chart = el("div", { class: "chart", id: "timeline", role: "img", "aria-label": "items due per interval, stacked by source; the table view below gives the numbers" });
   const info = el("p", { class: "muted", id: "timeline-info" });
   const table = el("div");
   sec.append(el("h2", { id: "tl-h" }, source ? `Timeline of ${source}` : "Expiry timeline"),
@@ -163,15 +164,18 @@ function timelineSection(source) {
 
 function liveSection() {
   const sec = el("section", { "aria-labelledby": "live-h" });
-  const rate = el("div", { class: "chart", id: "live-rate" });
-  const lag = el("div", { class: "chart", id: "live-lag" });
-  const backlog = el("div", { class: "chart", id: "live-backlog" });
+  const rate = el("div", { class: "chart live", id: "live-rate", role: "img", "aria-label": "deletions per second, rate limit and storm level" });
+  const lag = el("div", { class: "chart live", id: "live-lag", role: "img", "aria-label": "deletion lag p50 and p99" });
+  const backlog = el("div", { class: "chart live", id: "live-backlog", role: "img", "aria-label": "backlog" });
   const now = el("p", { class: "muted", id: "live-now" });
   sec.append(el("h2", { id: "live-h" }, "Live deletion (last 15 minutes)"), now,
     el("div", { class: "grid" }, rate, lag, backlog));
   const mk = (node, series, extra = {}) => {
     const u = new uPlot({ width: width(node) - 10, height: 160, series: [{}, ...series], data: [[], ...series.map(() => [])],
-      scales: { x: { time: true, range: (u, lo, hi) => (hi == null ? [0, 1] : [hi - 900, hi]) } }, ...extra }, null, node);
+      // The last 15 minutes, or since the first sample when the server is
+      // younger, but never less than a minute.
+      scales: { x: { time: true, range: (u, lo, hi) => (hi == null ? [0, 1] : [Math.min(hi - 60, Math.max(lo, hi - 900)), hi]) } },
+      axes: [{}, { size: 70 }], ...extra }, null, node);
     charts.push(u); live.charts.push(u); return u;
   };
   requestAnimationFrame(async () => {
@@ -179,7 +183,7 @@ function liveSection() {
       { label: "deletions/s", stroke: COLORS[0], width: 2 },
       { label: "rate limit", stroke: "#c62828", dash: [4, 4] },
       { label: "storm level", stroke: COLORS[3], scale: "lvl" },
-    ], { axes: [{}, {}, { scale: "lvl", side: 1, grid: { show: false } }] });
+    ], { axes: [{}, { size: 70 }, { scale: "lvl", side: 1, size: 40, grid: { show: false } }] });
     const cLag = mk(lag, [
       { label: "lag p50", stroke: COLORS[2], value: (u, v) => fmtS(v) },
       { label: "lag p99", stroke: COLORS[1], value: (u, v) => fmtS(v) },
@@ -251,75 +255,111 @@ async function sourcePage(name) {
   const src = (await getJSON("/v1/console/sources")).sources.find((s) => s.name === name);
   if (!src) throw new Error(`no expiry source ${name}`);
   const tl = timelineSection(name);
-  const parts = [el("p", {}, el("a", { href: "#/" }, "← all sources")), tl.sec,
-    el("section", {}, el("h2", {}, "Source"), sourcesTable([src]))];
-  if (src.group !== undefined || src.expireAfterSeconds !== undefined) parts.push(dryRunSection(src, tl));
+  const row = el("section", { "aria-labelledby": "row-h" }, el("h2", { id: "row-h" }, "Source"), sourcesTable([src], "source-row"));
+  // After a change, the row shows the new rule and the timeline redraws.
+  async function refresh() {
+    const now = (await getJSON("/v1/console/sources")).sources.find((s) => s.name === name);
+    if (now) row.replaceChildren(el("h2", { id: "row-h" }, "Source"), sourcesTable([now], "source-row"));
+    await tl.load();
+  }
+  const parts = [el("p", {}, el("a", { href: "#/" }, "← all sources")), tl.sec, row];
+  if (src.group !== undefined || src.expireAfterSeconds !== undefined) parts.push(dryRunSection(src, tl, refresh));
   main.replaceChildren(...parts);
   await tl.load();
 }
 
-// dryRunSection previews a new offset (a policy's expirationOffset, or
-// for a TTL index its expireAfterSeconds) and, for a policy, applies it.
-function dryRunSection(src, tl) {
+// dryRunSection previews and applies a new offset: a policy's
+// expirationOffset (PATCH /v1/ttl/policies/{group}) or a TTL index's
+// expireAfterSeconds (PATCH /v1/ttl/indexes/{source}, MongoDB's collMod).
+// Both need an admin token granting ttl.policies.update when the server
+// has a token file. onApplied runs once a change is done.
+function dryRunSection(src, tl, onApplied) {
   const isPolicy = src.group !== undefined;
   const cur = isPolicy ? src.offsetSeconds : src.expireAfterSeconds;
-  const offset = el("input", { id: "dr-offset", name: "offset", required: true, value: `${cur}s`, inputmode: "text", "aria-describedby": "dr-help" });
-  const token = el("input", { id: "dr-token", type: "password", autocomplete: "off", value: sessionStorage.getItem("mayfly-token") || "" });
+  const offset = el("input", { id: "dr-offset", name: "offset", required: true, value: isPolicy ? `${cur}s` : `${cur}`, autocomplete: "off", spellcheck: "false", "aria-describedby": "dr-help" });
+  const token = el("input", { id: "dr-token", name: "token", type: "password", autocomplete: "off", value: sessionStorage.getItem("mayfly-token") || "" });
   const out = el("div", { id: "dr-result", "aria-live": "polite" });
   const apply = el("button", { type: "button", id: "dr-apply", disabled: true, class: "secondary" }, "Apply");
   const secs = (v) => { const m = /^(\d+(?:\.\d+)?)(s|m|h|d)?$/.exec(v.trim()); return m ? Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[m[2] || "s"] : NaN; };
   const auth = () => { sessionStorage.setItem("mayfly-token", token.value); return token.value ? { Authorization: `Bearer ${token.value}` } : {}; };
-  const patch = (dryRun) => getJSON(`/v1/ttl/policies/${encodeURIComponent(src.group)}`, {
-    method: "PATCH", headers: { "Content-Type": "application/json", ...auth() },
-    body: JSON.stringify({ field: src.field, enabled: true, expirationOffset: offset.value.trim(), dryRun }),
-  });
+  let previewed = null; // the value last previewed ({ s, text }), which Apply applies
+  const patch = (dryRun, { s, text }) => isPolicy
+    ? getJSON(`/v1/ttl/policies/${encodeURIComponent(src.group)}`, {
+      method: "PATCH", headers: { "Content-Type": "application/json", ...auth() },
+      body: JSON.stringify({ field: src.field, enabled: true, expirationOffset: text, dryRun }),
+    })
+    : getJSON(`/v1/ttl/indexes/${encodeURIComponent(src.name)}`, {
+      method: "PATCH", headers: { "Content-Type": "application/json", ...auth() },
+      body: JSON.stringify({ expireAfterSeconds: s, dryRun }),
+    });
+  // Editing the value again needs a new preview before Apply.
+  offset.addEventListener("input", () => { apply.disabled = true; previewed = null; });
   async function preview(ev) {
     ev.preventDefault();
+    apply.disabled = true;
     out.replaceChildren("Computing…");
     const s = secs(offset.value);
-    if (Number.isNaN(s)) { out.replaceChildren(el("p", { class: "error" }, "Write the offset as a number of seconds, or with s, m, h or d.")); return; }
+    if (Number.isNaN(s) || (!isPolicy && !Number.isInteger(s))) {
+      out.replaceChildren(el("p", { class: "error", role: "alert" }, isPolicy ? "Write the offset as a number of seconds, or with s, m, h or d." : "Write expireAfterSeconds as a whole number of seconds, or with s, m, h or d."));
+      offset.focus();
+      return;
+    }
     try {
+      const d = await patch(true, { s, text: offset.value.trim() });
       await tl.load(s - cur); // the new timeline over the old
-      if (!isPolicy) {
-        out.replaceChildren(el("p", {}, "The dashed line is the timeline with expireAfterSeconds " + s + ". Apply it with collMod from a MongoDB client."));
-        return;
-      }
-      const d = await patch(true);
       out.replaceChildren(el("dl", { id: "dr-preview" },
         el("dt", {}, "Would be deleted at once"), el("dd", { "data-would-delete": d.wouldDelete }, fmtN(d.wouldDelete)),
-        el("dt", {}, "Their expiry times"), el("dd", {}, `${fmtT(d.oldestExpiry)} … ${fmtT(d.newestExpiry)}`),
-        el("dt", {}, "Estimated deletion time"), el("dd", {}, fmtS(d.estimatedDeleteSeconds)),
-        el("dt", {}, "Documents scanned"), el("dd", {}, fmtN(d.documentsScanned))));
+        el("dt", {}, "Their expiry times"), el("dd", {}, d.wouldDelete ? `${fmtT(d.oldestExpiry)} … ${fmtT(d.newestExpiry)}` : "–"),
+        el("dt", {}, "Estimated deletion time"), el("dd", {}, d.wouldDelete ? fmtS(d.estimatedDeleteSeconds) : "–"),
+        isPolicy ? [el("dt", {}, "Documents scanned"), el("dd", {}, fmtN(d.documentsScanned))] : []),
+        el("p", { class: "muted" }, `The dashed line is the timeline with ${isPolicy ? "offset" : "expireAfterSeconds"} ${fmtS(s)}.`));
+      previewed = { s, text: offset.value.trim() };
       apply.disabled = false;
-    } catch (e) { out.replaceChildren(el("p", { class: "error" }, e.message)); }
+    } catch (e) { out.replaceChildren(el("p", { class: "error", role: "alert" }, e.message)); }
+  }
+  // progress shows an operation: a policy's, polled to its end, or a TTL
+  // index's collMod, done when it returns.
+  function progress(title) {
+    const bar = el("progress", { id: "op-progress", max: 1, value: 0, "aria-label": "operation progress" });
+    const state = el("p", { id: "op-state" });
+    out.append(el("h3", {}, title), bar, state);
+    return (value, max, text, done, st) => {
+      bar.max = Math.max(1, max); bar.value = done ? bar.max : value;
+      state.textContent = text; state.dataset.state = st; state.dataset.done = done;
+    };
   }
   async function doApply() {
+    if (previewed === null) return;
     apply.disabled = true;
     try {
-      let op = await patch(false);
-      const bar = el("progress", { id: "op-progress", max: 1, value: 0, "aria-label": "operation progress" });
-      const state = el("p", { id: "op-state" });
-      out.append(el("h3", {}, `Operation ${op.id}`), bar, state);
-      while (true) {
-        const p = op.progress;
-        bar.max = Math.max(1, p.documentsEstimate); bar.value = op.done ? bar.max : p.documentsScanned;
-        state.textContent = `${op.state}${op.done ? " (done)" : ""}: ${fmtN(p.documentsScanned)} of ${fmtN(p.documentsEstimate)} scanned, ${fmtN(p.deleted)} deleted` + (op.error ? ` — ${op.error}` : "");
-        state.dataset.state = op.state; state.dataset.done = op.done;
-        if (op.done) break;
-        await new Promise((r) => setTimeout(r, 500));
-        op = await getJSON(`/v1/operations/${op.id}`, { headers: auth() });
+      let op = await patch(false, previewed);
+      if (!isPolicy) {
+        const show = progress(`collMod of ${src.name}`);
+        show(1, 1, `${op.state} (done): expireAfterSeconds ${fmtN(op.expireAfterSecondsOld)} → ${fmtN(op.expireAfterSecondsNew)}`, op.done, op.state);
+      } else {
+        const show = progress(`Operation ${op.id}`);
+        while (true) {
+          const p = op.progress;
+          show(p.documentsScanned, p.documentsEstimate,
+            `${op.state}${op.done ? " (done)" : ""}: ${fmtN(p.documentsScanned)} of ${fmtN(p.documentsEstimate)} scanned, ${fmtN(p.deleted)} deleted` + (op.error ? ` — ${op.error}` : ""),
+            op.done, op.state);
+          if (op.done) break;
+          await new Promise((r) => setTimeout(r, 500));
+          op = await getJSON(`/v1/operations/${op.id}`, { headers: auth() });
+        }
       }
-      await tl.load();
-    } catch (e) { out.append(el("p", { class: "error" }, e.message)); }
+      await onApplied();
+    } catch (e) { out.append(el("p", { class: "error", role: "alert" }, e.message)); }
   }
   apply.addEventListener("click", doApply);
   const form = el("form", { id: "dry-run", onsubmit: preview },
     el("div", { class: "row" },
       el("label", { for: "dr-offset" }, isPolicy ? "New expiration offset" : "New expireAfterSeconds", offset),
-      isPolicy ? el("label", { for: "dr-token" }, "Admin token (ttl.policies.update)", token) : "",
-      el("button", { type: "submit", id: "dr-preview-btn" }, "Preview"), isPolicy ? apply : ""),
-    el("p", { class: "muted", id: "dr-help" }, `Now ${fmtS(cur)}. The preview shows how many would go at once and the new timeline (dashed) over the current one.`));
-  return el("section", { "aria-labelledby": "dr-h" }, el("h2", { id: "dr-h" }, "Dry run"), form, out);
+      el("label", { for: "dr-token" }, "Admin token (ttl.policies.update)", token),
+      el("button", { type: "submit", id: "dr-preview-btn" }, "Preview"), apply),
+    el("p", { class: "muted", id: "dr-help" }, `Now ${isPolicy ? "offset" : "expireAfterSeconds"} ${fmtS(cur)}. Seconds, or with s, m, h or d. Preview shows how many would go at once and the new timeline (dashed) over the current one; Apply then makes the change` +
+      (isPolicy ? "." : " with collMod, which rewrites nothing and is done at once.")));
+  return el("section", { "aria-labelledby": "dr-h" }, el("h2", { id: "dr-h" }, isPolicy ? "Change the offset" : "Change expireAfterSeconds"), form, out);
 }
 
 async function storagePage() {
@@ -349,6 +389,9 @@ async function route() {
     else if (h === "/storage") await storagePage();
     else await overview();
     document.title = `mayfly console ${h}`;
+    // When the first page was drawn, in ms since the navigation started
+    // (the load time a test reads).
+    if (!main.dataset.renderedMs) main.dataset.renderedMs = Math.round(performance.now());
   } catch (e) {
     main.replaceChildren(el("p", { class: "error" }, e.message));
     // A server started with --admin-require-auth-for-metrics wants a token.
@@ -361,5 +404,21 @@ async function route() {
   }
 }
 
-window.addEventListener("hashchange", route);
+// A new page moves the keyboard focus to its content, as a page load
+// would; the skip link does the same without changing the page.
+window.addEventListener("hashchange", () => { if (location.hash !== "#main") route().then(() => main.focus({ preventScroll: true })); });
+document.getElementById("skip").addEventListener("click", (ev) => { ev.preventDefault(); main.focus(); });
+
+// The charts follow the width of their boxes (a phone turned, a window
+// resized).
+let resizing = null;
+window.addEventListener("resize", () => {
+  clearTimeout(resizing);
+  resizing = setTimeout(() => {
+    for (const c of charts) {
+      const box = c.root.parentNode;
+      if (box) c.setSize({ width: box.classList.contains("live") ? width(box) - 10 : width(box), height: c.height });
+    }
+  }, 150);
+});
 route();
