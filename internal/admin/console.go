@@ -37,7 +37,6 @@ import (
 type ExpiryEngine interface {
 	Stats() expiry.Stats
 	Timeline(ctx context.Context, edges []time.Time) ([]expiry.SourceTimeline, error)
-	RefreshBacklogs(ctx context.Context)
 }
 
 // TTLIndexLister lists the TTL indexes: *docdb.Engine.
@@ -150,25 +149,17 @@ func MountConsole(s *Server, opts ConsoleOptions) (*Console, error) {
 	return c, nil
 }
 
-// Run takes one live sample every second until ctx ends. Before each it
-// has the engine count again the backlogs older than a second, as a
-// /metrics scrape does, so that the live backlog follows a storm the
-// sweeper is still deleting in one long pass; the count walks only the
-// entries already due.
+// Run takes one live sample every second until ctx ends.
 func (c *Console) Run(ctx context.Context) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	sample := func() {
-		c.opts.Engine.RefreshBacklogs(ctx)
-		c.Sample()
-	}
-	sample()
+	c.Sample()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			sample()
+			c.Sample()
 		}
 	}
 }

@@ -86,15 +86,6 @@ func BenchmarkConsole(b *testing.B) {
 			}
 		})
 	}
-	// What the console's Run does each second: count the stale backlogs
-	// again (the 100,000 keys due), then take the sample.
-	b.Run("a live sample, the backlog counted again", func(b *testing.B) {
-		for b.Loop() {
-			e.clock.Add(time.Second)
-			e.engine.RefreshBacklogs(context.Background())
-			e.console.Sample()
-		}
-	})
 	// The overview: the page, its script and style, then the hour's
 	// timeline, the sources and the live samples, one after another.
 	b.Run("overview page load", func(b *testing.B) {

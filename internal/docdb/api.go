@@ -73,6 +73,14 @@ type FindRequest struct {
 	// AllowDiskUse lets a blocking sort past its memory limit spill to
 	// disk; nil means allowDiskUseByDefault.
 	AllowDiskUse *bool
+	// Let holds variables for the filter's $expr ($$name).
+	Let bson.D
+	// ReturnKey returns each result's key in the scanned index instead of
+	// the document; ShowRecordID adds its $recordId.
+	ReturnKey, ShowRecordID bool
+	// Collation compares the filter's strings by a collation spec; nil is
+	// the simple binary comparison.
+	Collation bson.D
 }
 
 // CountRequest is a count command.
@@ -83,6 +91,9 @@ type CountRequest struct {
 	Skip, Limit int64
 	// Hint forces an index, as in FindRequest.
 	Hint any
+	// Collation compares the filter's strings by a collation spec; nil is
+	// the simple binary comparison.
+	Collation bson.D
 }
 
 // DistinctRequest is a distinct command.
@@ -93,6 +104,9 @@ type DistinctRequest struct {
 	Filter bson.D
 	// Hint forces an index, as in FindRequest.
 	Hint any
+	// Collation, as in FindRequest; distinct values equal under it are
+	// returned once.
+	Collation bson.D
 }
 
 // AggregateRequest is an aggregate command on a collection.
@@ -107,6 +121,8 @@ type AggregateRequest struct {
 	BypassDocumentValidation bool
 	// AllowDiskUse, as in FindRequest, for $sort.
 	AllowDiskUse *bool
+	// Collation, as in FindRequest, for the pipeline's leading $match.
+	Collation bson.D
 }
 
 // WriteError is the failure of one statement of a write command, reported in
@@ -154,6 +170,8 @@ type UpdateStatement struct {
 	ArrayFilters []bson.D
 	// Hint forces an index, as in FindRequest.
 	Hint any
+	// Collation, as in FindRequest, for the statement's filter.
+	Collation bson.D
 }
 
 // UpdateRequest is an update command.
@@ -195,6 +213,8 @@ type DeleteStatement struct {
 	Limit int
 	// Hint forces an index, as in FindRequest.
 	Hint any
+	// Collation, as in FindRequest, for the statement's filter.
+	Collation bson.D
 }
 
 // DeleteRequest is a delete command.
@@ -241,6 +261,8 @@ type FindAndModifyRequest struct {
 	BypassDocumentValidation bool
 	// Let holds variables for the query and pipeline updates.
 	Let bson.D
+	// Collation, as in FindRequest, for the query.
+	Collation bson.D
 }
 
 // FindAndModifyResult is the outcome of a findAndModify command.
@@ -281,6 +303,16 @@ type CreateCollectionRequest struct {
 	// change log keeps the documents before and after each change; nil
 	// when absent.
 	PreAndPostImages *bool
+	// Capped makes the collection capped; nil for an ordinary collection.
+	Capped *CappedOptions
+}
+
+// CappedOptions bound a capped collection: at most Size bytes of documents
+// and, when Max is not 0, at most Max documents. The wire layer has
+// checked them and stored a max of 0 or less as 2^31-1 (as MongoDB does);
+// the Engine rounds Size up to a multiple of 256.
+type CappedOptions struct {
+	Size, Max int64
 }
 
 // ValidationOptions are a collection's validator, validationLevel and
@@ -310,6 +342,9 @@ type CollModRequest struct {
 	// PreAndPostImages turns changeStreamPreAndPostImages on or off; nil
 	// leaves it.
 	PreAndPostImages *bool
+	// CappedSize and CappedMax change a capped collection's bound (the
+	// wire layer has checked their ranges); nil leaves them.
+	CappedSize, CappedMax *int64
 }
 
 // CollectionExpiry is collMod's expireAfterSeconds for a clustered
@@ -399,6 +434,10 @@ type CollStats struct {
 	TotalIndexSize int64
 	// IndexSizes maps index names to their byte size, in catalog order.
 	IndexSizes []IndexSize
+	// Capped is set for a capped collection, with its bound: MaxSize
+	// bytes and Max documents (0: none).
+	Capped       bool
+	Max, MaxSize int64
 	// Timeseries is set for a time-series collection, whose figures above
 	// are its bucket collection's.
 	Timeseries *TimeseriesStats
@@ -441,6 +480,27 @@ func (e *Engine) CreateCollection(ctx context.Context, db, coll string, req Crea
 		return e.createTimeseries(db, coll, req)
 	}
 	return e.createCollection(ctx, db, coll, req)
+}
+
+// FindTailable opens a tailable cursor on the capped collection db.coll
+// (find with tailable, and awaitData when awaitData is set): it returns
+// the documents in natural order and, past the last, the ones inserted
+// later. The wire layer has checked the options (sort {$natural: 1} at
+// most, no singleBatch).
+func (e *Engine) FindTailable(ctx context.Context, db, coll string, req FindRequest, awaitData bool) (*TailCursor, error) {
+	return e.findTailable(ctx, db, coll, req, awaitData)
+}
+
+// CloneCollectionAsCapped copies db.from into the new capped collection
+// db.to of size bytes (cloneCollectionAsCapped).
+func (e *Engine) CloneCollectionAsCapped(ctx context.Context, db, from, to string, size int64) error {
+	return e.cloneCollectionAsCapped(ctx, db, from, to, size)
+}
+
+// ConvertToCapped replaces db.coll with a capped copy of size bytes
+// (convertToCapped).
+func (e *Engine) ConvertToCapped(ctx context.Context, db, coll string, size int64) error {
+	return e.convertToCapped(ctx, db, coll, size)
 }
 
 // DropCollection drops db.coll with its indexes (drop). It reports whether

@@ -67,7 +67,9 @@ func checkOwners(ctx context.Context, snap *storage.Snapshot, building map[uint6
 	owned := func(id uint64) bool {
 		_, isIndex := ids.indexes[id]
 		_, isBuild := ids.builds[id]
-		return isIndex || isBuild || ids.hidden[id]
+		// A capped collection's natural order is under its own id.
+		_, isColl := ids.colls[id]
+		return isIndex || isBuild || ids.hidden[id] || isColl
 	}
 	if err := eachOwnerID(ctx, snap, storage.PrefixIndex, func(id uint64) error {
 		if !owned(id) {
@@ -191,6 +193,9 @@ func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.Col
 		if n != entries[ix.ID] {
 			return fmt.Errorf("index %s has %d entries, documents call for %d", ix.Name, n, entries[ix.ID])
 		}
+	}
+	if err := checkNatural(ctx, snap, m, docs); err != nil {
+		return err
 	}
 	cDocs, cBytes, cIdx := ctr.Snapshot()
 	if cDocs != docs || cBytes != size {

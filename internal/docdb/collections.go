@@ -133,7 +133,7 @@ func (e *Engine) createCollection(ctx context.Context, db, coll string, req Crea
 // options returns the collection options to store (and report in
 // listCollections).
 func (r CreateCollectionRequest) options() bson.D {
-	out := r.Validation.appendTo(bson.D{})
+	out := r.Validation.appendTo(r.cappedOptions())
 	if r.Collation != nil {
 		out = append(out, bson.E{Key: "collation", Value: r.Collation})
 	}
@@ -201,6 +201,9 @@ func dropCollectionData(b *storage.Batch, m *catalog.CollMeta, record bool) erro
 		if err := b.DeleteRange(p, storage.PrefixEnd(p)); err != nil {
 			return err
 		}
+	}
+	if err := dropNatural(b, m); err != nil {
+		return err
 	}
 	if err := b.Delete(catalog.StatsKey(m.ID)); err != nil {
 		return err

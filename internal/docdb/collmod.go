@@ -96,6 +96,9 @@ func collModNext(meta *catalog.CollMeta, req CollModRequest) (*catalog.CollMeta,
 		}
 		next.Options = opts
 	}
+	if err := collModCapped(&next, req); err != nil {
+		return nil, nil, nil, err
+	}
 	var changedIdx []*catalog.IndexMeta
 	if req.Index != nil {
 		idx, changed, fields, err := modIndex(meta, req.Index)
@@ -158,6 +161,9 @@ func modIndex(meta *catalog.CollMeta, req *CollModIndex) ([]*catalog.IndexMeta, 
 		}
 	}
 	if req.ExpireAfterSeconds != nil {
+		if _, capped := meta.Capped(); capped {
+			return nil, nil, nil, mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are not supported for capped collections.")
+		}
 		if spec, reply, err = modIndexTTL(target, *req.ExpireAfterSeconds, spec, reply); err != nil {
 			return nil, nil, nil, err
 		}

@@ -180,6 +180,16 @@ func (c *findCursor) blockingSort(ctx context.Context) error {
 // output projects a document and encodes it; an unprojected document is
 // returned byte for byte as stored.
 func (c *findCursor) output(d *plan.Matched) (bson.Raw, error) {
+	if c.q.returnKey || c.q.showRecordID {
+		doc := d.Stored.Doc
+		if c.q.proj != nil && !c.q.returnKey {
+			var err error
+			if doc, err = c.q.proj.Apply(doc, d.Result); err != nil {
+				return nil, err
+			}
+		}
+		return marshalDoc(keyOutput(c.q, d.Stored, doc, c.p.Index))
+	}
 	if c.q.proj == nil {
 		return d.Stored.Raw, nil
 	}

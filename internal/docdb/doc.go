@@ -30,7 +30,8 @@
 // reads and cursors, TTL indexes as expiry sources (ttl.go), clustered and
 // time-series collections expiring by key spans (clustered_reap.go,
 // timeseries_ttl.go), time-series collections as views of their buckets
-// (timeseries.go) and strict visibility (visibility.go).
+// (timeseries.go), strict visibility (visibility.go), and capped
+// collections with their tailable cursors (capped*.go).
 //
 // Locks. The catalog lock (Engine.mu) guards the catalog cache: catalog
 // changes commit and update the cache under it held for writing; readers

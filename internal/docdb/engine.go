@@ -54,6 +54,9 @@ type Engine struct {
 	// stopEvents stops its background trimming.
 	events     *events.Log
 	stopEvents context.CancelFunc
+	// tails wakes the tailable cursors of capped collections
+	// (capped_tail.go).
+	tails appendWaiters
 	// buildBatchHook, when set (by tests, before any build), runs after
 	// each intermediate batch of an index build has committed, with the
 	// number of documents indexed so far.

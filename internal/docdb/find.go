@@ -10,6 +10,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/plan"
@@ -56,15 +57,27 @@ type findQuery struct {
 	now     time.Time
 	// allowDiskUse is the request's; nil means the default.
 	allowDiskUse *bool
+	// coll is the request's collation, nil for the simple one.
+	coll *collation.Collator
+	// returnKey and showRecordID shape the results (keyOutput).
+	returnKey, showRecordID bool
 }
 
 // parseFind parses the parts of a find.
 func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 	now := e.opts.Now()
 	q := &findQuery{skip: req.Skip, limit: req.Limit, hint: req.Hint, now: now, allowDiskUse: req.AllowDiskUse}
-	var err error
+	env, err := match.NewEnv(now, req.Let)
+	if err != nil {
+		return nil, err
+	}
+	if env, err = env.WithCollation(req.Collation); err != nil {
+		return nil, err
+	}
+	q.coll = env.Collation
+	q.returnKey, q.showRecordID = req.ReturnKey, req.ShowRecordID
 	if len(req.Filter) > 0 {
-		if q.filter, err = match.ParseQuery(req.Filter, match.Env{Now: now}); err != nil {
+		if q.filter, err = match.ParseQuery(req.Filter, env); err != nil {
 			return nil, err
 		}
 	}
@@ -154,7 +167,7 @@ func (e *Engine) count(ctx context.Context, db, coll string, req CountRequest) (
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return 0, err
 	}
-	q, err := e.parseFind(FindRequest{Filter: req.Filter, Skip: req.Skip, Limit: req.Limit, Hint: req.Hint})
+	q, err := e.parseFind(FindRequest{Filter: req.Filter, Skip: req.Skip, Limit: req.Limit, Hint: req.Hint, Collation: req.Collation})
 	if err != nil {
 		return 0, err
 	}
@@ -224,7 +237,7 @@ func (e *Engine) distinct(ctx context.Context, db, coll string, req DistinctRequ
 	if req.Key == "" {
 		return nil, mongoerr.New(mongoerr.Location40352, "FieldPath cannot be constructed with empty string")
 	}
-	q, err := e.parseFind(FindRequest{Filter: req.Filter, Hint: req.Hint})
+	q, err := e.parseFind(FindRequest{Filter: req.Filter, Hint: req.Hint, Collation: req.Collation})
 	if err != nil {
 		return nil, err
 	}
@@ -253,8 +266,13 @@ func (e *Engine) runDistinct(ctx context.Context, view readView, q *findQuery, k
 	var values []any
 	seen := map[string]bool{}
 	add := func(v any) {
-		// Equal values (1 and 1.0 among them) have one encoding.
-		enc, err := keycodec.AppendValue(nil, v, false)
+		// Equal values (1 and 1.0 among them, and strings equal under the
+		// collation) have one encoding.
+		kv := v
+		if q.coll != nil {
+			kv = q.coll.Value(v)
+		}
+		enc, err := keycodec.AppendValue(nil, kv, false)
 		if err != nil {
 			return
 		}

@@ -42,6 +42,9 @@ func (e *Engine) createIndexesOn(ctx context.Context, c *catalog.Collection, cre
 	if err != nil {
 		return res, err
 	}
+	if err := cappedRefusesTTL(meta, build); err != nil {
+		return res, err
+	}
 	if len(build) == 0 {
 		res.NumIndexesAfter = res.NumIndexesBefore
 		res.Note = "all indexes already exist"

@@ -43,7 +43,13 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 		}
 	}
 	leading, rest := pl.LeadingMatch()
-	env := match.Env{Now: now, Let: req.Let}
+	env, err := match.NewEnv(now, req.Let)
+	if err != nil {
+		return nil, err
+	}
+	if env, err = env.WithCollation(req.Collation); err != nil {
+		return nil, err
+	}
 	var in aggregate.Iterator
 	var expired func(bson.D) bool
 	if coll == "" {

@@ -141,6 +141,16 @@ func (c *pointCursor) Next(ctx context.Context) (bson.Raw, error) {
 	if !c.matches() {
 		return nil, io.EOF
 	}
+	if c.q.returnKey || c.q.showRecordID {
+		doc := c.sd.Doc
+		if c.q.proj != nil && !c.q.returnKey {
+			var err error
+			if doc, err = c.q.proj.Apply(doc, query.MatchResult{Matched: true, ArrayIndex: -1}); err != nil {
+				return nil, err
+			}
+		}
+		return marshalDoc(keyOutput(c.q, c.sd, doc, &catalog.IndexMeta{Key: bson.D{{Key: "_id", Value: int32(1)}}}))
+	}
 	if c.q.proj == nil {
 		return c.sd.Raw, nil
 	}

@@ -60,6 +60,9 @@ func (e *Engine) collStats(ctx context.Context, db, coll string) (CollStats, err
 		st.AvgObjSize = bytes / docs
 	}
 	st.StorageSize = bytes
+	if b, ok := meta.Capped(); ok {
+		st.Capped, st.Max, st.MaxSize = true, b.MaxDocs, b.MaxSize
+	}
 	st.NIndexes = int64(len(meta.Indexes))
 	for _, ix := range meta.Indexes {
 		sz := idx[ix.ID].Bytes

@@ -36,6 +36,8 @@ type writer struct {
 	docs int // documents written in the current batch
 	// cause is told to the hooks with the next change (change.Cause).
 	cause change.Cause
+	// capped is set when the collection is capped (capped.go).
+	capped *cappedState
 }
 
 // Batch limits: a writer commits once its batch holds this many documents
@@ -47,7 +49,9 @@ const (
 
 // newWriter returns a writer on c, whose write lock the caller holds.
 func (e *Engine) newWriter(c *catalog.Collection) *writer {
-	return &writer{e: e, c: c, meta: c.Meta, b: e.store.NewIndexedBatch(), vis: e.newVisibility(c.Meta)}
+	w := &writer{e: e, c: c, meta: c.Meta, b: e.store.NewIndexedBatch(), vis: e.newVisibility(c.Meta)}
+	w.initCapped()
+	return w
 }
 
 // close discards uncommitted writes.
@@ -174,6 +178,9 @@ func dupKeyError(m *catalog.CollMeta, ix *catalog.IndexMeta, keyValue bson.D) er
 // with the same _id or unique key fails with DuplicateKey; an expired one
 // is deleted first (strict visibility).
 func (w *writer) insert(sd *stored.Doc) error {
+	if err := w.cappedTooLarge(sd); err != nil {
+		return err
+	}
 	existing, err := w.fetch(sd.IDEnc)
 	if err != nil {
 		return err
@@ -204,6 +211,9 @@ func (w *writer) insert(sd *stored.Doc) error {
 			}
 			w.d.AddIndex(ix.ID, 1, int64(9+len(k.Enc)+len(sd.IDEnc)))
 		}
+	}
+	if err := w.cappedInsert(sd); err != nil {
+		return err
 	}
 	return w.documentChanged(nil, sd)
 }
@@ -242,6 +252,9 @@ func (w *writer) remove(sd *stored.Doc) error {
 		return err
 	}
 	if err := w.b.Delete(catalog.DocKey(w.meta.ID, sd.IDEnc)); err != nil {
+		return err
+	}
+	if err := w.cappedRemove(sd); err != nil {
 		return err
 	}
 	w.d.Docs--
@@ -354,6 +367,9 @@ func (w *writer) commitBatch(again bool) error {
 	if w.b.Empty() {
 		return nil
 	}
+	if err := w.trimCapped(); err != nil {
+		return err
+	}
 	apply, err := w.c.Stats.Stage(w.b, w.meta.ID, w.d)
 	if err != nil {
 		return err
@@ -386,6 +402,7 @@ func (w *writer) commitBatch(again bool) error {
 		return fmt.Errorf("docdb: write %s.%s: %w", w.meta.DB, w.meta.Name, err)
 	}
 	apply()
+	w.cappedCommitted()
 	if next != nil {
 		w.meta = next
 		w.vis.meta = next

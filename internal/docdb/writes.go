@@ -47,7 +47,7 @@ func (w *writer) openMatches(p *plan.Plan) (*plan.Matcher, func(), error) {
 
 // parseUpdate parses the update of a statement.
 func parseUpdate(upd bson.D, pipeline []bson.D, multi bool, arrayFilters []bson.D, env match.Env) (*update.Update, error) {
-	opts := update.Options{Multi: multi, ArrayFilters: arrayFilters, ExprCompiler: env.Compiler()}
+	opts := update.Options{Multi: multi, ArrayFilters: arrayFilters, ExprCompiler: env.Compiler(), Vars: env.Names()}
 	if pipeline != nil {
 		arr := make(bson.A, len(pipeline))
 		for i, s := range pipeline {
@@ -112,6 +112,10 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
+	env, err := match.NewEnv(e.opts.Now(), req.Let)
+	if err != nil {
+		return res, err
+	}
 	anyUpsert := false
 	for _, st := range req.Statements {
 		anyUpsert = anyUpsert || st.Upsert
@@ -122,7 +126,6 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	}
 	if c == nil {
 		// Nothing to update, but each statement's syntax is still checked.
-		env := match.Env{Now: e.opts.Now(), Let: req.Let}
 		for i, st := range req.Statements {
 			if err := checkUpdateStatement(st, env); err != nil {
 				res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: err})
@@ -140,7 +143,6 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	if err != nil {
 		return res, err
 	}
-	env := match.Env{Now: e.opts.Now(), Let: req.Let}
 	for i, st := range req.Statements {
 		if err := ctx.Err(); err != nil {
 			return res, errors.Join(err, w.commit())
@@ -168,16 +170,23 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 // checkUpdateStatement parses a statement's filter and update, for
 // statements that have no collection to run on.
 func checkUpdateStatement(st UpdateStatement, env match.Env) error {
+	env, err := env.WithCollation(st.Collation)
+	if err != nil {
+		return err
+	}
 	if _, err := match.ParseQuery(st.Filter, env); err != nil {
 		return err
 	}
-	_, err := parseUpdate(st.Update, st.Pipeline, st.Multi, st.ArrayFilters, env)
+	_, err = parseUpdate(st.Update, st.Pipeline, st.Multi, st.ArrayFilters, env)
 	return err
 }
 
 // updateStatement runs one update statement; it returns the documents
 // matched and modified and the _id of an upserted document.
 func (w *writer) updateStatement(ctx context.Context, st UpdateStatement, val *validator, env match.Env) (n, modified int64, upserted *bson.RawValue, err error) {
+	if env, err = env.WithCollation(st.Collation); err != nil {
+		return 0, 0, nil, err
+	}
 	f, err := match.ParseQuery(st.Filter, env)
 	if err != nil {
 		return 0, 0, nil, err
@@ -293,7 +302,10 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	env := match.Env{Now: e.opts.Now(), Let: req.Let}
+	env, err := match.NewEnv(e.opts.Now(), req.Let)
+	if err != nil {
+		return res, err
+	}
 	c := e.lockColl(db, coll)
 	var w *writer
 	if c != nil {
@@ -329,6 +341,10 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 // deleteStatement runs one delete statement (w is nil when the collection
 // does not exist).
 func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatement, env match.Env) (int64, error) {
+	env, err := env.WithCollation(st.Collation)
+	if err != nil {
+		return 0, err
+	}
 	if st.Limit != 0 && st.Limit != 1 {
 		return 0, mongoerr.Newf(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", st.Limit)
 	}
@@ -371,7 +387,10 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
-	env := match.Env{Now: e.opts.Now(), Let: req.Let}
+	env, err := match.NewEnv(e.opts.Now(), req.Let)
+	if err != nil {
+		return res, err
+	}
 	fm, err := compileFindAndModify(req, env)
 	if err != nil {
 		return res, err
@@ -424,8 +443,11 @@ type findAndModify struct {
 
 // compileFindAndModify compiles req's query, sort, fields and update.
 func compileFindAndModify(req FindAndModifyRequest, env match.Env) (*findAndModify, error) {
+	env, err := env.WithCollation(req.Collation)
+	if err != nil {
+		return nil, err
+	}
 	fm := &findAndModify{req: req, env: env}
-	var err error
 	if fm.filter, err = match.ParseQuery(req.Query, env); err != nil {
 		return nil, err
 	}

@@ -36,8 +36,17 @@
 // stays on the sweeper's thread.
 //
 // Accounting. Lag (end of the batch − due) is recorded per source, per kind
-// and in total; the backlog of a Counter is counted at most once per
-// BacklogInterval. A failing source is logged, counted and left alone for
+// and in total. The backlog of a Counter is the number of its items due at
+// or before a time At; it is counted at most once per BacklogInterval and
+// stays true between counts: each batch takes off the items it deleted that
+// were due by At, so the figure stays known and exact as of At, and what
+// clients change meanwhile (a due item deleted on access or given a new
+// expiry) shows at the next count. A batch that leaves due items (its
+// visit's budget, the rate limit or a sub-pass target ends the work, not an
+// empty source) has the source counted again, at the current time, once its
+// figure is unknown or BacklogInterval old, so items falling due during a
+// long pass are counted too; a source with nothing due has a
+// backlog of 0. A failing source is logged, counted and left alone for
 // ErrorRetry; so is one that reports More without progress. Time comes from
 // Config.Now, so tests run the engine in testing/synctest with fake sources.
 package expiry

@@ -38,7 +38,6 @@ func (e *Engine) pass(ctx context.Context, periodic bool) {
 		if len(more) == 0 {
 			break
 		}
-		e.countBacklogs(ctx, more, passNow)
 	}
 
 	end := e.now()
@@ -281,9 +280,11 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 		e.sw.limiter.refund(want - r.Items)
 		deleted += int64(r.Items)
 		e.account(ctx, st, r, p.BatchDeletes, t0, t1, batchStart, err)
-		switch {
-		case err != nil:
+		if err != nil {
 			return false
+		}
+		e.trackBacklog(ctx, st, r)
+		switch {
 		case !r.More:
 			e.afterVisit(ctx, st, passNow, deleted)
 			return false
@@ -419,25 +420,45 @@ func (e *Engine) account(ctx context.Context, st *sourceState, r Reaped, batched
 	}
 }
 
-// countBacklogs refreshes the backlog gauge of sources left with more work
-// at the end of a sub-pass: CountDue for a Counter (at most once per
-// BacklogInterval), unknown otherwise.
-func (e *Engine) countBacklogs(ctx context.Context, more []*sourceState, passNow time.Time) {
-	nowMs := e.now().UnixMilli()
-	for _, st := range more {
-		if st.removed.Load() {
-			continue
-		}
-		e.mu.Lock()
-		fresh := st.c.backlogKnown && nowMs-st.lastCount < e.cfg.BacklogInterval.Milliseconds()
-		if st.counter == nil {
-			st.c.backlogKnown = false
-		}
+// trackBacklog keeps a source's backlog gauge true after a batch that
+// deleted r's items. The gauge counts the items due at or before its At
+// time, so it drops by the deleted items due by then and stays known and
+// as of the same time. When the batch leaves due items, a Counter source is
+// counted again now if its figure is unknown or BacklogInterval old, so
+// items that fell due since, during a long pass, show up too; a source
+// that is no Counter has an unknown backlog while it has due items.
+func (e *Engine) trackBacklog(ctx context.Context, st *sourceState, r Reaped) {
+	now := e.now()
+	e.mu.Lock()
+	if st.counter == nil {
+		st.c.backlogKnown = false
 		e.mu.Unlock()
-		if st.counter == nil || fresh {
-			continue
+		return
+	}
+	if st.c.backlogKnown && st.c.backlog > 0 {
+		atMs := st.c.backlogAt.UnixMilli()
+		var gone int64
+		last := int64(math.MinInt64)
+		for _, due := range r.Due {
+			if due <= atMs {
+				gone++
+				last = max(last, due)
+			}
 		}
-		e.countBacklog(ctx, st, passNow)
+		st.c.backlog = max(st.c.backlog-gone, 0)
+		switch {
+		case st.c.backlog == 0:
+			st.c.oldest, st.c.newest = time.Time{}, time.Time{}
+		case gone > 0 && last > st.c.oldest.UnixMilli():
+			// Items go earliest first: none left is older than the
+			// latest one deleted.
+			st.c.oldest = time.UnixMilli(last)
+		}
+	}
+	recount := r.More && (!st.c.backlogKnown || now.UnixMilli()-st.lastCount >= e.cfg.BacklogInterval.Milliseconds())
+	e.mu.Unlock()
+	if recount {
+		e.countBacklog(ctx, st, now)
 	}
 }
 

@@ -27,9 +27,11 @@ var allowed = map[string][]string{
 	// The catalog knows collections and indexes, never policies, plans or
 	// the engine.
 	"internal/docdb/catalog": {"internal/docdb/match", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
-	"internal/docdb/match":   {"internal/docdb/query", "internal/docdb/aggregate"},
-	"internal/docdb/stored":  {"internal/docdb/catalog", "internal/docdb/mongoerr"},
-	"internal/docdb/change":  {"internal/docdb/catalog", "internal/docdb/stored", "internal/storage"},
+	"internal/docdb/match":   {"internal/docdb/query", "internal/docdb/aggregate", "internal/docdb/collation"},
+	// Collation compares strings; it knows nothing of documents' storage.
+	"internal/docdb/collation": {"internal/docdb/mongoerr"},
+	"internal/docdb/stored":    {"internal/docdb/catalog", "internal/docdb/mongoerr"},
+	"internal/docdb/change":    {"internal/docdb/catalog", "internal/docdb/stored", "internal/storage"},
 	// The change log follows writes as a change hook; it never plans or
 	// reads collections.
 	"internal/docdb/events": {"internal/docdb/catalog", "internal/docdb/change", "internal/docdb/stored", "internal/storage"},

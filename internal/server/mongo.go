@@ -49,14 +49,21 @@ func (s *Server) openMongo() (*mongoSide, error) {
 		db.Close()
 		return nil, err
 	}
+	testCommands, err := testCommandsEnabled(s.cfg.Parameters)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	wire := mongo.NewServer(mongo.Options{
-		DB:          db,
-		Logger:      s.log,
-		RAMLog:      s.ramLog,
-		Now:         s.cfg.Now,
-		Parameters:  append(s.expiryParameters(), queryParameters(db)...),
-		CmdLineOpts: s.cmdLineOpts(),
-		Auth:        s.cfg.MongoAuth,
+		DB:     db,
+		Logger: s.log,
+		RAMLog: s.ramLog,
+		Now:    s.cfg.Now,
+		Parameters: append(append(s.expiryParameters(), queryParameters(db)...),
+			mongo.Parameter{Name: testCommandsParameter, Get: func() any { return testCommands }, StartupOnly: true}),
+		TestCommands: testCommands,
+		CmdLineOpts:  s.cmdLineOpts(),
+		Auth:         s.cfg.MongoAuth,
 		// net.maxIncomingConnections, and the frame timeout.
 		MaxConnections: s.cfg.MongoMaxConnections,
 		FrameTimeout:   wireFrameTimeout(s.cfg.FrameTimeout),

@@ -18,7 +18,7 @@ func setParameters(e *expiry.Engine, params []string) error {
 		if err != nil {
 			return err
 		}
-		if isQueryParameter(name) {
+		if isQueryParameter(name) || name == testCommandsParameter {
 			continue
 		}
 		if _, err := e.SetParameter(name, v); err != nil {
@@ -41,4 +41,32 @@ func parseParameter(p string) (string, any, error) {
 		v = n
 	}
 	return name, v, nil
+}
+
+// testCommandsParameter is mongod's enableTestCommands: set at startup
+// (1 or true), it serves the test-only commands such as configureFailPoint.
+const testCommandsParameter = "enableTestCommands"
+
+// testCommandsEnabled reports whether the startup parameters turn
+// enableTestCommands on.
+func testCommandsEnabled(params []string) (bool, error) {
+	on := false
+	for _, p := range params {
+		name, v, err := parseParameter(p)
+		if err != nil {
+			return false, err
+		}
+		if name != testCommandsParameter {
+			continue
+		}
+		switch v {
+		case true, int64(1):
+			on = true
+		case false, int64(0):
+			on = false
+		default:
+			return false, fmt.Errorf("--set-parameter %s: want 0, 1, true or false, not %v", name, v)
+		}
+	}
+	return on, nil
 }

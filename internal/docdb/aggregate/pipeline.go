@@ -114,6 +114,12 @@ type Pipeline struct {
 // files).
 var stageParsers = map[string]func(arg any, opts Options) (stage, error){}
 
+// IsStage reports whether name is an aggregation stage ("$match", ...).
+func IsStage(name string) bool {
+	_, ok := stageParsers[name]
+	return ok
+}
+
 // Parse parses a pipeline: an array of one-field stage documents.
 func Parse(pipeline bson.A, opts Options) (*Pipeline, error) {
 	p := &Pipeline{spec: pipeline, opts: opts}

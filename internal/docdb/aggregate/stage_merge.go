@@ -193,7 +193,8 @@ func (s *mergeStage) mergeOne(ctx context.Context, env *Env, db string, d bson.D
 	case "keepExisting":
 		return nil
 	case "fail":
-		return &mongoerr.Error{Code: mongoerr.DuplicateKey, Message: "$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: " + db + "." + s.coll + " index: _id_ dup key: { _id: " + fmtValue(id) + " }"}
+		return &mongoerr.Error{Code: mongoerr.DuplicateKey, Message: "$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: " + db + "." + s.coll + " index: _id_ dup key: { _id: " + fmtValue(id) + " }",
+			Info: map[string]any{"keyPattern": bson.D{{Key: "_id", Value: int32(1)}}, "keyValue": bson.D{{Key: "_id", Value: id}}}}
 	case "replace":
 		out = setField(cloneDoc(d), "_id", id)
 		out = moveIDFirst(out)

@@ -66,6 +66,12 @@ type Collection struct {
 	Meta    *CollMeta
 	Dropped bool // set with the catalog lock and WriteMu held
 	Stats   *Counters
+	// NextNatural is the sequence the next document inserted into a capped
+	// collection gets (capped.go); 0 until a write loads it. OldestNatural
+	// is at or before the sequence of its oldest document (0: unknown), so
+	// capping seeks past what it removed before instead of reading past
+	// its tombstones. Both are guarded by WriteMu.
+	NextNatural, OldestNatural uint64
 }
 
 // CollKey returns the catalog key of a collection record.

@@ -26,6 +26,8 @@
 //	PrefixCatalog  's' [collection id u64]            -> counters (documents, bytes, keys and bytes per index)
 //	PrefixDocument [collection id u64][keycodec(_id)] -> document, raw BSON as the client sent it
 //	PrefixIndex    [index id u64][keycodec(part)...][keycodec(_id)] -> empty
+//	PrefixIndex    [collection id u64] 'o' [sequence u64]   -> keycodec(_id): a capped collection's insertion order
+//	PrefixIndex    [collection id u64] 'p' [keycodec(_id)]  -> sequence u64: each document's place in it
 //
 // The _id_ index has no entries of its own: the documents, keyed by _id,
 // are that index.

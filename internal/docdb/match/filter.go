@@ -6,13 +6,22 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 )
 
 // Filter is a parsed query filter (query.Filter) ready to match documents.
 type Filter struct {
 	Q *query.Filter
+	// coll is the filter's collation, nil for the simple one. Q was then
+	// parsed from the filter with its strings mapped to collation keys,
+	// and matches documents whose strings are mapped the same way.
+	coll *collation.Collator
 }
+
+// Collated reports whether the filter compares strings by a collation
+// (its predicates then hold collation keys, which no index stores).
+func (f *Filter) Collated() bool { return f != nil && f.coll != nil }
 
 // Parse parses a filter without $expr (partial index filters and
 // stored validators parse this way).
@@ -24,28 +33,78 @@ func Parse(d bson.D) (*Filter, error) {
 	return &Filter{Q: q}, nil
 }
 
-// Env is what $expr sees: $$NOW and the command's let variables.
+// Env is what $expr sees: $$NOW and the command's let variables, and the
+// command's collation (nil for the simple binary one).
 type Env struct {
-	Now time.Time
-	Let bson.D
+	Now       time.Time
+	Let       bson.D
+	Collation *collation.Collator
+}
+
+// NewEnv returns the Env of a command run at now with the let variables
+// let. Each variable's value is an aggregation expression ({$literal: ...},
+// {$rand: {}}, $$NOW, ...), evaluated once, with no document, before the
+// command runs; an earlier variable is not visible to a later one.
+func NewEnv(now time.Time, let bson.D) (Env, error) {
+	env := Env{Now: now}
+	if len(let) == 0 {
+		return env, nil
+	}
+	vars := aggregate.NewVars(now)
+	env.Let = make(bson.D, 0, len(let))
+	for _, e := range let {
+		x, err := aggregate.Compile(e.Value)
+		if err != nil {
+			return Env{}, err
+		}
+		v, err := x.Eval(vars, bson.D{})
+		if err != nil {
+			return Env{}, err
+		}
+		if aggregate.IsMissing(v) {
+			v = nil
+		}
+		env.Let = append(env.Let, bson.E{Key: e.Key, Value: v})
+	}
+	return env, nil
+}
+
+// WithCollation returns env comparing strings by the collation spec (nil
+// or {locale: "simple"} for the binary comparison).
+func (env Env) WithCollation(spec bson.D) (Env, error) {
+	c, err := collation.Parse(spec)
+	if err != nil {
+		return Env{}, err
+	}
+	env.Collation = c
+	return env, nil
 }
 
 // ParseQuery parses a client's query filter, allowing $expr evaluated with
 // env.
 func ParseQuery(d bson.D, env Env) (*Filter, error) {
+	if env.Collation != nil {
+		d = collatedFilter(env.Collation, d)
+	}
 	q, err := query.ParseFilterWith(d, query.ParseOptions{Expr: env.Compiler()})
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{Q: q}, nil
+	return &Filter{Q: q, coll: env.Collation}, nil
 }
 
-// Compiler returns the $expr compiler for env.
-func (env Env) Compiler() query.ExprCompiler {
+// Names returns the names of env's let variables.
+func (env Env) Names() []string {
 	names := make([]string, 0, len(env.Let))
 	for _, e := range env.Let {
 		names = append(names, e.Key)
 	}
+	return names
+}
+
+// Compiler returns the $expr compiler for env.
+func (env Env) Compiler() query.ExprCompiler {
+	names := env.Names()
 	return func(expr any) (func(doc bson.D) (bool, error), error) {
 		x, err := aggregate.CompileWith(expr, aggregate.CompileOptions{Vars: names})
 		if err != nil {
@@ -80,6 +139,9 @@ func (f *Filter) Matches(doc bson.D) bool {
 	if f == nil {
 		return true
 	}
+	if f.coll != nil {
+		doc = f.coll.Doc(doc)
+	}
 	return f.Q.Match(doc)
 }
 
@@ -88,6 +150,9 @@ func (f *Filter) Matches(doc bson.D) bool {
 func (f *Filter) Eval(doc bson.D) (query.MatchResult, error) {
 	if f == nil {
 		return query.MatchResult{Matched: true, ArrayIndex: -1}, nil
+	}
+	if f.coll != nil {
+		doc = f.coll.Doc(doc)
 	}
 	return f.Q.Eval(doc)
 }

@@ -703,6 +703,7 @@ const (
 	Location50700                                               Code = 50700
 	NotARetryableWriteCommand                                   Code = 50768
 	BackupCursorOpenConflictWithCheckpoint                      Code = 50915
+	Location50985                                               Code = 50985
 	Location51002                                               Code = 51002
 	Location51003                                               Code = 51003
 	Location51024                                               Code = 51024
@@ -740,10 +741,20 @@ const (
 	Location2942503                                             Code = 2942503
 	Location2942504                                             Code = 2942504
 	Location2942505                                             Code = 2942505
+	Location3040500                                             Code = 3040500
 	Location3041701                                             Code = 3041701
 	Location3041702                                             Code = 3041702
 	Location3041704                                             Code = 3041704
 	Location3041705                                             Code = 3041705
+	Location4161100                                             Code = 4161100
+	Location4161101                                             Code = 4161101
+	Location4161102                                             Code = 4161102
+	Location4161103                                             Code = 4161103
+	Location4161104                                             Code = 4161104
+	Location4161105                                             Code = 4161105
+	Location4161106                                             Code = 4161106
+	Location4161107                                             Code = 4161107
+	Location4161108                                             Code = 4161108
 	IDLUnknownFieldPossibleMongocryptd                          Code = 4662500
 	IndexNotFoundCachedPlan                                     Code = 4938500
 	Location4940400                                             Code = 4940400
@@ -769,6 +780,7 @@ const (
 	Location5858203                                             Code = 5858203
 	Location5891701                                             Code = 5891701
 	Location6011800                                             Code = 6011800
+	Location6127800                                             Code = 6127800
 	UnsupportedCbrNode                                          Code = 9737301
 	HistogramCEFailure                                          Code = 9751901
 	SamplingCEFailure                                           Code = 9751902

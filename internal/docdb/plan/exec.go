@@ -39,6 +39,9 @@ type Scanner struct {
 	prefix   []byte
 	started  bool
 	seen     map[string]bool
+	// lastNatural is the sequence of the natural-order entry of the last
+	// document a capped collection's scan yielded.
+	lastNatural uint64
 }
 
 // NewScanner returns a scanner of p over r that counts its work in stats.
@@ -67,6 +70,9 @@ func (s *Scanner) openRange() (bool, error) {
 			return false, nil
 		}
 		s.rangeIdx++
+		if s.p.natural {
+			return s.openNatural()
+		}
 		s.prefix = catalog.DocPrefix(s.p.Meta.ID)
 		return s.open(s.prefix, storage.PrefixEnd(s.prefix))
 	}
@@ -141,6 +147,21 @@ func (s *Scanner) next(ctx context.Context) (*stored.Doc, error) {
 		var raw []byte
 		var idEnc []byte
 		switch {
+		case s.p.natural && s.p.Index == nil:
+			seq, ok := catalog.NaturalSeq(s.it.Key())
+			if !ok {
+				return nil, fmt.Errorf("docdb: corrupt natural-order key %x", s.it.Key())
+			}
+			idEnc = append([]byte(nil), s.it.Value()...)
+			v, err := s.r.Get(catalog.DocKey(s.p.Meta.ID, idEnc))
+			if errors.Is(err, storage.ErrNotFound) {
+				return nil, fmt.Errorf("docdb: natural-order entry %d points to a missing document", seq)
+			}
+			if err != nil {
+				return nil, err
+			}
+			raw = v
+			s.lastNatural = seq
 		case s.p.Index == nil || s.p.Index.IsID:
 			if s.p.Index != nil {
 				s.stats.keysExamined++

@@ -73,6 +73,11 @@ type Plan struct {
 	// dedupe is set for multikey indexes, whose scans can meet a document
 	// more than once.
 	dedupe bool
+	// natural is set for a collection scan of a capped collection, which
+	// walks its insertion order (natural.go); after is then the sequence
+	// the scan starts past.
+	natural bool
+	after   uint64
 }
 
 // Request is what the planner needs to know about a query.
@@ -87,7 +92,9 @@ type Request struct {
 // Choose plans a query on meta.
 func Choose(meta *catalog.CollMeta, req Request) (*Plan, error) {
 	var preds []query.Predicate
-	if req.Filter != nil {
+	if req.Filter != nil && !req.Filter.Collated() {
+		// A collated filter compares collation keys, which the indexes
+		// do not store: no index bounds come from it.
 		preds = req.Filter.Q.Predicates()
 	}
 	if req.Hint != nil {
@@ -118,7 +125,8 @@ func Choose(meta *catalog.CollMeta, req Request) (*Plan, error) {
 
 // collScan returns a collection scan plan.
 func collScan(meta *catalog.CollMeta, req Request, reverse bool) *Plan {
-	return &Plan{Meta: meta, Filter: req.Filter, Sort: req.Sort, reverse: reverse}
+	_, capped := meta.Capped()
+	return &Plan{Meta: meta, Filter: req.Filter, Sort: req.Sort, reverse: reverse, natural: capped}
 }
 
 // hintedPlan honours a hint: an index name, a key pattern or {$natural}.

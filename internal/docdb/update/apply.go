@@ -115,6 +115,13 @@ func (a *applier) runPipeline(doc bson.D) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A pipeline whose result leaves _id out keeps the document's _id, in
+	// first place, as MongoDB does; only a different _id is refused.
+	if oldID, hadID := lookup(doc, "_id"); hadID {
+		if _, hasID := lookup(out, "_id"); !hasID {
+			out = append(bson.D{{Key: "_id", Value: oldID}}, out...)
+		}
+	}
 	if err := a.checkID(doc, out, "_id"); err != nil {
 		return nil, err
 	}

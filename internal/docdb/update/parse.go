@@ -46,6 +46,9 @@ type Options struct {
 	// ExprCompiler compiles $expr inside array filters and $pull
 	// conditions; nil refuses $expr there.
 	ExprCompiler query.ExprCompiler
+	// Vars names the command's let variables, which a pipeline-style
+	// update may use ($$name).
+	Vars []string
 }
 
 // Update is a parsed update. It is immutable and safe for concurrent use.

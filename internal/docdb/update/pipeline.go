@@ -26,7 +26,7 @@ func parsePipeline(stages bson.A, opts Options) (*Update, error) {
 			return nil, mongoerr.Newf(mongoerr.InvalidOptions, "%s is not allowed to be used within an update", d[0].Key)
 		}
 	}
-	p, err := aggregate.Parse(stages, aggregate.Options{})
+	p, err := aggregate.Parse(stages, aggregate.Options{Vars: opts.Vars})
 	if err != nil {
 		return nil, err
 	}

@@ -278,7 +278,10 @@ func TestReplacementAndPipeline(t *testing.T) {
 			want: D{f("_id", int32(1)), f("a", int32(1)), f("b", int32(2)), f("t", bson.NewDateTimeFromTime(now))}},
 		{name: "pipeline $replaceWith keeping _id", doc: doc, update: A{D{f("$replaceWith", D{f("_id", "$_id"), f("s", D{f("$add", A{"$a", "$b"})})})}},
 			want: D{f("_id", int32(1)), f("s", int32(3))}},
-		{name: "pipeline removing _id is ImmutableField", doc: doc, update: A{D{f("$unset", "_id")}}, code: 66},
+		{name: "pipeline removing _id keeps the _id", doc: doc, update: A{D{f("$unset", A{"_id", "a"})}}, want: D{f("_id", int32(1)), f("b", int32(2))}},
+		{name: "pipeline $replaceRoot without _id keeps it first", doc: D{f("_id", int32(1)), f("t", D{f("u", int32(5))})},
+			update: A{D{f("$replaceRoot", D{f("newRoot", "$t")})}, D{f("$addFields", D{f("foo", int32(1))})}}, want: D{f("_id", int32(1)), f("u", int32(5)), f("foo", int32(1))}},
+		{name: "pipeline changing _id is ImmutableField", doc: doc, update: A{D{f("$set", D{f("_id", int32(2))})}}, code: 66},
 		{name: "pipeline $project", doc: doc, update: A{D{f("$project", D{f("a", int32(1))})}}, want: D{f("_id", int32(1)), f("a", int32(1))}},
 	})
 }

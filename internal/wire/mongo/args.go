@@ -416,23 +416,11 @@ func notSupported(cmd, field string) error {
 	return errorf(mongoerr.NotImplemented, "%s: the '%s' option is not supported by mayfly", cmd, field)
 }
 
-// simpleCollation accepts a collation only when it is the simple binary
-// one, which is the only one mayfly implements.
-func simpleCollation(cmd string, el bson.RawElement) error {
-	v := el.Value()
-	doc, ok := v.DocumentOK()
-	if !ok {
-		return typeMismatch(cmd, el.Key(), v.Type, "object")
-	}
-	if loc, err := doc.LookupErr("locale"); err == nil {
-		if s, ok := loc.StringValueOK(); ok && s == "simple" {
-			return nil
-		}
-	}
-	if len(doc) == 5 { // {}
-		return nil
-	}
-	return notSupported(cmd, "collation")
+// collationArg reads a command's collation: a document, checked and
+// applied by the document database (an empty one, or locale "simple", is
+// the binary comparison).
+func collationArg(cmd string, el bson.RawElement) (bson.D, error) {
+	return docArg(cmd, el)
 }
 
 // namespace returns "db.coll".

@@ -33,7 +33,17 @@ func TestCreateOptionErrors(t *testing.T) {
 	d := fieldsOf
 	db := startServer(t).client(t).Database("db")
 	for _, tc := range []parseCase{
-		{d("capped", true, "size", 100), 238, "NotImplemented", "capped collections are not supported"},
+		{d("capped", true), 72, "InvalidOptions", "the 'size' field is required when 'capped' is true"},
+		{d("capped", true, "max", 5), 72, "InvalidOptions", "the 'size' field is required when 'capped' is true"},
+		{d("size", 100), 72, "InvalidOptions", "the 'capped' field needs to be true when either the 'size' or 'max' fields are present"},
+		{d("capped", false, "max", 5), 72, "InvalidOptions", "the 'capped' field needs to be true when either the 'size' or 'max' fields are present"},
+		{d("capped", true, "size", 0), 51024, "Location51024", "BSON field 'size' value must be >= 1, actual value '0'"},
+		{d("capped", true, "size", -500), 51024, "Location51024", "BSON field 'size' value must be >= 1, actual value '-500'"},
+		{d("capped", true, "size", int64(1)<<62), 51024, "Location51024", "BSON field 'size' value must be <= 1125899906842624, actual value '4611686018427387904'"},
+		{d("capped", true, "size", 1000, "max", int64(1)<<31), 51024, "Location51024", "BSON field 'max' value must be < 2147483648, actual value '2147483648'"},
+		{d("capped", true, "size", "foo"), 14, "TypeMismatch", "BSON field 'create.size' is the wrong type 'string', expected types '[long, int, decimal, double']"},
+		{d("capped", true, "size", 500, "max", "foo"), 14, "TypeMismatch", "BSON field 'create.max' is the wrong type 'string', expected types '[long, int, decimal, double']"},
+		{d("capped", "foo"), 14, "TypeMismatch", "BSON field 'create.capped' is the wrong type 'string', expected types '[bool, long, int, decimal, double']"},
 		{d("bogus", 1), 40415, "IDLUnknownField", "BSON field 'create.bogus' is an unknown field."},
 		{d("validator", d("a", 1), "validationLevel", "loose"), 2, "BadValue", "Enumeration value 'loose' for field 'validationLevel' is not a valid value."},
 		{d("expireAfterSeconds", 10), 72, "InvalidOptions", "'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified"},
@@ -65,7 +75,7 @@ func TestCreateOptionErrors(t *testing.T) {
 	if names, err := db.ListCollectionNames(bg, bson.D{}); err != nil || len(names) != 0 {
 		t.Fatalf("a failed create left %v (%v)", names, err)
 	}
-	mustRun(t, db, d("create", "ok", "size", 10, "capped", false, "collation", d("locale", "simple")))
+	mustRun(t, db, d("create", "ok", "capped", false, "collation", d("locale", "simple")))
 }
 
 func TestCollModParseErrors(t *testing.T) {

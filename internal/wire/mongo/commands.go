@@ -28,6 +28,9 @@ type command struct {
 	// access is what the command needs when access control is on: every
 	// entry declares it (the public ones with open).
 	access access
+	// testOnly commands exist only with Options.TestCommands, as MongoDB's
+	// test commands exist only with enableTestCommands.
+	testOnly bool
 }
 
 // commandTable maps every command name (aliases included) to its entry.
@@ -43,10 +46,13 @@ func init() {
 		"aggregate":                {handler: msgAggregate, help: "Runs the aggregation command. See http://dochub.mongodb.org/core/aggregation for more details.", latency: latencyReads, access: need(onNothing).with(aggregateAccess)},
 		"buildInfo":                {handler: msgBuildInfo, help: "get version #, etc.\n{ buildinfo:1 }", access: open},
 		"buildinfo":                {handler: msgBuildInfo, help: "get version #, etc.\n{ buildinfo:1 }", access: open},
+		"cloneCollectionAsCapped":  {handler: msgCloneCollectionAsCapped, help: "{ cloneCollectionAsCapped:<fromName>, toCollection:<toName>, size:<sizeInBytes> }", access: need(onCollection, "find")},
 		"collMod":                  {handler: msgCollMod, help: "Sets collection options.\nExample: { collMod: 'foo', viewOn: 'bar'} Example: { collMod: 'foo', index: {keyPattern: {a: 1}, expireAfterSeconds: 600} Example: { collMod: 'foo', index: {name: 'bar', expireAfterSeconds: 600} }\n", access: need(onCollection, "collMod")},
 		"collStats":                {handler: msgCollStats, help: "{ collStats:\"blog.posts\" , scale : 1 } scale divides sizes e.g. for KB use 1024\n    avgObjSize - in bytes", access: need(onCollection, "collStats")},
+		"configureFailPoint":       {handler: msgConfigureFailPoint, help: "modifies the settings of a fail point", adminOnly: true, testOnly: true, access: need(onNothing)},
 		"connectionStatus":         {handler: msgConnectionStatus, help: "Returns connection-specific information such as logged-in users and their roles", access: open},
 		"count":                    {handler: msgCount, help: "count objects in collection", latency: latencyReads, access: need(onCollection, "find")},
+		"convertToCapped":          {handler: msgConvertToCapped, help: "{ convertToCapped:<fromCollectionName>, size:<sizeInBytes> }", access: need(onCollection, "convertToCapped")},
 		"create":                   {handler: msgCreate, help: "explicitly creates a collection or view\n{\n  create: <string: collection or view name> [,\n  capped: <bool: capped collection>,\n  autoIndexId: <bool: automatic creation of _id index>,\n  idIndex: <document: _id index specification>,\n  size: <int: size in bytes of the capped collection>,\n  max: <int: max number of documents in the capped collection>,\n  storageEngine: <document: storage engine configuration>,\n  validator: <document: validation rules>,\n  validationLevel: <string: validation level>,\n  validationAction: <string: validation action>,\n  indexOptionDefaults: <document: default configuration for indexes>,\n  viewOn: <string: name of source collection or view>,\n  pipeline: <array<object>: aggregation pipeline stage>,\n  collation: <document: default collation for the collection or view>,\n  writeConcern: <document: write concern expression for the operation>]\n}", access: need(onCollection, "createCollection")},
 		"createIndexes":            {handler: msgCreateIndexes, help: "Create indexes on a collection", access: need(onCollection, "createIndex")},
 		"currentOp":                {handler: msgCurrentOp, help: "no help defined", adminOnly: true, access: currentOpAccess},
@@ -71,6 +77,8 @@ func init() {
 		"insert":                   {handler: msgInsert, help: "insert documents", opCounted: true, latency: latencyWrites, access: need(onCollection, "insert")},
 		"isMaster":                 {handler: msgHello, help: "Check if this server is primary for a replica set\n{ isMaster : 1 }", access: open},
 		"ismaster":                 {handler: msgHello, help: "Check if this server is primary for a replica set\n{ isMaster : 1 }", access: open},
+		"killAllSessions":          {handler: msgKillAllSessions, help: "kill all logical sessions, for a user, and their operations", access: need(onCluster, "killAnySession")},
+		"killAllSessionsByPattern": {handler: msgKillAllSessionsByPattern, help: "kill logical sessions by pattern", access: need(onCluster, "killAnySession")},
 		"killCursors":              {handler: msgKillCursors, help: "Kill a list of cursor ids", access: need(onNothing)},
 		"killOp":                   {handler: msgKillOp, help: "no help defined", adminOnly: true, access: need(onCluster, "killop")},
 		"killSessions":             {handler: msgKillSessions, help: "kill a logical session and its operations", access: need(onNothing)},
@@ -82,6 +90,7 @@ func init() {
 		"renameCollection":         {handler: msgRenameCollection, help: " example: { renameCollection: foo.a, to: bar.b }", adminOnly: true, access: need(onNothing).with(renameCollectionAccess)},
 		"serverStatus":             {handler: msgServerStatus, help: "returns lots of administrative server statistics", access: need(onCluster, "serverStatus")},
 		"setParameter":             {handler: msgSetParameter, help: "set administrative option(s)\n{ setParameter:1, <param>:<value> }\n", adminOnly: true, access: need(onCluster, "setParameter")},
+		"testVersion2":             {handler: msgTestVersion2, help: "no help defined", testOnly: true, access: open},
 		"update":                   {handler: msgUpdate, help: "update documents", opCounted: true, latency: latencyWrites, access: need(onCollection, "update").with(upsertAccess)},
 		"whatsmyuri":               {handler: msgWhatsMyURI, help: "{whatsmyuri:1}", access: need(onNothing)},
 		"authenticate":             {handler: msgAuthenticate, help: "internal", access: open},

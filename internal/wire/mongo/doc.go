@@ -101,6 +101,17 @@
 // dispatch to reply, in MongoDB's classes and histogram buckets, and for
 // reads and writes their collection's too ($collStats latencyStats).
 //
+// # Test commands
+//
+// With Options.TestCommands (mongod's enableTestCommands, set at startup
+// with --set-parameter enableTestCommands=1) the test-only commands exist:
+// configureFailPoint, whose failCommand fail point (failpoint.go) makes the
+// named commands fail with an error code and labels, block, close the
+// connection or carry a writeConcernError, for a number of activations,
+// after skipping some, or always; and testVersion2. Without it they answer
+// CommandNotFound and listCommands omits them. The drivers' specification
+// tests rely on them.
+//
 // # Testing
 //
 // The codec has table tests and two fuzz targets (FuzzOpMsg, FuzzOpQuery)

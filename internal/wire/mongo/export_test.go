@@ -18,8 +18,11 @@ func init() {
 	slices.Sort(commandNames)
 }
 
-// CommandNames returns every command of the table, sorted.
-func CommandNames() []string { return slices.Clone(commandNames) }
+// CommandNames returns every command of the table but the test-only ones,
+// sorted.
+func CommandNames() []string {
+	return slices.DeleteFunc(slices.Clone(commandNames), func(name string) bool { return commandTable[name].testOnly })
+}
 
 // CommandAccess reports whether command name is served before
 // authentication, whether it is admin-only, and the privileges (as

@@ -26,7 +26,7 @@ func collectionlessStage(pipeline []bson.D) bool {
 		return false
 	}
 	switch pipeline[0][0].Key {
-	case "$changeStream", "$documents", "$currentOp":
+	case "$changeStream", "$documents", "$currentOp", "$listLocalSessions":
 		return true
 	}
 	return false
@@ -92,7 +92,7 @@ func parseAggregate(db string, cmd bson.Raw) (*aggregateCommand, error) {
 		case "bypassDocumentValidation":
 			a.req.BypassDocumentValidation, err = boolArg("aggregate", el)
 		case "collation":
-			err = simpleCollation("aggregate", el)
+			a.req.Collation, err = collationArg("aggregate", el)
 		case "allowDiskUse":
 			var b bool
 			b, err = boolArg("aggregate", el)
@@ -147,6 +147,11 @@ func msgAggregate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	var src docdb.Cursor
 	if a.collectionless && a.req.Pipeline[0][0].Key == "$currentOp" {
 		if a.req.Pipeline, err = currentOpStage(c, req.db, a.req.Pipeline); err != nil {
+			return nil, err
+		}
+	}
+	if a.collectionless && a.req.Pipeline[0][0].Key == "$listLocalSessions" {
+		if a.req.Pipeline, err = listLocalSessionsStage(c, req, a.req.Pipeline); err != nil {
 			return nil, err
 		}
 	}

@@ -46,6 +46,9 @@ func parseCollMod(cmd bson.D) (docdb.CollModRequest, error) {
 		if handled, err := validationField(&cr.Validation, el); handled {
 			return err
 		}
+		if handled, err := collModCappedField(&cr, el); handled {
+			return err
+		}
 		var err error
 		switch el.Key {
 		case "index":
@@ -64,7 +67,7 @@ func parseCollMod(cmd bson.D) (docdb.CollModRequest, error) {
 			var on bool
 			on, err = preAndPostImagesArg("collMod", el.Value)
 			cr.PreAndPostImages = &on
-		case "viewOn", "pipeline", "timeseries", "cappedSize", "cappedMax":
+		case "viewOn", "pipeline", "timeseries":
 			err = errorf(mongoerr.NotImplemented, "collMod %s is not supported", el.Key)
 		default:
 			err = errorf(mongoerr.IDLUnknownField, "BSON field 'collMod.%s' is an unknown field.", el.Key)

@@ -35,7 +35,7 @@ func parseCount(db string, cmd bson.Raw) (string, docdb.CountRequest, error) {
 		case "hint":
 			cr.Hint, err = hintArg("count", el)
 		case "collation":
-			err = simpleCollation("count", el)
+			cr.Collation, err = collationArg("count", el)
 		case "fields", "encryptionInformation", "mirrored", "sampleId":
 		default:
 			err = unknownField("count", k)

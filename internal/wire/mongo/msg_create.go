@@ -37,8 +37,12 @@ func msgCreate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 // parseCreate parses a create command's options.
 func parseCreate(cmd bson.D) (docdb.CreateCollectionRequest, error) {
 	var cr docdb.CreateCollectionRequest
+	var capped cappedArgs
 	err := decodedFields(cmd, func(el bson.E) error {
 		if handled, err := validationField(&cr.Validation, el); handled {
+			return err
+		}
+		if handled, err := capped.field("create", el); handled {
 			return err
 		}
 		switch el.Key {
@@ -79,6 +83,9 @@ func parseCreate(cmd bson.D) (docdb.CreateCollectionRequest, error) {
 	if err != nil {
 		return cr, err
 	}
+	if cr.Capped, err = capped.options(cr.Clustered); err != nil {
+		return cr, err
+	}
 	if cr.ExpireAfterSeconds != nil && !cr.Clustered && cr.Timeseries == nil {
 		return cr, errorf(mongoerr.InvalidOptions,
 			"'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified")
@@ -87,15 +94,11 @@ func parseCreate(cmd bson.D) (docdb.CreateCollectionRequest, error) {
 }
 
 // createOtherField checks a create option mayfly does not act on: the
-// storage tuning options are accepted and ignored, capped collections,
-// views and queryable encryption are refused.
+// storage tuning options are accepted and ignored, views and queryable
+// encryption are refused.
 func createOtherField(el bson.E) error {
 	switch el.Key {
-	case "capped":
-		if catalog.Truthy(el.Value) {
-			return errorf(mongoerr.NotImplemented, "capped collections are not supported")
-		}
-	case "size", "max", "autoIndexId", "idIndex", "storageEngine", "indexOptionDefaults", "flags",
+	case "autoIndexId", "idIndex", "storageEngine", "indexOptionDefaults", "flags",
 		"recordPreImages", "temp":
 	case "viewOn", "pipeline":
 		return errorf(mongoerr.NotImplemented, "views are not supported")

@@ -60,7 +60,7 @@ func parseDeleteStatement(s bson.Raw) (docdb.DeleteStatement, error) {
 		case "hint":
 			st.Hint, err = hintArg(ctx, el)
 		case "collation":
-			err = simpleCollation(ctx, el)
+			st.Collation, err = collationArg(ctx, el)
 		case "sampleId":
 		default:
 			err = unknownField(ctx, k)

@@ -29,7 +29,7 @@ func parseDistinct(db string, cmd bson.Raw) (string, docdb.DistinctRequest, erro
 		case "hint":
 			dr.Hint, err = hintArg("distinct", el)
 		case "collation":
-			err = simpleCollation("distinct", el)
+			dr.Collation, err = collationArg("distinct", el)
 		case "mirrored", "sampleId":
 		default:
 			err = unknownField("distinct", k)

@@ -17,6 +17,8 @@ type findCommand struct {
 	batchSize   int64
 	singleBatch bool
 	noTimeout   bool
+	// tailable and awaitData open a tailable cursor (cursors_tailable.go).
+	tailable, awaitData bool
 }
 
 // parseFind parses a find command document (also the inner command of
@@ -63,7 +65,7 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 		case "noCursorTimeout":
 			f.noTimeout, err = boolArg("find", el)
 		case "collation":
-			err = simpleCollation("find", el)
+			f.req.Collation, err = collationArg("find", el)
 		case "allowDiskUse":
 			var b bool
 			b, err = boolArg("find", el)
@@ -71,12 +73,16 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 		case "allowPartialResults", "oplogReplay", "readOnce", "term":
 			// No effect on a standalone server.
 		case "let":
-			var let bson.D
-			let, err = optDocArg("find", el)
-			if err == nil && len(let) > 0 {
-				err = notSupported("find", string(k))
-			}
-		case "tailable", "awaitData", "returnKey", "showRecordId", "min", "max",
+			f.req.Let, err = optDocArg("find", el)
+		case "returnKey":
+			f.req.ReturnKey, err = boolArg("find", el)
+		case "showRecordId":
+			f.req.ShowRecordID, err = boolArg("find", el)
+		case "tailable":
+			f.tailable, err = boolArg("find", el)
+		case "awaitData":
+			f.awaitData, err = boolArg("find", el)
+		case "min", "max",
 			"$_requestResumeToken", "$_resumeAfter", "resumeAfter", "startAt":
 			if truthy(el.Value()) {
 				err = notSupported("find", string(k))
@@ -87,6 +93,9 @@ func parseFind(db string, cmd bson.Raw) (*findCommand, error) {
 		return err
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := f.checkTailable(); err != nil {
 		return nil, err
 	}
 	if f.req.Limit > 0 && (f.batchSize == defaultBatchSize || f.batchSize > f.req.Limit) {
@@ -103,6 +112,9 @@ func msgFind(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	f, err := parseFind(req.db, req.cmd)
 	if err != nil {
 		return nil, err
+	}
+	if f.tailable {
+		return c.findTailable(ctx, req, f)
 	}
 	src, err := c.s.db.Find(ctx, req.db, f.coll, f.req)
 	if err != nil {
@@ -122,6 +134,9 @@ func (c *conn) firstBatch(ctx context.Context, req *request, src docdb.Cursor, n
 		return nil, err
 	}
 	c.s.metrics.docReturned.Add(int64(len(batch)))
+	if exhausted && tailableKept(src) {
+		exhausted = false
+	}
 	var id int64
 	if exhausted || singleBatch {
 		src.Close()

@@ -55,7 +55,7 @@ func parseFindAndModify(db string, cmd bson.Raw) (string, docdb.FindAndModifyReq
 		case "let":
 			fr.Let, err = optDocArg(name, el)
 		case "collation":
-			err = simpleCollation(name, el)
+			fr.Collation, err = collationArg(name, el)
 		case "isTimeseriesNamespace", "collectionUUID", "encryptionInformation":
 			if truthy(el.Value()) {
 				err = notSupported(name, k)

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -56,6 +57,9 @@ func msgGetMore(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	}
 	if sc, ok := cur.src.(*streamCursor); ok {
 		return streamGetMore(ctx, c, req, cur, sc, batchSize)
+	}
+	if tc, ok := cur.src.(*docdb.TailCursor); ok {
+		return tailGetMore(ctx, c, req, cur, tc, batchSize)
 	}
 	batch, exhausted, err := nextBatch(ctx, cur, batchSize)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb"
+	"github.com/mayfly/mayfly/internal/docdb/aggregate"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -57,6 +58,9 @@ func parseUpdateStatement(s bson.Raw) (docdb.UpdateStatement, error) {
 				st.Update, err = decodeD(v.Document())
 			case bson.TypeArray:
 				st.Pipeline, err = docsArg(ctx, el)
+				if err == nil {
+					err = knownStages(st.Pipeline)
+				}
 			default:
 				err = typeMismatch(ctx, "u", v.Type, "[object, array]'")
 			}
@@ -69,7 +73,7 @@ func parseUpdateStatement(s bson.Raw) (docdb.UpdateStatement, error) {
 		case "hint":
 			st.Hint, err = hintArg(ctx, el)
 		case "collation":
-			err = simpleCollation(ctx, el)
+			st.Collation, err = collationArg(ctx, el)
 		case "upsertSupplied", "sampleId", "$_allowShardKeyUpdatesWithoutFullShardKeyInQuery", "sort":
 			if k == "sort" && truthy(el.Value()) {
 				err = notSupported(ctx, k)
@@ -120,4 +124,16 @@ func msgUpdate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		out = append(out, bson.E{Key: "writeErrors", Value: writeErrorsDoc(res.WriteErrors)})
 	}
 	return out, nil
+}
+
+// knownStages refuses, for the whole command as MongoDB does when it parses
+// an update's pipeline, a stage whose name is no aggregation stage. Which
+// known stages an update may use is checked per statement.
+func knownStages(pipeline []bson.D) error {
+	for _, st := range pipeline {
+		if len(st) == 1 && !aggregate.IsStage(st[0].Key) {
+			return errorf(mongoerr.Location40324, "Unrecognized pipeline stage name: '%s'", st[0].Key)
+		}
+	}
+	return nil
 }

@@ -68,6 +68,10 @@ type Options struct {
 	// CmdLineOpts answers getCmdLineOpts: argv and parsed, as the process
 	// was started. Nil reports an empty argv and parsed.
 	CmdLineOpts *CmdLineOpts
+	// TestCommands serves MongoDB's test-only commands (mongod's
+	// enableTestCommands), configureFailPoint among them. Never on in
+	// production.
+	TestCommands bool
 }
 
 // CmdLineOpts is the process's command line, for getCmdLineOpts.

@@ -105,7 +105,7 @@ func (r *request) first() bson.RawValue {
 // the connection keeps serving.
 func (c *conn) run(req *request) (reply bson.D) {
 	cmd, ok := commandTable[req.name]
-	if !ok {
+	if !ok || cmd.testOnly && !c.s.opts.TestCommands {
 		c.s.metrics.unknownCommands.Add(1)
 		return errorDoc(errorf(mongoerr.CommandNotFound, "no such command: '%s'", req.name))
 	}
@@ -162,6 +162,9 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			return nil, err
 		}
 	}
+	if err := checkAPIStrict(req); err != nil {
+		return nil, err
+	}
 	ctx, cancelOp := context.WithCancelCause(c.ctx)
 	defer cancelOp(nil)
 	op := c.s.ops.begin(c, req, c.s.now(), cancelOp)
@@ -178,6 +181,8 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			// Retryable writes and transactions need a replica set;
 			// mayfly is a standalone, as MongoDB says to drivers.
 			return errorf(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
+		case "readConcern":
+			return checkReadConcern(el.Value())
 		case "maxTimeMS":
 			ms, err := maxTimeMS(req.name, el.Value())
 			if err != nil {
@@ -195,7 +200,14 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		ctx, cancel = context.WithTimeout(ctx, maxTime)
 		defer cancel()
 	}
-	out, err := cmd.handler(ctx, c, req)
+	var out bson.D
+	failed, err := c.applyFailPoint(ctx, req)
+	if err == nil {
+		out, err = cmd.handler(ctx, c, req)
+		if err == nil {
+			out = failed.withWriteConcernError(out)
+		}
+	}
 	if err != nil && ctx.Err() != nil {
 		if _, isMongo := mongoerr.As(err); !isMongo || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			if op.killed.Load() && c.ctx.Err() == nil {

@@ -31,6 +31,8 @@ type Server struct {
 	cursors *cursorRegistry
 	ops     *opRegistry
 	metrics *metrics
+	// failPoint is the failCommand fail point (TestCommands only).
+	failPoint failPoint
 
 	// authGen counts the changes of users and roles: a connection whose
 	// user's privileges were resolved at an older generation resolves

@@ -17,21 +17,26 @@ func storageStatsDoc(st docdb.CollStats, scale int64) bson.D {
 		sizes[i] = bson.E{Key: s.Name, Value: countValue(s.Size / scale)}
 	}
 	// MongoDB appends these numbers with appendNumber: int32 when they fit.
-	return bson.D{
+	out := bson.D{
 		{Key: "size", Value: countValue(st.Size / scale)},
 		{Key: "count", Value: countValue(st.Count)},
 		{Key: "avgObjSize", Value: countValue(st.AvgObjSize)},
 		{Key: "numOrphanDocs", Value: int32(0)},
 		{Key: "storageSize", Value: countValue(st.StorageSize / scale)},
 		{Key: "freeStorageSize", Value: int32(0)},
-		{Key: "capped", Value: false},
+		{Key: "capped", Value: st.Capped},
+	}
+	if st.Capped {
+		out = append(out, bson.E{Key: "max", Value: countValue(st.Max)}, bson.E{Key: "maxSize", Value: countValue(st.MaxSize / scale)})
+	}
+	return append(out, bson.D{
 		{Key: "nindexes", Value: countValue(st.NIndexes)},
 		{Key: "indexBuilds", Value: bson.A{}},
 		{Key: "totalIndexSize", Value: countValue(st.TotalIndexSize / scale)},
 		{Key: "totalSize", Value: countValue((st.StorageSize + st.TotalIndexSize) / scale)},
 		{Key: "indexSizes", Value: sizes},
 		{Key: "scaleFactor", Value: countValue(scale)},
-	}
+	}...)
 }
 
 // scaleArg parses the scale of collStats and $collStats: a number >= 1.
