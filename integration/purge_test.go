@@ -172,6 +172,20 @@ func testPurgeErasesDeletedBytes(t *testing.T, changeStreams string) {
 		t.Fatal(err)
 	}
 
+	// A time-series collection and a clustered collection, whose expired
+	// buckets and documents go as range deletions.
+	if err := cl.Database("purge").RunCommand(ctx, bson.D{{Key: "create", Value: "metrics"},
+		{Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}, {Key: "expireAfterSeconds", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Database("purge").RunCommand(ctx, bson.D{{Key: "create", Value: "events"},
+		{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}},
+		{Key: "expireAfterSeconds", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	metrics := cl.Database("purge").Collection("metrics")
+	events := cl.Database("purge").Collection("events")
+
 	const n = 20
 	var gone, live [][]byte
 	mark := func(keep bool) []byte {
@@ -205,6 +219,21 @@ func testPurgeErasesDeletedBytes(t *testing.T, changeStreams string) {
 		if _, err := coll.InsertMany(ctx, docs); err != nil {
 			t.Fatal(err)
 		}
+		// Time series: measurements two hours old, whose bucket is due
+		// before the clock moves, and one an hour ahead, kept.
+		if _, err := metrics.InsertMany(ctx, []any{
+			bson.D{{Key: "t", Value: at.Add(-2 * time.Hour)}, {Key: "v", Value: bson.Binary{Data: mark(false)}}},
+			bson.D{{Key: "t", Value: at.Add(time.Hour)}, {Key: "v", Value: bson.Binary{Data: mark(true)}}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// Clustered: a Date _id that expires, an ObjectId that never does.
+		if _, err := events.InsertMany(ctx, []any{
+			bson.D{{Key: "_id", Value: at.Add(time.Duration(i) * time.Millisecond)}, {Key: "v", Value: bson.Binary{Data: mark(false)}}},
+			bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "v", Value: bson.Binary{Data: mark(true)}}},
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The grep can see what was written: in the write-ahead log, once the
 	// group commit has written it out (at most 100 ms later).
@@ -231,7 +260,7 @@ func testPurgeErasesDeletedBytes(t *testing.T, changeStreams string) {
 	s.Advance(t, 2*time.Second)
 	eventually(t, 20*time.Second, "the sweeper deletes the expired keys and documents", func() bool {
 		return redisInfoField(t, rc, "stats", "expired_keys") == n &&
-			serverStatusPath(t, cl, "metrics.ttl.deletedDocuments") == n
+			serverStatusPath(t, cl, "metrics.ttl.deletedDocuments") == n+1+n // the TTL index's, one bucket, the clustered ones
 	})
 	if got := serverStatusPath(t, cl, "metrics.purge.purgeAfterMillis"); got != bound.Milliseconds() {
 		t.Fatalf("metrics.purge.purgeAfterMillis = %d, want %d", got, bound.Milliseconds())
@@ -272,5 +301,11 @@ func testPurgeErasesDeletedBytes(t *testing.T, changeStreams string) {
 	}
 	if got, err := coll.CountDocuments(ctx, bson.D{}); err != nil || got != n {
 		t.Fatalf("documents = %d, %v; want %d", got, err, n)
+	}
+	if got, err := metrics.CountDocuments(ctx, bson.D{}); err != nil || got != n {
+		t.Fatalf("measurements = %d, %v; want %d", got, err, n)
+	}
+	if got, err := events.CountDocuments(ctx, bson.D{}); err != nil || got != n {
+		t.Fatalf("clustered documents = %d, %v; want %d", got, err, n)
 	}
 }

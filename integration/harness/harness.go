@@ -214,6 +214,9 @@ func (s *Server) Stop(ctx context.Context) error {
 	}
 }
 
+// Pid returns the server's process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
 // Signal sends sig to the process (SIGHUP: reload).
 func (s *Server) Signal(sig os.Signal) error { return s.cmd.Process.Signal(sig) }
 

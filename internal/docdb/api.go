@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/timeseries"
 )
 
 // This file is the Engine's API as the wire layer sees it: one method per
@@ -299,6 +301,9 @@ type CreateCollectionRequest struct {
 	// its _id index; ClusteredIndexName names that index ("_id_" when "").
 	Clustered          bool
 	ClusteredIndexName string
+	// Timeseries makes the collection a time-series collection with these
+	// options (timeseries.Options.Normalize checks them).
+	Timeseries *timeseries.Options
 	// ExpireAfterSeconds is a clustered collection's TTL, on its _id dates;
 	// nil when absent.
 	ExpireAfterSeconds *int64
@@ -441,6 +446,16 @@ type CollStats struct {
 	// bytes and Max documents (0: none).
 	Capped       bool
 	Max, MaxSize int64
+	// Timeseries is set for a time-series collection, whose figures above
+	// are its bucket collection's.
+	Timeseries *TimeseriesStats
+}
+
+// TimeseriesStats is collStats' timeseries section.
+type TimeseriesStats struct {
+	BucketsNs     string
+	BucketCount   int64
+	AvgBucketSize int64
 }
 
 // IndexSize is the size of one index.
@@ -469,6 +484,9 @@ const (
 // layer parsed. It fails with NamespaceExists (48) `Collection db.coll
 // already exists.` when the collection exists.
 func (e *Engine) CreateCollection(ctx context.Context, db, coll string, req CreateCollectionRequest) error {
+	if req.Timeseries != nil {
+		return e.createTimeseries(db, coll, req)
+	}
 	return e.createCollection(ctx, db, coll, req)
 }
 
@@ -496,6 +514,9 @@ func (e *Engine) ConvertToCapped(ctx context.Context, db, coll string, size int6
 // DropCollection drops db.coll with its indexes (drop). It reports whether
 // the collection existed; dropping a missing collection is not an error.
 func (e *Engine) DropCollection(ctx context.Context, db, coll string) (existed bool, err error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		coll = ts.meta.Name
+	}
 	return e.dropCollection(ctx, db, coll)
 }
 
@@ -534,6 +555,12 @@ func (e *Engine) RenameCollection(ctx context.Context, fromDB, fromColl, toDB, t
 // validated in full and previewed (DryRun's Fields come first) instead of
 // applied.
 func (e *Engine) CollMod(ctx context.Context, db, coll string, req CollModRequest) (bson.D, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		if req.Index != nil && req.Index.ExpireAfterSeconds != nil {
+			return nil, errTimeseriesIndexTTL
+		}
+		coll = ts.meta.Name
+	}
 	return e.collMod(ctx, db, coll, req)
 }
 
@@ -543,6 +570,9 @@ func (e *Engine) CollMod(ctx context.Context, db, coll string, req CollModReques
 // created if missing. Errors follow MongoDB exactly (67, 85, 86, 11000 for a
 // unique build over duplicates). A failed build leaves no index behind.
 func (e *Engine) CreateIndexes(ctx context.Context, db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsCreateIndexes(ctx, ts, specs)
+	}
 	return e.createIndexes(ctx, db, coll, specs)
 }
 
@@ -550,12 +580,21 @@ func (e *Engine) CreateIndexes(ctx context.Context, db, coll string, specs []Ind
 // {v: 2, key, name, ...options} (listIndexes). A missing collection fails
 // with NamespaceNotFound (26) `ns does not exist: db.coll`.
 func (e *Engine) ListIndexes(ctx context.Context, db, coll string) ([]bson.D, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsListIndexes(ctx, ts)
+	}
 	return e.listIndexes(ctx, db, coll)
 }
 
 // DropIndexes drops the indexes req names (dropIndexes). It returns the
 // number of indexes before the drop (nIndexesWas).
 func (e *Engine) DropIndexes(ctx context.Context, db, coll string, req DropIndexesRequest) (nIndexesWas int, err error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		coll = ts.meta.Name
+		if req.KeyPattern != nil {
+			req.KeyPattern = renameKeys(req.KeyPattern, func(p string) string { q, _ := ts.bucketPath(p); return q })
+		}
+	}
 	return e.dropIndexes(ctx, db, coll, req)
 }
 
@@ -564,12 +603,18 @@ func (e *Engine) DropIndexes(ctx context.Context, db, coll string, req DropIndex
 // Find runs a find and returns a cursor over its results. The cursor reads
 // a storage snapshot taken now.
 func (e *Engine) Find(ctx context.Context, db, coll string, req FindRequest) (Cursor, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsFind(ctx, ts, req)
+	}
 	return e.find(ctx, db, coll, req)
 }
 
 // Count counts the documents matching req (count, and the
 // countDocuments/estimatedDocumentCount helpers).
 func (e *Engine) Count(ctx context.Context, db, coll string, req CountRequest) (int64, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsCount(ctx, ts, req)
+	}
 	return e.count(ctx, db, coll, req)
 }
 
@@ -577,6 +622,9 @@ func (e *Engine) Count(ctx context.Context, db, coll string, req CountRequest) (
 // documents (distinct), arrays contributing their elements, in MongoDB's
 // sort order.
 func (e *Engine) Distinct(ctx context.Context, db, coll string, req DistinctRequest) (bson.A, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsDistinct(ctx, ts, req)
+	}
 	return e.distinct(ctx, db, coll, req)
 }
 
@@ -592,21 +640,33 @@ func (e *Engine) Aggregate(ctx context.Context, db, coll string, req AggregateRe
 // InsertResult.WriteErrors; the error return is for failures of the whole
 // command (an invalid namespace).
 func (e *Engine) Insert(ctx context.Context, db, coll string, req InsertRequest) (InsertResult, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsInsert(ctx, ts, req)
+	}
 	return e.insert(ctx, db, coll, req)
 }
 
 // Update runs the statements of an update command.
 func (e *Engine) Update(ctx context.Context, db, coll string, req UpdateRequest) (UpdateResult, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsUpdate(ctx, ts, req)
+	}
 	return e.update(ctx, db, coll, req)
 }
 
 // Delete runs the statements of a delete command.
 func (e *Engine) Delete(ctx context.Context, db, coll string, req DeleteRequest) (DeleteResult, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsDelete(ctx, ts, req)
+	}
 	return e.delete(ctx, db, coll, req)
 }
 
 // FindAndModify runs a findAndModify command.
 func (e *Engine) FindAndModify(ctx context.Context, db, coll string, req FindAndModifyRequest) (FindAndModifyResult, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return FindAndModifyResult{}, errTimeseriesUpdates
+	}
 	return e.findAndModify(ctx, db, coll, req)
 }
 
@@ -657,6 +717,9 @@ func (e *Engine) DBStats(ctx context.Context, db string) (DBStats, error) {
 // CollStats returns the statistics of db.coll (collStats). A missing
 // collection fails with NamespaceNotFound (26).
 func (e *Engine) CollStats(ctx context.Context, db, coll string) (CollStats, error) {
+	if ts := e.timeseriesOf(db, coll); ts != nil {
+		return e.tsCollStats(ctx, ts)
+	}
 	return e.collStats(ctx, db, coll)
 }
 

@@ -3,6 +3,8 @@ package docdb
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -117,7 +119,7 @@ func (e *Engine) createCollection(ctx context.Context, db, coll string, req Crea
 	options := req.options()
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	if e.lookupColl(db, coll) != nil {
+	if e.lookupColl(db, coll) != nil || e.timeseriesOf(db, coll) != nil {
 		return mongoerr.Newf(mongoerr.NamespaceExists, "Collection %s.%s already exists.", db, coll)
 	}
 	c, err := e.createLocked(db, coll, options)
@@ -306,12 +308,17 @@ func (e *Engine) listCollections(ctx context.Context, db string, f bson.D, nameO
 	e.mu.RUnlock()
 	var out []bson.D
 	for _, m := range metas {
-		entry := collectionEntry(m, nameOnly)
-		if flt != nil && !flt.Matches(entry) {
-			continue
+		entries := []bson.D{collectionEntry(m, nameOnly)}
+		if o, ok := timeseriesOptions(m); ok && strings.HasPrefix(m.Name, bucketsPrefix) {
+			entries = append(entries, timeseriesEntry(m, o, nameOnly))
 		}
-		out = append(out, entry)
+		for _, entry := range entries {
+			if flt == nil || flt.Matches(entry) {
+				out = append(out, entry)
+			}
+		}
 	}
+	slices.SortStableFunc(out, func(a, b bson.D) int { return strings.Compare(a[0].Value.(string), b[0].Value.(string)) })
 	return out, nil
 }
 

@@ -153,6 +153,9 @@ func modIndex(meta *catalog.CollMeta, req *CollModIndex) ([]*catalog.IndexMeta, 
 	spec := append(bson.D(nil), target.Spec...)
 	reply := bson.D{}
 	if req.Hidden != nil {
+		if target.IsID && meta.Clustered() {
+			return nil, nil, nil, mongoerr.New(mongoerr.Location6011800, "The 'hidden' option is not supported for a clusteredIndex")
+		}
 		if spec, reply, err = modIndexHidden(target, *req.Hidden, spec, reply); err != nil {
 			return nil, nil, nil, err
 		}

@@ -20,14 +20,18 @@
 //   - change: the write hook through which features follow document writes;
 //   - policy: TTL policies of collection groups, their long-running
 //     operations and the previews of TTL changes (dry runs);
+//   - timeseries: the rules of time-series collections (options, buckets,
+//     unpacking, the buckets a query's predicates reach);
 //   - query, update, aggregate: the query, update and aggregation languages.
 //
 // The root holds the Engine and what ties these together: the write path
 // (write.go: a writer applies documents, index entries and counters in one
 // batch and tells the change hooks), the collection and index commands,
-// reads and cursors, TTL indexes as expiry sources (ttl.go), strict
-// visibility (visibility.go), and capped collections with their tailable
-// cursors (capped*.go).
+// reads and cursors, TTL indexes as expiry sources (ttl.go), clustered and
+// time-series collections expiring by key spans (clustered_reap.go,
+// timeseries_ttl.go), time-series collections as views of their buckets
+// (timeseries.go), strict visibility (visibility.go), and capped
+// collections with their tailable cursors (capped*.go).
 //
 // Locks. The catalog lock (Engine.mu) guards the catalog cache: catalog
 // changes commit and update the cache under it held for writing; readers

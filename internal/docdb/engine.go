@@ -32,6 +32,8 @@ type Engine struct {
 	// index id.
 	srcMu   sync.Mutex
 	sources map[uint64]string
+	// tsHints remembers where time-series inserts found room last.
+	tsHints bucketHints
 	// pol manages the TTL policies of collection groups.
 	pol *policy.Manager
 	// qmem bounds the memory of queries (querymem.go).

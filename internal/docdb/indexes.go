@@ -16,19 +16,25 @@ import (
 // listIndexes and dropIndexes.
 
 func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
-	var res CreateIndexesResult
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
-		return res, err
+		return CreateIndexesResult{}, err
 	}
+	c, created, err := e.lockOrCreateColl(db, coll)
+	if err != nil {
+		return CreateIndexesResult{}, err
+	}
+	return e.createIndexesOn(ctx, c, created, specs)
+}
+
+// createIndexesOn builds specs on c, whose write lock the caller holds;
+// it releases it.
+func (e *Engine) createIndexesOn(ctx context.Context, c *catalog.Collection, created bool, specs []IndexSpec) (CreateIndexesResult, error) {
+	var res CreateIndexesResult
+	defer c.WriteMu.Unlock()
 	reqs := make([]*indexRequest, len(specs))
 	for i, s := range specs {
 		reqs[i] = s.request()
 	}
-	c, created, err := e.lockOrCreateColl(db, coll)
-	if err != nil {
-		return res, err
-	}
-	defer c.WriteMu.Unlock()
 	meta := c.Meta
 	res.CreatedCollectionAutomatically = created
 	res.NumIndexesBefore = len(meta.Indexes)
@@ -331,8 +337,14 @@ func (e *Engine) listIndexes(ctx context.Context, db, coll string) ([]bson.D, er
 		spec := ix.Spec
 		if ix.IsID && meta.Clustered() {
 			// A clustered collection lists its clustered index.
+			// A time-series bucket collection's option is clusteredIndex: true.
 			ci, _ := catalog.FieldOf(meta.Options, "clusteredIndex")
-			spec = append(append(bson.D(nil), ci.(bson.D)...), bson.E{Key: "clustered", Value: true})
+			d, ok := ci.(bson.D)
+			if !ok {
+				d = bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}},
+					{Key: "name", Value: catalog.IDIndexName}, {Key: "unique", Value: true}}
+			}
+			spec = append(append(bson.D(nil), d...), bson.E{Key: "clustered", Value: true})
 		}
 		out = append(out, spec)
 	}

@@ -55,6 +55,10 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 	if coll == "" {
 		in = aggregate.SliceIterator(nil)
 		rest = pl
+	} else if ts := e.timeseriesOf(db, coll); ts != nil {
+		if in, err = e.tsScan(ts, leading, env); err != nil {
+			return nil, err
+		}
 	} else {
 		in, err = e.scan(ctx, db, coll, leading, req.Hint, env, true)
 		if err != nil {

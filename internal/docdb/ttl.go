@@ -164,9 +164,12 @@ func entryDate(ix *catalog.IndexMeta, key []byte) (int64, []byte, error) {
 // NextDue implements expiry.Source: the earliest Date entry plus
 // expireAfterSeconds.
 func (s *ttlSource) NextDue(ctx context.Context) (time.Time, bool, error) {
-	_, _, ix := s.current()
+	_, meta, ix := s.current()
 	if ix == nil {
 		return time.Time{}, false, nil
+	}
+	if o, ok := timeseriesOptions(meta); ok && ix.ClusterColl != 0 {
+		return s.bucketsNextDue(meta, ix, o)
 	}
 	lo, hi, err := dateRange(ix, 0, true)
 	if err != nil {
@@ -318,6 +321,12 @@ func (s *ttlSource) reapBatch(now time.Time, max int, b expiry.Batch) (r expiry.
 	c, meta, ix := s.current()
 	if ix == nil {
 		return r, nil
+	}
+	if ix.ClusterColl != 0 && s.e.spanReapable(meta) {
+		return s.reapSpan(c, meta, now, b)
+	}
+	if _, ok := timeseriesOptions(meta); ok && ix.ClusterColl != 0 {
+		return s.reapBuckets(c, now, max, b)
 	}
 	nowMs := now.UnixMilli()
 	// Preparing reads the batch and builds its deletions without a lock,
@@ -473,9 +482,12 @@ func (p *reapPrep) stillValid(e *Engine, c *catalog.Collection) (bool, error) {
 // CountDue implements expiry.Counter: the documents due at or before now
 // and the range of their due times.
 func (s *ttlSource) CountDue(ctx context.Context, now time.Time) (int64, time.Time, time.Time, error) {
-	_, _, ix := s.current()
+	_, meta, ix := s.current()
 	if ix == nil {
 		return 0, time.Time{}, time.Time{}, nil
+	}
+	if _, ok := timeseriesOptions(meta); ok && ix.ClusterColl != 0 {
+		return s.bucketsCountDue(meta, now)
 	}
 	_, dues, _, _, err := s.dueEntries(ix, now, 0, nil)
 	if err != nil || len(dues) == 0 {

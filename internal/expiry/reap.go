@@ -39,12 +39,26 @@ func deleteSpan(sp *Span) error {
 	}
 	b := sp.Store.NewBatch()
 	defer b.Close()
+	apply := func() {}
+	if sp.Stage != nil {
+		var err error
+		if apply, err = sp.Stage(b, sp); err != nil {
+			return fmt.Errorf("stage span: %w", err)
+		}
+		if apply == nil {
+			apply = func() {}
+		}
+		if len(sp.Due) == 0 {
+			return nil
+		}
+	}
 	if err := b.DeleteRange(sp.Start, sp.End); err != nil {
 		return err
 	}
 	if err := b.Commit(); err != nil {
 		return fmt.Errorf("delete span: %w", err)
 	}
+	apply()
 	return nil
 }
 

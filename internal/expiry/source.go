@@ -126,6 +126,13 @@ type Span struct {
 	Due []int64
 	// Keys is the number of index keys the span holds.
 	Keys int
+	// Stage, if set, runs under Lock before the deletion is written, for a
+	// source that can only know exactly what the span holds while its
+	// writers are kept out: it sets sp.Due and sp.Keys (and may move sp.End
+	// back) to what the span holds now, and adds the source's own
+	// bookkeeping of the deletion (counters) to b. apply runs once b has
+	// committed. A span left with no Due is not deleted.
+	Stage func(b *storage.Batch, sp *Span) (apply func(), err error)
 }
 
 // Counter is an optional interface of a Source that can count its items due

@@ -40,6 +40,9 @@ var allowed = map[string][]string{
 	// Policies see collections through the catalog and follow writes as a
 	// change hook; they never plan queries.
 	"internal/docdb/policy": {"internal/docdb/catalog", "internal/docdb/change", "internal/docdb/stored", "internal/expiry", "internal/storage"},
+	// The time-series rules know options, buckets and measurements, never
+	// storage.
+	"internal/docdb/timeseries": {"internal/docdb/mongoerr"},
 	// The planner reads the catalog and stored documents; it never writes.
 	"internal/docdb/plan": {"internal/docdb/catalog", "internal/docdb/stored", "internal/docdb/match", "internal/docdb/query", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
 	"internal/glob":       {},

@@ -19,6 +19,20 @@ type Counters struct {
 	docs  int64
 	bytes int64
 	idx   map[uint64]*IndexCounter
+	// gen counts the changes applied, so that a reader can tell that no
+	// write committed between two points (Generation).
+	gen uint64
+}
+
+// Generation returns the number of changes applied so far. Every write of
+// the collection's documents applies one after its batch commits, under
+// the collection's write lock, so a caller holding that lock who reads the
+// same generation as before a read of the collection knows that no write
+// committed since that read began.
+func (c *Counters) Generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
 }
 
 // IndexCounter counts one index's entries and their bytes.
@@ -110,6 +124,7 @@ func (c *Counters) Stage(b *storage.Batch, collID uint64, d Delta) (apply func()
 	return func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		c.gen++
 		c.docs, c.bytes = docs, bytes
 		for id, dc := range d.Idx {
 			ic := c.idx[id]

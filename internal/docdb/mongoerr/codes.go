@@ -779,6 +779,7 @@ const (
 	Location5739101                                             Code = 5739101
 	Location5858203                                             Code = 5858203
 	Location5891701                                             Code = 5891701
+	Location6011800                                             Code = 6011800
 	Location6127800                                             Code = 6127800
 	UnsupportedCbrNode                                          Code = 9737301
 	HistogramCEFailure                                          Code = 9751901

@@ -81,8 +81,11 @@ func parseCollMod(cmd bson.D) (docdb.CollModRequest, error) {
 // number of seconds. The error of any other value is the request's, for
 // the document model to report once it knows the collection is clustered.
 func collModCollectionExpiry(v any) *docdb.CollectionExpiry {
-	if s, ok := v.(string); ok && s == "off" {
-		return &docdb.CollectionExpiry{Off: true}
+	if s, ok := v.(string); ok {
+		if s == "off" {
+			return &docdb.CollectionExpiry{Off: true}
+		}
+		return &docdb.CollectionExpiry{Invalid: errorf(mongoerr.InvalidOptions, "Invalid value for 'expireAfterSeconds'")}
 	}
 	n, err := collectionExpireAfter(v)
 	return &docdb.CollectionExpiry{Seconds: n, Invalid: err}

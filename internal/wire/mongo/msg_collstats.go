@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
 )
 
 // msgCollStats answers collStats: {ns, size, count, ..., indexSizes,
@@ -32,5 +34,19 @@ func msgCollStats(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(bson.D{{Key: "ns", Value: namespace(req.db, coll)}}, storageStatsDoc(st, scale)...), nil
+	out := append(bson.D{{Key: "ns", Value: namespace(req.db, coll)}}, storageStatsDoc(st, scale)...)
+	if st.Timeseries != nil {
+		out = append(out, bson.E{Key: "timeseries", Value: timeseriesStatsDoc(st.Timeseries)})
+	}
+	return out, nil
+}
+
+// timeseriesStatsDoc is collStats' timeseries section of a time-series
+// collection.
+func timeseriesStatsDoc(ts *docdb.TimeseriesStats) bson.D {
+	return bson.D{
+		{Key: "bucketsNs", Value: ts.BucketsNs},
+		{Key: "bucketCount", Value: ts.BucketCount},
+		{Key: "avgBucketSize", Value: ts.AvgBucketSize},
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/timeseries"
 )
 
 // msgCreate answers create: the options are parsed here (validator,
@@ -62,6 +63,12 @@ func parseCreate(cmd bson.D) (docdb.CreateCollectionRequest, error) {
 				return err
 			}
 			cr.ExpireAfterSeconds = &n
+		case "timeseries":
+			o, err := timeseriesArg(el.Value)
+			if err != nil {
+				return err
+			}
+			cr.Timeseries = &o
 		case "changeStreamPreAndPostImages":
 			on, err := preAndPostImagesArg("create", el.Value)
 			if err != nil {
@@ -79,21 +86,20 @@ func parseCreate(cmd bson.D) (docdb.CreateCollectionRequest, error) {
 	if cr.Capped, err = capped.options(cr.Clustered); err != nil {
 		return cr, err
 	}
-	if cr.ExpireAfterSeconds != nil && !cr.Clustered {
+	if cr.ExpireAfterSeconds != nil && !cr.Clustered && cr.Timeseries == nil {
 		return cr, errorf(mongoerr.InvalidOptions,
-			"'expireAfterSeconds' is only supported on clustered and time-series collections")
+			"'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified")
 	}
 	return cr, nil
 }
 
 // createOtherField checks a create option mayfly does not act on: the
-// storage tuning options are accepted and ignored, time-series collections, views and queryable encryption are refused.
+// storage tuning options are accepted and ignored, views and queryable
+// encryption are refused.
 func createOtherField(el bson.E) error {
 	switch el.Key {
 	case "autoIndexId", "idIndex", "storageEngine", "indexOptionDefaults", "flags",
 		"recordPreImages", "temp":
-	case "timeseries":
-		return errorf(mongoerr.NotImplemented, "time-series collections are not supported")
 	case "viewOn", "pipeline":
 		return errorf(mongoerr.NotImplemented, "views are not supported")
 	case "encryptedFields":
@@ -171,4 +177,70 @@ func collectionExpireAfter(v any) (int64, error) {
 			"TTL index 'expireAfterSeconds' option cannot overflow int64_t when cast as milliseconds, found %v", v)
 	}
 	return int64(f), nil
+}
+
+// timeseriesArg parses create's timeseries option: {timeField, metaField?,
+// granularity?, bucketMaxSpanSeconds?, bucketRoundingSeconds?}. The
+// combinations are checked by the document model
+// (timeseries.Options.Normalize).
+func timeseriesArg(v any) (timeseries.Options, error) {
+	var o timeseries.Options
+	spec, ok := v.(bson.D)
+	if !ok {
+		return o, errorf(mongoerr.TypeMismatch,
+			"BSON field 'create.timeseries' is the wrong type '%s', expected type 'object'", valueTypeName(v))
+	}
+	str := func(e bson.E) (string, error) {
+		s, ok := e.Value.(string)
+		if !ok {
+			return "", errorf(mongoerr.TypeMismatch,
+				"BSON field 'timeseries.%s' is the wrong type '%s', expected type 'string'", e.Key, valueTypeName(e.Value))
+		}
+		return s, nil
+	}
+	seconds := func(e bson.E) (int64, error) {
+		n, ok := catalog.ToInt64(e.Value)
+		if !catalog.IsNumber(e.Value) || !ok {
+			return 0, errorf(mongoerr.TypeMismatch,
+				"BSON field 'timeseries.%s' is the wrong type '%s', expected type 'int'", e.Key, valueTypeName(e.Value))
+		}
+		if n < 1 {
+			return 0, errorf(mongoerr.Location51024,
+				"BSON field 'timeseries.%s' value must be >= 1, actual value '%d'", e.Key, n)
+		}
+		if n > timeseries.MaxSpanLimit {
+			return 0, errorf(mongoerr.Location51024,
+				"BSON field 'timeseries.%s' value must be <= %d, actual value '%d'", e.Key, timeseries.MaxSpanLimit, n)
+		}
+		return n, nil
+	}
+	hasTime := false
+	for _, e := range spec {
+		var err error
+		switch e.Key {
+		case "timeField":
+			o.TimeField, err = str(e)
+			hasTime = true
+		case "metaField":
+			o.MetaField, err = str(e)
+		case "granularity":
+			if o.Granularity, err = str(e); err == nil && !timeseries.ValidGranularity(o.Granularity) {
+				err = errorf(mongoerr.BadValue,
+					"Enumeration value '%s' for field 'timeseries.granularity' is not a valid value.", o.Granularity)
+			}
+		case "bucketMaxSpanSeconds":
+			o.MaxSpan, err = seconds(e)
+		case "bucketRoundingSeconds":
+			o.Rounding, err = seconds(e)
+		default:
+			err = errorf(mongoerr.IDLUnknownField, "BSON field 'timeseries.%s' is an unknown field.", e.Key)
+		}
+		if err != nil {
+			return o, err
+		}
+	}
+	if !hasTime {
+		return o, errorf(mongoerr.IDLFailedToParse, "BSON field 'timeseries.timeField' is missing but a required field")
+	}
+	return o, nil
 }
