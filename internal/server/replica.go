@@ -150,6 +150,11 @@ func (r *replicaSide) onPrimary(background context.Context, on bool) {
 	if err := r.reload(background); err != nil {
 		r.s.log.Error("replica: rebuild the models' state on becoming primary", "err", err)
 	}
+	if r.s.mongo != nil {
+		if err := r.s.mongo.wire.Promoted(); err != nil {
+			r.s.log.Error("replica: resume sessions and cluster time on becoming primary", "err", err)
+		}
+	}
 	r.electedAt.Store(time.Now().UnixNano())
 	ctx, cancel := context.WithCancel(background)
 	r.primary = cancel

@@ -48,6 +48,14 @@ func (cc *clusterClock) tick() (bson.Timestamp, error) {
 	} else {
 		cc.last.I++
 	}
+	if cc.last.T >= cc.bound && !cc.writable() {
+		// A secondary's bound is the primary's, which arrives through
+		// replication; its own times are never persisted.
+		if b, err := cc.s.db.ClusterTimeBound(); err == nil && b > cc.bound {
+			cc.bound = b
+		}
+		return cc.last, nil
+	}
 	if cc.last.T >= cc.bound {
 		next := cc.last.T + clusterTimeReserve
 		if err := cc.s.db.SetClusterTimeBound(next); err != nil {
@@ -56,6 +64,31 @@ func (cc *clusterClock) tick() (bson.Timestamp, error) {
 		cc.bound = next
 	}
 	return cc.last, nil
+}
+
+// writable reports whether this server may store the bound: a standalone
+// or the primary of its replica set.
+func (cc *clusterClock) writable() bool {
+	rs := cc.s.opts.ReplicaSet
+	return rs == nil || rs.Writable()
+}
+
+// reload restarts the clock at the stored bound when that is ahead of it,
+// as on a member that became primary: the old primary's times are all
+// below the bound it stored, which replicated here.
+func (cc *clusterClock) reload() error {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	b, err := cc.s.db.ClusterTimeBound()
+	if err != nil {
+		return err
+	}
+	if b > cc.last.T {
+		cc.last = bson.Timestamp{T: b}
+	}
+	cc.bound = b
+	cc.loaded = true
+	return nil
 }
 
 // advance moves the clock to at least ts (a time a client gossiped).
