@@ -161,3 +161,27 @@ func (n *Node) Snapshot() error {
 	}
 	return nil
 }
+
+// Voters returns how many voting members the set's configuration has.
+func (n *Node) Voters() int {
+	v := 0
+	for _, srv := range n.servers() {
+		if srv.Suffrage == raft.Voter {
+			v++
+		}
+	}
+	return v
+}
+
+// VerifyLeader confirms with a majority of the set that this member is
+// still its leader, so that a read served next is not a stale one of a
+// deposed primary.
+func (n *Node) VerifyLeader() error {
+	if !n.writable.Load() {
+		return ErrNotPrimary
+	}
+	if err := n.raft.VerifyLeader().Error(); err != nil {
+		return fmt.Errorf("replica: verify leadership: %w: %w", ErrNotPrimary, err)
+	}
+	return nil
+}

@@ -242,6 +242,30 @@ func (v mongoView) RemoveMember(addr string) error {
 	return n.RemoveMember(addr)
 }
 
+func (v mongoView) Voters() int {
+	n := v.r.node.Load()
+	if n == nil {
+		return 1
+	}
+	return n.Voters()
+}
+
+func (v mongoView) WaitApplied(ctx context.Context, want int) int {
+	n := v.r.node.Load()
+	if n == nil {
+		return 0
+	}
+	return n.WaitReplicas(ctx, n.AppliedIndex(), want)
+}
+
+func (v mongoView) VerifyLeader() error {
+	n := v.r.node.Load()
+	if n == nil {
+		return replica.ErrNotPrimary
+	}
+	return n.VerifyLeader()
+}
+
 // respView is the replica set as the RESP side sees it.
 type respView struct{ r *replicaSide }
 

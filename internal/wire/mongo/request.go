@@ -184,7 +184,7 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	var maxTime time.Duration
 	var sa sessionArgs
 	var ta txnArgs
-	var readConcern bson.RawValue
+	var readConcern, writeConcern bson.RawValue
 	first := true
 	err := eachElement(req.cmd, func(el bson.RawElement) error {
 		if first {
@@ -200,7 +200,7 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			ta.readConcern, readConcern = true, el.Value()
 			return c.s.clock.checkReadConcern(el.Value())
 		case "writeConcern":
-			ta.writeConcern = true
+			ta.writeConcern, writeConcern = true, el.Value()
 		case "maxTimeMS":
 			ms, err := maxTimeMS(req.name, el.Value())
 			if err != nil {
@@ -217,6 +217,11 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	// the levels a standalone refuses are refused.
 	if ta.readConcern && !ta.hasAutocommit && !ta.hasStart {
 		if err := checkReadConcern(readConcern); err != nil {
+			return nil, err
+		}
+	}
+	if ta.readConcern {
+		if err := c.checkLinearizable(readConcern); err != nil {
 			return nil, err
 		}
 	}
@@ -260,6 +265,7 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		out, err = cmd.handler(ctx, c, req)
 		if err == nil {
 			out = failed.withWriteConcernError(out)
+			out = c.waitWriteConcern(ctx, req, writeConcern, out)
 		}
 	}
 	out, err = c.afterTxnStatement(req, out, err)
