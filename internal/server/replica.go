@@ -114,7 +114,7 @@ func (r *replicaSide) reloadLoop(ctx context.Context) {
 // reloadCatalog rebuilds the document model's catalog from storage.
 func (r *replicaSide) reloadCatalog() error {
 	if r.s.mongo != nil {
-		return r.s.mongo.db.Reload()
+		return errors.Join(r.s.mongo.db.Reload(), r.s.mongo.db.RefreshChangeLog(false))
 	}
 	return nil
 }
@@ -126,7 +126,7 @@ func (r *replicaSide) reload(ctx context.Context) error {
 		errs = append(errs, r.s.redis.kv.Reload(ctx))
 	}
 	if r.s.mongo != nil {
-		errs = append(errs, r.s.mongo.db.Reload())
+		errs = append(errs, r.s.mongo.db.Reload(), r.s.mongo.db.RefreshChangeLog(true))
 	}
 	return errors.Join(errs...)
 }

@@ -457,7 +457,9 @@ func (l *Log) TrimAll() error {
 	return err
 }
 
-// Run trims the log every second until ctx is done.
+// Run trims the log every second until ctx is done. A store that does
+// not accept writes (a replica set member that is not primary) is not
+// trimmed: the primary's trimming reaches it as replicated deletions.
 func (l *Log) Run(ctx context.Context) {
 	t := time.NewTicker(trimEvery)
 	defer t.Stop()
@@ -466,6 +468,9 @@ func (l *Log) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			if l.store.Writable() != nil {
+				continue
+			}
 			if err := l.TrimAll(); err != nil && !errors.Is(err, storage.ErrClosed) {
 				l.opts.Logger.Error("events: trim the change log", "err", err)
 			}
