@@ -33,6 +33,6 @@ func newRootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newServeCommand(), newVersionCommand(), newBenchCommand(), newCheckCommand(), newTTLsCommand(), newOperationsCommand())
+	root.AddCommand(newServeCommand(), newVersionCommand(), newBenchCommand(), newCheckCommand(), newTTLsCommand(), newOperationsCommand(), newReplicasCommand())
 	return root
 }

@@ -32,10 +32,16 @@ const (
 	PermOperationsList Permission = "operations.list"
 	// PermOperationsGet reads one operation (GET /v1/operations/{id}).
 	PermOperationsGet Permission = "operations.get"
+	// PermReplicasList lists the replica set's members (GET /v1/replicas).
+	PermReplicasList Permission = "replicas.list"
+	// PermReplicasUpdate adds and removes members (POST /v1/replicas,
+	// DELETE /v1/replicas/{id}).
+	PermReplicasUpdate Permission = "replicas.update"
 )
 
 // Permissions lists every permission, in the order the docs give them.
-var Permissions = []Permission{PermPoliciesList, PermPoliciesGet, PermPoliciesUpdate, PermOperationsList, PermOperationsGet}
+var Permissions = []Permission{PermPoliciesList, PermPoliciesGet, PermPoliciesUpdate, PermOperationsList, PermOperationsGet,
+	PermReplicasList, PermReplicasUpdate}
 
 // minTokenLen is the shortest token a token file may hold.
 const minTokenLen = 16

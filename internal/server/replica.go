@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mayfly/mayfly/internal/admin"
 	"github.com/mayfly/mayfly/internal/replica"
 	"github.com/mayfly/mayfly/internal/wire/mongo"
 	"github.com/mayfly/mayfly/internal/wire/resp"
@@ -350,4 +351,66 @@ func (c *Config) validateReplica() error {
 		}
 	}
 	return nil
+}
+
+// adminReplicas is the replica set as the admin API's /v1/replicas
+// manages it.
+type adminReplicas struct{ r *replicaSide }
+
+func (a adminReplicas) Replicas() []admin.Replica {
+	n := a.r.node.Load()
+	if n == nil {
+		return nil
+	}
+	var out []admin.Replica
+	for _, m := range n.Status().Members {
+		state := "SECONDARY"
+		switch {
+		case !m.Healthy:
+			state = "UNREACHABLE"
+		case m.Primary:
+			state = "PRIMARY"
+		}
+		out = append(out, admin.Replica{ID: m.RaftAddr, RaftAddr: m.RaftAddr, MongoAddr: m.MongoAddr, RespAddr: m.RespAddr,
+			State: state, Self: m.Self, AppliedIndex: m.AppliedIndex})
+	}
+	return out
+}
+
+// notPrimary turns the node's refusal into the admin API's, naming the
+// primary.
+func (a adminReplicas) notPrimary(err error) error {
+	if !errors.Is(err, replica.ErrNotPrimary) {
+		return err
+	}
+	np := &admin.ErrNotPrimary{}
+	if n := a.r.node.Load(); n != nil {
+		np.Primary = n.Status().Leader
+	}
+	return np
+}
+
+func (a adminReplicas) AddReplica(raftAddr string) error {
+	n := a.r.node.Load()
+	if n == nil {
+		return a.notPrimary(replica.ErrNotPrimary)
+	}
+	return a.notPrimary(n.AddMember(raftAddr))
+}
+
+func (a adminReplicas) RemoveReplica(id string) error {
+	n := a.r.node.Load()
+	if n == nil {
+		return a.notPrimary(replica.ErrNotPrimary)
+	}
+	return a.notPrimary(n.RemoveMember(id))
+}
+
+// mountReplicas adds /v1/replicas to the admin server of a replica set
+// member.
+func (s *Server) mountReplicas(srv *admin.Server) error {
+	if s.repl == nil {
+		return nil
+	}
+	return admin.MountReplicas(srv, admin.ReplicaOptions{Source: adminReplicas{s.repl}, Tokens: s.tokens, Logger: s.log})
 }

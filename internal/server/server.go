@@ -192,6 +192,10 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	if err := s.mountReplicas(adminSrv); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.mountConsole(adminSrv); err != nil {
 		s.Close()
 		return nil, err
