@@ -42,7 +42,17 @@
 // (docdb.Engine.Reload). Document reads on a follower are therefore
 // eventually consistent, as MongoDB's secondary reads are. When a member is
 // promoted, it first waits for raft's barrier (every earlier entry is
-// applied), rebuilds the models' state, and only then accepts writes.
+// applied), rebuilds the models' state (the MongoDB side's sessions take
+// the transaction numbers of their replicated retry records, its cluster
+// clock the replicated bound, the change log its replicated records), and
+// only then accepts writes.
+//
+// # Concerns
+//
+// Node.WaitReplicas waits until other members applied a write (MongoDB's
+// writeConcern w: N, Redis's WAIT); Node.Voters bounds the N a write may
+// ask for; Node.VerifyLeader confirms leadership with a majority before a
+// linearizable read.
 //
 // # Expiry
 //
