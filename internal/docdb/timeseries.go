@@ -465,19 +465,7 @@ func (e *Engine) tsDistinct(ctx context.Context, ts *tsColl, req DistinctRequest
 		if !ok {
 			break
 		}
-		query.Walk(d, parts, query.WholeLeafArrays, func(c query.Candidate) bool {
-			if c.Missing {
-				return true
-			}
-			if arr, ok := query.AsArray(c.Value); ok {
-				for _, el := range arr {
-					add(el)
-				}
-				return true
-			}
-			add(c.Value)
-			return true
-		})
+		distinctValuesOf(d, parts, add)
 	}
 	sort.SliceStable(values, func(i, j int) bool { return query.Compare(values[i], values[j]) < 0 })
 	return bson.A(values), nil
