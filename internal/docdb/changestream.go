@@ -281,7 +281,8 @@ const readChunk = 256
 
 // maxStreamBatchBytes bounds the events of one batch, so that a reply stays
 // within the 16 MB a BSON document may hold: a batch ends once its events
-// reach this size.
+// reach this size, or before an event that would take it past this size
+// (a batch holds at least one event).
 const maxStreamBatchBytes = 16<<20 - 64<<10
 
 // NextBatch returns the next events, at most max (max < 0: no limit).
@@ -289,7 +290,10 @@ const maxStreamBatchBytes = 16<<20 - 64<<10
 func (cs *ChangeStream) NextBatch(ctx context.Context, max int, wait time.Duration) ([]bson.Raw, error) {
 	var batch []bson.Raw
 	size := 0
-	full := func() bool { return max >= 0 && len(batch) >= max || size >= maxStreamBatchBytes }
+	full := func() bool {
+		return max >= 0 && len(batch) >= max || size >= maxStreamBatchBytes ||
+			len(batch) > 0 && len(cs.pending) > 0 && size+len(cs.pending[0].doc) > maxStreamBatchBytes
+	}
 	deadline := time.Now().Add(wait)
 	for {
 		for len(cs.pending) > 0 && !full() {
@@ -437,7 +441,7 @@ func (cs *ChangeStream) shape(ctx context.Context, ev events.Event) ([]pendingEv
 func (cs *ChangeStream) fit(raw bson.Raw, t changeToken) ([]pendingEvent, error) {
 	before := changeToken{seq: cs.pos}
 	resuming := cs.resume != nil && cs.resume.seq == t.seq
-	if resuming && (raw == nil || len(raw) <= maxChangeEventSize) {
+	if resuming && len(raw) <= maxChangeEventSize {
 		return nil, mongoerr.New(mongoerr.ChangeStreamFatalError,
 			"Attempted to resume from a split event fragment, but the event in the resumed stream was not large enough to be split")
 	}
