@@ -16,6 +16,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
 	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/query"
 )
 
 // Change streams read the change log (internal/docdb/events) and shape
@@ -75,6 +76,9 @@ type ChangeStream struct {
 	pending []pendingEvent
 	// split is set when the pipeline ends with $changeStreamSplitLargeEvent.
 	split bool
+	// prefilter holds the conditions of the leading $match that a record
+	// answers without its content; nil when there are none.
+	prefilter *query.Filter
 	// resume is the fragment token the stream resumed from, until the
 	// record it names is read again: that record's fragments up to it are
 	// skipped.
@@ -197,6 +201,7 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 			return nil, err
 		}
 		cs.pipe = p
+		cs.prefilter = recordPrefilter(req.Pipeline)
 	}
 	lost := historyLost()
 	switch {
@@ -396,6 +401,31 @@ func (cs *ChangeStream) shape(ctx context.Context, ev events.Event) ([]pendingEv
 	if ev.Op == events.OpDropDatabase && cs.req.Coll != "" {
 		return nil, nil // the drops of its collections came first
 	}
+	t := changeToken{seq: ev.Seq}
+	var raw bson.Raw
+	if cs.prefilter == nil || cs.prefilter.Match(recordSkeleton(ev)) {
+		var err error
+		if raw, err = cs.shapeContent(ctx, ev, t); err != nil {
+			return nil, err
+		}
+	}
+	out, err := cs.fit(raw, t)
+	if err != nil {
+		return nil, err
+	}
+	if cs.invalidates(ev) {
+		inv, err := cs.invalidateEvent(ev)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pendingEvent{doc: inv, after: t})
+	}
+	return out, nil
+}
+
+// shapeContent returns the record's event through the pipeline, reading
+// its content; nil when the pipeline drops it.
+func (cs *ChangeStream) shapeContent(ctx context.Context, ev events.Event, t changeToken) (bson.Raw, error) {
 	// An event whose content was trimmed fails the stream only if the
 	// stream would hand it out: a stream that selects deletions, say, goes
 	// past the inserts it drops.
@@ -410,28 +440,13 @@ func (cs *ChangeStream) shape(ctx context.Context, ev events.Event) ([]pendingEv
 		return nil, err
 	}
 	var raw bson.Raw
-	t := changeToken{seq: ev.Seq}
 	if err == nil {
 		raw, err = cs.filter(ctx, doc, t)
 	}
 	if lost && (err != nil || raw != nil) {
 		return nil, historyLost()
 	}
-	if err != nil {
-		return nil, err
-	}
-	out, err := cs.fit(raw, t)
-	if err != nil {
-		return nil, err
-	}
-	if cs.invalidates(ev) {
-		inv, err := cs.invalidateEvent(ev)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pendingEvent{doc: inv, after: t})
-	}
-	return out, nil
+	return raw, err
 }
 
 // fit returns the event raw of token t (nil: none) as the stream hands it
