@@ -127,6 +127,8 @@ func TestChangeStreamLargeEventNotSplit(t *testing.T) {
 	wantServerError(t, err, 7182802, "$changeStreamSplitLargeEvent must be the last stage in the pipeline")
 	_, err = c.Watch(t.Context(), mongo.Pipeline{{{Key: "$changeStreamSplitLargeEvent", Value: bson.D{{Key: "x", Value: 1}}}}})
 	wantServerError(t, err, 7182800, "$changeStreamSplitLargeEvent spec should be an empty object")
+	_, err = c.Aggregate(t.Context(), splitStage)
+	wantServerError(t, err, 20, "$changeStreamSplitLargeEvent can only be used in a $changeStream pipeline")
 }
 
 // wantServerError asserts err is a server error with code and message.
