@@ -201,7 +201,12 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 			return nil, err
 		}
 		cs.pipe = p
-		cs.prefilter = recordPrefilter(req.Pipeline)
+		var whole bool
+		cs.prefilter, whole = recordPrefilter(req.Pipeline)
+		if whole && len(stages) == 1 {
+			// The pipeline is a $match the prefilter answers.
+			cs.pipe = nil
+		}
 	}
 	lost := historyLost()
 	switch {
@@ -632,18 +637,23 @@ func (cs *ChangeStream) event(ctx context.Context, ev events.Event) (bson.D, err
 		}
 	}
 	if ev.Op == events.OpDelete && ev.Expired != nil {
-		x := ev.Expired
-		nameKey := "index"
-		if x.Source == "policy" {
-			nameKey = "policy"
-		}
-		d = append(d, bson.E{Key: "expiredBy", Value: bson.D{
-			{Key: "source", Value: x.Source},
-			{Key: nameKey, Value: x.Name},
-			{Key: "dueAt", Value: x.DueAt},
-		}})
+		d = append(d, bson.E{Key: "expiredBy", Value: expiredBy(ev.Expired)})
 	}
 	return d, nil
+}
+
+// expiredBy is an expiry deletion's expiredBy field: {source, index or
+// policy, dueAt}.
+func expiredBy(x *events.Expiry) bson.D {
+	nameKey := "index"
+	if x.Source == "policy" {
+		nameKey = "policy"
+	}
+	return bson.D{
+		{Key: "source", Value: x.Source},
+		{Key: nameKey, Value: x.Name},
+		{Key: "dueAt", Value: x.DueAt},
+	}
 }
 
 // lookup returns the current version of the record's document, or nil

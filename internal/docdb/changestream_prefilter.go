@@ -8,25 +8,29 @@ import (
 )
 
 // A change stream's leading $match is partly applied to a record before
-// its event is built: the conditions on operationType and ns (ns.db,
-// ns.coll), which a record states without its content. A record they
+// its event is built: the conditions on operationType, ns (ns.db, ns.coll)
+// and expiredBy, which a record states without its content. A record they
 // reject gives no event, and its document is never read; one they accept
-// is shaped and goes through the whole pipeline, that $match included. So
-// a stream of deletions skips the inserts it drops without reading their
-// documents.
+// is shaped and goes through the whole pipeline, that $match included
+// unless they are all of it and it is the whole pipeline. So a stream of
+// deletions skips the inserts it drops without reading their documents.
 
 // recordFields are the event fields a record gives without its content.
-var recordFields = map[string]bool{"operationType": true, "ns": true, "ns.db": true, "ns.coll": true}
+var recordFields = map[string]bool{
+	"operationType": true, "ns": true, "ns.db": true, "ns.coll": true,
+	"expiredBy": true, "expiredBy.source": true, "expiredBy.index": true, "expiredBy.policy": true, "expiredBy.dueAt": true,
+}
 
 // recordPrefilter returns the conditions of the pipeline's leading $match
-// that read only recordFields, or nil when there are none.
-func recordPrefilter(pipeline []bson.D) *query.Filter {
+// that read only recordFields, or nil when there are none; whole reports
+// that they are all of that $match.
+func recordPrefilter(pipeline []bson.D) (f *query.Filter, whole bool) {
 	if len(pipeline) == 0 || len(pipeline[0]) != 1 || pipeline[0][0].Key != "$match" {
-		return nil
+		return nil, false
 	}
 	match, ok := pipeline[0][0].Value.(bson.D)
 	if !ok {
-		return nil
+		return nil, false
 	}
 	var kept bson.D
 	for _, e := range match {
@@ -35,13 +39,13 @@ func recordPrefilter(pipeline []bson.D) *query.Filter {
 		}
 	}
 	if len(kept) == 0 {
-		return nil
+		return nil, false
 	}
 	f, err := query.ParseFilter(kept)
 	if err != nil {
-		return nil // the pipeline's own parse reports it
+		return nil, false // the pipeline's own parse reports it
 	}
-	return f
+	return f, len(kept) == len(match)
 }
 
 // readsRecordOnly reports whether a condition of a filter reads only
@@ -89,5 +93,9 @@ func recordSkeleton(ev events.Event) bson.D {
 	if ev.Coll != "" {
 		ns = append(ns, bson.E{Key: "coll", Value: ev.Coll})
 	}
-	return bson.D{{Key: "operationType", Value: ev.Op}, {Key: "ns", Value: ns}}
+	d := bson.D{{Key: "operationType", Value: ev.Op}, {Key: "ns", Value: ns}}
+	if ev.Op == events.OpDelete && ev.Expired != nil {
+		d = append(d, bson.E{Key: "expiredBy", Value: expiredBy(ev.Expired)})
+	}
+	return d
 }

@@ -19,19 +19,23 @@ func TestRecordPrefilter(t *testing.T) {
 		name     string
 		pipeline []bson.D
 		kept     bson.D // nil: no prefilter
+		whole    bool
 	}{
-		{"no pipeline", nil, nil},
-		{"not leading", []bson.D{{{Key: "$project", Value: d("a", int32(1))}}, {{Key: "$match", Value: d("operationType", "delete")}}}, nil},
-		{"operationType", match(d("operationType", "delete")), d("operationType", "delete")},
-		{"with content", match(d("operationType", "delete", "expiredBy", d("$exists", true))), d("operationType", "delete")},
-		{"content only", match(d("fullDocument.a", int32(1))), nil},
-		{"ns paths", match(d("ns.coll", d("$in", bson.A{"a", "b"}), "ns.db", "app")), d("ns.coll", d("$in", bson.A{"a", "b"}), "ns.db", "app")},
-		{"or of record fields", match(d("$or", bson.A{d("operationType", "insert"), d("ns.coll", "x")})), d("$or", bson.A{d("operationType", "insert"), d("ns.coll", "x")})},
-		{"or reading content", match(d("$or", bson.A{d("operationType", "insert"), d("fullDocument.a", int32(1))})), nil},
-		{"expr", match(d("$expr", d("$eq", bson.A{"$operationType", "delete"}))), nil},
+		{"no pipeline", nil, nil, false},
+		{"not leading", []bson.D{{{Key: "$project", Value: d("a", int32(1))}}, {{Key: "$match", Value: d("operationType", "delete")}}}, nil, false},
+		{"operationType", match(d("operationType", "delete")), d("operationType", "delete"), true},
+		{"with expiredBy", match(d("operationType", "delete", "expiredBy", d("$exists", true))), d("operationType", "delete", "expiredBy", d("$exists", true)), true},
+		{"with content", match(d("operationType", "delete", "fullDocumentBeforeChange.a", d("$exists", true))), d("operationType", "delete"), false},
+		{"content only", match(d("fullDocument.a", int32(1))), nil, false},
+		{"ns paths", match(d("ns.coll", d("$in", bson.A{"a", "b"}), "ns.db", "app")), d("ns.coll", d("$in", bson.A{"a", "b"}), "ns.db", "app"), true},
+		{"or of record fields", match(d("$or", bson.A{d("operationType", "insert"), d("ns.coll", "x")}, "$comment", "c")), d("$or", bson.A{d("operationType", "insert"), d("ns.coll", "x")}), false},
+		{"or reading content", match(d("$or", bson.A{d("operationType", "insert"), d("fullDocument.a", int32(1))})), nil, false},
+		{"expr", match(d("$expr", d("$eq", bson.A{"$operationType", "delete"}))), nil, false},
 	} {
-		f := recordPrefilter(tc.pipeline)
+		f, whole := recordPrefilter(tc.pipeline)
 		switch {
+		case whole != tc.whole:
+			t.Errorf("%s: whole %v, want %v", tc.name, whole, tc.whole)
 		case tc.kept == nil && f != nil:
 			t.Errorf("%s: prefilter %v, want none", tc.name, f.Spec())
 		case tc.kept != nil && f == nil:
@@ -40,7 +44,7 @@ func TestRecordPrefilter(t *testing.T) {
 			t.Errorf("%s: prefilter %v, want %v", tc.name, f.Spec(), tc.kept)
 		}
 	}
-	f := recordPrefilter(match(d("operationType", "delete", "ns", d("db", "app", "coll", "s"))))
+	f, _ := recordPrefilter(match(d("operationType", "delete", "ns", d("db", "app", "coll", "s"))))
 	for _, tc := range []struct {
 		ev   events.Event
 		want bool
@@ -53,6 +57,15 @@ func TestRecordPrefilter(t *testing.T) {
 		if got := f.Match(recordSkeleton(tc.ev)); got != tc.want {
 			t.Errorf("%s %s.%s: %v, want %v", tc.ev.Op, tc.ev.DB, tc.ev.Coll, got, tc.want)
 		}
+	}
+	ttl, _ := recordPrefilter(match(d("expiredBy.source", "ttl")))
+	expired := events.Event{Record: events.Record{Op: events.OpDelete, DB: "app", Coll: "s", Expired: &events.Expiry{Source: "ttl", Name: "at_1"}}}
+	if !ttl.Match(recordSkeleton(expired)) {
+		t.Errorf("expiredBy.source of an expiry deletion not matched")
+	}
+	expired.Expired = nil
+	if ttl.Match(recordSkeleton(expired)) {
+		t.Errorf("expiredBy.source of a user deletion matched")
 	}
 }
 
