@@ -12,7 +12,7 @@ import (
 
 // msgConfigureFailPoint answers configureFailPoint, a test command served
 // only with Options.TestCommands (enableTestCommands): {configureFailPoint:
-// "failCommand", mode: "alwaysOn" | "off" | {times: n} | {skip: n} |
+// "failCommand" | "failGetMoreAfterCursorCheckout", mode: "alwaysOn" | "off" | {times: n} | {skip: n} |
 // {activationProbability: p}, data: {failCommands: [...], ...}}. The reply's
 // count is how many times the fail point had been activated before.
 func msgConfigureFailPoint(_ context.Context, c *conn, req *request) (bson.D, error) {
@@ -22,7 +22,7 @@ func msgConfigureFailPoint(_ context.Context, c *conn, req *request) (bson.D, er
 	if !ok {
 		return nil, typeMismatch("", cmd, v.Type, "string")
 	}
-	if name != "failCommand" {
+	if name != "failCommand" && name != "failGetMoreAfterCursorCheckout" {
 		return nil, errorf(mongoerr.FailPointSetFailed, "%s not found", name)
 	}
 	next := failPoint{}
@@ -32,6 +32,14 @@ func msgConfigureFailPoint(_ context.Context, c *conn, req *request) (bson.D, er
 	}
 	if err := next.parseMode(modeVal); err != nil {
 		return nil, err
+	}
+	if name == "failGetMoreAfterCursorCheckout" {
+		data, _ := req.cmd.Lookup("data").DocumentOK()
+		count, err := c.s.getMoreFailPoint.configure(&next, data)
+		if err != nil {
+			return nil, err
+		}
+		return bson.D{{Key: "count", Value: count}}, nil
 	}
 	if dataVal, err := req.cmd.LookupErr("data"); err == nil {
 		data, ok := dataVal.DocumentOK()
