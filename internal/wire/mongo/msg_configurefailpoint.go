@@ -12,7 +12,8 @@ import (
 
 // msgConfigureFailPoint answers configureFailPoint, a test command served
 // only with Options.TestCommands (enableTestCommands): {configureFailPoint:
-// "failCommand" | "failGetMoreAfterCursorCheckout", mode: "alwaysOn" | "off" | {times: n} | {skip: n} |
+// "failCommand" | "failGetMoreAfterCursorCheckout" |
+// "onPrimaryTransactionalWrite", mode: "alwaysOn" | "off" | {times: n} | {skip: n} |
 // {activationProbability: p}, data: {failCommands: [...], ...}}. The reply's
 // count is how many times the fail point had been activated before.
 func msgConfigureFailPoint(_ context.Context, c *conn, req *request) (bson.D, error) {
@@ -22,7 +23,7 @@ func msgConfigureFailPoint(_ context.Context, c *conn, req *request) (bson.D, er
 	if !ok {
 		return nil, typeMismatch("", cmd, v.Type, "string")
 	}
-	if name != "failCommand" && name != "failGetMoreAfterCursorCheckout" {
+	if name != "failCommand" && name != "failGetMoreAfterCursorCheckout" && name != "onPrimaryTransactionalWrite" {
 		return nil, errorf(mongoerr.FailPointSetFailed, "%s not found", name)
 	}
 	next := failPoint{}
@@ -33,9 +34,13 @@ func msgConfigureFailPoint(_ context.Context, c *conn, req *request) (bson.D, er
 	if err := next.parseMode(modeVal); err != nil {
 		return nil, err
 	}
-	if name == "failGetMoreAfterCursorCheckout" {
+	if name != "failCommand" {
 		data, _ := req.cmd.Lookup("data").DocumentOK()
-		count, err := c.s.getMoreFailPoint.configure(&next, data)
+		configure := c.s.getMoreFailPoint.configure
+		if name == "onPrimaryTransactionalWrite" {
+			configure = c.s.txnWriteFailPoint.configure
+		}
+		count, err := configure(&next, data)
 		if err != nil {
 			return nil, err
 		}

@@ -257,7 +257,14 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	var out bson.D
 	failed, err := c.applyFailPoint(ctx, req)
 	if err == nil {
-		out, err = cmd.handler(ctx, c, req)
+		tw := c.txnWriteFailPoint(req)
+		err = tw.beforeWrite(c)
+		if err == nil {
+			out, err = cmd.handler(ctx, c, req)
+		}
+		if err == nil {
+			err = tw.afterWrite(c)
+		}
 		if err == nil {
 			out = failed.withWriteConcernError(out)
 		}

@@ -45,6 +45,8 @@ type Server struct {
 	failPoint failPoint
 	// getMoreFailPoint is failGetMoreAfterCursorCheckout (TestCommands only).
 	getMoreFailPoint getMoreFailPoint
+	// txnWriteFailPoint is onPrimaryTransactionalWrite (TestCommands only).
+	txnWriteFailPoint txnWriteFailPoint
 
 	// authGen counts the changes of users and roles: a connection whose
 	// user's privileges were resolved at an older generation resolves
