@@ -268,8 +268,13 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 		if err == nil {
 			out = failed.withWriteConcernError(out)
 		}
+		// A command the failCommand fail point failed did not run, so it
+		// leaves the transaction open.
+		out, err = c.afterTxnStatement(req, out, err)
 	}
-	out, err = c.afterTxnStatement(req, out, err)
+	if err != nil && ta.hasAutocommit {
+		err = withTransientTxnLabel(err, req.name)
+	}
 	if err != nil && req.retry != nil {
 		if e, ok := mongoerr.As(err); ok && retryableCodes[e.Code] && e.Info["errorLabels"] == nil {
 			err = withLabels(e, labelRetryable)
