@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,5 +73,43 @@ func TestMongoOnPrimaryTransactionalWrite(t *testing.T) {
 		if want := map[bool]int64{false: 1, true: 0}[tc.wantErr]; n != want {
 			t.Fatalf("case %d: %d documents, want %d", i, n, want)
 		}
+	}
+}
+
+// Ensure that failCommand acts on a retried write answered from its record
+// too: a retryable writeConcernError returned twice reaches the caller
+// after the driver's one retry, with the document inserted once.
+func TestMongoFailCommandOnRetriedWrite(t *testing.T) {
+	set := harness.StartSet(t, "rs0", 1, "--set-parameter", "enableTestCommands=1")
+	cl, err := mongo.Connect(options.Client().ApplyURI(set.MongoURI()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Disconnect(context.Background()) })
+	ctx := t.Context()
+	cmd := bson.D{{Key: "configureFailPoint", Value: "failCommand"},
+		{Key: "mode", Value: bson.D{{Key: "times", Value: 2}}},
+		{Key: "data", Value: bson.D{{Key: "failCommands", Value: bson.A{"insert"}},
+			{Key: "errorLabels", Value: bson.A{"RetryableWriteError"}},
+			{Key: "writeConcernError", Value: bson.D{{Key: "code", Value: 91}, {Key: "errmsg", Value: "Replication is being shut down"}}}}}}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err = cl.Database("admin").RunCommand(ctx, cmd).Err()
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // the member is becoming primary
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cl.Database("app").Collection("items")
+	_, err = c.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}})
+	var we mongo.WriteException
+	if !errors.As(err, &we) || we.WriteConcernError == nil || we.WriteConcernError.Code != 91 {
+		t.Fatalf("insert after two writeConcernErrors: %v", err)
+	}
+	if n, err := c.CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Fatalf("documents after the retried insert: %d, %v", n, err)
 	}
 }

@@ -247,6 +247,13 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			}
 		case sa.hasTxn:
 			reply, done, err := c.retryStep(cmd, req, sess, &sa)
+			if err == nil && done {
+				// The fail point acts on a retry answered from its record too.
+				var failed failAction
+				if failed, err = c.applyFailPoint(ctx, req); err == nil {
+					reply = failed.withWriteConcernError(reply)
+				}
+			}
 			if err != nil || done {
 				return reply, err
 			}
