@@ -79,7 +79,7 @@ func filesWith(t testing.TB, dir string, m []byte) []string {
 		if err != nil {
 			return err
 		}
-		if bytes.Contains(b, m) {
+		if containsAcrossChunks(b, m) {
 			rel, _ := filepath.Rel(dir, path)
 			out = append(out, rel)
 		}
@@ -128,6 +128,54 @@ func redisInfoField(t testing.TB, rc *redis.Client, section, field string) int64
 	}
 	t.Fatalf("INFO %s has no %s", section, field)
 	return 0
+}
+
+// Pebble's write-ahead log cuts records into 32 KiB blocks, each piece
+// after a chunk header of 7, 11 or 19 bytes (and a block ends with up to 6
+// bytes of padding), so a value written across a block's end is two pieces
+// with up to maxChunkGap bytes between them.
+const maxChunkGap = 6 + 19
+
+// containsAcrossChunks reports whether b holds m whole, or cut in two with
+// at most maxChunkGap bytes between its pieces as the write-ahead log cuts
+// a value at a block's end.
+func containsAcrossChunks(b, m []byte) bool {
+	if bytes.Contains(b, m) {
+		return true
+	}
+	for k := 1; k < len(m); k++ {
+		head, tail := m[:k], m[k:]
+		if len(head) >= len(tail) {
+			for i := 0; ; {
+				j := bytes.Index(b[i:], head)
+				if j < 0 {
+					break
+				}
+				end := i + j + len(head)
+				for gap := 1; gap <= maxChunkGap && end+gap+len(tail) <= len(b); gap++ {
+					if bytes.Equal(b[end+gap:end+gap+len(tail)], tail) {
+						return true
+					}
+				}
+				i += j + 1
+			}
+			continue
+		}
+		for i := 0; ; {
+			j := bytes.Index(b[i:], tail)
+			if j < 0 {
+				break
+			}
+			start := i + j
+			for gap := 1; gap <= maxChunkGap && start-gap-len(head) >= 0; gap++ {
+				if bytes.Equal(b[start-gap-len(head):start-gap], head) {
+					return true
+				}
+			}
+			i += j + 1
+		}
+	}
+	return false
 }
 
 // eventually polls cond every 50 ms until it holds or the timeout passes.

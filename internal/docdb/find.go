@@ -315,20 +315,26 @@ func (e *Engine) runDistinct(ctx context.Context, view readView, q *findQuery, k
 		if d == nil {
 			break
 		}
-		query.Walk(d.Stored.Doc, parts, query.WholeLeafArrays, func(c query.Candidate) bool {
-			if c.Missing {
-				return true
-			}
-			if arr, ok := query.AsArray(c.Value); ok {
-				for _, el := range arr {
-					add(el)
-				}
-				return true
-			}
-			add(c.Value)
-			return true
-		})
+		distinctValuesOf(d.Stored.Doc, parts, add)
 	}
 	sort.SliceStable(values, func(i, j int) bool { return query.Compare(values[i], values[j]) < 0 })
 	return bson.A(values), nil
+}
+
+// distinctValuesOf hands add each value distinct counts in doc at the
+// path parts: every element of an array, other values as they are.
+func distinctValuesOf(doc bson.D, parts []string, add func(any)) {
+	query.Walk(doc, parts, query.WholeLeafArrays, func(c query.Candidate) bool {
+		if c.Missing {
+			return true
+		}
+		if arr, ok := query.AsArray(c.Value); ok {
+			for _, el := range arr {
+				add(el)
+			}
+			return true
+		}
+		add(c.Value)
+		return true
+	})
 }

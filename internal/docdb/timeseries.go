@@ -465,19 +465,7 @@ func (e *Engine) tsDistinct(ctx context.Context, ts *tsColl, req DistinctRequest
 		if !ok {
 			break
 		}
-		query.Walk(d, parts, query.WholeLeafArrays, func(c query.Candidate) bool {
-			if c.Missing {
-				return true
-			}
-			if arr, ok := query.AsArray(c.Value); ok {
-				for _, el := range arr {
-					add(el)
-				}
-				return true
-			}
-			add(c.Value)
-			return true
-		})
+		distinctValuesOf(d, parts, add)
 	}
 	sort.SliceStable(values, func(i, j int) bool { return query.Compare(values[i], values[j]) < 0 })
 	return bson.A(values), nil
@@ -520,6 +508,39 @@ func (e *Engine) tsDeleteMatching(ctx context.Context, ts *tsColl, filter bson.D
 	if err != nil {
 		return 0, err
 	}
+	return e.tsEachBucket(ctx, ts, now, func(w *writer, o timeseries.Options, prev *stored.Doc, b *timeseries.Bucket, hidden func(bson.D) bool) (int64, error) {
+		if !o.BoundsOf(filter).Overlaps(b) {
+			return 0, nil
+		}
+		var keep []bson.D
+		matched := int64(0)
+		for _, m := range o.Unpack(b) {
+			if !hidden(m) && f.Matches(m) {
+				matched++
+				continue
+			}
+			keep = append(keep, m)
+		}
+		switch {
+		case matched == 0:
+			return 0, nil
+		case len(keep) == 0:
+			return matched, w.remove(prev)
+		default:
+			return matched, e.tsRewrite(w, o, prev, b.ID, keep)
+		}
+	})
+}
+
+// tsBucketVisit edits one bucket of a time-series collection through w
+// and returns how many measurements it counted; hidden reports whether a
+// measurement is past its expiry and so invisible.
+type tsBucketVisit func(w *writer, o timeseries.Options, prev *stored.Doc, b *timeseries.Bucket, hidden func(bson.D) bool) (int64, error)
+
+// tsEachBucket runs visit on every bucket of the collection, under its
+// write lock, with one writer that commits as its batch fills, and sums
+// what visit counted.
+func (e *Engine) tsEachBucket(ctx context.Context, ts *tsColl, now time.Time, visit tsBucketVisit) (int64, error) {
 	c := e.lockColl(ts.db, ts.meta.Name)
 	if c == nil {
 		return 0, nil
@@ -529,10 +550,13 @@ func (e *Engine) tsDeleteMatching(ctx context.Context, ts *tsColl, filter bson.D
 	if !ok {
 		return 0, nil
 	}
-	bounds := o.BoundsOf(filter)
-	hideAtOrBefore, hides := int64(0), false
+	hidden := func(bson.D) bool { return false }
 	if ix := c.Meta.ClusteredTTLIndex(); ix != nil && e.opts.Visibility == VisibilityStrict {
-		hideAtOrBefore, hides = subSeconds(now.UnixMilli(), ix.ExpireAfter), true
+		hideAtOrBefore := subSeconds(now.UnixMilli(), ix.ExpireAfter)
+		hidden = func(m bson.D) bool {
+			t, _ := o.TimeOf(m)
+			return t <= hideAtOrBefore
+		}
 	}
 	w := e.newWriter(c)
 	defer w.close()
@@ -555,28 +579,8 @@ func (e *Engine) tsDeleteMatching(ctx context.Context, ts *tsColl, filter bson.D
 		if err != nil {
 			return n, err
 		}
-		if !bounds.Overlaps(b) {
-			continue
-		}
-		var keep []bson.D
-		matched := int64(0)
-		for _, m := range o.Unpack(b) {
-			t, _ := o.TimeOf(m)
-			if !(hides && t <= hideAtOrBefore) && f.Matches(m) {
-				matched++
-				continue
-			}
-			keep = append(keep, m)
-		}
-		if matched == 0 {
-			continue
-		}
-		n += matched
-		if len(keep) == 0 {
-			err = w.remove(prev)
-		} else {
-			err = e.tsRewrite(w, o, prev, b.ID, keep)
-		}
+		k, err := visit(w, o, prev, b, hidden)
+		n += k
 		if err != nil {
 			return n, err
 		}
@@ -707,63 +711,26 @@ func (e *Engine) tsUpdateMeta(ctx context.Context, ts *tsColl, st UpdateStatemen
 	if err != nil {
 		return 0, err
 	}
-	c := e.lockColl(ts.db, ts.meta.Name)
-	if c == nil {
-		return 0, nil
-	}
-	defer c.WriteMu.Unlock()
-	o, ok := timeseriesOptions(c.Meta)
-	if !ok {
-		return 0, nil
-	}
-	hideAtOrBefore, hides := int64(0), false
-	if ix := c.Meta.ClusteredTTLIndex(); ix != nil && e.opts.Visibility == VisibilityStrict {
-		hideAtOrBefore, hides = subSeconds(now.UnixMilli(), ix.ExpireAfter), true
-	}
-	w := e.newWriter(c)
-	defer w.close()
-	p := catalog.DocPrefix(c.Meta.ID)
-	it, err := e.store.NewIter(p, storage.PrefixEnd(p))
-	if err != nil {
-		return 0, err
-	}
-	defer it.Close()
-	n := int64(0)
-	for ok := it.First(); ok; ok = it.Next() {
-		if err := ctx.Err(); err != nil {
-			return n, err
-		}
-		prev, err := stored.New(append(bson.Raw(nil), it.Value()...))
-		if err != nil {
-			return n, err
-		}
-		b, err := o.Decode(prev.Doc, len(prev.Raw))
-		if err != nil {
-			return n, err
-		}
+	return e.tsEachBucket(ctx, ts, now, func(w *writer, o timeseries.Options, prev *stored.Doc, b *timeseries.Bucket, hidden func(bson.D) bool) (int64, error) {
 		metaDoc := bson.D{}
 		if b.HasMeta {
 			metaDoc = bson.D{{Key: o.MetaField, Value: b.Meta}}
 		}
 		if !f.Matches(metaDoc) {
-			continue
+			return 0, nil
 		}
 		visible := int64(0)
 		for _, m := range o.Unpack(b) {
-			if t, _ := o.TimeOf(m); !hides || t > hideAtOrBefore {
+			if !hidden(m) {
 				visible++
 			}
 		}
 		if visible == 0 {
-			continue
+			return 0, nil
 		}
 		out, changed, err := u.Apply(metaDoc, update.ApplyContext{Now: now, Vars: env.Vars(), Context: ctx})
-		if err != nil {
-			return n, err
-		}
-		n += visible
-		if !changed {
-			continue
+		if err != nil || !changed {
+			return visible, err
 		}
 		b.Meta, b.MetaKey, b.HasMeta = nil, nil, false
 		for _, e := range out {
@@ -773,25 +740,14 @@ func (e *Engine) tsUpdateMeta(ctx context.Context, ts *tsColl, st UpdateStatemen
 		}
 		raw, err := bson.Marshal(o.BucketDoc(b))
 		if err != nil {
-			return n, err
+			return visible, err
 		}
 		next, err := stored.New(raw)
 		if err != nil {
-			return n, err
+			return visible, err
 		}
-		if err := w.replace(prev, next); err != nil {
-			return n, err
-		}
-		if w.full() {
-			if err := w.commit(); err != nil {
-				return n, err
-			}
-		}
-	}
-	if err := it.Error(); err != nil {
-		return n, err
-	}
-	return n, w.finish()
+		return visible, w.replace(prev, next)
+	})
 }
 
 // tsCollStats is collStats of a time-series collection: its bucket
