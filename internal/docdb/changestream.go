@@ -151,6 +151,9 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 			return nil, mongoerr.New(mongoerr.Location40602, "$changeStream is only valid as the first stage in a pipeline")
 		}
 		if !stagesInChangeStream[st[0].Key] {
+			if !aggregate.IsStage(st[0].Key) {
+				return nil, mongoerr.Newf(mongoerr.Location40324, "Unrecognized pipeline stage name: '%s'", st[0].Key)
+			}
 			return nil, mongoerr.Newf(mongoerr.IllegalOperation, "%s is not permitted in a $changeStream pipeline", st[0].Key)
 		}
 		stages = append(stages, st)
