@@ -29,3 +29,27 @@ func TestChangeStreamPipelineStageErrors(t *testing.T) {
 		}
 	}
 }
+
+// Ensure that a pipeline removing the events' _id (the resume token) fails
+// the stream at its first event with ChangeStreamFatalError (280) labelled
+// NonResumableChangeStreamError, so the driver does not resume it.
+func TestChangeStreamProjectingOutIDIsFatal(t *testing.T) {
+	e := startTTL(t, "--change-streams")
+	ctx := t.Context()
+	c := e.cl.Database("app").Collection("items")
+	cs, err := c.Watch(ctx, mongo.Pipeline{{{Key: "$project", Value: bson.D{{Key: "_id", Value: 0}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if cs.Next(ctx) {
+		t.Fatalf("event without its _id returned: %s", cs.Current)
+	}
+	var ce mongo.CommandError
+	if !errors.As(cs.Err(), &ce) || ce.Code != 280 || !ce.HasErrorLabel("NonResumableChangeStreamError") {
+		t.Fatalf("change stream error %v (labels %v), want 280 NonResumableChangeStreamError", cs.Err(), ce.Labels)
+	}
+}

@@ -12,10 +12,6 @@ import (
 // failGetMoreAfterCursorCheckout fail point.
 const failGetMoreMessage = "Hit the 'failGetMoreAfterCursorCheckout' failpoint"
 
-// labelResumableChangeStream is the label a change stream's getMore error
-// carries when the driver may resume the stream after it.
-const labelResumableChangeStream = "ResumableChangeStreamError"
-
 // getMoreFailPoint is MongoDB's failGetMoreAfterCursorCheckout fail point,
 // set by configureFailPoint (a test command): while it is on, a getMore
 // that found its cursor fails with data's errorCode (InternalError without
@@ -96,21 +92,4 @@ func (c *conn) failCheckedOutGetMore(cur *cursor) error {
 		return withLabels(e, labelResumableChangeStream)
 	}
 	return e
-}
-
-// resumableChangeStreamCode reports whether a change stream's driver may
-// resume after a getMore error with code: the network, not-primary,
-// shutdown and retriable errors, RetryChangeStream, FailedToSatisfyReadPreference
-// and StaleEpoch.
-func resumableChangeStreamCode(code mongoerr.Code) bool {
-	switch code {
-	case mongoerr.HostUnreachable, mongoerr.HostNotFound, mongoerr.NetworkTimeout,
-		mongoerr.ShutdownInProgress, mongoerr.FailedToSatisfyReadPreference, mongoerr.StaleEpoch,
-		mongoerr.PrimarySteppedDown, mongoerr.RetryChangeStream, mongoerr.ExceededTimeLimit,
-		mongoerr.SocketException, mongoerr.NotWritablePrimary, mongoerr.InterruptedAtShutdown,
-		mongoerr.InterruptedDueToReplStateChange, mongoerr.NotPrimaryNoSecondaryOk,
-		mongoerr.NotPrimaryOrSecondary:
-		return true
-	}
-	return false
 }
