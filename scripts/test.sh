@@ -105,7 +105,7 @@ step "go test -race -tags invariants"
 # compiled in (internal/invariants).
 go test -count=1 -shuffle=on -race -tags invariants -timeout 15m \
 	./internal/storage/... ./internal/expiry/... ./internal/kv/... \
-	./internal/docdb/... ./internal/wire/...
+	./internal/docdb/... ./internal/wire/... ./internal/replica/...
 
 step "fuzz smoke"
 # Every fuzz target, briefly, as a fuzzer (go test above already ran their

@@ -16,6 +16,7 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
 	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/docdb/query"
 )
 
 // Change streams read the change log (internal/docdb/events) and shape
@@ -23,7 +24,8 @@ import (
 // one database (Coll empty) or the whole deployment (AllForCluster). Its
 // position is the sequence number of the last record it consumed; the
 // resume token of an event is that number (and whether the event is the
-// invalidate that follows it), as a hex string in {_data: ...}.
+// invalidate that follows it, or which fragment of a split event it is), as
+// a hex string in {_data: ...}.
 
 // Full document modes of a change stream.
 const (
@@ -69,29 +71,52 @@ type ChangeStream struct {
 	// invalidated is set once the invalidate event was handed out.
 	invalidated bool
 	// pending holds events shaped but not yet handed out (an invalidate
-	// after the drop that caused it, the rest of a full batch);
-	// pendingAfter is the position before the record of the first of them.
-	pending      []bson.Raw
-	pendingAfter uint64
+	// after the drop that caused it, the fragments of a split event, the
+	// rest of a full batch).
+	pending []pendingEvent
+	// split is set when the pipeline ends with $changeStreamSplitLargeEvent.
+	split bool
+	// prefilter holds the conditions of the leading $match that a record
+	// answers without its content; nil when there are none.
+	prefilter *query.Filter
+	// resume is the fragment token the stream resumed from, until the
+	// record it names is read again: that record's fragments up to it are
+	// skipped.
+	resume *changeToken
 	// err is the error of an event after those already handed out, for
 	// the next batch to return.
 	err error
 }
 
+// pendingEvent is an event shaped but not handed out, and the token from
+// which a stream resuming gives it again.
+type pendingEvent struct {
+	doc   bson.Raw
+	after changeToken
+}
+
 // changeToken is a resume token's content: after the record seq; invalidate
-// marks the invalidate event that follows it.
+// marks the invalidate event that follows it; fragmented marks fragment
+// (counted from 0) of the record's split event.
 type changeToken struct {
 	seq        uint64
 	invalidate bool
+	fragmented bool
+	fragment   uint32
 }
 
-// doc returns the token as the event's _id.
+// doc returns the token as the event's _id: the sequence number, the kind
+// (00 event, 01 invalidate) and a fragment's number, in hex.
 func (t changeToken) doc() bson.D {
 	kind := "00"
 	if t.invalidate {
 		kind = "01"
 	}
-	return bson.D{{Key: "_data", Value: fmt.Sprintf("%016X%s", t.seq, kind)}}
+	data := fmt.Sprintf("%016X%s", t.seq, kind)
+	if t.fragmented {
+		data += fmt.Sprintf("%08X", t.fragment)
+	}
+	return bson.D{{Key: "_data", Value: data}}
 }
 
 // parseChangeToken parses a resume token.
@@ -102,15 +127,20 @@ func parseChangeToken(raw bson.Raw) (changeToken, error) {
 		return changeToken{}, mongoerr.New(mongoerr.InvalidResumeToken, "Resume token must contain a '_data' field")
 	}
 	s, ok := v.StringValueOK()
-	if !ok || len(s) != 18 {
+	if !ok || len(s) != 18 && len(s) != 26 {
 		return changeToken{}, bad
 	}
 	b, err := hex.DecodeString(s)
-	if err != nil || b[8] > 1 {
+	if err != nil || b[8] > 1 || len(b) > 9 && b[8] != 0 {
 		return changeToken{}, bad
 	}
 	seq, _ := strconv.ParseUint(s[:16], 16, 64)
-	return changeToken{seq: seq, invalidate: b[8] == 1}, nil
+	t := changeToken{seq: seq, invalidate: b[8] == 1}
+	if len(b) > 9 {
+		frag, _ := strconv.ParseUint(s[18:], 16, 32)
+		t.fragmented, t.fragment = true, uint32(frag)
+	}
+	return t, nil
 }
 
 // WatchChanges opens a change stream.
@@ -143,12 +173,22 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 	}
 	cs := &ChangeStream{e: e, req: req}
 	stages := bson.A{}
-	for _, st := range req.Pipeline {
+	for i, st := range req.Pipeline {
 		if len(st) != 1 {
 			return nil, mongoerr.New(mongoerr.Location40323, "A pipeline stage specification object must contain exactly one field.")
 		}
 		if st[0].Key == "$changeStream" {
 			return nil, mongoerr.New(mongoerr.Location40602, "$changeStream is only valid as the first stage in a pipeline")
+		}
+		if st[0].Key == splitStage {
+			if d, ok := st[0].Value.(bson.D); !ok || len(d) != 0 {
+				return nil, mongoerr.New(mongoerr.Location7182800, "$changeStreamSplitLargeEvent spec should be an empty object")
+			}
+			if i != len(req.Pipeline)-1 {
+				return nil, mongoerr.New(mongoerr.Location7182802, "$changeStreamSplitLargeEvent must be the last stage in the pipeline")
+			}
+			cs.split = true
+			continue
 		}
 		if !stagesInChangeStream[st[0].Key] {
 			if !aggregate.IsStage(st[0].Key) {
@@ -164,6 +204,12 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 			return nil, err
 		}
 		cs.pipe = p
+		var whole bool
+		cs.prefilter, whole = recordPrefilter(req.Pipeline)
+		if whole && len(stages) == 1 {
+			// The pipeline is a $match the prefilter answers.
+			cs.pipe = nil
+		}
 	}
 	lost := historyLost()
 	switch {
@@ -179,11 +225,18 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 		if t.invalidate && req.ResumeAfter != nil {
 			return nil, mongoerr.New(mongoerr.InvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.")
 		}
+		if t.fragmented && !cs.split {
+			return nil, mongoerr.New(mongoerr.ChangeStreamFatalError,
+				"To resume from a split event, the $changeStream pipeline must include a $changeStreamSplitLargeEvent stage")
+		}
 		if e.events.Lost(t.seq) {
 			return nil, lost
 		}
 		cs.pos = t.seq
-		if !t.invalidate && req.Coll != "" {
+		if t.fragmented {
+			// The split event's record is read again.
+			cs.pos, cs.resume = t.seq-1, &t
+		} else if !t.invalidate && req.Coll != "" {
 			// Resuming after a drop or rename of the watched collection
 			// gives its invalidate first.
 			evs, err := e.events.Read(t.seq-1, t.seq, 1)
@@ -195,7 +248,7 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 				if err != nil {
 					return nil, err
 				}
-				cs.pending = append(cs.pending, doc)
+				cs.pending = append(cs.pending, pendingEvent{doc: doc, after: t})
 			}
 		}
 	case req.StartAtOperationTime != nil:
@@ -226,9 +279,12 @@ func (cs *ChangeStream) Invalidated() bool { return cs.invalidated && len(cs.pen
 // PostBatchResumeToken is the token from which a stream resumes after
 // everything handed out so far.
 func (cs *ChangeStream) PostBatchResumeToken() bson.D {
-	if len(cs.pending) > 0 && cs.pendingAfter > 0 {
+	if len(cs.pending) > 0 {
 		// Events shaped but not handed out are given again on resuming.
-		return changeToken{seq: cs.pendingAfter}.doc()
+		return cs.pending[0].after.doc()
+	}
+	if cs.resume != nil && cs.pos < cs.resume.seq {
+		return cs.resume.doc()
 	}
 	return changeToken{seq: cs.pos, invalidate: cs.invalidated}.doc()
 }
@@ -238,7 +294,8 @@ const readChunk = 256
 
 // maxStreamBatchBytes bounds the events of one batch, so that a reply stays
 // within the 16 MB a BSON document may hold: a batch ends once its events
-// reach this size.
+// reach this size, or before an event that would take it past this size
+// (a batch holds at least one event).
 const maxStreamBatchBytes = 16<<20 - 64<<10
 
 // NextBatch returns the next events, at most max (max < 0: no limit).
@@ -246,12 +303,15 @@ const maxStreamBatchBytes = 16<<20 - 64<<10
 func (cs *ChangeStream) NextBatch(ctx context.Context, max int, wait time.Duration) ([]bson.Raw, error) {
 	var batch []bson.Raw
 	size := 0
-	full := func() bool { return max >= 0 && len(batch) >= max || size >= maxStreamBatchBytes }
+	full := func() bool {
+		return max >= 0 && len(batch) >= max || size >= maxStreamBatchBytes ||
+			len(batch) > 0 && len(cs.pending) > 0 && size+len(cs.pending[0].doc) > maxStreamBatchBytes
+	}
 	deadline := time.Now().Add(wait)
 	for {
 		for len(cs.pending) > 0 && !full() {
-			batch = append(batch, cs.pending[0])
-			size += len(cs.pending[0])
+			batch = append(batch, cs.pending[0].doc)
+			size += len(cs.pending[0].doc)
 			cs.pending = cs.pending[1:]
 		}
 		if cs.invalidated || full() {
@@ -284,9 +344,6 @@ func (cs *ChangeStream) NextBatch(ctx context.Context, max int, wait time.Durati
 			if err != nil {
 				cs.err = err
 				break
-			}
-			if len(cs.pending) == 0 && len(docs) > 0 {
-				cs.pendingAfter = cs.pos
 			}
 			cs.pos = ev.Seq
 			cs.pending = append(cs.pending, docs...)
@@ -340,8 +397,9 @@ func (cs *ChangeStream) invalidates(ev events.Event) bool {
 }
 
 // shape returns the events a record gives the stream, through its
-// pipeline: none, one, or the event and the invalidate that follows it.
-func (cs *ChangeStream) shape(ctx context.Context, ev events.Event) ([]bson.Raw, error) {
+// pipeline: none, one (or its fragments), or the event and the invalidate
+// that follows it. The stream's position is still the one before the record.
+func (cs *ChangeStream) shape(ctx context.Context, ev events.Event) ([]pendingEvent, error) {
 	if !cs.watches(ev) {
 		return nil, nil
 	}
@@ -351,6 +409,31 @@ func (cs *ChangeStream) shape(ctx context.Context, ev events.Event) ([]bson.Raw,
 	if ev.Op == events.OpDropDatabase && cs.req.Coll != "" {
 		return nil, nil // the drops of its collections came first
 	}
+	t := changeToken{seq: ev.Seq}
+	var raw bson.Raw
+	if cs.prefilter == nil || cs.prefilter.Match(recordSkeleton(ev)) {
+		var err error
+		if raw, err = cs.shapeContent(ctx, ev, t); err != nil {
+			return nil, err
+		}
+	}
+	out, err := cs.fit(raw, t)
+	if err != nil {
+		return nil, err
+	}
+	if cs.invalidates(ev) {
+		inv, err := cs.invalidateEvent(ev)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pendingEvent{doc: inv, after: t})
+	}
+	return out, nil
+}
+
+// shapeContent returns the record's event through the pipeline, reading
+// its content; nil when the pipeline drops it.
+func (cs *ChangeStream) shapeContent(ctx context.Context, ev events.Event, t changeToken) (bson.Raw, error) {
 	// An event whose content was trimmed fails the stream only if the
 	// stream would hand it out: a stream that selects deletions, say, goes
 	// past the inserts it drops.
@@ -364,26 +447,56 @@ func (cs *ChangeStream) shape(ctx context.Context, ev events.Event) ([]bson.Raw,
 	if err != nil && !lost {
 		return nil, err
 	}
-	var out []bson.Raw
 	var raw bson.Raw
 	if err == nil {
-		raw, err = cs.filter(ctx, doc, changeToken{seq: ev.Seq})
+		raw, err = cs.filter(ctx, doc, t)
 	}
 	if lost && (err != nil || raw != nil) {
 		return nil, historyLost()
 	}
+	return raw, err
+}
+
+// fit returns the event raw of token t (nil: none) as the stream hands it
+// out: whole, or split in fragments when it is too large and the stream
+// splits large events; a stream resuming from a fragment of it goes on
+// with the next fragment.
+func (cs *ChangeStream) fit(raw bson.Raw, t changeToken) ([]pendingEvent, error) {
+	before := changeToken{seq: cs.pos}
+	resuming := cs.resume != nil && cs.resume.seq == t.seq
+	if resuming && len(raw) <= maxChangeEventSize {
+		return nil, mongoerr.New(mongoerr.ChangeStreamFatalError,
+			"Attempted to resume from a split event fragment, but the event in the resumed stream was not large enough to be split")
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	if !cs.split || len(raw) <= maxChangeEventSize {
+		if len(raw) > maxBSONInternalSize {
+			return nil, tooLargeEvent(len(raw), t)
+		}
+		return []pendingEvent{{doc: raw, after: before}}, nil
+	}
+	frags, err := splitEvent(raw, t)
 	if err != nil {
 		return nil, err
 	}
-	if raw != nil {
-		out = append(out, raw)
-	}
-	if cs.invalidates(ev) {
-		inv, err := cs.invalidateEvent(ev)
-		if err != nil {
-			return nil, err
+	skip := 0
+	if resuming {
+		if int(cs.resume.fragment) >= len(frags) {
+			return nil, mongoerr.New(mongoerr.ChangeStreamFatalError,
+				"Attempted to resume from a split event, but the resumed stream produced a different split. Ensure that the pipeline used to resume is the same as the original")
 		}
-		out = append(out, inv)
+		// The fragment resumed from was handed out before.
+		skip = int(cs.resume.fragment) + 1
+	}
+	var out []pendingEvent
+	for n := skip; n < len(frags); n++ {
+		after := before
+		if n > 0 {
+			after = changeToken{seq: t.seq, fragmented: true, fragment: uint32(n - 1)}
+		}
+		out = append(out, pendingEvent{doc: frags[n], after: after})
 	}
 	return out, nil
 }
@@ -527,18 +640,23 @@ func (cs *ChangeStream) event(ctx context.Context, ev events.Event) (bson.D, err
 		}
 	}
 	if ev.Op == events.OpDelete && ev.Expired != nil {
-		x := ev.Expired
-		nameKey := "index"
-		if x.Source == "policy" {
-			nameKey = "policy"
-		}
-		d = append(d, bson.E{Key: "expiredBy", Value: bson.D{
-			{Key: "source", Value: x.Source},
-			{Key: nameKey, Value: x.Name},
-			{Key: "dueAt", Value: x.DueAt},
-		}})
+		d = append(d, bson.E{Key: "expiredBy", Value: expiredBy(ev.Expired)})
 	}
 	return d, nil
+}
+
+// expiredBy is an expiry deletion's expiredBy field: {source, index or
+// policy, dueAt}.
+func expiredBy(x *events.Expiry) bson.D {
+	nameKey := "index"
+	if x.Source == "policy" {
+		nameKey = "policy"
+	}
+	return bson.D{
+		{Key: "source", Value: x.Source},
+		{Key: nameKey, Value: x.Name},
+		{Key: "dueAt", Value: x.DueAt},
+	}
 }
 
 // lookup returns the current version of the record's document, or nil

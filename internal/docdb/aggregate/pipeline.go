@@ -141,6 +141,13 @@ func Parse(pipeline bson.A, opts Options) (*Pipeline, error) {
 			// server has none.
 			return nil, mongoerr.New(mongoerr.Location40573, "The $changeStream stage is only supported on replica sets")
 		}
+		if name == "$changeStreamSplitLargeEvent" {
+			// The stage splits change events; a change stream parses it.
+			if arg, ok := d[0].Value.(bson.D); !ok || len(arg) != 0 {
+				return nil, mongoerr.New(mongoerr.Location7182800, "$changeStreamSplitLargeEvent spec should be an empty object")
+			}
+			return nil, mongoerr.New(mongoerr.IllegalOperation, "$changeStreamSplitLargeEvent can only be used in a $changeStream pipeline")
+		}
 		parse, ok := stageParsers[name]
 		if !ok {
 			return nil, mongoerr.Newf(mongoerr.Location40324, "Unrecognized pipeline stage name: '%s'", name)

@@ -781,6 +781,10 @@ const (
 	Location5891701                                             Code = 5891701
 	Location6011800                                             Code = 6011800
 	Location6127800                                             Code = 6127800
+	Location7182500                                             Code = 7182500
+	Location7182502                                             Code = 7182502
+	Location7182800                                             Code = 7182800
+	Location7182802                                             Code = 7182802
 	UnsupportedCbrNode                                          Code = 9737301
 	HistogramCEFailure                                          Code = 9751901
 	SamplingCEFailure                                           Code = 9751902
