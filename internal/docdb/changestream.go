@@ -191,6 +191,9 @@ func (e *Engine) WatchChanges(ctx context.Context, req ChangeStreamRequest) (*Ch
 			continue
 		}
 		if !stagesInChangeStream[st[0].Key] {
+			if !aggregate.IsStage(st[0].Key) {
+				return nil, mongoerr.Newf(mongoerr.Location40324, "Unrecognized pipeline stage name: '%s'", st[0].Key)
+			}
 			return nil, mongoerr.Newf(mongoerr.IllegalOperation, "%s is not permitted in a $changeStream pipeline", st[0].Key)
 		}
 		stages = append(stages, st)

@@ -120,9 +120,12 @@
 // configureFailPoint, whose failCommand fail point (failpoint.go) makes the
 // named commands fail with an error code and labels, block, close the
 // connection or carry a writeConcernError, for a number of activations,
-// after skipping some, or always; and testVersion2. Without it they answer
-// CommandNotFound and listCommands omits them. The drivers' specification
-// tests rely on them.
+// after skipping some, or always; its failGetMoreAfterCursorCheckout fail
+// point (failpoint_getmore.go) fails a getMore and kills its cursor, and
+// onPrimaryTransactionalWrite (failpoint_txnwrite.go) loses a retryable
+// write's reply or fails it before it is applied; and testVersion2. Without
+// it they answer CommandNotFound and listCommands omits them. The drivers'
+// specification tests rely on them.
 //
 // # Testing
 //

@@ -145,7 +145,7 @@ func streamGetMore(ctx context.Context, c *conn, req *request, cur *cursor, sc *
 	batch, err := sc.cs.NextBatch(ctx, int(batchSize), wait)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		c.s.cursors.remove(cur)
-		return nil, err
+		return nil, withChangeStreamLabel(err)
 	}
 	c.s.metrics.docReturned.Add(int64(len(batch)))
 	id := cur.id

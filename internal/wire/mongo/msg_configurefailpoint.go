@@ -12,7 +12,8 @@ import (
 
 // msgConfigureFailPoint answers configureFailPoint, a test command served
 // only with Options.TestCommands (enableTestCommands): {configureFailPoint:
-// "failCommand", mode: "alwaysOn" | "off" | {times: n} | {skip: n} |
+// "failCommand" | "failGetMoreAfterCursorCheckout" |
+// "onPrimaryTransactionalWrite", mode: "alwaysOn" | "off" | {times: n} | {skip: n} |
 // {activationProbability: p}, data: {failCommands: [...], ...}}. The reply's
 // count is how many times the fail point had been activated before.
 func msgConfigureFailPoint(_ context.Context, c *conn, req *request) (bson.D, error) {
@@ -22,7 +23,7 @@ func msgConfigureFailPoint(_ context.Context, c *conn, req *request) (bson.D, er
 	if !ok {
 		return nil, typeMismatch("", cmd, v.Type, "string")
 	}
-	if name != "failCommand" {
+	if name != "failCommand" && name != "failGetMoreAfterCursorCheckout" && name != "onPrimaryTransactionalWrite" {
 		return nil, errorf(mongoerr.FailPointSetFailed, "%s not found", name)
 	}
 	next := failPoint{}
@@ -32,6 +33,18 @@ func msgConfigureFailPoint(_ context.Context, c *conn, req *request) (bson.D, er
 	}
 	if err := next.parseMode(modeVal); err != nil {
 		return nil, err
+	}
+	if name != "failCommand" {
+		data, _ := req.cmd.Lookup("data").DocumentOK()
+		configure := c.s.getMoreFailPoint.configure
+		if name == "onPrimaryTransactionalWrite" {
+			configure = c.s.txnWriteFailPoint.configure
+		}
+		count, err := configure(&next, data)
+		if err != nil {
+			return nil, err
+		}
+		return bson.D{{Key: "count", Value: count}}, nil
 	}
 	if dataVal, err := req.cmd.LookupErr("data"); err == nil {
 		data, ok := dataVal.DocumentOK()

@@ -55,6 +55,9 @@ func msgGetMore(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.failCheckedOutGetMore(cur); err != nil {
+		return nil, err
+	}
 	if sc, ok := cur.src.(*streamCursor); ok {
 		return streamGetMore(ctx, c, req, cur, sc, batchSize)
 	}

@@ -252,6 +252,13 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 			}
 		case sa.hasTxn:
 			reply, done, err := c.retryStep(cmd, req, sess, &sa)
+			if err == nil && done {
+				// The fail point acts on a retry answered from its record too.
+				var failed failAction
+				if failed, err = c.applyFailPoint(ctx, req); err == nil {
+					reply = failed.withWriteConcernError(reply)
+				}
+			}
 			if err != nil || done {
 				return reply, err
 			}
@@ -262,13 +269,25 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	var out bson.D
 	failed, err := c.applyFailPoint(ctx, req)
 	if err == nil {
-		out, err = cmd.handler(ctx, c, req)
+		tw := c.txnWriteFailPoint(req)
+		err = tw.beforeWrite(c)
+		if err == nil {
+			out, err = cmd.handler(ctx, c, req)
+		}
+		if err == nil {
+			err = tw.afterWrite(c)
+		}
 		if err == nil {
 			out = failed.withWriteConcernError(out)
 			out = c.waitWriteConcern(ctx, req, writeConcern, out)
 		}
+		// A command the failCommand fail point failed did not run, so it
+		// leaves the transaction open.
+		out, err = c.afterTxnStatement(req, out, err)
 	}
-	out, err = c.afterTxnStatement(req, out, err)
+	if err != nil && ta.hasAutocommit {
+		err = withTransientTxnLabel(err, req.name)
+	}
 	if err != nil && req.retry != nil {
 		if e, ok := mongoerr.As(err); ok && retryableCodes[e.Code] && e.Info["errorLabels"] == nil {
 			err = withLabels(e, labelRetryable)

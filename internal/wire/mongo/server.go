@@ -43,6 +43,10 @@ type Server struct {
 	metrics         *metrics
 	// failPoint is the failCommand fail point (TestCommands only).
 	failPoint failPoint
+	// getMoreFailPoint is failGetMoreAfterCursorCheckout (TestCommands only).
+	getMoreFailPoint getMoreFailPoint
+	// txnWriteFailPoint is onPrimaryTransactionalWrite (TestCommands only).
+	txnWriteFailPoint txnWriteFailPoint
 
 	// authGen counts the changes of users and roles: a connection whose
 	// user's privileges were resolved at an older generation resolves
