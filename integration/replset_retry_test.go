@@ -87,7 +87,22 @@ func TestReplSetRetryableWritesAcrossFailover(t *testing.T) {
 		}
 	}()
 
-	time.Sleep(500 * time.Millisecond) // writes before the kill
+	// Writes of both kinds are acknowledged before the kill.
+	before := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 20 && transfers.Load() >= 5 {
+			break
+		}
+		if time.Now().After(before) {
+			stop.Store(true)
+			wg.Wait()
+			t.Fatalf("before the kill: %d inserts and %d transfers acknowledged within 20 s", n, transfers.Load())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	set.Kill(p)
 	killed.Store(true)
 	deadline := time.Now().Add(20 * time.Second)
