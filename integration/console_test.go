@@ -130,7 +130,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 	}
 	patchPolicy(t, s, token, `{"field":"at","enabled":true,"expirationOffset":"2h"}`)
-	waitFor(t, "the events policy to be active", func() bool {
+	eventually(t, time.Minute, "the events policy to be active", func() bool {
 		var p struct{ State string }
 		req, _ := http.NewRequest("GET", "http://"+s.HTTPAddr+"/v1/ttl/policies/events", nil)
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -189,7 +189,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	if _, err := pipe.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the live chart to show the storm's deletions", func() bool {
+	eventually(t, time.Minute, "the live chart to show the storm's deletions", func() bool {
 		s.Advance(t, time.Second)
 		f, _ := strconv.ParseFloat(attr("#live-now", "data-max-rate"), 64)
 		return f > 0
@@ -198,7 +198,7 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	// A Redis database's page stacks its keys by prefix.
 	do(chromedp.Navigate(base+"/#/source/redis_keys:db0"), chromedp.WaitReady(chromedp.CSS("#timeline canvas")))
-	waitFor(t, "the prefix legend", func() bool {
+	eventually(t, time.Minute, "the prefix legend", func() bool {
 		text, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#timeline")))
 		return err == nil && strings.Contains(text, "session:*")
 	})
@@ -214,7 +214,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	shot("dry-run")
 	do(chromedp.Click(chromedp.CSS("#dr-apply")), chromedp.WaitVisible(chromedp.CSS("#op-progress")))
-	waitFor(t, "the operation to end on the page", func() bool { return attr("#op-state", "data-done") == "true" })
+	eventually(t, time.Minute, "the operation to end on the page", func() bool { return attr("#op-state", "data-done") == "true" })
 	state, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#op-state")))
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +228,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	// and the source's rule changes.
 	do(chromedp.Navigate(base+"/#/source/ttl_index:app.sessions.at_1"), chromedp.WaitVisible(chromedp.CSS("#dry-run")))
 	// The new page takes the focus once drawn, as a page load would.
-	waitFor(t, "the page to take the focus", func() bool {
+	eventually(t, time.Minute, "the page to take the focus", func() bool {
 		id, err := chromedp.Run(browser, chromedp.Evaluate[string](`document.activeElement.id`))
 		return err == nil && id == "main"
 	})
@@ -272,8 +272,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	shot("ttl-index-dry-run")
 	tabTo("dr-apply")
 	do(chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(chromedp.CSS("#op-progress")))
-	waitFor(t, "the collMod to show as done", func() bool { return attr("#op-state", "data-done") == "true" })
-	waitFor(t, "the source's rule to change", func() bool {
+	eventually(t, time.Minute, "the collMod to show as done", func() bool { return attr("#op-state", "data-done") == "true" })
+	eventually(t, time.Minute, "the source's rule to change", func() bool {
 		text, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#source-row")))
 		return err == nil && strings.Contains(text, "app.sessions: at + 600s") && strings.Contains(text, "expireAfterSeconds 600")
 	})
@@ -282,7 +282,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	shot("ttl-index-applied")
 	// The 4 documents are due now, and the sweeper deletes them.
-	waitFor(t, "the sweeper to delete the 4 documents the change made due", func() bool {
+	eventually(t, time.Minute, "the sweeper to delete the 4 documents the change made due", func() bool {
 		s.Advance(t, time.Second)
 		var src struct {
 			Sources []struct {
@@ -394,17 +394,6 @@ func patchPolicy(t *testing.T, s *harness.Server, token, body string) {
 	}
 }
 
-// waitFor polls cond until it holds, for at most a minute.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond) // polling the browser and the server, not waiting for expiry
-	}
-}
 
 // The README's screenshot: the overview of a server on the real clock,
 // loaded with Redis keys of several prefixes, a TTL index and a policy
@@ -485,7 +474,7 @@ func TestConsoleReadmeScreenshot(t *testing.T) {
 	}
 	// Wait until the page has drawn a few seconds of the storm's deletion
 	// and its backlog.
-	waitFor(t, "six seconds of the storm's deletion", func() bool {
+	eventually(t, time.Minute, "six seconds of the storm's deletion", func() bool {
 		var live struct {
 			Samples []struct {
 				DeletedPerSecond float64
@@ -503,7 +492,7 @@ func TestConsoleReadmeScreenshot(t *testing.T) {
 		// The live backlog follows the storm while one long pass deletes it.
 		return n >= 6 && backlog > 50_000
 	})
-	waitFor(t, "the page to draw them, and the backlog behind now", func() bool {
+	eventually(t, time.Minute, "the page to draw them, and the backlog behind now", func() bool {
 		f, _ := strconv.ParseFloat(b.attr("#live-now", "data-max-rate"), 64)
 		backlog, _ := strconv.ParseInt(b.attr("#timeline-info", "data-backlog"), 10, 64)
 		return f > rate/2 && backlog > 0
@@ -578,7 +567,7 @@ func TestConsoleLoadsWithMillionDue(t *testing.T) {
 	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`(document.getElementById("span").dispatchEvent(new Event("change")), true)`)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the day's timeline", func() bool {
+	eventually(t, time.Minute, "the day's timeline", func() bool {
 		due := b.attr("#timeline-info", "data-due")
 		return due == strconv.Itoa(n)
 	})

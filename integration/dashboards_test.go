@@ -62,7 +62,7 @@ func startWithDeletion(t *testing.T) *harness.Server {
 	if err := cl.Ping(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the key's deletion", func() bool {
+	eventually(t, time.Minute, "the key's deletion", func() bool {
 		s.Advance(t, 2*time.Second)
 		return bytes.Contains(scrape(t, s), []byte(`mayfly_expiry_deleted_total{kind="redis_keys"} 1`))
 	})

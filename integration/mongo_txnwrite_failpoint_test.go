@@ -23,6 +23,7 @@ import (
 // the collection unchanged with an error.
 func TestMongoOnPrimaryTransactionalWrite(t *testing.T) {
 	set := harness.StartSet(t, "rs0", 1, "--set-parameter", "enableTestCommands=1")
+	set.Members[0].WaitLog(t, "replica set member is primary", 20*time.Second)
 	var inserts atomic.Int32
 	mon := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
 		if e.CommandName == "insert" {
@@ -47,15 +48,7 @@ func TestMongoOnPrimaryTransactionalWrite(t *testing.T) {
 		if tc.failBefore {
 			cmd = append(cmd, bson.E{Key: "data", Value: bson.D{{Key: "failBeforeCommitExceptionCode", Value: 1}}})
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			err = cl.Database("admin").RunCommand(ctx, cmd).Err()
-			if err == nil || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(100 * time.Millisecond) // the member is becoming primary
-		}
-		if err != nil {
+		if err := cl.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
 			t.Fatal(err)
 		}
 		inserts.Store(0)
@@ -81,6 +74,7 @@ func TestMongoOnPrimaryTransactionalWrite(t *testing.T) {
 // after the driver's one retry, with the document inserted once.
 func TestMongoFailCommandOnRetriedWrite(t *testing.T) {
 	set := harness.StartSet(t, "rs0", 1, "--set-parameter", "enableTestCommands=1")
+	set.Members[0].WaitLog(t, "replica set member is primary", 20*time.Second)
 	cl, err := mongo.Connect(options.Client().ApplyURI(set.MongoURI()))
 	if err != nil {
 		t.Fatal(err)
@@ -92,15 +86,7 @@ func TestMongoFailCommandOnRetriedWrite(t *testing.T) {
 		{Key: "data", Value: bson.D{{Key: "failCommands", Value: bson.A{"insert"}},
 			{Key: "errorLabels", Value: bson.A{"RetryableWriteError"}},
 			{Key: "writeConcernError", Value: bson.D{{Key: "code", Value: 91}, {Key: "errmsg", Value: "Replication is being shut down"}}}}}}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		err = cl.Database("admin").RunCommand(ctx, cmd).Err()
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond) // the member is becoming primary
-	}
-	if err != nil {
+	if err := cl.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
 		t.Fatal(err)
 	}
 	c := cl.Database("app").Collection("items")

@@ -178,19 +178,6 @@ func containsAcrossChunks(b, m []byte) bool {
 	return false
 }
 
-// eventually polls cond every 50 ms until it holds or the timeout passes.
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	start := time.Now()
-	defer func() { t.Logf("%s: %s", what, time.Since(start)) }()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, timeout)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // Ensure the physical purge bound: values written through both protocols
 // that expire or are deleted by a user leave every file of the data

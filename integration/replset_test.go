@@ -193,17 +193,10 @@ func TestReplSetMongoDriverFailover(t *testing.T) {
 // waitCount waits until coll, read on one member, holds want documents.
 func waitCount(t *testing.T, coll *mongo.Collection, want int64) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	eventually(t, 10*time.Second, fmt.Sprintf("the member holds %d documents", want), func() bool {
 		n, err := coll.CountDocuments(t.Context(), bson.D{})
-		if err == nil && n == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("member holds %d documents (%v), want %d", n, err, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && n == want
+	})
 }
 
 // Ensure that go-redis sees each member as Redis sees a master and its
@@ -212,7 +205,7 @@ func waitCount(t *testing.T, coll *mongo.Collection, want int64) {
 // and an expired key is deleted once, by the primary's sweeper, and is
 // invisible everywhere.
 func TestReplSetRedisMembers(t *testing.T) {
-	set := harness.StartSet(t, "rs0", 3)
+	set := harness.StartSet(t, "rs0", 3, "--manual-clock")
 	p := waitPrimary(t, set, 20*time.Second)
 	ctx := t.Context()
 	clients := make([]*redis.Client, 3)
@@ -263,22 +256,20 @@ func TestReplSetRedisMembers(t *testing.T) {
 	if n, _ := pc.Wait(ctx, 2, 5000).Result(); n != 2 {
 		t.Fatalf("WAIT after the TTL write = %d", n)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// Every member's clock passes the key's expiry; only the primary's
+	// sweeper deletes it, and the deletion reaches the others.
+	for _, m := range set.Members {
+		m.Advance(t, time.Second)
+	}
+	eventually(t, 10*time.Second, "the expired key is gone from every member", func() bool {
 		gone := 0
 		for _, c := range clients {
 			if n, err := c.DBSize(ctx).Result(); err == nil && n == 1 {
 				gone++
 			}
 		}
-		if gone == 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the expired key is still counted on some member")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return gone == 3
+	})
 	for i, c := range clients {
 		if err := c.Get(ctx, "ttl").Err(); !errors.Is(err, redis.Nil) {
 			t.Fatalf("member %d GET ttl: %v", i, err)
@@ -292,17 +283,10 @@ func TestReplSetRedisMembers(t *testing.T) {
 
 func waitGet(t *testing.T, c *redis.Client, key, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	eventually(t, 10*time.Second, fmt.Sprintf("GET %s = %q", key, want), func() bool {
 		got, err := c.Get(t.Context(), key).Result()
-		if err == nil && got == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s = %q, %v; want %q", key, got, err, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && got == want
+	})
 }
 
 func infoField(t *testing.T, c *redis.Client, section, field string) string {
