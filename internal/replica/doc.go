@@ -38,8 +38,8 @@
 // so the node calls Config.OnForeign after every foreign batch (and after
 // a snapshot restore); the server then marks kv stale, so that its next
 // command first rebuilds the metadata cache and counters from storage
-// (kv.Store.MarkStale), and reloads docdb's catalog at most every 50 ms
-// (docdb.Engine.Reload). Document reads on a follower are therefore
+// (kv.Store.MarkStale), and reloads docdb's catalog at most once per the
+// server's reload interval (docdb.Engine.Reload). Document reads on a follower are therefore
 // eventually consistent, as MongoDB's secondary reads are. When a member is
 // promoted, it first waits for raft's barrier (every earlier entry is
 // applied), rebuilds the models' state (the MongoDB side's sessions take

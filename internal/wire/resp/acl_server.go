@@ -204,8 +204,9 @@ func (st *aclState) defaultAuthed() bool {
 }
 
 // Authentication failure delays: a client address whose authentication
-// fails waits before its error, 100 ms after its second failure in a row,
-// doubling with each further one up to 5 s; a success resets it. The first
+// fails waits before its error, authDelayFirst after its second failure in
+// a row, doubling with each further one up to authDelayMax; a success
+// resets it. The first
 // failure answers at once, so a mistyped password costs nothing.
 const (
 	authDelayFirst = 100 * time.Millisecond
