@@ -394,7 +394,6 @@ func patchPolicy(t *testing.T, s *harness.Server, token, body string) {
 	}
 }
 
-
 // The README's screenshot: the overview of a server on the real clock,
 // loaded with Redis keys of several prefixes, a TTL index and a policy
 // due over the coming hour, taken while a storm of 100,000 keys is being

@@ -178,7 +178,6 @@ func containsAcrossChunks(b, m []byte) bool {
 	return false
 }
 
-
 // Ensure the physical purge bound: values written through both protocols
 // that expire or are deleted by a user leave every file of the data
 // directory (write-ahead logs, sstables, everything) once the bound has
