@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -125,9 +126,15 @@ func TestReplSetRetryableWritesAcrossFailover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	primaryB := balance(t, accounts, "b")
 	for i, m := range set.Members {
 		mdb := memberClient(t, m).Database("bank")
 		waitCount(t, mdb.Collection("items"), total)
+		// A member that restarted may apply the last transfers after the
+		// last insert: wait until it holds what the primary holds.
+		eventually(t, 10*time.Second, fmt.Sprintf("member %d holds the primary's balances", i), func() bool {
+			return balance(t, mdb.Collection("accounts"), "b") == primaryB
+		})
 		counts := seqCounts(t, mdb.Collection("items"))
 		for _, seq := range acked {
 			if counts[seq] != 1 {
