@@ -16,6 +16,9 @@ as_root() {
 }
 
 step "tools"
+# Free disk, for the record: a full run needs a few GiB (module and build
+# caches, test binaries, the tests' data directories).
+df -h / "${TMPDIR:-/tmp}" | sort -u
 go mod download
 # redis-cli replays the seed's sessions; redis-server is the peer the bench
 # package's end-to-end test drives.
@@ -100,6 +103,9 @@ step "go test"
 go test -count=1 -shuffle=on -timeout 15m ./...
 
 step "go test -race -tags invariants"
+# The race build shares nothing with the one above, so its cache goes
+# first: the run's peak disk use stays one build's worth.
+go clean -cache
 # The packages that hold locks, background goroutines and on-disk invariants,
 # again under the race detector with the expensive consistency checks
 # compiled in (internal/invariants).
@@ -108,6 +114,7 @@ go test -count=1 -shuffle=on -race -tags invariants -timeout 15m \
 	./internal/docdb/... ./internal/wire/... ./internal/replica/...
 
 step "fuzz smoke"
+go clean -cache
 # Every fuzz target, briefly, as a fuzzer (go test above already ran their
 # seed corpora); `make fuzz` runs them for longer.
 FUZZTIME=2s bash scripts/fuzz-smoke.sh
