@@ -86,6 +86,10 @@ func TestChangeStreamExpandedEvents(t *testing.T) {
 	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "x"}, {Key: "index", Value: bson.D{{Key: "name", Value: "b_idx"}, {Key: "hidden", Value: true}}}}).Err(); err != nil {
 		t.Fatal(err)
 	}
+	validator := bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "x"}, {Key: "validator", Value: validator}, {Key: "validationLevel", Value: "moderate"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
 	if err := x.Indexes().DropAll(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +101,7 @@ func TestChangeStreamExpandedEvents(t *testing.T) {
 	}
 
 	evs := nextOps(t, "database stream", dbs, "create", "createIndexes", "create", "createIndexes", "createIndexes",
-		"insert", "update", "modify", "dropIndexes", "dropIndexes", "drop", "rename")
+		"insert", "update", "modify", "modify", "dropIndexes", "dropIndexes", "drop", "rename")
 	create := evs[0]
 	if str(create, "operationDescription", "idIndex", "name") != "_id_" || str(create, "ns", "coll") != "x" {
 		t.Fatalf("create event %s", create)
@@ -144,10 +148,21 @@ func TestChangeStreamExpandedEvents(t *testing.T) {
 	if mod.Lookup("stateBeforeChange", "collectionOptions", "uuid").Type != bson.TypeBinary {
 		t.Fatalf("modify event without the collection's options before: %s", mod)
 	}
-	if str(evs[8], "operationDescription", "indexes", "0", "name") != "a_1" || str(evs[9], "operationDescription", "indexes", "0", "name") != "b_idx" {
-		t.Fatalf("dropIndexes events %s %s", evs[8], evs[9])
+	val := evs[8]
+	wantVal, _ := bson.Marshal(bson.D{{Key: "validator", Value: validator}, {Key: "validationLevel", Value: "moderate"}})
+	if string(val.Lookup("operationDescription").Document()) != string(wantVal) {
+		t.Fatalf("modify of the validator: %s, want operationDescription %s", val, bson.Raw(wantVal))
 	}
-	ren := evs[11]
+	if opts, _ := val.Lookup("stateBeforeChange", "collectionOptions").Document().Elements(); len(opts) != 1 {
+		t.Fatalf("options before the validator: %s", val)
+	}
+	if val.Lookup("stateBeforeChange", "indexOptions").Type != 0 {
+		t.Fatalf("indexOptions in a collection's modify: %s", val)
+	}
+	if str(evs[9], "operationDescription", "indexes", "0", "name") != "a_1" || str(evs[10], "operationDescription", "indexes", "0", "name") != "b_idx" {
+		t.Fatalf("dropIndexes events %s %s", evs[9], evs[10])
+	}
+	ren := evs[12]
 	if str(ren, "operationDescription", "to", "coll") != "x" || ren.Lookup("operationDescription", "dropTarget").Type != bson.TypeBinary {
 		t.Fatalf("rename event %s", ren)
 	}
@@ -157,13 +172,13 @@ func TestChangeStreamExpandedEvents(t *testing.T) {
 
 	// The cluster stream shows the same events in the same order.
 	for i, ev := range nextOps(t, "cluster stream", all, "create", "createIndexes", "create", "createIndexes", "createIndexes",
-		"insert", "update", "modify", "dropIndexes", "dropIndexes", "drop", "rename", "create", "insert") {
+		"insert", "update", "modify", "modify", "dropIndexes", "dropIndexes", "drop", "rename", "create", "insert") {
 		if i < len(evs) && string(ev.Lookup("_id").Value) != string(evs[i].Lookup("_id").Value) {
 			t.Fatalf("cluster stream event %d %s, database stream %s", i, ev, evs[i])
 		}
 	}
 	// The collection stream shows x's events only.
-	nextOps(t, "collection stream", xs, "createIndexes", "insert", "update", "modify", "dropIndexes", "dropIndexes")
+	nextOps(t, "collection stream", xs, "createIndexes", "insert", "update", "modify", "modify", "dropIndexes", "dropIndexes")
 	// Without showExpandedEvents: no expanded event, no expanded field.
 	for _, ev := range nextOps(t, "stream without showExpandedEvents", plain, "insert", "update", "drop", "rename") {
 		for _, f := range []string{"collectionUUID", "operationDescription"} {

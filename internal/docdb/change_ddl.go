@@ -90,17 +90,7 @@ func (e *Engine) modifyRecord(old, next *catalog.CollMeta, req CollModRequest, c
 	if e.events == nil {
 		return nil, nil
 	}
-	desc := bson.D{}
-	v := req.Validation
-	if v.Validator != nil {
-		desc = append(desc, bson.E{Key: "validator", Value: v.Validator})
-	}
-	if v.Level != "" {
-		desc = append(desc, bson.E{Key: "validationLevel", Value: v.Level})
-	}
-	if v.Action != "" {
-		desc = append(desc, bson.E{Key: "validationAction", Value: v.Action})
-	}
+	desc := req.Validation.appendTo(bson.D{})
 	if x := req.ExpireAfterSeconds; x != nil {
 		var val any = x.Seconds
 		if x.Off {
