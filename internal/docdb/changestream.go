@@ -48,7 +48,9 @@ type ChangeStreamRequest struct {
 	// one of them and StartAtOperationTime is set.
 	ResumeAfter, StartAfter bson.Raw
 	StartAtOperationTime    *bson.Timestamp
-	// ShowExpandedEvents adds create events and collectionUUID.
+	// ShowExpandedEvents adds the expanded events (create, createIndexes,
+	// dropIndexes, modify), collectionUUID, operationDescription and
+	// updateDescription.disambiguatedPaths.
 	ShowExpandedEvents bool
 	// Pipeline holds the stages after $changeStream.
 	Pipeline []bson.D
@@ -403,7 +405,7 @@ func (cs *ChangeStream) shape(ctx context.Context, ev events.Event) ([]pendingEv
 	if !cs.watches(ev) {
 		return nil, nil
 	}
-	if ev.Op == events.OpCreate && !cs.req.ShowExpandedEvents {
+	if events.Expanded(ev.Op) && !cs.req.ShowExpandedEvents {
 		return nil, nil
 	}
 	if ev.Op == events.OpDropDatabase && cs.req.Coll != "" {
@@ -567,11 +569,11 @@ func (cs *ChangeStream) event(ctx context.Context, ev events.Event) (bson.D, err
 		{Key: "_id", Value: t.doc()},
 		{Key: "operationType", Value: ev.Op},
 		{Key: "clusterTime", Value: clusterTime(ev.Seq)},
-		{Key: "wallTime", Value: bson.DateTime(ev.Wall)},
 	}
 	if cs.req.ShowExpandedEvents && ev.UUID != nil {
 		d = append(d, bson.E{Key: "collectionUUID", Value: *ev.UUID})
 	}
+	d = append(d, bson.E{Key: "wallTime", Value: bson.DateTime(ev.Wall)})
 	switch ev.Op {
 	case events.OpInsert, events.OpReplace:
 		if ev.Full == nil {
@@ -588,10 +590,10 @@ func (cs *ChangeStream) event(ctx context.Context, ev events.Event) (bson.D, err
 	switch ev.Op {
 	case events.OpRename:
 		d = append(d, bson.E{Key: "to", Value: bson.D{{Key: "db", Value: ev.ToDB}, {Key: "coll", Value: ev.ToColl}}})
-		return d, nil
+		return cs.catalogFields(d, ev), nil
 	case events.OpInsert, events.OpUpdate, events.OpReplace, events.OpDelete:
 	default:
-		return d, nil
+		return cs.catalogFields(d, ev), nil
 	}
 	key, err := DecodeDocument(ev.Key)
 	if err != nil {
@@ -607,6 +609,9 @@ func (cs *ChangeStream) event(ctx context.Context, ev events.Event) (bson.D, err
 			{Key: "updatedFields", Value: nonNilD(u.UpdatedFields)},
 			{Key: "removedFields", Value: nonNilStrings(u.RemovedFields)},
 			{Key: "truncatedArrays", Value: truncated(u.TruncatedArrays)},
+		}
+		if cs.req.ShowExpandedEvents {
+			ud = append(ud, bson.E{Key: "disambiguatedPaths", Value: nonNilD(u.DisambiguatedPaths)})
 		}
 		d = append(d, bson.E{Key: "updateDescription", Value: ud})
 		switch cs.req.FullDocument {

@@ -381,7 +381,7 @@ func (e *Engine) renameCollection(ctx context.Context, fromDB, fromColl, toDB, t
 	defer e.mu.Unlock()
 	var before [][]byte
 	if dst != nil {
-		rec, err := catalogRecord(events.OpDrop, toDB, dst.Meta, "", "")
+		rec, err := catalogRecord(events.OpDrop, toDB, dst.Meta, "", "", nil)
 		if err != nil {
 			return err
 		}
@@ -392,7 +392,11 @@ func (e *Engine) renameCollection(ctx context.Context, fromDB, fromColl, toDB, t
 		}
 		before = append(before, rec)
 	}
-	if err := e.logCatalogAfter(b, before, events.OpRename, fromDB, old, toDB, toColl); err != nil {
+	var dropped *catalog.CollMeta
+	if dst != nil {
+		dropped = dst.Meta
+	}
+	if err := e.logCatalogAfter(b, before, events.OpRename, fromDB, old, toDB, toColl, dropped); err != nil {
 		return fmt.Errorf("docdb: rename %s.%s: %w", fromDB, fromColl, err)
 	}
 	if dst != nil {

@@ -51,7 +51,11 @@ func (e *Engine) collMod(ctx context.Context, db, coll string, req CollModReques
 		}
 		return append(dr.Fields(), reply...), nil
 	}
-	if err := e.commitCollMod(c, next); err != nil {
+	recs, err := e.modifyRecord(meta, next, req, changedIdx)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.commitCollMod(c, next, recs); err != nil {
 		return nil, err
 	}
 	if len(changedIdx) > 0 {
@@ -112,16 +116,16 @@ func collModNext(meta *catalog.CollMeta, req CollModRequest) (*catalog.CollMeta,
 	return &next, changedIdx, reply, nil
 }
 
-// commitCollMod stores next as c's record and publishes it. The caller
-// holds c's write lock.
-func (e *Engine) commitCollMod(c *catalog.Collection, next *catalog.CollMeta) error {
+// commitCollMod stores next as c's record, with the change-log records
+// recs, and publishes it. The caller holds c's write lock.
+func (e *Engine) commitCollMod(c *catalog.Collection, next *catalog.CollMeta, recs [][]byte) error {
 	b := e.store.NewBatch()
 	defer b.Close()
 	if err := catalog.PutRecord(b, next); err != nil {
 		return err
 	}
 	e.mu.Lock()
-	err := b.Commit()
+	err := e.commitLogged(b, recs)
 	if err == nil {
 		c.Meta = next
 	}

@@ -1,8 +1,6 @@
 package docdb
 
 import (
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/change"
 	"github.com/mayfly/mayfly/internal/docdb/events"
@@ -60,12 +58,12 @@ func (e *Engine) commitLogged(b *storage.Batch, recs [][]byte) error {
 // on the collection m, or on database db when m is nil (dropDatabase),
 // renamed to toDB.toColl for a rename.
 func (e *Engine) logCatalog(b *storage.Batch, op, db string, m *catalog.CollMeta, toDB, toColl string) error {
-	return e.logCatalogAfter(b, nil, op, db, m, toDB, toColl)
+	return e.logCatalogAfter(b, nil, op, db, m, toDB, toColl, nil)
 }
 
 // logCatalogAfter is logCatalog with records of the same batch that come
-// before the change's own (a rename's drop of its target).
-func (e *Engine) logCatalogAfter(b *storage.Batch, before [][]byte, op, db string, m *catalog.CollMeta, toDB, toColl string) error {
+// before the change's own (a rename's drop of its target, dropped).
+func (e *Engine) logCatalogAfter(b *storage.Batch, before [][]byte, op, db string, m *catalog.CollMeta, toDB, toColl string, dropped *catalog.CollMeta) error {
 	if e.events == nil {
 		return b.Commit()
 	}
@@ -74,20 +72,21 @@ func (e *Engine) logCatalogAfter(b *storage.Batch, before [][]byte, op, db strin
 			return err
 		}
 	}
-	rec, err := catalogRecord(op, db, m, toDB, toColl)
+	rec, err := catalogRecord(op, db, m, toDB, toColl, dropped)
 	if err != nil {
 		return err
 	}
 	return e.events.Commit(b, append(before, rec), b.Commit)
 }
 
-// catalogRecord encodes the change-log record of a catalog change.
-func catalogRecord(op, db string, m *catalog.CollMeta, toDB, toColl string) ([]byte, error) {
-	var uuid *bson.Binary
-	coll := ""
-	if m != nil {
-		u := m.UUID
-		uuid, db, coll = &u, m.DB, m.Name
+// catalogRecord encodes the change-log record of a catalog change, with
+// its operation description (change_ddl.go); dropped is the target a
+// rename replaced.
+func catalogRecord(op, db string, m *catalog.CollMeta, toDB, toColl string, dropped *catalog.CollMeta) ([]byte, error) {
+	if m == nil {
+		return events.CatalogRecord(op, db, "", nil, toDB, toColl)
 	}
-	return events.CatalogRecord(op, db, coll, uuid, toDB, toColl)
+	u := m.UUID
+	r := events.Record{Op: op, DB: m.DB, Coll: m.Name, UUID: &u, ToDB: toDB, ToColl: toColl}
+	return events.DDLRecord(r, catalogDescription(op, m, toDB, toColl, dropped), nil)
 }

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -90,7 +91,14 @@ func (e *Engine) createIndexesOn(ctx context.Context, c *catalog.Collection, cre
 	if err != nil {
 		return res, err
 	}
-	if err := e.publishIndexes(c, append(append([]*catalog.IndexMeta(nil), meta.Indexes...), newIdx...), newIdx, d); err != nil {
+	// A collection the command created gets an event per index; an
+	// existing one, one event for all (change_ddl.go).
+	recs, err := e.indexRecords(events.OpCreateIndexes, meta, newIdx, !created)
+	if err != nil {
+		e.dropIndexData(newIdx)
+		return res, err
+	}
+	if err := e.publishIndexes(c, append(append([]*catalog.IndexMeta(nil), meta.Indexes...), newIdx...), newIdx, d, recs); err != nil {
 		e.dropIndexData(newIdx)
 		return res, err
 	}
@@ -288,10 +296,11 @@ func (e *Engine) dropIndexData(idx []*catalog.IndexMeta) {
 }
 
 // publishIndexes makes idx the collection's index list: it writes the
-// catalog record, the counter changes d and the deletion of the build
-// records of built (the indexes just built) in one batch and swaps the
-// metadata. The caller holds c's write lock.
-func (e *Engine) publishIndexes(c *catalog.Collection, idx, built []*catalog.IndexMeta, d catalog.Delta) error {
+// catalog record, the counter changes d, the deletion of the build
+// records of built (the indexes just built) and the change-log records
+// recs in one batch and swaps the metadata. The caller holds c's write
+// lock.
+func (e *Engine) publishIndexes(c *catalog.Collection, idx, built []*catalog.IndexMeta, d catalog.Delta, recs [][]byte) error {
 	next := c.Meta.WithIndexes(idx)
 	b := e.store.NewBatch()
 	defer b.Close()
@@ -307,7 +316,7 @@ func (e *Engine) publishIndexes(c *catalog.Collection, idx, built []*catalog.Ind
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := b.Commit(); err != nil {
+	if err := e.commitLogged(b, recs); err != nil {
 		return fmt.Errorf("docdb: publish indexes of %s.%s: %w", next.DB, next.Name, err)
 	}
 	for _, ix := range built {
@@ -400,8 +409,12 @@ func (e *Engine) dropIndexes(ctx context.Context, db, coll string, req DropIndex
 	if err != nil {
 		return was, err
 	}
+	recs, err := e.indexRecords(events.OpDropIndexes, meta, drop, false)
+	if err != nil {
+		return was, err
+	}
 	e.mu.Lock()
-	err = b.Commit()
+	err = e.commitLogged(b, recs)
 	if err == nil {
 		c.Meta = next
 	}

@@ -7,11 +7,15 @@ import (
 )
 
 // UpdateDescription is what an update changed: the fields set (by dotted
-// path), the fields removed, and the arrays shortened.
+// path), the fields removed, and the arrays shortened. DisambiguatedPaths
+// holds, for each of those paths that a dotted path leaves ambiguous
+// (disambiguate.go), its parts, array indexes as numbers; it is kept only
+// when there is one, and shown only with showExpandedEvents.
 type UpdateDescription struct {
-	UpdatedFields   bson.D           `bson:"updatedFields"`
-	RemovedFields   []string         `bson:"removedFields"`
-	TruncatedArrays []TruncatedArray `bson:"truncatedArrays"`
+	UpdatedFields      bson.D           `bson:"updatedFields"`
+	RemovedFields      []string         `bson:"removedFields"`
+	TruncatedArrays    []TruncatedArray `bson:"truncatedArrays"`
+	DisambiguatedPaths bson.D           `bson:"disambiguatedPaths,omitempty"`
 }
 
 // TruncatedArray is an array shortened to NewSize elements.
@@ -25,9 +29,16 @@ type TruncatedArray struct {
 // by field, arrays element by element (a shorter array is truncated, its
 // changed elements set by index); any other change sets the field.
 func Diff(prev, next bson.D) *UpdateDescription {
-	u := &UpdateDescription{UpdatedFields: bson.D{}, RemovedFields: []string{}, TruncatedArrays: []TruncatedArray{}}
-	diffDocs(u, "", prev, next)
-	return u
+	d := differ{u: &UpdateDescription{UpdatedFields: bson.D{}, RemovedFields: []string{}, TruncatedArrays: []TruncatedArray{}}}
+	d.docs("", prev, next)
+	return d.u
+}
+
+// differ computes an update description; path holds the parts of the
+// path being compared.
+type differ struct {
+	u    *UpdateDescription
+	path paths
 }
 
 func join(prefix, key string) string {
@@ -37,7 +48,12 @@ func join(prefix, key string) string {
 	return prefix + "." + key
 }
 
-func diffDocs(u *UpdateDescription, prefix string, prev, next bson.D) {
+func (d *differ) set(p string, v any) {
+	d.u.UpdatedFields = append(d.u.UpdatedFields, bson.E{Key: p, Value: v})
+	d.disambiguate(p)
+}
+
+func (d *differ) docs(prefix string, prev, next bson.D) {
 	old := make(map[string]any, len(prev))
 	for _, e := range prev {
 		old[e.Key] = e.Value
@@ -46,49 +62,57 @@ func diffDocs(u *UpdateDescription, prefix string, prev, next bson.D) {
 	for _, e := range next {
 		seen[e.Key] = true
 		p := join(prefix, e.Key)
-		ov, ok := old[e.Key]
-		if !ok {
-			u.UpdatedFields = append(u.UpdatedFields, bson.E{Key: p, Value: e.Value})
-			continue
+		d.path.pushField(e.Key)
+		if ov, ok := old[e.Key]; ok {
+			d.values(p, ov, e.Value)
+		} else {
+			d.set(p, e.Value)
 		}
-		diffValues(u, p, ov, e.Value)
+		d.path.pop()
 	}
 	for _, e := range prev {
 		if !seen[e.Key] {
-			u.RemovedFields = append(u.RemovedFields, join(prefix, e.Key))
+			p := join(prefix, e.Key)
+			d.u.RemovedFields = append(d.u.RemovedFields, p)
+			d.path.pushField(e.Key)
+			d.disambiguate(p)
+			d.path.pop()
 		}
 	}
 }
 
-func diffValues(u *UpdateDescription, p string, ov, nv any) {
+func (d *differ) values(p string, ov, nv any) {
 	switch n := nv.(type) {
 	case bson.D:
 		if o, ok := ov.(bson.D); ok {
-			diffDocs(u, p, o, n)
+			d.docs(p, o, n)
 			return
 		}
 	case bson.A:
 		if o, ok := ov.(bson.A); ok {
-			diffArrays(u, p, o, n)
+			d.arrays(p, o, n)
 			return
 		}
 	}
 	if !equal(ov, nv) {
-		u.UpdatedFields = append(u.UpdatedFields, bson.E{Key: p, Value: nv})
+		d.set(p, nv)
 	}
 }
 
-func diffArrays(u *UpdateDescription, p string, prev, next bson.A) {
+func (d *differ) arrays(p string, prev, next bson.A) {
 	if len(next) < len(prev) {
-		u.TruncatedArrays = append(u.TruncatedArrays, TruncatedArray{Field: p, NewSize: int32(len(next))})
+		d.u.TruncatedArrays = append(d.u.TruncatedArrays, TruncatedArray{Field: p, NewSize: int32(len(next))})
+		d.disambiguate(p)
 	}
 	for i, nv := range next {
 		ip := p + "." + strconv.Itoa(i)
+		d.path.pushIndex(i)
 		if i >= len(prev) {
-			u.UpdatedFields = append(u.UpdatedFields, bson.E{Key: ip, Value: nv})
-			continue
+			d.set(ip, nv)
+		} else {
+			d.values(ip, prev[i], nv)
 		}
-		diffValues(u, ip, prev[i], nv)
+		d.path.pop()
 	}
 }
 

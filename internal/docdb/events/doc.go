@@ -1,8 +1,10 @@
 // Package events is the document database's durable change log: every
 // committed change of a document (insert, update, replace, delete) and of
-// the catalog (create, drop, rename, dropDatabase) as one record in its own
-// keyspace, written in the same storage batch as the change itself, so the
-// log holds exactly the changes that committed.
+// the catalog (create, drop, rename, dropDatabase, and the expanded events
+// createIndexes, dropIndexes and modify, with their operation descriptions:
+// ddl.go) as one record in its own keyspace, written in the same storage
+// batch as the change itself, so the log holds exactly the changes that
+// committed.
 //
 // Rules:
 //

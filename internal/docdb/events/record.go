@@ -56,6 +56,8 @@ type Record struct {
 	ToColl string `bson:"toColl,omitempty"`
 	// Expired is set on deletions made by the expiry engine.
 	Expired *Expiry `bson:"exp,omitempty"`
+	// DDL is what a catalog change's event describes (ddl.go).
+	DDL `bson:",inline"`
 }
 
 // Expiry is the cause of an expiry deletion: the source ("ttl" or
@@ -129,6 +131,7 @@ func (r *Record) Encode() ([]byte, error) {
 		xo, _ = bsoncore.AppendDocumentEnd(xo, xs)
 		out = bsoncore.AppendDocumentElement(out, "exp", xo)
 	}
+	out = r.appendDDL(out)
 	out, err := bsoncore.AppendDocumentEnd(out, start)
 	if err != nil {
 		return nil, fmt.Errorf("events: encode record: %w", err)
