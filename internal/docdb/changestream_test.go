@@ -284,3 +284,77 @@ func TestChangeStreamReapGivesEveryDelete(t *testing.T) {
 		t.Fatalf("%d deletes of %d", len(seen), n)
 	}
 }
+
+// Ensure that every event of a batch of changes to one collection shows
+// its namespace and collection UUID, though only the batch's first record
+// names them, also to a stream resumed from the middle of the batch, and
+// that a whole-database stream tells the collections of consecutive
+// batches apart.
+func TestChangeStreamBatchNamespace(t *testing.T) {
+	te := newTestEngine(t, withChangeLog)
+	ctx := t.Context()
+	te.mustInsert("app", "c", d("_id", int32(1)), d("_id", int32(2)), d("_id", int32(3)))
+	te.mustInsert("app", "e", d("_id", int32(4)), d("_id", int32(5)))
+	if _, err := te.Update(ctx, "app", "c", UpdateRequest{Ordered: true, Statements: []UpdateStatement{
+		{Filter: d("_id", int32(1)), Update: d("$set", d("n", int32(1)))},
+		{Filter: d("_id", int32(2)), Update: d("$set", d("n", int32(2)))},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	watch := func(req ChangeStreamRequest) []bson.Raw {
+		t.Helper()
+		req.DB, req.ShowExpandedEvents = "app", true
+		cs, err := te.WatchChanges(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch, err := cs.NextBatch(ctx, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.Raw
+		for _, ev := range batch {
+			if ev.Lookup("operationType").StringValue() != "create" {
+				out = append(out, ev)
+			}
+		}
+		return out
+	}
+	all := watch(ChangeStreamRequest{StartAtOperationTime: &bson.Timestamp{T: 1}})
+	want := []struct {
+		op, coll string
+		id       int32
+	}{{"insert", "c", 1}, {"insert", "c", 2}, {"insert", "c", 3}, {"insert", "e", 4}, {"insert", "e", 5}, {"update", "c", 1}, {"update", "c", 2}}
+	check := func(what string, got []bson.Raw, from int) {
+		t.Helper()
+		if len(got) != len(want)-from {
+			t.Fatalf("%s: %d events, want %d: %v", what, len(got), len(want)-from, got)
+		}
+		for i, ev := range got {
+			w := want[from+i]
+			if ev.Lookup("operationType").StringValue() != w.op || ev.Lookup("ns", "db").StringValue() != "app" ||
+				ev.Lookup("ns", "coll").StringValue() != w.coll || ev.Lookup("documentKey", "_id").Int32() != w.id {
+				t.Errorf("%s: event %d = %s, want %s of %d in app.%s", what, i, ev, w.op, w.id, w.coll)
+			}
+			if _, _, ok := ev.Lookup("collectionUUID").BinaryOK(); !ok {
+				t.Errorf("%s: event %d has no collectionUUID: %s", what, i, ev)
+			}
+		}
+	}
+	check("from the start", all, 0)
+	// Resumed after the first insert: the rest of its batch follows a
+	// record that is not read.
+	check("resumed", watch(ChangeStreamRequest{ResumeAfter: all[0].Lookup("_id").Document()}), 1)
+	// A stream on one collection sees its records only.
+	cs, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "e", StartAtOperationTime: &bson.Timestamp{T: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := cs.NextBatch(ctx, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(batch) != 2 || batch[0].Lookup("documentKey", "_id").Int32() != 4 || batch[1].Lookup("documentKey", "_id").Int32() != 5 {
+		t.Errorf("app.e's stream: %v", batch)
+	}
+}
