@@ -15,9 +15,10 @@
 // read. MongoDB: OP_MSG with flagBits 0 and one body section, after the
 // hello to admin a driver's handshake sends; replies must say ok: 1 (and
 // carry no writeErrors), an insert n: the number of documents it carries,
-// and a find's cursor.firstBatch says whether the document was found. Error replies (RESP "-ERR ...",
-// MongoDB ok: 0) fail the phase with the server's message in the result's
-// notes; they are never counted as operations.
+// and a find's cursor.firstBatch says whether the document was found.
+// Error replies (RESP "-ERR ...", MongoDB ok: 0) fail the phase with the
+// server's message in the result's notes; they are never counted as
+// operations.
 //
 // go-redis v9 and the MongoDB Go driver v2 remain selectable
 // (ClientDriver, `--client=driver`) to measure what an application sees.
