@@ -1,6 +1,7 @@
 package docdb
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -301,6 +302,25 @@ func TestChangeStreamBatchNamespace(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
+	// A transaction whose one entry holds changes of both collections,
+	// interleaved.
+	txn := te.BeginTxn()
+	tctx := WithTxn(ctx, txn)
+	for _, w := range []struct {
+		coll string
+		ids  []int32
+	}{{"e", []int32{6, 7}}, {"c", []int32{8}}, {"e", []int32{9}}} {
+		var docs []bson.Raw
+		for _, id := range w.ids {
+			docs = append(docs, raw(t, d("_id", id)))
+		}
+		if _, err := te.Insert(tctx, "app", w.coll, InsertRequest{Documents: docs, Ordered: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
 	watch := func(req ChangeStreamRequest) []bson.Raw {
 		t.Helper()
 		req.DB, req.ShowExpandedEvents = "app", true
@@ -324,7 +344,8 @@ func TestChangeStreamBatchNamespace(t *testing.T) {
 	want := []struct {
 		op, coll string
 		id       int32
-	}{{"insert", "c", 1}, {"insert", "c", 2}, {"insert", "c", 3}, {"insert", "e", 4}, {"insert", "e", 5}, {"update", "c", 1}, {"update", "c", 2}}
+	}{{"insert", "c", 1}, {"insert", "c", 2}, {"insert", "c", 3}, {"insert", "e", 4}, {"insert", "e", 5}, {"update", "c", 1}, {"update", "c", 2},
+		{"insert", "e", 6}, {"insert", "e", 7}, {"insert", "c", 8}, {"insert", "e", 9}}
 	check := func(what string, got []bson.Raw, from int) {
 		t.Helper()
 		if len(got) != len(want)-from {
@@ -354,7 +375,11 @@ func TestChangeStreamBatchNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(batch) != 2 || batch[0].Lookup("documentKey", "_id").Int32() != 4 || batch[1].Lookup("documentKey", "_id").Int32() != 5 {
-		t.Errorf("app.e's stream: %v", batch)
+	var ids []int32
+	for _, ev := range batch {
+		ids = append(ids, ev.Lookup("documentKey", "_id").Int32())
+	}
+	if !slices.Equal(ids, []int32{4, 5, 6, 7, 9}) {
+		t.Errorf("app.e's stream has the documents %v, want 4, 5, 6, 7, 9: %v", ids, batch)
 	}
 }
