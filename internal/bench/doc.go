@@ -14,10 +14,11 @@
 // pipeline of P commands is P commands written at once and P replies
 // read. MongoDB: OP_MSG with flagBits 0 and one body section, after the
 // hello to admin a driver's handshake sends; replies must say ok: 1 (and
-// carry no writeErrors), an insert n: 1, and a find's cursor.firstBatch
-// says whether the document was found. Error replies (RESP "-ERR ...",
-// MongoDB ok: 0) fail the phase with the server's message in the result's
-// notes; they are never counted as operations.
+// carry no writeErrors), an insert n: the number of documents it carries,
+// and a find's cursor.firstBatch says whether the document was found.
+// Error replies (RESP "-ERR ...", MongoDB ok: 0) fail the phase with the
+// server's message in the result's notes; they are never counted as
+// operations.
 //
 // go-redis v9 and the MongoDB Go driver v2 remain selectable
 // (ClientDriver, `--client=driver`) to measure what an application sees.

@@ -20,8 +20,12 @@ import (
 const docTTL = time.Hour
 
 // docOps are doc's phases, in order: inserts first so the reads and
-// updates have documents to hit.
-var docOps = []string{"insert", "find_id", "find_indexed", "update"}
+// updates have documents to hit. insert_many inserts docBatch documents
+// per request, and its throughput counts documents.
+var docOps = []string{"insert", "insert_many", "find_id", "find_indexed", "update"}
+
+// docBatch is how many documents one insert_many request carries.
+const docBatch = 100
 
 func docEmail(i int64) string { return "user" + strconv.FormatInt(i, 10) + "@example.com" }
 
@@ -129,6 +133,13 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 			switch kind {
 			case "insert":
 				d.id = next.Add(1) - 1
+			case "insert_many":
+				d.id = next.Add(docBatch) - docBatch
+				lc, err := redialMongo(ctx, conns, w, addr, c.TLS)
+				if err != nil {
+					return 0, err
+				}
+				return docBatch, d.run(lc, &misses)
 			case "find_indexed":
 				d.email = docEmail(rng.Int64N(n))
 			default:
@@ -145,11 +156,16 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 				switch kind {
 				case "insert":
 					id := next.Add(1) - 1
-					_, err := coll.InsertOne(ctx, bson.D{
-						{Key: "_id", Value: id}, {Key: "email", Value: docEmail(id)},
-						{Key: "expireAt", Value: expireAt}, {Key: "n", Value: int64(0)}, {Key: "payload", Value: payload},
-					})
+					_, err := coll.InsertOne(ctx, docDocument(id, expireAt, payload))
 					return 1, err
+				case "insert_many":
+					id := next.Add(docBatch) - docBatch
+					docs := make([]any, docBatch)
+					for i := range docs {
+						docs[i] = docDocument(id+int64(i), expireAt, payload)
+					}
+					_, err := coll.InsertMany(ctx, docs)
+					return docBatch, err
 				case "find_id":
 					return 1, findOne(ctx, coll, bson.D{{Key: "_id", Value: rng.Int64N(n)}}, &misses)
 				case "find_indexed":
@@ -178,6 +194,15 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 	return r
 }
 
+// docDocument returns doc's document with _id id, as the driver phases
+// insert it.
+func docDocument(id int64, expireAt time.Time, payload string) bson.D {
+	return bson.D{
+		{Key: "_id", Value: id}, {Key: "email", Value: docEmail(id)},
+		{Key: "expireAt", Value: expireAt}, {Key: "n", Value: int64(0)}, {Key: "payload", Value: payload},
+	}
+}
+
 // findOne reads one document, counting a miss in misses.
 func findOne(ctx context.Context, coll *mongo.Collection, filter bson.D, misses *atomic.Int64) error {
 	err := coll.FindOne(ctx, filter).Err()
@@ -200,22 +225,34 @@ type docOp struct {
 	expireAt time.Time
 }
 
+// count returns how many documents an insert carries: docBatch for
+// insert_many (ids from d.id on), one otherwise.
+func (d docOp) count() int {
+	if d.kind == "insert_many" {
+		return docBatch
+	}
+	return 1
+}
+
 // run sends the command on c and checks its reply: an insert must say
 // n: 1, a find that returns no document counts a miss in misses.
 func (d docOp) run(c *mongoConn, misses *atomic.Int64) error {
 	var b bsonBuilder
 	b.start(c.doc[:0])
 	switch d.kind {
-	case "insert":
+	case "insert", "insert_many":
 		b.string("insert", "doc")
 		b.array("documents")
-		b.document("0")
-		b.int64("_id", d.id)
-		b.string("email", docEmail(d.id))
-		b.dateTime("expireAt", d.expireAt)
-		b.int64("n", 0)
-		b.string("payload", d.payload)
-		b.close()
+		for i := range d.count() {
+			id := d.id + int64(i)
+			b.document(strconv.Itoa(i))
+			b.int64("_id", id)
+			b.string("email", docEmail(id))
+			b.dateTime("expireAt", d.expireAt)
+			b.int64("n", 0)
+			b.string("payload", d.payload)
+			b.close()
+		}
 		b.close()
 		b.boolean("ordered", true)
 	case "find_id", "find_indexed":
@@ -252,13 +289,13 @@ func (d docOp) run(c *mongoConn, misses *atomic.Int64) error {
 		return fmt.Errorf("%s: %w", d.kind, err)
 	}
 	switch d.kind {
-	case "insert":
+	case "insert", "insert_many":
 		n, err := replyCount(body)
 		if err != nil {
 			return err
 		}
-		if n != 1 {
-			return fmt.Errorf("%w: insert of one document says n: %d", ErrMongoProtocol, n)
+		if want := int64(d.count()); n != want {
+			return fmt.Errorf("%w: insert of %d documents says n: %d", ErrMongoProtocol, want, n)
 		}
 	case "find_id", "find_indexed":
 		k, err := firstBatchLen(body)

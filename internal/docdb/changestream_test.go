@@ -1,6 +1,7 @@
 package docdb
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -282,5 +283,103 @@ func TestChangeStreamReapGivesEveryDelete(t *testing.T) {
 	}
 	if len(seen) != n {
 		t.Fatalf("%d deletes of %d", len(seen), n)
+	}
+}
+
+// Ensure that every event of a batch of changes to one collection shows
+// its namespace and collection UUID, though only the batch's first record
+// names them, also to a stream resumed from the middle of the batch, and
+// that a whole-database stream tells the collections of consecutive
+// batches apart.
+func TestChangeStreamBatchNamespace(t *testing.T) {
+	te := newTestEngine(t, withChangeLog)
+	ctx := t.Context()
+	te.mustInsert("app", "c", d("_id", int32(1)), d("_id", int32(2)), d("_id", int32(3)))
+	te.mustInsert("app", "e", d("_id", int32(4)), d("_id", int32(5)))
+	if _, err := te.Update(ctx, "app", "c", UpdateRequest{Ordered: true, Statements: []UpdateStatement{
+		{Filter: d("_id", int32(1)), Update: d("$set", d("n", int32(1)))},
+		{Filter: d("_id", int32(2)), Update: d("$set", d("n", int32(2)))},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	// A transaction whose one entry holds changes of both collections,
+	// interleaved.
+	txn := te.BeginTxn()
+	tctx := WithTxn(ctx, txn)
+	for _, w := range []struct {
+		coll string
+		ids  []int32
+	}{{"e", []int32{6, 7}}, {"c", []int32{8}}, {"e", []int32{9}}} {
+		var docs []bson.Raw
+		for _, id := range w.ids {
+			docs = append(docs, raw(t, d("_id", id)))
+		}
+		if _, err := te.Insert(tctx, "app", w.coll, InsertRequest{Documents: docs, Ordered: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	watch := func(req ChangeStreamRequest) []bson.Raw {
+		t.Helper()
+		req.DB, req.ShowExpandedEvents = "app", true
+		cs, err := te.WatchChanges(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch, err := cs.NextBatch(ctx, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.Raw
+		for _, ev := range batch {
+			if ev.Lookup("operationType").StringValue() != "create" {
+				out = append(out, ev)
+			}
+		}
+		return out
+	}
+	all := watch(ChangeStreamRequest{StartAtOperationTime: &bson.Timestamp{T: 1}})
+	want := []struct {
+		op, coll string
+		id       int32
+	}{{"insert", "c", 1}, {"insert", "c", 2}, {"insert", "c", 3}, {"insert", "e", 4}, {"insert", "e", 5}, {"update", "c", 1}, {"update", "c", 2},
+		{"insert", "e", 6}, {"insert", "e", 7}, {"insert", "c", 8}, {"insert", "e", 9}}
+	check := func(what string, got []bson.Raw, from int) {
+		t.Helper()
+		if len(got) != len(want)-from {
+			t.Fatalf("%s: %d events, want %d: %v", what, len(got), len(want)-from, got)
+		}
+		for i, ev := range got {
+			w := want[from+i]
+			if ev.Lookup("operationType").StringValue() != w.op || ev.Lookup("ns", "db").StringValue() != "app" ||
+				ev.Lookup("ns", "coll").StringValue() != w.coll || ev.Lookup("documentKey", "_id").Int32() != w.id {
+				t.Errorf("%s: event %d = %s, want %s of %d in app.%s", what, i, ev, w.op, w.id, w.coll)
+			}
+			if _, _, ok := ev.Lookup("collectionUUID").BinaryOK(); !ok {
+				t.Errorf("%s: event %d has no collectionUUID: %s", what, i, ev)
+			}
+		}
+	}
+	check("from the start", all, 0)
+	// Resumed after the first insert: the rest of its batch follows a
+	// record that is not read.
+	check("resumed", watch(ChangeStreamRequest{ResumeAfter: all[0].Lookup("_id").Document()}), 1)
+	// A stream on one collection sees its records only.
+	cs, err := te.WatchChanges(ctx, ChangeStreamRequest{DB: "app", Coll: "e", StartAtOperationTime: &bson.Timestamp{T: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := cs.NextBatch(ctx, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int32
+	for _, ev := range batch {
+		ids = append(ids, ev.Lookup("documentKey", "_id").Int32())
+	}
+	if !slices.Equal(ids, []int32{4, 5, 6, 7, 9}) {
+		t.Errorf("app.e's stream has the documents %v, want 4, 5, 6, 7, 9: %v", ids, batch)
 	}
 }

@@ -1,6 +1,8 @@
 package change
 
 import (
+	"bytes"
+
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/stored"
 	"github.com/mayfly/mayfly/internal/storage"
@@ -38,6 +40,12 @@ type Batch struct {
 	// records added since the last TakeRecords.
 	cause   Cause
 	records [][]byte
+	// ns is the collection of the last record added, when RecordIn added
+	// it, and nsDB, nsName and nsUUID its namespace and UUID then (see
+	// SameCollection).
+	ns           *catalog.CollMeta
+	nsDB, nsName string
+	nsUUID       []byte
 }
 
 // Cause says why a document changed, as far as the writer knows it.
@@ -76,13 +84,32 @@ func (cb *Batch) Cause() Cause { return cb.cause }
 // Record adds a change-log record to the batch. The writer hands the
 // records to the change log when it commits the batch, which gives each
 // its place in the log in the same storage batch.
-func (cb *Batch) Record(rec []byte) { cb.records = append(cb.records, rec) }
+func (cb *Batch) Record(rec []byte) {
+	cb.records = append(cb.records, rec)
+	cb.ns = nil
+}
+
+// RecordIn adds a change-log record of a change to a document of the
+// collection m, so that SameCollection can tell the next one.
+func (cb *Batch) RecordIn(m *catalog.CollMeta, rec []byte) {
+	cb.records = append(cb.records, rec)
+	cb.ns, cb.nsDB, cb.nsName, cb.nsUUID = m, m.DB, m.Name, m.UUID.Data
+}
+
+// SameCollection reports whether the last record added since TakeRecords
+// was added by RecordIn for the collection m, as m is now (the same
+// metadata, its namespace and UUID unchanged): the change log leaves the
+// namespace out of a record that follows one of the same collection in
+// its batch.
+func (cb *Batch) SameCollection(m *catalog.CollMeta) bool {
+	return m != nil && cb.ns == m && cb.nsDB == m.DB && cb.nsName == m.Name && bytes.Equal(cb.nsUUID, m.UUID.Data)
+}
 
 // TakeRecords returns the records added since the last call, and forgets
 // them. The writer calls it when it commits or discards its batch.
 func (cb *Batch) TakeRecords() [][]byte {
 	r := cb.records
-	cb.records = nil
+	cb.records, cb.ns = nil, nil
 	return r
 }
 

@@ -17,7 +17,10 @@
 //     smaller number has committed or failed (Visible), so a reader that
 //     went past a number never misses one below it.
 //   - A record holds the namespace, the document key and the expiry cause
-//     of deletions made by the expiry engine, and no document bytes. What
+//     of deletions made by the expiry engine, and no document bytes. The
+//     records of one batch are one entry, and a document change that
+//     follows one of the same collection in its entry leaves the
+//     namespace out: it is the previous record's. What
 //     an event shows of documents (the post-image of inserts and replaces,
 //     the update description of updates, computed from the document before
 //     and after, and the images when the collection asks for them) is

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -326,9 +328,14 @@ func (l *Log) Read(after, upTo uint64, max int) ([]Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		// ns is the namespace of the last record that named one.
+		var ns namespace
 		for i, raw := range recs {
 			seq := first + uint64(i)
 			if seq <= after {
+				if n, ok := recordNamespace(raw); ok {
+					ns = n
+				}
 				continue
 			}
 			if seq > upTo || len(out) >= max {
@@ -338,10 +345,40 @@ func (l *Log) Read(after, upTo uint64, max int) ([]Event, error) {
 			if err != nil {
 				return nil, err
 			}
+			if rec.DB == "" {
+				if ns.db == "" {
+					return nil, errMalformed
+				}
+				rec.DB, rec.Coll, rec.UUID = ns.db, ns.coll, ns.uuid
+			} else {
+				ns = namespace{db: rec.DB, coll: rec.Coll, uuid: rec.UUID}
+			}
 			out = append(out, Event{Seq: seq, Wall: wall, Record: rec})
 		}
 	}
 	return out, it.Error()
+}
+
+// namespace is the namespace a record names.
+type namespace struct {
+	db, coll string
+	uuid     *bson.Binary
+}
+
+// recordNamespace returns the namespace record raw names; false when it
+// names none (it is in its predecessor's).
+func recordNamespace(raw []byte) (namespace, bool) {
+	doc := bson.Raw(raw)
+	db, ok := doc.Lookup("db").StringValueOK()
+	if !ok {
+		return namespace{}, false
+	}
+	ns := namespace{db: db}
+	ns.coll, _ = doc.Lookup("coll").StringValueOK()
+	if st, data, ok := doc.Lookup("uuid").BinaryOK(); ok {
+		ns.uuid = &bson.Binary{Subtype: st, Data: data}
+	}
+	return ns, true
 }
 
 // decodeEntry splits one stored entry into its first sequence number,

@@ -1,65 +1,104 @@
 package events
 
-import "sync"
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"sync"
+)
 
 // maxRecent bounds the inserts the log remembers: past it an insert keeps
 // a copy of its document in its content entry, as if it had been changed
 // at once.
 const maxRecent = 1 << 20
 
+// compactAfter is how many forgotten inserts the set keeps in its order
+// before it copies the live ones down; below it, or while the forgotten
+// ones are fewer than the live ones, forgetting moves an index only.
+const compactAfter = 4096
+
 // recentInserts remembers the inserts whose records refer to their stored
 // document and whose content may still be needed: those given a content
 // id within ContentRetention. It is kept in memory, and rebuilt from the
 // log when the log opens.
+//
+// Nothing it holds is a pointer, so the garbage collector does not scan
+// it however many inserts it remembers: a document is known by a 128-bit
+// keyed hash of its collection id and encoded _id (two maphash sums under
+// seeds drawn when the log opens), and the encoded _ids, needed only when
+// a collection is dropped, are kept one after another in one byte slice.
 type recentInserts struct {
-	mu sync.Mutex
-	// byColl maps a collection id and an encoded _id to the content id of
-	// the document's last insert.
-	byColl map[uint64]map[string]uint64
+	mu    sync.Mutex
+	seeds [2]maphash.Seed
+	// last maps a document to the content id of its last insert.
+	last map[recentKey]uint64
 	// order lists the inserts in the order of their content ids, for
-	// forgetting them by age.
+	// forgetting them by age; those before head are forgotten.
 	order []recentInsert
-	n     int
+	head  int
+	// ids holds the encoded _ids of order, from the offset idsBase of the
+	// stream of every _id added on.
+	ids     []byte
+	idsBase int
 }
 
+// recentKey is a document's hash in recentInserts.
+type recentKey [2]uint64
+
 type recentInsert struct {
-	cid   uint64
-	idEnc string
-	x     uint64
+	key recentKey
+	cid uint64
+	x   uint64
+	// off and n place the encoded _id in the stream of ids.
+	off int
+	n   int
 }
 
 func newRecentInserts() *recentInserts {
-	return &recentInserts{byColl: map[uint64]map[string]uint64{}}
+	return &recentInserts{
+		seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		last:  map[recentKey]uint64{},
+	}
+}
+
+// key returns the hash of document idEnc in collection cid.
+func (r *recentInserts) key(cid uint64, idEnc []byte) recentKey {
+	var k recentKey
+	var c [8]byte
+	binary.BigEndian.PutUint64(c[:], cid)
+	for i, s := range r.seeds {
+		var h maphash.Hash
+		h.SetSeed(s)
+		_, _ = h.Write(c[:])
+		_, _ = h.Write(idEnc)
+		k[i] = h.Sum64()
+	}
+	return k
 }
 
 // add remembers the insert of document idEnc in collection cid with content
 // id x; false when the set is full.
 func (r *recentInserts) add(cid uint64, idEnc []byte, x uint64) bool {
+	k := r.key(cid, idEnc)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.n >= maxRecent {
-		return false
+	if len(r.last) >= maxRecent {
+		if _, ok := r.last[k]; !ok {
+			return false
+		}
 	}
-	m := r.byColl[cid]
-	if m == nil {
-		m = map[string]uint64{}
-		r.byColl[cid] = m
-	}
-	k := string(idEnc)
-	if _, ok := m[k]; !ok {
-		r.n++
-	}
-	m[k] = x
-	r.order = append(r.order, recentInsert{cid: cid, idEnc: k, x: x})
+	r.last[k] = x
+	r.order = append(r.order, recentInsert{key: k, cid: cid, x: x, off: r.idsBase + len(r.ids), n: len(idEnc)})
+	r.ids = append(r.ids, idEnc...)
 	return true
 }
 
 // get returns the content id of the last insert of document idEnc in
 // collection cid, if it is remembered.
 func (r *recentInserts) get(cid uint64, idEnc []byte) (uint64, bool) {
+	k := r.key(cid, idEnc)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	x, ok := r.byColl[cid][string(idEnc)]
+	x, ok := r.last[k]
 	return x, ok
 }
 
@@ -68,9 +107,11 @@ func (r *recentInserts) get(cid uint64, idEnc []byte) (uint64, bool) {
 func (r *recentInserts) inColl(cid uint64) map[string]uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make(map[string]uint64, len(r.byColl[cid]))
-	for k, x := range r.byColl[cid] {
-		out[k] = x
+	out := map[string]uint64{}
+	for _, e := range r.order[r.head:] {
+		if e.cid == cid && r.last[e.key] == e.x {
+			out[string(r.ids[e.off-r.idsBase:e.off-r.idsBase+e.n])] = e.x
+		}
 	}
 	return out
 }
@@ -79,18 +120,24 @@ func (r *recentInserts) inColl(cid uint64) map[string]uint64 {
 func (r *recentInserts) forget(cut uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	i := 0
-	for ; i < len(r.order) && r.order[i].x < cut; i++ {
-		e := r.order[i]
-		if m := r.byColl[e.cid]; m != nil && m[e.idEnc] == e.x {
-			delete(m, e.idEnc)
-			r.n--
-			if len(m) == 0 {
-				delete(r.byColl, e.cid)
-			}
+	for ; r.head < len(r.order) && r.order[r.head].x < cut; r.head++ {
+		e := r.order[r.head]
+		if r.last[e.key] == e.x {
+			delete(r.last, e.key)
 		}
 	}
-	if i > 0 {
-		r.order = append(r.order[:0:0], r.order[i:]...)
+	live := len(r.order) - r.head
+	if r.head < compactAfter || r.head < live {
+		return
 	}
+	if live == 0 {
+		r.idsBase += len(r.ids)
+		r.order, r.ids, r.head = r.order[:0], r.ids[:0], 0
+		return
+	}
+	from := r.order[r.head].off - r.idsBase
+	r.order = append(make([]recentInsert, 0, 2*live), r.order[r.head:]...)
+	r.ids = append(make([]byte, 0, 2*(len(r.ids)-from)), r.ids[from:]...)
+	r.idsBase += from
+	r.head = 0
 }

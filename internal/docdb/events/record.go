@@ -24,9 +24,14 @@ const (
 )
 
 // Record is one change as the log keeps it.
+//
+// A record of a document change that follows one of the same collection
+// in its batch's entry has no DB, Coll and UUID: it is in the namespace of
+// the record before it (Read fills them in). Every other record names its
+// namespace.
 type Record struct {
 	Op   string `bson:"op"`
-	DB   string `bson:"db"`
+	DB   string `bson:"db,omitempty"`
 	Coll string `bson:"coll,omitempty"`
 	// UUID is the collection's UUID.
 	UUID *bson.Binary `bson:"uuid,omitempty"`
@@ -82,7 +87,9 @@ func DecodeRecord(raw []byte) (Record, error) {
 func (r *Record) Encode() ([]byte, error) {
 	start, out := bsoncore.AppendDocumentStart(make([]byte, 0, 64+len(r.Key)+len(r.Full)+len(r.Pre)))
 	out = bsoncore.AppendStringElement(out, "op", r.Op)
-	out = bsoncore.AppendStringElement(out, "db", r.DB)
+	if r.DB != "" {
+		out = bsoncore.AppendStringElement(out, "db", r.DB)
+	}
 	if r.Coll != "" {
 		out = bsoncore.AppendStringElement(out, "coll", r.Coll)
 	}
@@ -193,8 +200,10 @@ var _ change.Hook = Hook{}
 // DocumentChanged implements change.Hook.
 func (h Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *stored.Doc) error {
 	cause := b.Cause()
-	uuid := m.UUID
-	r := Record{DB: m.DB, Coll: m.Name, UUID: &uuid}
+	var r Record
+	if !b.SameCollection(m) {
+		r.DB, r.Coll, r.UUID = m.DB, m.Name, &m.UUID
+	}
 	images := KeepsImages(m)
 	doc := next
 	if doc == nil {
@@ -220,7 +229,7 @@ func (h Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *
 				return err
 			}
 		}
-		return h.record(b, &r)
+		return h.record(b, m, &r)
 	}
 	if err := h.log.keepInsertImage(b, m.ID, prev.IDEnc, prev.Raw); err != nil {
 		return err
@@ -257,15 +266,16 @@ func (h Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *
 			return err
 		}
 	}
-	return h.record(b, &r)
+	return h.record(b, m, &r)
 }
 
-// record adds r to the batch's change-log records.
-func (h Hook) record(b *change.Batch, r *Record) error {
+// record adds r, a change of a document of m, to the batch's change-log
+// records.
+func (h Hook) record(b *change.Batch, m *catalog.CollMeta, r *Record) error {
 	raw, err := r.Encode()
 	if err != nil {
 		return err
 	}
-	b.Record(raw)
+	b.RecordIn(m, raw)
 	return nil
 }
