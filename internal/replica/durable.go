@@ -25,6 +25,11 @@ import (
 // synced index.
 const syncRequest = 'S'
 
+// durableAsk bounds one sync request, so that a member that does not
+// answer (paused, cut off) does not hold up the round that asks the
+// others; it is asked again next round.
+const durableAsk = time.Second
+
 // durablePoll is how long a member waits before asking again the members
 // that could not confirm an entry on disk.
 const durablePoll = 10 * time.Millisecond
@@ -63,28 +68,51 @@ func (n *Node) WaitDurable(ctx context.Context, index uint64) error {
 	need = need/2 + 1
 	done := map[string]bool{}
 	for {
+		// Ask every voter not yet confirmed at once; the round ends when
+		// enough have confirmed or every answer is in, so that one that
+		// does not answer holds up only the rounds that still need it.
+		results := make(chan string)
+		asked := 0
 		for _, srv := range voters {
 			addr := string(srv.Address)
 			if done[addr] || srv.Suffrage != raft.Voter {
 				continue
 			}
-			var st MemberState
-			var err error
-			if addr == n.cfg.RaftAddr {
-				st, err = n.syncedState()
-			} else {
-				st, err = fetch(addr, syncRequest, n.cfg.ApplyTimeout)
-			}
-			if err == nil && st.SyncedIndex >= index {
+			asked++
+			go func() {
+				var st MemberState
+				var err error
+				if addr == n.cfg.RaftAddr {
+					st, err = n.syncedState()
+				} else {
+					st, err = fetch(addr, syncRequest, durableAsk)
+				}
+				if err != nil || st.SyncedIndex < index {
+					addr = ""
+				}
+				results <- addr
+			}()
+		}
+		got := len(done)
+		for ; asked > 0 && got < need; asked-- {
+			if addr := <-results; addr != "" {
 				done[addr] = true
+				got++
 			}
 		}
-		if len(done) >= need {
+		if asked > 0 {
+			go func(left int) { // drain the slow ones' answers
+				for ; left > 0; left-- {
+					<-results
+				}
+			}(asked)
+		}
+		if got >= need {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("replica: entry %d on disk on %d of the %d members it needs: %w", index, len(done), need, ctx.Err())
+			return fmt.Errorf("replica: entry %d on disk on %d of the %d members it needs: %w", index, got, need, ctx.Err())
 		case <-time.After(durablePoll):
 		}
 	}
