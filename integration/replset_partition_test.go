@@ -129,9 +129,11 @@ func roleOf(t *testing.T, m *harness.Member) string {
 // the healing, and that afterwards every member's dbHash agrees and
 // `mayfly check` finds every data directory sound.
 func TestReplSetPartitionedPrimary(t *testing.T) {
+	began := time.Now()
 	ps := harness.StartProxiedSet(t, "rs0", 3)
 	set := ps.Set
 	p := waitPrimary(t, set, 20*time.Second)
+	t.Logf("primary %d elected %v into the test", p, time.Since(began).Round(time.Millisecond))
 	ctx := t.Context()
 	mcs := connectMembers(t, set)
 	cl := setClient(t, set)
@@ -226,6 +228,7 @@ func TestReplSetPartitionedPrimary(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+	t.Logf("partition writes done %v into the test", time.Since(began).Round(time.Millisecond))
 	mu.Lock()
 	for _, a := range oldAcks {
 		if a.at.After(cutAt.Add(leaseBound)) {
@@ -259,8 +262,8 @@ func TestReplSetPartitionedPrimary(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("old primary acknowledged %d writes, the last %v after the cut; dbHash %s on every member",
-		len(acked), lastAfter(acked[len(acked)-1].at, cutAt), md5)
+	t.Logf("old primary acknowledged %d writes, the last %v after the cut; dbHash %s on every member (%v into the test)",
+		len(acked), lastAfter(acked[len(acked)-1].at, cutAt), md5, time.Since(began).Round(time.Millisecond))
 	direct.Disconnect(ctx)
 	nc.Disconnect(ctx)
 	cl.Disconnect(ctx)
