@@ -309,7 +309,8 @@ func infoField(t *testing.T, c *redis.Client, section, field string) string {
 // of a follower, a member paused with SIGSTOP, and a member restarted on a
 // wiped data directory. Writers on both protocols run through each round;
 // after it every acknowledged write is on every member and the members'
-// data agree.
+// data and dbHash agree; at the end `mayfly check` finds every member's
+// data directory sound.
 func TestReplSetFaultRounds(t *testing.T) {
 	began := time.Now()
 	set := harness.StartSet(t, "rs0", 3)
@@ -317,6 +318,7 @@ func TestReplSetFaultRounds(t *testing.T) {
 	cl := setClient(t, set)
 	coll := cl.Database("app").Collection("events")
 	ctx := t.Context()
+	mcs := connectMembers(t, set)
 	var acked []int     // documents acknowledged by a majority
 	var ackedKeys []int // Redis keys followed by a successful WAIT 1
 	next := 0
@@ -387,6 +389,10 @@ func TestReplSetFaultRounds(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 		}
+		eventually(t, 15*time.Second, round+": every member's dbHash agrees", func() bool {
+			_, ok := hashesAgree(t, set, mcs, "app")
+			return ok
+		})
 		t.Logf("%s: %d documents and %d keys acknowledged, every member agrees (%v into the test)", round, len(acked), len(ackedKeys), time.Since(began).Round(time.Millisecond))
 	}
 
@@ -424,6 +430,9 @@ func TestReplSetFaultRounds(t *testing.T) {
 	write(500 * time.Millisecond)
 	set.Restart(f)
 	check("wipe follower")
+	cl.Disconnect(ctx)
+	mcs.disconnect(-1)
+	checkStopped(t, set)
 }
 
 type memberDump struct{ docs, keys string }

@@ -108,6 +108,7 @@ fails to load leaves the one before in force.`,
 	f.StringVar(&cfg.RespACLFile, "resp-aclfile", "", "Redis aclfile: ACL users read at startup and by ACL LOAD, written by ACL SAVE (`FILE` of 'user NAME RULE...' lines)")
 	f.StringVar(&cfg.ReplicaSet, "replica-set", "", "make this server a member of the replica set `NAME` (MongoDB's setName), replicated by raft; empty: a standalone")
 	f.StringVar(&cfg.RaftAddr, "raft-addr", "", "with --replica-set, this member's raft address `host:port`: its identity in the set, where the other members reach it")
+	f.StringVar(&cfg.RaftBindAddr, "raft-bind-addr", "", "with --replica-set, the `host:port` to listen on for raft when it is not --raft-addr (the others reach this member at --raft-addr through a proxy or NAT; default: --raft-addr)")
 	f.StringSliceVar(&cfg.Peers, "peers", nil, "with --replica-set, the raft addresses of the members the set starts with, this one included, comma-separated; read only by a member's first start (default: this member alone)")
 	f.StringVar(&cfg.AdvertiseMongoAddr, "advertise-mongo-addr", "", "with --replica-set, the MongoDB address the other members list for this one (hello's hosts; default: the bound --mongo-addr)")
 	f.StringVar(&cfg.AdvertiseRespAddr, "advertise-resp-addr", "", "with --replica-set, the Redis address the other members list for this one (ROLE, INFO replication; default: the bound --resp-addr)")

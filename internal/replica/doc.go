@@ -52,7 +52,16 @@
 // Node.WaitReplicas waits until other members applied a write (MongoDB's
 // writeConcern w: N, Redis's WAIT); Node.Voters bounds the N a write may
 // ask for; Node.VerifyLeader confirms leadership with a majority before a
-// linearizable read.
+// linearizable read; Node.WaitDurable waits until a majority has a write
+// fsynced in its raft log (writeConcern j: true, durable.go).
+//
+// # Freezing
+//
+// Node.Freeze and Node.StepDownFor (MongoDB's replSetFreeze and
+// replSetStepDown) keep a member from serving as primary for a while:
+// raft cannot stop a member from campaigning, so a frozen member that wins
+// the leadership hands it over at once and never opens writes
+// (freeze.go).
 //
 // # Expiry
 //
@@ -92,7 +101,7 @@
 // simultaneous power loss of every member loses nothing acknowledged.
 // Under group, each member fsyncs its log at least every group interval:
 // a power loss of a majority at once can lose the writes acknowledged in
-// roughly the last interval (a crash of processes, not machines, loses
+// roughly the last interval, except those acknowledged with j: true (a crash of processes, not machines, loses
 // nothing the operating system had received). The data store of a member
 // may lag its log after a crash; the log's re-application on restart
 // repairs it.
@@ -104,5 +113,7 @@
 // as a voter (bootstrapping the same configuration on every member is
 // harmless); restarts rejoin. Each member answers, on its raft address, a
 // small request for its advertised client addresses (info.go), so every
-// member can list the others' MongoDB and Redis addresses.
+// member can list the others' MongoDB and Redis addresses, and a request
+// to fsync its log (durable.go). Config.BindAddr lets a member listen on
+// another address than the one the others dial (a proxy or NAT between).
 package replica

@@ -23,12 +23,20 @@ type MemberState struct {
 	State        string `json:"state"` // raft's: Leader, Follower, Candidate
 	Term         uint64 `json:"term"`
 	AppliedIndex uint64 `json:"appliedIndex"`
+	// SyncedIndex, in the answer to a sync request, is the last log index
+	// the member has fsynced.
+	SyncedIndex uint64 `json:"syncedIndex,omitempty"`
+	// Frozen reports that the member refuses the primary role for now
+	// (freeze.go).
+	Frozen bool `json:"frozen,omitempty"`
 }
 
 // infoStream is raft's stream layer on TCP that also answers info
 // requests on the same address.
 type infoStream struct {
 	ln     net.Listener
+	synced func() (MemberState, error) // the answer to a sync request
+	adv    net.Addr                    // the advertised address, which Addr reports
 	state  func() MemberState
 	conns  chan net.Conn
 	closed chan struct{}
@@ -37,12 +45,19 @@ type infoStream struct {
 
 var _ raft.StreamLayer = (*infoStream)(nil)
 
-func listenInfo(addr string, state func() MemberState) (*infoStream, error) {
-	ln, err := net.Listen("tcp", addr)
+// listenInfo listens on bind; advertise is the address the other members
+// reach it at, which raft tells them.
+func listenInfo(bind, advertise string, state func() MemberState, synced func() (MemberState, error)) (*infoStream, error) {
+	ln, err := net.Listen("tcp", bind)
 	if err != nil {
-		return nil, fmt.Errorf("replica: listen for raft on %s: %w", addr, err)
+		return nil, fmt.Errorf("replica: listen for raft on %s: %w", bind, err)
 	}
-	s := &infoStream{ln: ln, state: state, conns: make(chan net.Conn), closed: make(chan struct{})}
+	adv, err := net.ResolveTCPAddr("tcp", advertise)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("replica: raft address %s: %w", advertise, err)
+	}
+	s := &infoStream{ln: ln, adv: adv, state: state, synced: synced, conns: make(chan net.Conn), closed: make(chan struct{})}
 	go s.acceptLoop()
 	return s, nil
 }
@@ -68,10 +83,17 @@ func (s *infoStream) sort(c net.Conn) {
 		return
 	}
 	c.SetReadDeadline(time.Time{})
-	if b[0] == infoRequest {
+	if b[0] == infoRequest || b[0] == syncRequest {
 		defer c.Close()
+		st, err := s.state(), error(nil)
+		if b[0] == syncRequest {
+			st, err = s.synced()
+		}
+		if err != nil {
+			return // the asker sees the connection close without an answer
+		}
 		c.SetWriteDeadline(time.Now().Add(5 * time.Second))
-		json.NewEncoder(c).Encode(s.state())
+		json.NewEncoder(c).Encode(st)
 		return
 	}
 	select {
@@ -98,7 +120,9 @@ func (s *infoStream) Close() error {
 	return nil
 }
 
-func (s *infoStream) Addr() net.Addr { return s.ln.Addr() }
+// Addr is the advertised address: raft gives it to the other members as
+// this one's.
+func (s *infoStream) Addr() net.Addr { return s.adv }
 
 func (s *infoStream) Dial(addr raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
 	return net.DialTimeout("tcp", string(addr), timeout)
@@ -122,6 +146,12 @@ func (c *peekedConn) Read(p []byte) (int, error) {
 
 // FetchState asks the member at raftAddr for its state.
 func FetchState(raftAddr string, timeout time.Duration) (MemberState, error) {
+	return fetch(raftAddr, infoRequest, timeout)
+}
+
+// fetch sends the one-byte request req to the member at raftAddr and
+// reads the state it answers.
+func fetch(raftAddr string, req byte, timeout time.Duration) (MemberState, error) {
 	var st MemberState
 	c, err := net.DialTimeout("tcp", raftAddr, timeout)
 	if err != nil {
@@ -129,7 +159,7 @@ func FetchState(raftAddr string, timeout time.Duration) (MemberState, error) {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(timeout))
-	if _, err := c.Write([]byte{infoRequest}); err != nil {
+	if _, err := c.Write([]byte{req}); err != nil {
 		return st, fmt.Errorf("replica: ask %s: %w", raftAddr, err)
 	}
 	if err := json.NewDecoder(c).Decode(&st); err != nil {
@@ -220,6 +250,7 @@ func (n *Node) selfState() MemberState {
 		st.State = n.raft.State().String()
 		st.Term = n.currentTerm()
 		st.AppliedIndex = n.raft.AppliedIndex()
+		st.Frozen = n.Frozen()
 	}
 	return st
 }

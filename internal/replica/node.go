@@ -24,6 +24,10 @@ type Config struct {
 	// RaftAddr is this member's raft address, host:port, which is also its
 	// identity in the set.
 	RaftAddr string
+	// BindAddr, when not empty, is where the member listens for raft
+	// instead of RaftAddr, which the other members dial (through a proxy
+	// or a NAT that forwards it here).
+	BindAddr string
 	// Peers are the raft addresses of every member the set starts with,
 	// this one included; used only by the first start (bootstrap).
 	Peers []string
@@ -90,6 +94,7 @@ type Node struct {
 	stop        chan struct{}
 	done        sync.WaitGroup
 	peers       *peerInfos
+	frz         freeze
 }
 
 // ErrNotPrimary is storage.ErrNotPrimary, the error of a write on a
@@ -162,7 +167,11 @@ func Open(cfg Config) (*Node, error) {
 	}
 	n.trans = cfg.Transport
 	if n.trans == nil {
-		stream, err := listenInfo(cfg.RaftAddr, n.selfState)
+		bind := cfg.BindAddr
+		if bind == "" {
+			bind = cfg.RaftAddr
+		}
+		stream, err := listenInfo(bind, cfg.RaftAddr, n.selfState, n.syncedState)
 		if err != nil {
 			n.closeStores()
 			return nil, err
@@ -219,6 +228,9 @@ func (n *Node) watchLeadership() {
 				if n.writable.Swap(false) && n.cfg.OnPrimary != nil {
 					n.cfg.OnPrimary(false)
 				}
+				continue
+			}
+			if n.Frozen() && n.refuseWhileFrozen() {
 				continue
 			}
 			if err := n.barrier(); err != nil {

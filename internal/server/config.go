@@ -106,6 +106,10 @@ type Config struct {
 	// RaftAddr is this member's raft address, host:port: its identity in
 	// the set and where the other members reach it.
 	RaftAddr string
+	// RaftBindAddr, when not empty, is where this member listens for raft
+	// instead of RaftAddr: the address the others dial then reaches it
+	// through a proxy or a NAT.
+	RaftBindAddr string
 	// Peers are the raft addresses of the members the set starts with,
 	// this one included; only the first start of a member reads them. None
 	// is a one-member set.

@@ -66,6 +66,7 @@ func (r *replicaSide) start(background context.Context) error {
 	node, err := replica.Open(replica.Config{
 		SetName:    cfg.ReplicaSet,
 		RaftAddr:   cfg.RaftAddr,
+		BindAddr:   cfg.RaftBindAddr,
 		Peers:      peers,
 		Info:       info,
 		Store:      r.s.store,
@@ -327,8 +328,8 @@ func (s *Server) respReplica() resp.Replica {
 // validateReplica checks the replica set settings.
 func (c *Config) validateReplica() error {
 	if c.ReplicaSet == "" {
-		if c.RaftAddr != "" || len(c.Peers) > 0 {
-			return fmt.Errorf("--raft-addr and --peers need --replica-set")
+		if c.RaftAddr != "" || c.RaftBindAddr != "" || len(c.Peers) > 0 {
+			return fmt.Errorf("--raft-addr, --raft-bind-addr and --peers need --replica-set")
 		}
 		return nil
 	}
@@ -337,6 +338,11 @@ func (c *Config) validateReplica() error {
 	}
 	if _, _, err := net.SplitHostPort(c.RaftAddr); err != nil {
 		return fmt.Errorf("--raft-addr %q: %w", c.RaftAddr, err)
+	}
+	if c.RaftBindAddr != "" {
+		if _, _, err := net.SplitHostPort(c.RaftBindAddr); err != nil {
+			return fmt.Errorf("--raft-bind-addr %q: %w", c.RaftBindAddr, err)
+		}
 	}
 	if len(c.Peers) > 0 {
 		found := false

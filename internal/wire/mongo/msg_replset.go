@@ -81,7 +81,7 @@ type ReplSetMember struct {
 }
 
 // msgReplSet answers a replica set command.
-func msgReplSet(_ context.Context, c *conn, req *request) (bson.D, error) {
+func msgReplSet(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	rs := c.s.opts.ReplicaSet
 	if rs == nil {
 		if req.name == "replSetInitiate" {
@@ -96,20 +96,9 @@ func msgReplSet(_ context.Context, c *conn, req *request) (bson.D, error) {
 	case "replSetGetConfig":
 		return bson.D{{Key: "config", Value: replSetConfig(v)}}, nil
 	case "replSetStepDown":
-		if !v.IsPrimary {
-			return nil, errorf(mongoerr.NotWritablePrimary, "not primary so can't step down")
-		}
-		if err := rs.StepDown(); err != nil {
-			return nil, errorf(mongoerr.ExceededTimeLimit, "No electable secondaries caught up as of %s: %v", c.s.now().UTC().Format(time.RFC3339), err)
-		}
-		return bson.D{}, nil
+		return msgReplSetStepDown(ctx, c, rs, v, req)
 	case "replSetFreeze":
-		if v.IsPrimary {
-			return nil, errorf(mongoerr.NotSecondary, "cannot freeze node when primary or running for election. state: Primary")
-		}
-		// Raft has no per-member freeze; a secondary that is asked answers
-		// as MongoDB does, and may still be elected.
-		return bson.D{}, nil
+		return msgReplSetFreeze(c, rs, req)
 	case "replSetReconfig":
 		return replSetReconfig(rs, v, req)
 	case "replSetInitiate":

@@ -79,8 +79,9 @@ func parseWriteConcern(v bson.RawValue) (wc writeConcern, ok bool) {
 // writeConcernError.
 //
 // Every write is acknowledged once raft committed it, that is once it is
-// in a majority of members' logs, so w "majority" (and j, which a
-// member's log satisfies) is met when the command returns. w: N waits
+// in a majority of members' logs, so w "majority" is met when the command
+// returns; j: true then waits until those logs are on disk
+// (waitJournal). w: N waits
 // until N members (this one included) applied it, for at most wtimeout
 // when one is given; N above the set's voting members is answered with
 // UnsatisfiableWriteConcern, a tag the set does not define with
@@ -92,7 +93,7 @@ func (c *conn) waitWriteConcern(ctx context.Context, req *request, v bson.RawVal
 	}
 	wc, ok := parseWriteConcern(v)
 	if !ok || wc.majority {
-		return out
+		return c.waitJournal(ctx, v, out)
 	}
 	if wc.tag != "" {
 		return withWriteConcernError(out, mongoerr.UnknownReplWriteConcern, "UnknownReplWriteConcern",
@@ -110,7 +111,7 @@ func (c *conn) waitWriteConcern(ctx context.Context, req *request, v bson.RawVal
 	}
 	want := int(wc.members) - 1
 	if rs.WaitApplied(wctx, want) >= want {
-		return out
+		return c.waitJournal(wctx, v, out)
 	}
 	given := append(mustD(wc.raw), bson.E{Key: "provenance", Value: "clientSupplied"})
 	return withWriteConcernError(out, mongoerr.WriteConcernTimeout, "WriteConcernFailed", "waiting for replication timed out",
