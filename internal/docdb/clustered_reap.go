@@ -32,6 +32,18 @@ import (
 // counters and the engine's metrics (deletedDocuments counts the
 // documents) stay exact although writers may add due documents to the
 // span between the batch and its deletion.
+//
+// A clustered collection that keeps span aggregates (clustered_spans.go)
+// is counted without reading each document: the spans of
+// catalog.SpanMillis whose last date is due are counted by their
+// aggregates, which the deletion's batch removes, and only the documents of
+// the span holding the cut-off are read, their count and bytes taken from
+// that span's aggregate. The lag histogram records every document of a
+// whole span at the span's last due time, which is at most
+// catalog.SpanMillis after the document's own: the recorded lag is short
+// of the true one by less than that, within one of the histogram's
+// buckets (two per doubling: the next bucket down) for every lag of 3.5
+// spans or more.
 
 // spanReapable reports whether the expired documents of m may be deleted as
 // one key span: m is clustered and nothing outside its document keys
