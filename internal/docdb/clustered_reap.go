@@ -3,6 +3,7 @@ package docdb
 import (
 	"bytes"
 	"math"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -264,4 +265,16 @@ func (s *ttlSource) stageSpan(c *catalog.Collection, now time.Time, prepared *sp
 		return nil, err
 	}
 	return c.Stats.Stage(b, sc.meta.ID, sc.delta)
+}
+
+// spansCountDue is CountDue for a clustered collection: counted as a reap
+// counts it (by its span aggregates when it keeps them), so the backlog
+// gauge of a storm reads no more than its deletion. The oldest and newest
+// due times are those the lag histogram would record.
+func (s *ttlSource) spansCountDue(c *catalog.Collection, meta *catalog.CollMeta, now time.Time) (int64, time.Time, time.Time, error) {
+	sc, err := s.countSpan(c, meta, now)
+	if err != nil || len(sc.dues) == 0 {
+		return 0, time.Time{}, time.Time{}, err
+	}
+	return int64(len(sc.dues)), time.UnixMilli(slices.Min(sc.dues)), time.UnixMilli(slices.Max(sc.dues)), nil
 }
