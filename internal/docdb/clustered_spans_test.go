@@ -142,6 +142,10 @@ func TestClusteredReapCountsWholeSpansByAggregates(t *testing.T) {
 			t.Fatalf("due time %d after now %d", due, now.UnixMilli())
 		}
 	}
+	// The backlog gauge counts the same way.
+	if n, oldest, newest, err := src.CountDue(ctx, now); err != nil || n != 104 || oldest.UnixMilli() != catalog.SpanLast(edge-1000)+60_000 || newest.UnixMilli() != now.UnixMilli() {
+		t.Fatalf("CountDue: %d due, oldest %v newest %v (now %v), %v", n, oldest, newest, now, err)
+	}
 	r, err := expiry.Drain(ctx, src, now, 0, 1000)
 	if err != nil || r.Items != 104 || len(r.Spans) != 1 {
 		t.Fatalf("reaped %+v %v", r, err)
