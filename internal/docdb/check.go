@@ -102,7 +102,10 @@ func checkOwners(ctx context.Context, snap *storage.Snapshot, building map[uint6
 			return fmt.Errorf("counters of collection id %d, which does not exist", id)
 		}
 	}
-	return it.Error()
+	if err := it.Error(); err != nil {
+		return err
+	}
+	return checkSpanOwners(snap, ids.colls)
 }
 
 // eachOwnerID calls f with each distinct owner id (the 8 bytes after the

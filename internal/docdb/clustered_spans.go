@@ -2,6 +2,7 @@ package docdb
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"time"
@@ -151,4 +152,31 @@ func checkSpans(ctx context.Context, snap *storage.Snapshot, m *catalog.CollMeta
 		return fmt.Errorf("%d span aggregates stored, the documents fill %d spans", seen, len(want))
 	}
 	return nil
+}
+
+// checkSpanOwners verifies that every span aggregate and marker belongs to
+// a collection of colls (by id).
+func checkSpanOwners(snap *storage.Snapshot, colls map[uint64]string) error {
+	lo := []byte{storage.PrefixCatalog, catalog.KeySpans}
+	it, err := snap.NewIter(lo, storage.PrefixEnd(lo))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; {
+		k := it.Key()
+		if len(k) < 10 {
+			return fmt.Errorf("corrupt span aggregate key %x", k)
+		}
+		id := binary.BigEndian.Uint64(k[2:10])
+		if _, ok := colls[id]; !ok {
+			return fmt.Errorf("span aggregates of collection id %d, which does not exist", id)
+		}
+		next := storage.PrefixEnd(catalog.SpansMarkerKey(id))
+		if next == nil {
+			break
+		}
+		ok = it.SeekGE(next)
+	}
+	return it.Error()
 }

@@ -244,3 +244,25 @@ func TestCheckFindsWrongSpanAggregate(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckFindsOrphanSpanAggregates checks that Check reports span
+// aggregates of a collection id no collection has.
+func TestCheckFindsOrphanSpanAggregates(t *testing.T) {
+	te := newTestEngine(t)
+	const orphan = 1 << 40
+	write := func(f func(b *storage.Batch) error) {
+		b := te.store.NewBatch()
+		defer b.Close()
+		if err := f(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(func(b *storage.Batch) error { return catalog.MarkSpans(b, orphan) })
+	if err := te.Check(t.Context()); err == nil || !strings.Contains(err.Error(), "which does not exist") {
+		t.Fatalf("check: %v", err)
+	}
+	write(func(b *storage.Batch) error { return b.Delete(catalog.SpansMarkerKey(orphan)) })
+}
