@@ -102,7 +102,10 @@ func checkOwners(ctx context.Context, snap *storage.Snapshot, building map[uint6
 			return fmt.Errorf("counters of collection id %d, which does not exist", id)
 		}
 	}
-	return it.Error()
+	if err := it.Error(); err != nil {
+		return err
+	}
+	return checkSpanOwners(snap, ids.colls)
 }
 
 // eachOwnerID calls f with each distinct owner id (the 8 bytes after the
@@ -138,6 +141,10 @@ func eachOwnerID(ctx context.Context, snap *storage.Snapshot, prefix byte, f fun
 func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.CollMeta, ctr *catalog.Counters) error {
 	var docs, size int64
 	entries := map[uint64]int64{}
+	var spans spanTally
+	if spansKept(m) {
+		spans = spanTally{}
+	}
 	p := catalog.DocPrefix(m.ID)
 	it, err := snap.NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
@@ -157,6 +164,7 @@ func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.Col
 		}
 		docs++
 		size += int64(len(sd.Raw))
+		spans.add(sd)
 		for _, ix := range m.Indexes {
 			if ix.IsID {
 				continue
@@ -195,6 +203,9 @@ func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.Col
 		}
 	}
 	if err := checkNatural(ctx, snap, m, docs); err != nil {
+		return err
+	}
+	if err := checkSpans(ctx, snap, m, spans); err != nil {
 		return err
 	}
 	cDocs, cBytes, cIdx := ctr.Snapshot()

@@ -1,10 +1,16 @@
 package docdb
 
 import (
+	"bytes"
+	"math"
+	"slices"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/expiry"
+	"github.com/mayfly/mayfly/internal/keycodec"
 	"github.com/mayfly/mayfly/internal/storage"
 )
 
@@ -27,6 +33,18 @@ import (
 // counters and the engine's metrics (deletedDocuments counts the
 // documents) stay exact although writers may add due documents to the
 // span between the batch and its deletion.
+//
+// A clustered collection that keeps span aggregates (clustered_spans.go)
+// is counted without reading each document: the spans of
+// catalog.SpanMillis whose last date is due are counted by their
+// aggregates, which the deletion's batch removes, and only the documents of
+// the span holding the cut-off are read, their count and bytes taken from
+// that span's aggregate. The lag histogram records every document of a
+// whole span at the span's last due time, which is at most
+// catalog.SpanMillis after the document's own: the recorded lag is short
+// of the true one by less than that, within one of the histogram's
+// buckets (two per doubling: the next bucket down) for every lag of 3.5
+// spans or more.
 
 // spanReapable reports whether the expired documents of m may be deleted as
 // one key span: m is clustered and nothing outside its document keys
@@ -72,6 +90,10 @@ func (e *Engine) spanRuleOf(m *catalog.CollMeta, now time.Time) (spanRule, bool,
 
 // spanCount is what a span of due documents holds: their due times, the
 // counters' change without them, and the collection state it was read in.
+// For a collection that keeps span aggregates (clustered_spans.go), the
+// whole spans before edge were counted by their aggregates, which the
+// deletion removes, and the documents from edge on by reading them:
+// partial is what they take from the aggregate of the span at edge.
 type spanCount struct {
 	meta     *catalog.CollMeta
 	gen      uint64 // the counters' generation before the read
@@ -79,6 +101,9 @@ type spanCount struct {
 	dues     []int64
 	delta    catalog.Delta
 	readable bool // false when nothing of meta can expire
+	byspans  bool // counted by aggregates
+	edge     int64
+	partial  catalog.SpanCount
 }
 
 // countSpan reads the documents of c's collection meta due at now. It
@@ -91,7 +116,23 @@ func (s *ttlSource) countSpan(c *catalog.Collection, meta *catalog.CollMeta, now
 		return sc, err
 	}
 	sc.lo, sc.hi, sc.readable = rule.lo, rule.hi, true
-	it, err := s.e.store.NewIter(rule.lo, rule.hi)
+	readFrom := rule.lo
+	if spansKept(meta) {
+		if sc.byspans, err = catalog.KeepsSpans(s.e.store, meta.ID); err != nil {
+			return nil, err
+		}
+	}
+	var full catalog.SpanCount
+	if sc.byspans {
+		ix := meta.ClusteredTTLIndex()
+		if full, readFrom, err = s.countWholeSpans(sc, ix, now.UnixMilli()-ix.ExpireAfter*1000); err != nil {
+			return nil, err
+		}
+	}
+	if bytes.Compare(readFrom, rule.hi) > 0 {
+		readFrom = rule.hi
+	}
+	it, err := s.e.store.NewIter(readFrom, rule.hi)
 	if err != nil {
 		return nil, err
 	}
@@ -110,12 +151,74 @@ func (s *ttlSource) countSpan(c *catalog.Collection, meta *catalog.CollMeta, now
 	if err := it.Error(); err != nil {
 		return nil, err
 	}
-	n := int64(len(sc.dues))
+	n := int64(len(sc.dues)) - full.Docs
+	sc.partial = catalog.SpanCount{Docs: n, Bytes: -sc.delta.Bytes, IDBytes: idBytes}
+	sc.delta.Bytes -= full.Bytes
+	idBytes += full.IDBytes
+	n = int64(len(sc.dues))
 	sc.delta.Docs = -n
 	// The _id index counts one key per document, as the per-document
 	// deletion reports it.
 	sc.delta.AddIndex(meta.Indexes[0].ID, -n, -idBytes)
 	return sc, nil
+}
+
+// countWholeSpans counts, by their aggregates, the documents of the spans
+// that end at or before cutoff (their last date is due): it sets sc.edge
+// to the start of the first span that does not, adds one due time per
+// document to sc.dues, and returns their sum and the key from which the
+// due documents are read one by one. Every document of a span gets the
+// span's last due time, so its recorded lag is short of its true lag by
+// less than catalog.SpanMillis.
+func (s *ttlSource) countWholeSpans(sc *spanCount, ix *catalog.IndexMeta, cutoff int64) (catalog.SpanCount, []byte, error) {
+	sc.edge = catalog.SpanStart(cutoff)
+	if last := catalog.SpanLast(sc.edge); last == cutoff && last < math.MaxInt64 {
+		sc.edge = last + 1
+	}
+	var sum catalog.SpanCount
+	lo, hi := catalog.SpanKeysBelow(sc.meta.ID, sc.edge)
+	it, err := s.e.store.NewIter(lo, hi)
+	if err != nil {
+		return sum, nil, err
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		start, c, err := catalog.DecodeSpan(it.Key(), it.Value())
+		if err != nil {
+			return sum, nil, err
+		}
+		due := catalog.AddSeconds(catalog.SpanLast(start), ix.ExpireAfter)
+		for range c.Docs {
+			sc.dues = append(sc.dues, due)
+		}
+		sum = sum.Add(c)
+	}
+	if err := it.Error(); err != nil {
+		return sum, nil, err
+	}
+	from, err := keycodec.AppendValue(catalog.DocPrefix(sc.meta.ID), bson.DateTime(sc.edge), false)
+	return sum, from, err
+}
+
+// stageSpanAggregates adds to b the aggregates' change of sc's deletion:
+// the whole spans go, and the span at the edge loses the documents read
+// in it. The caller holds the collection's write lock.
+func (s *ttlSource) stageSpanAggregates(b *storage.Batch, sc *spanCount) error {
+	if !sc.byspans {
+		return nil
+	}
+	id := sc.meta.ID
+	if err := b.DeleteRange(catalog.SpanKeysBelow(id, sc.edge)); err != nil {
+		return err
+	}
+	if sc.partial == (catalog.SpanCount{}) {
+		return nil
+	}
+	cur, err := catalog.GetSpan(s.e.store, id, sc.edge)
+	if err != nil {
+		return err
+	}
+	return catalog.PutSpan(b, id, sc.edge, cur.Add(sc.partial.Neg()))
 }
 
 // reapSpan hands the documents of c due at now to the engine as one span,
@@ -158,5 +261,20 @@ func (s *ttlSource) stageSpan(c *catalog.Collection, now time.Time, prepared *sp
 		return nil, nil
 	}
 	sp.Start, sp.End, sp.Due, sp.Keys = sc.lo, sc.hi, sc.dues, len(sc.dues)
+	if err := s.stageSpanAggregates(b, sc); err != nil {
+		return nil, err
+	}
 	return c.Stats.Stage(b, sc.meta.ID, sc.delta)
+}
+
+// spansCountDue is CountDue for a clustered collection: counted as a reap
+// counts it (by its span aggregates when it keeps them), so the backlog
+// gauge of a storm reads no more than its deletion. The oldest and newest
+// due times are those the lag histogram would record.
+func (s *ttlSource) spansCountDue(c *catalog.Collection, meta *catalog.CollMeta, now time.Time) (int64, time.Time, time.Time, error) {
+	sc, err := s.countSpan(c, meta, now)
+	if err != nil || len(sc.dues) == 0 {
+		return 0, time.Time{}, time.Time{}, err
+	}
+	return int64(len(sc.dues)), time.UnixMilli(slices.Min(sc.dues)), time.UnixMilli(slices.Max(sc.dues)), nil
 }

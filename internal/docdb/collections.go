@@ -99,6 +99,9 @@ func (e *Engine) createLocked(db, coll string, options bson.D) (*catalog.Collect
 	if err := catalog.PutRecord(b, meta); err != nil {
 		return nil, err
 	}
+	if err := markSpans(b, meta); err != nil {
+		return nil, err
+	}
 	publishPolicy, err := e.pol.IndexForNew(b, meta)
 	if err != nil {
 		return nil, err
@@ -206,6 +209,9 @@ func dropCollectionData(b *storage.Batch, m *catalog.CollMeta, record bool) erro
 		return err
 	}
 	if err := b.Delete(catalog.StatsKey(m.ID)); err != nil {
+		return err
+	}
+	if err := dropSpans(b, m); err != nil {
 		return err
 	}
 	if record {

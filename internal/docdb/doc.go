@@ -29,7 +29,8 @@
 // batch and tells the change hooks), the collection and index commands,
 // reads and cursors, TTL indexes as expiry sources (ttl.go), clustered and
 // time-series collections expiring by key spans (clustered_reap.go,
-// timeseries_ttl.go), time-series collections as views of their buckets
+// timeseries_ttl.go; a clustered collection's spans are counted by the
+// aggregates of clustered_spans.go), time-series collections as views of their buckets
 // (timeseries.go), strict visibility (visibility.go), and capped
 // collections with their tailable cursors (capped*.go).
 //

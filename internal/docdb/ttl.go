@@ -482,12 +482,15 @@ func (p *reapPrep) stillValid(e *Engine, c *catalog.Collection) (bool, error) {
 // CountDue implements expiry.Counter: the documents due at or before now
 // and the range of their due times.
 func (s *ttlSource) CountDue(ctx context.Context, now time.Time) (int64, time.Time, time.Time, error) {
-	_, meta, ix := s.current()
+	c, meta, ix := s.current()
 	if ix == nil {
 		return 0, time.Time{}, time.Time{}, nil
 	}
 	if _, ok := timeseriesOptions(meta); ok && ix.ClusterColl != 0 {
 		return s.bucketsCountDue(meta, now)
+	}
+	if ix.ClusterColl != 0 && spansKept(meta) {
+		return s.spansCountDue(c, meta, now)
 	}
 	_, dues, _, _, err := s.dueEntries(ix, now, 0, nil)
 	if err != nil || len(dues) == 0 {

@@ -158,6 +158,9 @@ func (t *Txn) absorb(w *writer) {
 	for id, ic := range w.d.Idx {
 		tc.d.AddIndex(id, ic.Keys, ic.Bytes)
 	}
+	for start, sc := range w.d.Spans {
+		tc.d.AddSpan(start, sc)
+	}
 	for id := range w.multikey {
 		if tc.multikey == nil {
 			tc.multikey = map[uint64]bool{}
@@ -205,6 +208,11 @@ func (t *Txn) Commit() error {
 		tc := t.colls[id]
 		apply, err := tc.c.Stats.Stage(t.b, id, tc.d)
 		if err != nil {
+			return err
+		}
+		// The aggregates are read as committed, not at the snapshot: the
+		// write lock is held.
+		if err := catalog.StageSpans(t.e.store, t.b, id, tc.d); err != nil {
 			return err
 		}
 		applies = append(applies, apply)

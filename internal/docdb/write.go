@@ -44,6 +44,9 @@ type writer struct {
 	// txn is the transaction the writer writes in, nil outside one: its
 	// batch is the transaction's, and committing stages into it.
 	txn *Txn
+	// spans is whether the collection keeps span aggregates
+	// (clustered_spans.go).
+	spans spanState
 }
 
 // Batch limits: a writer commits once its batch holds this many documents
@@ -244,6 +247,9 @@ func (w *writer) putDoc(sd *stored.Doc) error {
 	}
 	w.d.Bytes += int64(len(sd.Raw))
 	w.d.AddIndex(w.meta.Indexes[0].ID, 1, int64(9+len(sd.IDEnc)))
+	if err := w.countSpan(sd, 1); err != nil {
+		return err
+	}
 	w.docs++
 	return nil
 }
@@ -284,6 +290,9 @@ func (w *writer) remove(sd *stored.Doc) error {
 	w.d.Docs--
 	w.d.Bytes -= int64(len(sd.Raw))
 	w.d.AddIndex(w.meta.Indexes[0].ID, -1, -int64(9+len(sd.IDEnc)))
+	if err := w.countSpan(sd, -1); err != nil {
+		return err
+	}
 	for i, ix := range w.meta.Indexes {
 		for _, k := range keys[i] {
 			if err := w.b.Delete(catalog.EntryKey(ix.ID, k.Enc, sd.IDEnc)); err != nil {
@@ -334,6 +343,9 @@ func (w *writer) replace(prev, next *stored.Doc) error {
 	}
 	w.d.Bytes -= int64(len(prev.Raw))
 	w.d.AddIndex(w.meta.Indexes[0].ID, -1, -int64(9+len(prev.IDEnc)))
+	if err := w.countSpan(prev, -1); err != nil {
+		return err
+	}
 	for i, ix := range w.meta.Indexes {
 		if ix.IsID {
 			continue
@@ -403,6 +415,9 @@ func (w *writer) commitBatch(again bool) error {
 	}
 	apply, err := w.c.Stats.Stage(w.b, w.meta.ID, w.d)
 	if err != nil {
+		return err
+	}
+	if err := catalog.StageSpans(w.e.store, w.b, w.meta.ID, w.d); err != nil {
 		return err
 	}
 	var next *catalog.CollMeta

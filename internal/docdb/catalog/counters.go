@@ -48,6 +48,9 @@ type Delta struct {
 	Idx   map[uint64]IndexCounter
 	// Dropped lists indexes whose counters go away.
 	Dropped []uint64
+	// Spans changes the span aggregates (spans.go) by span start;
+	// StageSpans writes them.
+	Spans map[int64]SpanCount
 }
 
 func (d *Delta) AddIndex(id uint64, keys, bytes int64) {
