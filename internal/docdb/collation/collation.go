@@ -2,7 +2,9 @@ package collation
 
 import (
 	"fmt"
+	"strings"
 	"sync"
+	"unicode"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"golang.org/x/text/collate"
@@ -15,6 +17,15 @@ import (
 // concurrent use.
 type Collator struct {
 	spec bson.D
+	full bson.D
+	// upperFirst swaps the case of every letter before taking a key:
+	// the locale's tertiary order puts lowercase first, so the swapped
+	// string's key puts uppercase first (caseFirst: "upper").
+	upperFirst bool
+	// caseLevel appends the case of each letter to keys that otherwise
+	// ignore the tertiary level (strength 1 and 2 with caseLevel), as
+	// ICU's case level between the secondary and tertiary ones does.
+	caseLevel bool
 
 	mu  sync.Mutex
 	c   *collate.Collator
@@ -25,14 +36,58 @@ type Collator struct {
 // client gave.
 func (c *Collator) Spec() bson.D { return c.spec }
 
+// Full returns the collation with every field MongoDB reports for an
+// index or a collection default: the given ones and the defaults of the
+// others, in MongoDB's order.
+func (c *Collator) Full() bson.D { return c.full }
+
+// Equal reports whether c and d are the same collation (nil is the simple
+// one).
+func Equal(c, d *Collator) bool {
+	if c == nil || d == nil {
+		return c == d
+	}
+	a, _ := bson.Marshal(c.full)
+	b, _ := bson.Marshal(d.full)
+	return string(a) == string(b)
+}
+
 // Key returns the collation key of s: strings compare under the collation
 // as their keys compare bytewise.
 func (c *Collator) Key(s string) string {
+	if c.upperFirst {
+		s = swapCase(s)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := string(c.c.KeyFromString(&c.buf, s))
+	k := c.c.KeyFromString(&c.buf, s)
+	if c.caseLevel {
+		k = appendCaseLevel(k, s)
+	}
+	out := string(k)
 	c.buf.Reset()
-	return k
+	return out
+}
+
+// caseLevelSeparator ends the primary and secondary weights of a key
+// with a case level; it is below every weight byte sequence, so a key
+// that is a prefix of another still sorts first.
+const caseLevelSeparator = "\x00\x00\x00"
+
+// appendCaseLevel appends the case level of s to key: per letter, 1 for
+// lowercase or uncased and 2 for uppercase (s is already case-swapped
+// for caseFirst: "upper").
+func appendCaseLevel(key []byte, s string) []byte {
+	key = append(key, caseLevelSeparator...)
+	for _, r := range s {
+		switch {
+		case unicode.IsUpper(r):
+			key = append(key, 2)
+		case unicode.IsLetter(r):
+			key = append(key, 1)
+		}
+	}
+	return key
 }
 
 // Value returns v with every string in it (in documents and arrays too)
@@ -73,7 +128,8 @@ func Parse(spec bson.D) (*Collator, error) {
 	}
 	locale, hasLocale := "", false
 	strength := 3
-	var numeric bool
+	var numeric, caseLevel, backwards, normalization bool
+	caseFirst, alternate, maxVariable := "off", "non-ignorable", "punct"
 	ext := ""
 	for _, e := range spec {
 		switch e.Key {
@@ -93,8 +149,17 @@ func Parse(spec bson.D) (*Collator, error) {
 			}
 			strength = int(n)
 		case "caseLevel", "backwards", "normalization":
-			if _, ok := e.Value.(bool); !ok {
+			b, ok := e.Value.(bool)
+			if !ok {
 				return nil, wrongType(e.Key, e.Value, "bool")
+			}
+			switch e.Key {
+			case "caseLevel":
+				caseLevel = b
+			case "backwards":
+				backwards = b
+			default:
+				normalization = b
 			}
 		case "numericOrdering":
 			b, ok := e.Value.(bool)
@@ -106,17 +171,17 @@ func Parse(spec bson.D) (*Collator, error) {
 			if err := enum(e, "upper", "lower", "off"); err != nil {
 				return nil, err
 			}
+			caseFirst = e.Value.(string)
 		case "alternate":
 			if err := enum(e, "non-ignorable", "shifted"); err != nil {
 				return nil, err
 			}
-			if e.Value == "shifted" {
-				ext += "-ka-shifted"
-			}
+			alternate = e.Value.(string)
 		case "maxVariable":
 			if err := enum(e, "punct", "space"); err != nil {
 				return nil, err
 			}
+			maxVariable = e.Value.(string)
 		case "version":
 			// Reported by MongoDB; accepted back as given.
 		default:
@@ -137,7 +202,14 @@ func Parse(spec bson.D) (*Collator, error) {
 		return nil, mongoerr.Newf(mongoerr.BadValue, "Field 'locale' is invalid in: %s", bson.Raw(mustMarshal(spec)).String())
 	}
 	levels := map[int]string{1: "level1", 2: "level2", 3: "level3", 4: "level4", 5: "identic"}
-	tag, err = language.Parse(tag.String() + "-u-ks-" + levels[strength] + ext)
+	ext = "-u-ks-" + levels[strength]
+	if alternate == "shifted" {
+		ext += "-ka-shifted"
+	}
+	if backwards {
+		ext += "-kb-true"
+	}
+	tag, err = language.Parse(tag.String() + ext)
 	if err != nil {
 		return nil, fmt.Errorf("collation tag for %q: %w", locale, err)
 	}
@@ -145,7 +217,43 @@ func Parse(spec bson.D) (*Collator, error) {
 	if numeric {
 		opts = append(opts, collate.Numeric)
 	}
-	return &Collator{spec: spec, c: collate.New(tag, opts...)}, nil
+	full := bson.D{
+		{Key: "locale", Value: locale},
+		{Key: "caseLevel", Value: caseLevel},
+		{Key: "caseFirst", Value: caseFirst},
+		{Key: "strength", Value: int32(strength)},
+		{Key: "numericOrdering", Value: numeric},
+		{Key: "alternate", Value: alternate},
+		{Key: "maxVariable", Value: maxVariable},
+		{Key: "normalization", Value: normalization},
+		{Key: "backwards", Value: backwards},
+		{Key: "version", Value: icuVersion},
+	}
+	// Case order counts where cases are told apart: at the tertiary
+	// level, or at any strength with caseLevel.
+	upper := caseFirst == "upper" && (strength >= 3 || caseLevel)
+	return &Collator{spec: spec, full: full, upperFirst: upper, caseLevel: caseLevel && strength < 3, c: collate.New(tag, opts...)}, nil
+}
+
+// icuVersion is the collation version MongoDB 7 reports (its ICU's).
+const icuVersion = "57.1"
+
+// swapCase returns s with each letter that has a case of its own in the
+// other case (a <-> A); letters without a reversible case mapping stay.
+func swapCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsUpper(r):
+			if l := unicode.ToLower(r); unicode.ToUpper(l) == r {
+				return l
+			}
+		case unicode.IsLower(r):
+			if u := unicode.ToUpper(r); unicode.ToLower(u) == r {
+				return u
+			}
+		}
+		return r
+	}, s)
 }
 
 func enum(e bson.E, allowed ...string) error {
