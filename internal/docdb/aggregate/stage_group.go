@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/docdb/spill"
@@ -185,7 +186,7 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 				if IsMissing(id) {
 					id = nil
 				}
-				key := canonicalKey(id)
+				key := groupKey(id, env.Collation)
 				g, ok := groups[key]
 				if !ok {
 					g = &group{id: id}
@@ -275,6 +276,15 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 
 // canonicalKey maps values that compare equal to the same string: numbers
 // of different types with one value, documents and arrays element-wise.
+// groupKey is the key of a group _id: values equal under the collation
+// (nil for the simple one) share it.
+func groupKey(id any, c *collation.Collator) string {
+	if c != nil {
+		id = c.Value(id)
+	}
+	return canonicalKey(id)
+}
+
 func canonicalKey(v any) string {
 	var b strings.Builder
 	writeKey(&b, v)
@@ -535,6 +545,9 @@ func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, e
 		keep = s.limit
 	}
 	srt := s.sort
+	if env.Collation != nil {
+		srt = srt.WithCollation(env.Collation)
+	}
 	sorter := spill.New(spill.Options[sortedDoc]{
 		Compare: func(a, b sortedDoc) int { return srt.CompareKeys(a.key, b.key) },
 		Size:    func(v sortedDoc) int64 { return docSize(v.doc) },

@@ -120,12 +120,45 @@ func (c *Collator) Doc(d bson.D) bson.D {
 	return out
 }
 
+// maxCached bounds the collators Parse keeps for reuse; specs past it
+// are parsed each time.
+const maxCached = 256
+
+var cache struct {
+	mu sync.Mutex
+	m  map[string]*Collator
+}
+
 // Parse checks a collation spec and returns its Collator, or nil for the
-// simple binary collation (an empty spec, or locale "simple").
+// simple binary collation (an empty spec, or locale "simple"). Collators
+// of the same spec are shared (the first maxCached specs are kept).
 func Parse(spec bson.D) (*Collator, error) {
 	if len(spec) == 0 {
 		return nil, nil
 	}
+	raw := string(mustMarshal(spec))
+	cache.mu.Lock()
+	c, ok := cache.m[raw]
+	cache.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	c, err := parse(spec)
+	if err != nil || c == nil {
+		return c, err
+	}
+	cache.mu.Lock()
+	if cache.m == nil {
+		cache.m = map[string]*Collator{}
+	}
+	if len(cache.m) < maxCached {
+		cache.m[raw] = c
+	}
+	cache.mu.Unlock()
+	return c, nil
+}
+
+func parse(spec bson.D) (*Collator, error) {
 	locale, hasLocale := "", false
 	strength := 3
 	var numeric, caseLevel, backwards, normalization bool
