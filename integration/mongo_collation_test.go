@@ -99,6 +99,17 @@ func TestMongoCollationSortsAndPipelines(t *testing.T) {
 	}
 	wantNames(t, "$group at strength 2", got, "a=2", "b=2", "c=1", "e=1", "é=1")
 
+	// Comparison expressions in later stages compare by the collation.
+	expr := mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 4}}}}}},
+		{{Key: "$project", Value: bson.D{
+			{Key: "name", Value: bson.D{{Key: "$concat", Value: bson.A{"$name", bson.D{{Key: "$cond", Value: bson.A{bson.D{{Key: "$eq", Value: bson.A{"$name", "a"}}}, "=a", ""}}}}}}},
+		}}},
+		{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+	}
+	cur, err = c.Aggregate(ctx, expr, options.Aggregate().SetCollation(enStrength2))
+	wantNames(t, "$eq in $project at strength 2", collationNames(t, cur, err), "b", "B", "a=a", "A=a")
+
 	// $sortByCount groups the same way.
 	cur, err = c.Aggregate(ctx, mongo.Pipeline{{{Key: "$sortByCount", Value: "$name"}}}, options.Aggregate().SetCollation(&options.Collation{Locale: "en", Strength: 1}))
 	if err != nil {

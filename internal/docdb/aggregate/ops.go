@@ -126,6 +126,63 @@ func unary(fn func(name string, x any) (any, error)) opCompiler {
 }
 
 // nary compiles an operator over evaluated operands.
+// collatedNary is nary for operators that compare their arguments: under
+// a collation (Vars.WithCollation) fn sees the arguments with their
+// strings mapped to collation keys, and an array it returns (the set
+// operators') is mapped back to the arguments' own elements, the first of
+// those equal under the collation.
+func collatedNary(minN, maxN int, fn func(name string, xs []any) (any, error)) opCompiler {
+	return func(c *compiler, name string, arg any) (evalFn, error) {
+		fs, err := c.compileArgs(name, arg, minN, maxN)
+		if err != nil {
+			return nil, err
+		}
+		return func(v *Vars, doc bson.D) (any, error) {
+			xs, err := evalAll(fs, v, doc)
+			if err != nil {
+				return nil, err
+			}
+			coll := v.collation()
+			if coll == nil {
+				return fn(name, xs)
+			}
+			mapped := make([]any, len(xs))
+			for i, x := range xs {
+				mapped[i] = coll.Value(x)
+			}
+			out, err := fn(name, mapped)
+			if a, ok := out.(bson.A); ok && err == nil {
+				return originalElements(a, xs, mapped), nil
+			}
+			return out, err
+		}, nil
+	}
+}
+
+// originalElements maps the elements of out, taken from the arrays of
+// mapped, back to the elements of xs at the same places.
+func originalElements(out bson.A, xs, mapped []any) bson.A {
+	first := map[string]any{}
+	for i, m := range mapped {
+		ma, ok := asArray(m)
+		if !ok {
+			continue
+		}
+		xa, _ := asArray(xs[i])
+		for j, e := range ma {
+			k := canonicalKey(e)
+			if _, seen := first[k]; !seen {
+				first[k] = xa[j]
+			}
+		}
+	}
+	res := make(bson.A, len(out))
+	for i, e := range out {
+		res[i] = first[canonicalKey(e)]
+	}
+	return res
+}
+
 func nary(minN, maxN int, fn func(name string, xs []any) (any, error)) opCompiler {
 	return func(c *compiler, name string, arg any) (evalFn, error) {
 		fs, err := c.compileArgs(name, arg, minN, maxN)

@@ -254,6 +254,9 @@ func (p *Pipeline) Run(ctx context.Context, in Iterator, env Env) (Iterator, err
 	if env.Vars == nil {
 		env.Vars = NewVars(p.opts.Now)
 	}
+	if env.Collation != nil {
+		env.Vars = env.Vars.WithCollation(env.Collation)
+	}
 	it := in
 	for _, s := range p.stages {
 		stageEnv := env

@@ -63,7 +63,9 @@ func parseMatch(arg any, opts Options) (stage, error) {
 // comparing strings by the run's collation (collation.Filter).
 func (s *matchStage) filterFor(env *Env) (*query.Filter, error) {
 	if env.Collation != nil {
-		return query.ParseFilterWith(collation.Filter(env.Collation, s.spec), query.ParseOptions{Expr: ExprCompiler(env.Vars)})
+		// The filter and the documents are mapped to collation keys
+		// already: its $expr compares them as they are.
+		return query.ParseFilterWith(collation.Filter(env.Collation, s.spec), query.ParseOptions{Expr: ExprCompiler(env.Vars.WithCollation(nil))})
 	}
 	if !s.hasExpr {
 		return s.filter, nil
