@@ -418,6 +418,15 @@ func GetPath(d bson.D, p string) any {
 
 // compare compares two values in MongoDB's order; Missing compares like
 // undefined.
+// compareBy is compare with strings ordered by the collation c (nil:
+// bytewise).
+func compareBy(c *collation.Collator, a, b any) int {
+	if c != nil {
+		a, b = c.Value(a), c.Value(b)
+	}
+	return compare(a, b)
+}
+
 func compare(a, b any) int {
 	if IsMissing(a) {
 		a = bson.Undefined{}
