@@ -179,6 +179,13 @@ func TestMongoCollationIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	_, err = c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "x", Value: 1}}, Options: options.Index().SetCollation(&options.Collation{Locale: "en", Strength: 9})})
+	wantCommandError(t, err, 2, "Enumeration value '9' for field 'strength' is not a valid value.")
+	err = db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "users"}, {Key: "indexes", Value: bson.A{
+		bson.D{{Key: "key", Value: bson.D{{Key: "x", Value: 1}}}, {Key: "name", Value: "x_1"}, {Key: "collation", Value: "en"}},
+	}}}).Err()
+	wantCommandError(t, err, 14, "The field 'collation' must be an object, but got string")
+
 	cur, err := c.Indexes().List(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,10 @@ func (s IndexSpec) request(meta *catalog.CollMeta) (*indexRequest, error) {
 			continue
 		}
 		hasCollation = true
-		d, _ := e.Value.(bson.D)
+		d, ok := e.Value.(bson.D)
+		if !ok {
+			return nil, mongoerr.Newf(mongoerr.TypeMismatch, "The field 'collation' must be an object, but got %s", aggregate.TypeName(e.Value))
+		}
 		c, err := collation.Parse(d)
 		if err != nil {
 			return nil, err
