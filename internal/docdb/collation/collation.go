@@ -27,7 +27,13 @@ type Collator struct {
 	// ICU's case level between the secondary and tertiary ones does.
 	caseLevel bool
 
-	mu  sync.Mutex
+	// keyers holds *keyer values: a collate.Collator is not safe for
+	// concurrent use, so each concurrent Key call takes its own.
+	keyers sync.Pool
+}
+
+// keyer is one goroutine's collator with its key buffer.
+type keyer struct {
 	c   *collate.Collator
 	buf collate.Buffer
 }
@@ -58,14 +64,14 @@ func (c *Collator) Key(s string) string {
 	if c.upperFirst {
 		s = swapCase(s)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k := c.c.KeyFromString(&c.buf, s)
+	kr := c.keyers.Get().(*keyer)
+	defer c.keyers.Put(kr)
+	k := kr.c.KeyFromString(&kr.buf, s)
 	if c.caseLevel {
 		k = appendCaseLevel(k, s)
 	}
 	out := string(k)
-	c.buf.Reset()
+	kr.buf.Reset()
 	return out
 }
 
@@ -265,7 +271,9 @@ func parse(spec bson.D) (*Collator, error) {
 	// Case order counts where cases are told apart: at the tertiary
 	// level, or at any strength with caseLevel.
 	upper := caseFirst == "upper" && (strength >= 3 || caseLevel)
-	return &Collator{spec: spec, full: full, upperFirst: upper, caseLevel: caseLevel && strength < 3, c: collate.New(tag, opts...)}, nil
+	c := &Collator{spec: spec, full: full, upperFirst: upper, caseLevel: caseLevel && strength < 3}
+	c.keyers.New = func() any { return &keyer{c: collate.New(tag, opts...)} }
+	return c, nil
 }
 
 // icuVersion is the collation version MongoDB 7 reports (its ICU's).

@@ -129,3 +129,26 @@ func TestFullSpecHasEveryField(t *testing.T) {
 		t.Errorf("Equal does not compare the full specs")
 	}
 }
+
+func TestKeyIsSafeForConcurrentUse(t *testing.T) {
+	c, err := Parse(bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := c.Key("Ping")
+	done := make(chan string)
+	for range 8 {
+		go func() {
+			var k string
+			for range 200 {
+				k = c.Key("Ping")
+			}
+			done <- k
+		}()
+	}
+	for range 8 {
+		if k := <-done; k != want {
+			t.Errorf("concurrent Key = %q, want %q", k, want)
+		}
+	}
+}
