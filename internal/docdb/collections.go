@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
@@ -119,7 +120,10 @@ func (e *Engine) createCollection(ctx context.Context, db, coll string, req Crea
 	if err := catalog.CheckCreateNS(db, coll); err != nil {
 		return err
 	}
-	options := req.options()
+	options, err := req.options()
+	if err != nil {
+		return err
+	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	if e.lookupColl(db, coll) != nil || e.timeseriesOf(db, coll) != nil {
@@ -134,11 +138,18 @@ func (e *Engine) createCollection(ctx context.Context, db, coll string, req Crea
 }
 
 // options returns the collection options to store (and report in
-// listCollections).
-func (r CreateCollectionRequest) options() bson.D {
+// listCollections). A default collation is stored with every field, as
+// MongoDB reports it; {locale: "simple"} is stored as none.
+func (r CreateCollectionRequest) options() (bson.D, error) {
 	out := r.Validation.appendTo(r.cappedOptions())
 	if r.Collation != nil {
-		out = append(out, bson.E{Key: "collation", Value: r.Collation})
+		c, err := collation.Parse(r.Collation)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			out = append(out, bson.E{Key: "collation", Value: c.Full()})
+		}
 	}
 	if r.Clustered {
 		name := r.ClusteredIndexName
@@ -158,7 +169,7 @@ func (r CreateCollectionRequest) options() bson.D {
 	if r.PreAndPostImages != nil && *r.PreAndPostImages {
 		out = append(out, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}})
 	}
-	return out
+	return out, nil
 }
 
 func (e *Engine) dropCollection(ctx context.Context, db, coll string) (bool, error) {

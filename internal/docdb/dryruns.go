@@ -108,14 +108,17 @@ func (e *Engine) createIndexesDryRun(ctx context.Context, db, coll string, specs
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, policy.DryRun{}, err
 	}
-	reqs := make([]*indexRequest, len(specs))
-	for i, s := range specs {
-		reqs[i] = s.request()
-	}
 	view := e.openRead(db, coll)
 	defer view.close()
 	now := e.opts.Now()
 	meta := view.meta
+	reqs := make([]*indexRequest, len(specs))
+	for i, s := range specs {
+		var err error
+		if reqs[i], err = s.request(meta); err != nil {
+			return res, policy.DryRun{}, err
+		}
+	}
 	if meta == nil {
 		// The real command would create the collection with its _id_ index.
 		id, err := catalog.IndexFromSpec(0, catalog.IDIndexSpec())

@@ -110,6 +110,9 @@ func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 	if q.sort, q.natural, err = parseSort(req.Sort); err != nil {
 		return nil, err
 	}
+	if q.coll != nil {
+		q.sort = q.sort.WithCollation(q.coll)
+	}
 	if len(req.Projection) > 0 {
 		if q.proj, err = parseProjection(req.Projection, now); err != nil {
 			return nil, err
@@ -158,10 +161,11 @@ func parseProjection(spec bson.D, now time.Time) (*query.Projection, error) {
 }
 
 func (e *Engine) find(ctx context.Context, db, coll string, req FindRequest) (Cursor, error) {
+	req.Collation = e.collationOr(db, coll, req.Collation)
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
-	if id, ok := pointID(req.Filter); ok && txnOf(ctx) == nil {
+	if id, ok := pointID(req.Filter); ok && txnOf(ctx) == nil && !collatedString(id, req.Collation) {
 		if cur, ok, err := e.findPoint(db, coll, id, req); ok {
 			return cur, err
 		}
@@ -190,6 +194,7 @@ func (emptyCursor) Next(context.Context) (bson.Raw, error) { return nil, io.EOF 
 func (emptyCursor) Close()                                 {}
 
 func (e *Engine) count(ctx context.Context, db, coll string, req CountRequest) (int64, error) {
+	req.Collation = e.collationOr(db, coll, req.Collation)
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return 0, err
 	}
@@ -257,6 +262,7 @@ func clampCount(total, skip, limit int64) int64 {
 }
 
 func (e *Engine) distinct(ctx context.Context, db, coll string, req DistinctRequest) (bson.A, error) {
+	req.Collation = e.collationOr(db, coll, req.Collation)
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
@@ -28,11 +29,39 @@ type indexRequest struct {
 // fmtDoc renders a document as mongod prints BSON in messages.
 func fmtDoc(d bson.D) string { return aggregate.FormatValue(d) }
 
-// request returns the index spec as createIndexes compares and stores it.
-func (s IndexSpec) request() *indexRequest {
-	spec := make(bson.D, 0, 3+len(s.Options))
+// request returns the index spec as createIndexes compares and stores it:
+// a collation is stored with every field (collation.Full), an index
+// without one takes the collection's default collation (meta may be nil
+// for a collection not created yet), and {locale: "simple"} is stored as
+// no collation.
+func (s IndexSpec) request(meta *catalog.CollMeta) (*indexRequest, error) {
+	spec := make(bson.D, 0, 4+len(s.Options))
 	spec = append(spec, bson.E{Key: "v", Value: int32(2)}, bson.E{Key: "key", Value: s.Key}, bson.E{Key: "name", Value: s.Name})
-	return &indexRequest{spec: append(spec, s.Options...), name: s.Name, key: s.Key}
+	hasCollation := false
+	for _, e := range s.Options {
+		if e.Key != "collation" {
+			spec = append(spec, e)
+			continue
+		}
+		hasCollation = true
+		d, ok := e.Value.(bson.D)
+		if !ok {
+			return nil, mongoerr.Newf(mongoerr.TypeMismatch, "The field 'collation' must be an object, but got %s", aggregate.TypeName(e.Value))
+		}
+		c, err := collation.Parse(d)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			spec = append(spec, bson.E{Key: "collation", Value: c.Full()})
+		}
+	}
+	if !hasCollation && meta != nil {
+		if c := meta.Collation(); c != nil {
+			spec = append(spec, bson.E{Key: "collation", Value: c.Full()})
+		}
+	}
+	return &indexRequest{spec: spec, name: s.Name, key: s.Key}, nil
 }
 
 // storedIndexSpec returns a stored spec ({v, key, name, options...}) as an

@@ -32,11 +32,14 @@ func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []Ind
 func (e *Engine) createIndexesOn(ctx context.Context, c *catalog.Collection, created bool, specs []IndexSpec) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
 	defer c.WriteMu.Unlock()
+	meta := c.Meta
 	reqs := make([]*indexRequest, len(specs))
 	for i, s := range specs {
-		reqs[i] = s.request()
+		var err error
+		if reqs[i], err = s.request(meta); err != nil {
+			return res, err
+		}
 	}
-	meta := c.Meta
 	res.CreatedCollectionAutomatically = created
 	res.NumIndexesBefore = len(meta.Indexes)
 	build, err := indexesToBuild(meta, reqs)

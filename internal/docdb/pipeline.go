@@ -21,6 +21,7 @@ import (
 // collections through the planner too) and its Writer ($out, $merge).
 
 func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRequest) (Cursor, error) {
+	req.Collation = e.collationOr(db, coll, req.Collation)
 	if err := catalog.CheckDB(db); err != nil {
 		return nil, err
 	}
@@ -69,11 +70,12 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 		}
 	}
 	out, err := rest.Run(ctx, in, aggregate.Env{
-		DB:       db,
-		Resolver: resolver{e: e, db: db},
-		Writer:   pipelineWriter{e: e, bypass: req.BypassDocumentValidation},
-		Vars:     env.Vars(),
-		Expired:  expired,
+		DB:        db,
+		Resolver:  resolver{e: e, db: db},
+		Writer:    pipelineWriter{e: e, bypass: req.BypassDocumentValidation},
+		Vars:      env.Vars(),
+		Expired:   expired,
+		Collation: env.Collation,
 		SortMemory: aggregate.MemoryLimit{
 			Limit:     e.SortMemoryLimit(),
 			AllowDisk: e.allowDiskUse(req.AllowDiskUse),

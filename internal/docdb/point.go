@@ -43,6 +43,14 @@ func pointID(filter bson.D) (any, bool) {
 	return nil, false
 }
 
+// collatedString reports whether id is a string compared under a
+// collation, which a point read (by the _id's binary encoding) cannot
+// answer.
+func collatedString(id any, collation bson.D) bool {
+	_, isString := id.(string)
+	return isString && len(collation) > 0
+}
+
 // pointEligible reports whether q can be answered by a point read of _id
 // v: no sort (or {$natural} order), hint or skip, which the general path
 // must validate or apply.

@@ -2,6 +2,7 @@ package docdb
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -178,13 +179,32 @@ func (w *writer) dupKey(ix *catalog.IndexMeta, values []any) error {
 	return dupKeyError(w.meta, ix, catalog.ToKeyDoc(ix, values))
 }
 
-// dupKeyError is mongod's E11000 error with keyPattern and keyValue.
+// dupKeyError is mongod's E11000 error with keyPattern and keyValue. For
+// an index with a collation, as mongod words it, the message names the
+// collation and shows each string of the key as its collation key in hex,
+// and the error's info carries the collation.
 func dupKeyError(m *catalog.CollMeta, ix *catalog.IndexMeta, keyValue bson.D) error {
+	if ix.Collation == nil {
+		return &mongoerr.Error{
+			Code: mongoerr.DuplicateKey,
+			Message: fmt.Sprintf("E11000 duplicate key error collection: %s.%s index: %s dup key: %s",
+				m.DB, m.Name, ix.Name, fmtDoc(keyValue)),
+			Info: map[string]any{"keyPattern": ix.Key, "keyValue": keyValue},
+		}
+	}
+	shown := make(bson.D, len(keyValue))
+	for i, e := range keyValue {
+		shown[i] = e
+		if s, ok := e.Value.(string); ok {
+			shown[i].Value = "0x" + hex.EncodeToString([]byte(s))
+		}
+	}
+	full := ix.Collation.Full()
 	return &mongoerr.Error{
 		Code: mongoerr.DuplicateKey,
-		Message: fmt.Sprintf("E11000 duplicate key error collection: %s.%s index: %s dup key: %s",
-			m.DB, m.Name, ix.Name, fmtDoc(keyValue)),
-		Info: map[string]any{"keyPattern": ix.Key, "keyValue": keyValue},
+		Message: fmt.Sprintf("E11000 duplicate key error collection: %s.%s index: %s collation: %s dup key: %s",
+			m.DB, m.Name, ix.Name, fmtDoc(full), fmtDoc(shown)),
+		Info: map[string]any{"keyPattern": ix.Key, "keyValue": keyValue, "collation": full},
 	}
 }
 

@@ -3,6 +3,7 @@ package docdb
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -123,6 +124,10 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	var res UpdateResult
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
+	}
+	req.Statements = slices.Clone(req.Statements)
+	for i := range req.Statements {
+		req.Statements[i].Collation = e.collationOr(db, coll, req.Statements[i].Collation)
 	}
 	env, err := match.NewEnv(e.opts.Now(), req.Let)
 	if err != nil {
@@ -321,6 +326,10 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
 	}
+	req.Statements = slices.Clone(req.Statements)
+	for i := range req.Statements {
+		req.Statements[i].Collation = e.collationOr(db, coll, req.Statements[i].Collation)
+	}
 	env, err := match.NewEnv(e.opts.Now(), req.Let)
 	if err != nil {
 		return res, err
@@ -409,6 +418,7 @@ func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatem
 }
 
 func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAndModifyRequest) (FindAndModifyResult, error) {
+	req.Collation = e.collationOr(db, coll, req.Collation)
 	var res FindAndModifyResult
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err

@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"internal/docdb":    {"internal/docdb", "internal/expiry", "internal/storage", "internal/keycodec"},
 	// The catalog knows collections and indexes, never policies, plans or
 	// the engine.
-	"internal/docdb/catalog": {"internal/docdb/match", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
+	"internal/docdb/catalog": {"internal/docdb/match", "internal/docdb/aggregate", "internal/docdb/collation", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
 	"internal/docdb/match":   {"internal/docdb/query", "internal/docdb/aggregate", "internal/docdb/collation"},
 	// Collation compares strings; it knows nothing of documents' storage.
 	"internal/docdb/collation": {"internal/docdb/mongoerr"},
@@ -44,7 +44,7 @@ var allowed = map[string][]string{
 	// storage.
 	"internal/docdb/timeseries": {"internal/docdb/mongoerr"},
 	// The planner reads the catalog and stored documents; it never writes.
-	"internal/docdb/plan": {"internal/docdb/catalog", "internal/docdb/stored", "internal/docdb/match", "internal/docdb/query", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
+	"internal/docdb/plan": {"internal/docdb/catalog", "internal/docdb/stored", "internal/docdb/match", "internal/docdb/collation", "internal/docdb/query", "internal/docdb/aggregate", "internal/docdb/mongoerr", "internal/storage", "internal/keycodec"},
 	"internal/glob":       {},
 	"internal/geo":        {},
 	"internal/kv":         {"internal/expiry", "internal/storage", "internal/glob", "internal/hll"},

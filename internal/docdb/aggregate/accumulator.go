@@ -3,6 +3,7 @@ package aggregate
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -14,16 +15,18 @@ type accumulator interface {
 }
 
 // newAccumulator returns a fresh accumulator for op, or false.
-func newAccumulator(op string) (accumulator, bool) {
+// newAccumulator returns the accumulator op; $min, $max and $addToSet
+// compare strings by the collation c (nil: bytewise).
+func newAccumulator(op string, c *collation.Collator) (accumulator, bool) {
 	switch op {
 	case "$sum", "$count":
 		return &sumAcc{sum: int32(0)}, true
 	case "$avg":
 		return &avgAcc{sum: int32(0)}, true
 	case "$min":
-		return &minMaxAcc{sign: -1}, true
+		return &minMaxAcc{sign: -1, coll: c}, true
 	case "$max":
-		return &minMaxAcc{sign: 1}, true
+		return &minMaxAcc{sign: 1, coll: c}, true
 	case "$first":
 		return &firstAcc{}, true
 	case "$last":
@@ -31,7 +34,7 @@ func newAccumulator(op string) (accumulator, bool) {
 	case "$push":
 		return &pushAcc{out: bson.A{}}, true
 	case "$addToSet":
-		return &setAcc{out: bson.A{}}, true
+		return &setAcc{out: bson.A{}, coll: c}, true
 	case "$mergeObjects":
 		return &mergeAcc{out: bson.D{}}, true
 	case "$stdDevPop", "$stdDevSamp":
@@ -80,13 +83,14 @@ type minMaxAcc struct {
 	sign int
 	val  any
 	set  bool
+	coll *collation.Collator
 }
 
 func (a *minMaxAcc) add(v any) error {
 	if nullish(v) {
 		return nil
 	}
-	if !a.set || compare(v, a.val)*a.sign > 0 {
+	if !a.set || compareBy(a.coll, v, a.val)*a.sign > 0 {
 		a.val, a.set = v, true
 	}
 	return nil
@@ -129,12 +133,21 @@ func (a *pushAcc) add(v any) error {
 func (a *pushAcc) result() any { return a.out }
 
 // setAcc collects the distinct values.
-type setAcc struct{ out bson.A }
+type setAcc struct {
+	out  bson.A
+	coll *collation.Collator
+}
 
 func (a *setAcc) add(v any) error {
-	if !IsMissing(v) && !containsValue(a.out, v) {
-		a.out = append(a.out, v)
+	if IsMissing(v) {
+		return nil
 	}
+	for _, e := range a.out {
+		if compareBy(a.coll, e, v) == 0 {
+			return nil
+		}
+	}
+	a.out = append(a.out, v)
 	return nil
 }
 func (a *setAcc) result() any { return a.out }
@@ -208,7 +221,7 @@ func compileAccExpr(c *compiler, name string, arg any) (evalFn, error) {
 				xs = a
 			}
 		}
-		acc, _ := newAccumulator(name)
+		acc, _ := newAccumulator(name, v.collation())
 		for _, x := range xs {
 			if err := acc.add(x); err != nil {
 				return nil, err

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 )
@@ -38,9 +39,32 @@ type Vars struct {
 	// Root is $$ROOT; when nil the document passed to Eval is the root.
 	Root bson.D
 
+	// coll is the collation comparisons of strings use (nil: bytewise).
+	coll *collation.Collator
+
 	parent *Vars
 	name   string
 	value  any
+}
+
+// WithCollation returns a copy of v whose comparison operators ($eq, $cmp,
+// $in, $indexOfArray and the set operators) compare strings by c (nil for
+// the binary order).
+func (v *Vars) WithCollation(c *collation.Collator) *Vars {
+	if v == nil {
+		return &Vars{coll: c}
+	}
+	out := *v
+	out.coll = c
+	return &out
+}
+
+// collation returns the collation of v's comparisons; nil for bytewise.
+func (v *Vars) collation() *collation.Collator {
+	if v == nil {
+		return nil
+	}
+	return v.coll
 }
 
 // NewVars returns variables with $$NOW set to now.
@@ -51,7 +75,7 @@ func (v *Vars) Bind(name string, value any) *Vars {
 	if v == nil {
 		v = &Vars{}
 	}
-	return &Vars{Now: v.Now, Root: v.Root, parent: v, name: name, value: value}
+	return &Vars{Now: v.Now, Root: v.Root, coll: v.coll, parent: v, name: name, value: value}
 }
 
 // WithRoot returns a copy of v whose $$ROOT is root.
@@ -394,6 +418,15 @@ func GetPath(d bson.D, p string) any {
 
 // compare compares two values in MongoDB's order; Missing compares like
 // undefined.
+// compareBy is compare with strings ordered by the collation c (nil:
+// bytewise).
+func compareBy(c *collation.Collator, a, b any) int {
+	if c != nil {
+		a, b = c.Value(a), c.Value(b)
+	}
+	return compare(a, b)
+}
+
 func compare(a, b any) int {
 	if IsMissing(a) {
 		a = bson.Undefined{}

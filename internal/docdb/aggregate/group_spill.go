@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/spill"
 )
 
@@ -78,8 +79,8 @@ func mergeState(a accumulator, st any) error {
 		a.out = append(a.out, arr...)
 	case *setAcc:
 		for _, v := range arr {
-			if !containsValue(a.out, v) {
-				a.out = append(a.out, v)
+			if err := a.add(v); err != nil {
+				return err
 			}
 		}
 	case *mergeAcc:
@@ -175,6 +176,7 @@ func addGroups(sp *spill.Sorter[groupRecord], order []*group, keys []string) err
 type mergedGroups struct {
 	sp      *spill.Sorter[groupRecord]
 	s       *groupStage
+	coll    *collation.Collator
 	pending *groupRecord
 }
 
@@ -191,7 +193,7 @@ func (m *mergedGroups) next() (*group, bool, error) {
 	}
 	g := &group{id: first.id}
 	for _, a := range m.s.accs {
-		acc, _ := newAccumulator(a.op)
+		acc, _ := newAccumulator(a.op, m.coll)
 		g.accs = append(g.accs, acc)
 	}
 	add := func(r groupRecord) error {

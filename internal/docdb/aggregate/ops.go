@@ -125,8 +125,60 @@ func unary(fn func(name string, x any) (any, error)) opCompiler {
 	}
 }
 
+// collatedNary is nary for operators that compare their arguments: under
+// a collation (Vars.WithCollation) fn sees the arguments with their
+// strings mapped to collation keys, and an array it returns (the set
+// operators') is mapped back to the arguments' own elements, the first of
+// those equal under the collation.
+func collatedNary(minN, maxN int, fn func(name string, xs []any) (any, error)) opCompiler {
+	return naryVars(minN, maxN, func(v *Vars, name string, xs []any) (any, error) {
+		coll := v.collation()
+		if coll == nil {
+			return fn(name, xs)
+		}
+		mapped := make([]any, len(xs))
+		for i, x := range xs {
+			mapped[i] = coll.Value(x)
+		}
+		out, err := fn(name, mapped)
+		if a, ok := out.(bson.A); ok && err == nil {
+			return originalElements(a, xs, mapped), nil
+		}
+		return out, err
+	})
+}
+
+// originalElements maps the elements of out, taken from the arrays of
+// mapped, back to the elements of xs at the same places.
+func originalElements(out bson.A, xs, mapped []any) bson.A {
+	first := map[string]any{}
+	for i, m := range mapped {
+		ma, ok := asArray(m)
+		if !ok {
+			continue
+		}
+		xa, _ := asArray(xs[i])
+		for j, e := range ma {
+			k := canonicalKey(e)
+			if _, seen := first[k]; !seen {
+				first[k] = xa[j]
+			}
+		}
+	}
+	res := make(bson.A, len(out))
+	for i, e := range out {
+		res[i] = first[canonicalKey(e)]
+	}
+	return res
+}
+
 // nary compiles an operator over evaluated operands.
 func nary(minN, maxN int, fn func(name string, xs []any) (any, error)) opCompiler {
+	return naryVars(minN, maxN, func(_ *Vars, name string, xs []any) (any, error) { return fn(name, xs) })
+}
+
+// naryVars is nary for an fn that also sees the variables.
+func naryVars(minN, maxN int, fn func(v *Vars, name string, xs []any) (any, error)) opCompiler {
 	return func(c *compiler, name string, arg any) (evalFn, error) {
 		fs, err := c.compileArgs(name, arg, minN, maxN)
 		if err != nil {
@@ -137,7 +189,7 @@ func nary(minN, maxN int, fn func(name string, xs []any) (any, error)) opCompile
 			if err != nil {
 				return nil, err
 			}
-			return fn(name, xs)
+			return fn(v, name, xs)
 		}, nil
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 func init() {
 	register(compileLiteral, "$literal")
-	register(nary(2, 2, func(name string, xs []any) (any, error) {
+	register(collatedNary(2, 2, func(name string, xs []any) (any, error) {
 		r := compare(xs[0], xs[1])
 		var ok bool
 		switch name {

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 )
@@ -66,6 +67,10 @@ type Env struct {
 	// ($sort, $sample) asks it as it hands each one out, as long as every
 	// stage before it passes its input documents through unchanged.
 	Expired func(doc bson.D) bool
+	// Collation is the command's collation (nil for the simple binary
+	// one): $match filters, $sort orders and $group (with $sortByCount)
+	// groups strings by it.
+	Collation *collation.Collator
 	// SortMemory bounds the memory of $sort, GroupMemory that of $group
 	// (and $bucket, $sortByCount); the zero value runs in memory without a
 	// bound.
@@ -248,6 +253,9 @@ func (p *Pipeline) Output() (db, coll string, ok bool) {
 func (p *Pipeline) Run(ctx context.Context, in Iterator, env Env) (Iterator, error) {
 	if env.Vars == nil {
 		env.Vars = NewVars(p.opts.Now)
+	}
+	if env.Collation != nil {
+		env.Vars = env.Vars.WithCollation(env.Collation)
 	}
 	it := in
 	for _, s := range p.stages {

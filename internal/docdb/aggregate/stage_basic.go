@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 )
@@ -58,8 +59,14 @@ func parseMatch(arg any, opts Options) (stage, error) {
 	return s, nil
 }
 
-// filterFor returns the filter with $expr bound to the run's variables.
+// filterFor returns the filter with $expr bound to the run's variables,
+// comparing strings by the run's collation (collation.Filter).
 func (s *matchStage) filterFor(env *Env) (*query.Filter, error) {
+	if env.Collation != nil {
+		// The filter and the documents are mapped to collation keys
+		// already: its $expr compares them as they are.
+		return query.ParseFilterWith(collation.Filter(env.Collation, s.spec), query.ParseOptions{Expr: ExprCompiler(env.Vars.WithCollation(nil))})
+	}
 	if !s.hasExpr {
 		return s.filter, nil
 	}
@@ -71,8 +78,13 @@ func (s *matchStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 	if err != nil {
 		return nil, err
 	}
+	coll := env.Collation
 	return mapIter(in, func(_ context.Context, d bson.D) (bson.D, bool, error) {
-		r, err := f.Eval(d)
+		md := d
+		if coll != nil {
+			md = coll.Matchable(d)
+		}
+		r, err := f.Eval(md)
 		if err != nil {
 			return nil, false, err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 	"github.com/mayfly/mayfly/internal/docdb/spill"
@@ -185,12 +186,12 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 				if IsMissing(id) {
 					id = nil
 				}
-				key := canonicalKey(id)
+				key := groupKey(id, env.Collation)
 				g, ok := groups[key]
 				if !ok {
 					g = &group{id: id}
 					for _, a := range s.accs {
-						acc, _ := newAccumulator(a.op)
+						acc, _ := newAccumulator(a.op, env.Collation)
 						g.accs = append(g.accs, acc)
 					}
 					groups[key] = g
@@ -234,7 +235,7 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 				if err := sp.Sort(); err != nil {
 					return nil, false, err
 				}
-				merged = &mergedGroups{sp: sp, s: s}
+				merged = &mergedGroups{sp: sp, s: s, coll: env.Collation}
 				if s.sortByID || s.sortCountDesc {
 					for {
 						g, ok, err := merged.next()
@@ -252,7 +253,7 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 			}
 			switch {
 			case s.sortByID:
-				sort.SliceStable(out, func(a, b int) bool { return compare(out[a][0].Value, out[b][0].Value) < 0 })
+				sort.SliceStable(out, func(a, b int) bool { return compareBy(env.Collation, out[a][0].Value, out[b][0].Value) < 0 })
 			case s.sortCountDesc:
 				sort.SliceStable(out, func(a, b int) bool { return compare(out[a][1].Value, out[b][1].Value) > 0 })
 			}
@@ -275,6 +276,15 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 
 // canonicalKey maps values that compare equal to the same string: numbers
 // of different types with one value, documents and arrays element-wise.
+// groupKey is the key of a group _id: values equal under the collation
+// (nil for the simple one) share it.
+func groupKey(id any, c *collation.Collator) string {
+	if c != nil {
+		id = c.Value(id)
+	}
+	return canonicalKey(id)
+}
+
 func canonicalKey(v any) string {
 	var b strings.Builder
 	writeKey(&b, v)
@@ -455,17 +465,17 @@ func (bo *bucketOptions) check() error {
 			return mongoerr.Newf(mongoerr.Location40194, "The 'boundaries' option to $bucket must be sorted, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, fmtValue(a), fmtValue(b))
 		}
 	}
-	if bo.hasDefault && bo.inRange(bo.def) {
+	if bo.hasDefault && bo.inRange(bo.def, nil) {
 		return mongoerr.New(mongoerr.Location40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
 	}
 	return nil
 }
 
 // inRange reports whether x falls between the lowest boundary (included)
-// and the highest (excluded).
-func (bo *bucketOptions) inRange(x any) bool {
+// and the highest (excluded), strings compared by the collation c.
+func (bo *bucketOptions) inRange(x any, c *collation.Collator) bool {
 	b := bo.boundaries
-	return typeRank(x) == typeRank(b[0]) && compare(x, b[0]) >= 0 && compare(x, b[len(b)-1]) < 0
+	return typeRank(x) == typeRank(b[0]) && compareBy(c, x, b[0]) >= 0 && compareBy(c, x, b[len(b)-1]) < 0
 }
 
 // id returns the bucket of doc: the boundary at or below its groupBy
@@ -478,9 +488,10 @@ func (bo *bucketOptions) id(v *Vars, doc bson.D) (any, error) {
 	if IsMissing(x) {
 		x = nil
 	}
-	if bo.inRange(x) {
+	c := v.collation()
+	if bo.inRange(x, c) {
 		b := bo.boundaries
-		i := sort.Search(len(b), func(i int) bool { return compare(b[i], x) > 0 })
+		i := sort.Search(len(b), func(i int) bool { return compareBy(c, b[i], x) > 0 })
 		return b[i-1], nil
 	}
 	if !bo.hasDefault {
@@ -535,6 +546,9 @@ func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, e
 		keep = s.limit
 	}
 	srt := s.sort
+	if env.Collation != nil {
+		srt = srt.WithCollation(env.Collation)
+	}
 	sorter := spill.New(spill.Options[sortedDoc]{
 		Compare: func(a, b sortedDoc) int { return srt.CompareKeys(a.key, b.key) },
 		Size:    func(v sortedDoc) int64 { return docSize(v.doc) },

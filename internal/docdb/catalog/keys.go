@@ -66,13 +66,15 @@ func (ix *IndexMeta) SplitEntry(rest []byte) (values []any, idEnc []byte, err er
 }
 
 // IndexKey is one entry's key: the encoded parts and the values they
-// encode (original BSON types, for duplicate key messages).
+// encode (original BSON types, for duplicate key messages; the strings of
+// an index with a collation are their collation keys).
 type IndexKey struct {
 	Enc    []byte
 	Values []any
 }
 
 // IndexKeys computes the key of every entry doc has in ix (deduplicated,
+// strings mapped to their collation keys when ix has a collation,
 // sorted by encoding), and whether an array was met on a key path. It
 // returns no keys when a sparse index has none of its fields in doc or a
 // partial index's filter does not match doc. Indexing two arrays at once
@@ -123,6 +125,9 @@ func (ix *IndexMeta) IndexKeys(doc bson.D) (keys []IndexKey, multikey bool, err 
 			return nil
 		}
 		for _, v := range perField[i] {
+			if ix.Collation != nil {
+				v = ix.Collation.Value(v)
+			}
 			values[i] = v
 			next, err := keycodec.AppendValue(key, v, ix.Fields[i].Desc)
 			if err != nil {

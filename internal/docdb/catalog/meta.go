@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 )
 
@@ -44,6 +45,10 @@ type IndexMeta struct {
 	Multikey bool
 	// Partial is the partialFilterExpression; nil when the index is full.
 	Partial *match.Filter
+	// Collation is the index's collation, nil for the simple one: its
+	// entries hold the collation keys of strings (IndexKeys), so only a
+	// query with the same collation gets bounds from it.
+	Collation *collation.Collator
 	// TTL is set for TTL indexes; expireAfter is then the offset in seconds
 	// (valid is false when the stored value is unusable: never delete with
 	// it).
@@ -54,6 +59,21 @@ type IndexMeta struct {
 	// collection's own expireAfterSeconds (clusteredTTLIndex): its entries
 	// are the documents of that collection, keyed by _id.
 	ClusterColl uint64
+}
+
+// Collation returns the collection's default collation (create's
+// collation option), nil for the simple one.
+func (m *CollMeta) Collation() *collation.Collator {
+	v, ok := FieldOf(m.Options, "collation")
+	if !ok {
+		return nil
+	}
+	d, _ := v.(bson.D)
+	c, err := collation.Parse(d)
+	if err != nil {
+		return nil
+	}
+	return c
 }
 
 // ClusteredTTLIndex returns the synthetic TTL index of a clustered
@@ -158,6 +178,13 @@ func IndexFromSpec(id uint64, spec bson.D) (*IndexMeta, error) {
 				return nil, fmt.Errorf("partialFilterExpression: %w", err)
 			}
 			ix.Partial = f
+		case "collation":
+			d, _ := e.Value.(bson.D)
+			c, err := collation.Parse(d)
+			if err != nil {
+				return nil, fmt.Errorf("collation: %w", err)
+			}
+			ix.Collation = c
 		case "expireAfterSeconds":
 			ix.TTL = true
 			ix.ExpireAfter, ix.TTLValid = StoredExpireAfter(e.Value)

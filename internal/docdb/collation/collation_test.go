@@ -48,6 +48,7 @@ func TestKeysOrderAsTheCollation(t *testing.T) {
 		return c
 	}
 	en := func(extra ...bson.E) bson.D { return append(bson.D{{Key: "locale", Value: "en_US"}}, extra...) }
+	fr := func(extra ...bson.E) bson.D { return append(bson.D{{Key: "locale", Value: "fr"}}, extra...) }
 	cmp := func(c *Collator, a, b string) int {
 		ka, kb := c.Key(a), c.Key(b)
 		switch {
@@ -72,6 +73,16 @@ func TestKeysOrderAsTheCollation(t *testing.T) {
 		{"digits compare as text by default", mk(en()), "10", "2", -1},
 		{"numericOrdering compares numbers", mk(en(bson.E{Key: "numericOrdering", Value: true})), "10", "2", 1},
 		{"alternate shifted ignores spaces and punctuation", mk(en(bson.E{Key: "alternate", Value: "shifted"})), "a b", "ab", 0},
+		{"caseFirst off puts lowercase first", mk(en()), "a", "A", -1},
+		{"caseFirst lower puts lowercase first", mk(en(bson.E{Key: "caseFirst", Value: "lower"})), "a", "A", -1},
+		{"caseFirst upper puts uppercase first", mk(en(bson.E{Key: "caseFirst", Value: "upper"})), "a", "A", 1},
+		{"caseFirst upper keeps letters first", mk(en(bson.E{Key: "caseFirst", Value: "upper"})), "B", "a", 1},
+		{"caseFirst upper at strength 2 ignores case", mk(en(bson.E{Key: "caseFirst", Value: "upper"}, bson.E{Key: "strength", Value: 2})), "a", "A", 0},
+		{"caseLevel at strength 1 tells cases apart", mk(en(bson.E{Key: "caseLevel", Value: true}, bson.E{Key: "strength", Value: 1})), "a", "A", -1},
+		{"caseLevel at strength 1 ignores accents", mk(en(bson.E{Key: "caseLevel", Value: true}, bson.E{Key: "strength", Value: 1})), "a", "á", 0},
+		{"caseLevel with caseFirst upper", mk(en(bson.E{Key: "caseLevel", Value: true}, bson.E{Key: "strength", Value: 1}, bson.E{Key: "caseFirst", Value: "upper"})), "a", "A", 1},
+		{"accents compare forwards by default", mk(fr()), "côte", "coté", 1},
+		{"backwards compares accents from the end", mk(fr(bson.E{Key: "backwards", Value: true})), "côte", "coté", -1},
 	} {
 		if got := cmp(tc.c, tc.a, tc.b); got != tc.want {
 			t.Errorf("%s: compare(%q, %q) = %d, want %d", tc.name, tc.a, tc.b, got, tc.want)
@@ -93,5 +104,51 @@ func TestValueMapsNestedStrings(t *testing.T) {
 	}
 	if d := a.(bson.D); d[0].Key != "x" || d[0].Value.(bson.A)[1] != int32(1) {
 		t.Errorf("field names or non-strings changed: %v", a)
+	}
+}
+
+func TestFullSpecHasEveryField(t *testing.T) {
+	c, err := Parse(bson.D{{Key: "locale", Value: "en_US"}, {Key: "strength", Value: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bson.D{
+		{Key: "locale", Value: "en_US"}, {Key: "caseLevel", Value: false}, {Key: "caseFirst", Value: "off"},
+		{Key: "strength", Value: int32(2)}, {Key: "numericOrdering", Value: false}, {Key: "alternate", Value: "non-ignorable"},
+		{Key: "maxVariable", Value: "punct"}, {Key: "normalization", Value: false}, {Key: "backwards", Value: false},
+		{Key: "version", Value: "57.1"},
+	}
+	got, _ := bson.Marshal(c.Full())
+	w, _ := bson.Marshal(want)
+	if string(got) != string(w) {
+		t.Errorf("Full() = %v, want %v", c.Full(), want)
+	}
+	d, _ := Parse(bson.D{{Key: "strength", Value: 2}, {Key: "locale", Value: "en_US"}})
+	e, _ := Parse(bson.D{{Key: "locale", Value: "en_US"}})
+	if !Equal(c, d) || Equal(c, e) || Equal(c, nil) || !Equal(nil, nil) {
+		t.Errorf("Equal does not compare the full specs")
+	}
+}
+
+func TestKeyIsSafeForConcurrentUse(t *testing.T) {
+	c, err := Parse(bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := c.Key("Ping")
+	done := make(chan string)
+	for range 8 {
+		go func() {
+			var k string
+			for range 200 {
+				k = c.Key("Ping")
+			}
+			done <- k
+		}()
+	}
+	for range 8 {
+		if k := <-done; k != want {
+			t.Errorf("concurrent Key = %q, want %q", k, want)
+		}
 	}
 }

@@ -16,8 +16,13 @@
 // a document whose strings are both mapped compare as the collation says
 // with the ordinary comparison of BSON values.
 //
-// Strength 1 to 5, numericOrdering and alternate: "shifted" follow ICU;
-// caseFirst, caseLevel and backwards are accepted and checked but compare
-// as the locale's default (the collate package does not reorder cases or
-// reverse accents).
+// Strength 1 to 5, numericOrdering, alternate: "shifted" and backwards
+// follow ICU through the collate package's BCP 47 options (ks, ka, kb).
+// The collate package has no caseFirst (kf) and its caseLevel (kc) keeps
+// every tertiary weight, so both are done here: caseFirst "upper" takes the
+// key of the case-swapped string (the locale's tertiary order puts
+// lowercase first, as "lower" and "off" do), and caseLevel at strength 1
+// or 2 appends the case of each letter after the secondary weights. Full
+// reports the spec with every field, as listIndexes and listCollections
+// show it; maxVariable and normalization are checked and reported.
 package collation

@@ -20,8 +20,17 @@ type Filter struct {
 }
 
 // Collated reports whether the filter compares strings by a collation
-// (its predicates then hold collation keys, which no index stores).
+// (its predicates then hold collation keys, which only an index with the
+// same collation stores).
 func (f *Filter) Collated() bool { return f != nil && f.coll != nil }
+
+// Collation returns the filter's collation, nil for the simple one.
+func (f *Filter) Collation() *collation.Collator {
+	if f == nil {
+		return nil
+	}
+	return f.coll
+}
 
 // Parse parses a filter without $expr (partial index filters and
 // stored validators parse this way).
@@ -84,7 +93,7 @@ func (env Env) WithCollation(spec bson.D) (Env, error) {
 // env.
 func ParseQuery(d bson.D, env Env) (*Filter, error) {
 	if env.Collation != nil {
-		d = collatedFilter(env.Collation, d)
+		d = collation.Filter(env.Collation, d)
 	}
 	q, err := query.ParseFilterWith(d, query.ParseOptions{Expr: env.Compiler()})
 	if err != nil {
@@ -140,7 +149,7 @@ func (f *Filter) Matches(doc bson.D) bool {
 		return true
 	}
 	if f.coll != nil {
-		doc = f.coll.Doc(doc)
+		doc = f.coll.Matchable(doc)
 	}
 	return f.Q.Match(doc)
 }
@@ -152,7 +161,7 @@ func (f *Filter) Eval(doc bson.D) (query.MatchResult, error) {
 		return query.MatchResult{Matched: true, ArrayIndex: -1}, nil
 	}
 	if f.coll != nil {
-		doc = f.coll.Doc(doc)
+		doc = f.coll.Matchable(doc)
 	}
 	return f.Q.Eval(doc)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
@@ -92,9 +93,7 @@ type Request struct {
 // Choose plans a query on meta.
 func Choose(meta *catalog.CollMeta, req Request) (*Plan, error) {
 	var preds []query.Predicate
-	if req.Filter != nil && !req.Filter.Collated() {
-		// A collated filter compares collation keys, which the indexes
-		// do not store: no index bounds come from it.
+	if req.Filter != nil {
 		preds = req.Filter.Q.Predicates()
 	}
 	if req.Hint != nil {
@@ -202,6 +201,11 @@ func fullIndexPlan(meta *catalog.CollMeta, ix *catalog.IndexMeta, req Request) *
 // indexPlan computes the plan of scanning ix for the query, with its score;
 // ok is false when ix cannot (or should not) answer the query.
 func indexPlan(meta *catalog.CollMeta, ix *catalog.IndexMeta, req Request, preds []query.Predicate) (*Plan, int, bool) {
+	if !collation.Equal(req.Filter.Collation(), ix.Collation) {
+		// The filter's predicates compare strings (or collation keys)
+		// another way than the index's entries: no bounds come from them.
+		preds = nil
+	}
 	if ix.Partial != nil && !impliesPartial(preds, ix.Partial) {
 		return nil, 0, false
 	}
@@ -543,12 +547,17 @@ func sortRanges(r [][2][]byte) {
 // providesSort reports whether scanning ix within fields yields documents in
 // sort order, and in which direction. The sort must follow the index fields
 // after a prefix bound to single values, all in the index's directions or
-// all reversed. Multikey indexes never provide a sort.
+// all reversed. Multikey indexes never provide a sort, nor does an index
+// whose collation is not the sort's.
 func providesSort(ix *catalog.IndexMeta, fields []fieldBounds, s *query.Sort) (ok, reverse bool) {
 	if s == nil || s.Empty() {
 		return true, false
 	}
 	if ix.Multikey {
+		return false, false
+	}
+	if sc, _ := s.Collation().(*collation.Collator); !collation.Equal(sc, ix.Collation) {
+		// The index orders strings by another collation than the sort.
 		return false, false
 	}
 	sf := s.Fields()

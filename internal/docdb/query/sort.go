@@ -20,6 +20,27 @@ type SortField struct {
 // concurrent use.
 type Sort struct {
 	fields []SortField
+	// coll maps the strings of sort values to collation keys; nil sorts
+	// strings bytewise.
+	coll Collator
+}
+
+// Collator maps every string in a BSON value to its collation key, whose
+// bytewise order is the collation's (collation.Collator does).
+type Collator interface {
+	Value(v any) any
+}
+
+// WithCollation returns s sorting strings by the collation c (nil for the
+// binary order). Its keys (KeyOf) then hold collation keys in place of
+// strings.
+func (s *Sort) WithCollation(c Collator) *Sort {
+	if s == nil {
+		return nil
+	}
+	out := *s
+	out.coll = c
+	return &out
 }
 
 // ParseSort parses a sort specification such as {a: 1, "b.c": -1}. Each
@@ -49,6 +70,15 @@ func ParseSort(spec bson.D) (*Sort, error) {
 	return s, nil
 }
 
+// Collation returns the collation s sorts strings by; nil for the binary
+// order.
+func (s *Sort) Collation() Collator {
+	if s == nil {
+		return nil
+	}
+	return s.coll
+}
+
 // Fields returns the sort keys in order.
 func (s *Sort) Fields() []SortField { return slices.Clone(s.fields) }
 
@@ -63,15 +93,18 @@ func (s *Sort) Empty() bool { return len(s.fields) == 0 }
 func (s *Sort) KeyOf(doc bson.D) []any {
 	key := make([]any, len(s.fields))
 	for i, f := range s.fields {
-		key[i] = sortValue(doc, f.parts, f.Descending)
+		key[i] = sortValue(doc, f.parts, f.Descending, s.coll)
 	}
 	return key
 }
 
-func sortValue(doc bson.D, parts []string, desc bool) any {
+func sortValue(doc bson.D, parts []string, desc bool, coll Collator) any {
 	var best any
 	found := false
 	consider := func(v any) {
+		if coll != nil {
+			v = coll.Value(v)
+		}
 		if !found {
 			best, found = v, true
 			return
