@@ -2,7 +2,6 @@ package docdb
 
 import (
 	"strings"
-
 )
 
 // CatalogStats counts the collections of the catalog as serverStatus's
@@ -39,4 +38,3 @@ func (e *Engine) CatalogStats() CatalogStats {
 	}
 	return st
 }
-
