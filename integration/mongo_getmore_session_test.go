@@ -63,7 +63,7 @@ func TestMongoGetMoreOtherSession(t *testing.T) {
 	}
 	a, b := lsid(), lsid()
 	id := openCursor(t, db, "c", a)
-	name := `[0-9a-f-]{36} - [A-Za-z0-9+/]{43}=`
+	name := `[0-9a-f-]{36} - [A-Za-z0-9+/]{43}= -  - `
 	wantCommandErrorMatching(t, getMore(id, b), 50738,
 		`^Cannot run getMore on cursor `+strconv.FormatInt(id, 10)+`, which was created in session `+name+`, in session `+name+`$`)
 	wantCommandErrorMatching(t, getMore(id, nil), 50737,

@@ -27,9 +27,10 @@ func (c *conn) checkCursorSession(cur *cursor, req *request) error {
 	return nil
 }
 
-// lsidName is how MongoDB names session id of user in messages: the id,
-// then the SHA-256 of the user's name in base64.
+// lsidName is how MongoDB prints the logical session id of user's
+// session id in getMore's messages: the id, the SHA-256 of the user's
+// name in base64, then the empty transaction fields.
 func lsidName(id []byte, user string) string {
 	uid := sha256.Sum256([]byte(user))
-	return sessionText(id, uid[:])
+	return sessionText(id, uid[:]) + " -  - "
 }
