@@ -258,14 +258,21 @@ func TestMongoTailableAwaitData(t *testing.T) {
 	if waited := time.Since(inserted); waited >= await-5*time.Second {
 		t.Fatalf("the document came %v after the insert: the getMore was not woken", waited)
 	}
-	// A plain tailable cursor (no awaitData) may not give maxTimeMS.
-	plain, err := feed.Find(ctx, bson.D{}, options.Find().SetCursorType(options.Tailable).SetBatchSize(1))
+	// A plain tailable cursor (no awaitData) may not give maxTimeMS. The
+	// getMore runs in the cursor's session, as MongoDB requires.
+	sess, err := cl.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(context.Background())
+	sctx := mongo.NewSessionContext(ctx, sess)
+	plain, err := feed.Find(sctx, bson.D{}, options.Find().SetCursorType(options.Tailable).SetBatchSize(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer plain.Close(context.Background())
 	id := plain.ID()
-	err = db.RunCommand(ctx, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "feed"}, {Key: "maxTimeMS", Value: 100}}).Err()
+	err = db.RunCommand(sctx, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "feed"}, {Key: "maxTimeMS", Value: 100}}).Err()
 	wantCommandError(t, err, 2, "cannot set maxTimeMS on getMore command for a non-awaitData cursor")
 }
 

@@ -520,6 +520,18 @@ func (e *Engine) DropCollection(ctx context.Context, db, coll string) (existed b
 	return e.dropCollection(ctx, db, coll)
 }
 
+// CollectionUUIDs returns the UUID of each collection of db by name (a
+// time-series collection's buckets collection among them).
+func (e *Engine) CollectionUUIDs(db string) map[string]bson.Binary {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	out := map[string]bson.Binary{}
+	for _, c := range e.cat.DBCollections(db) {
+		out[c.Meta.Name] = c.Meta.UUID
+	}
+	return out
+}
+
 // DropDatabase drops every collection of db (dropDatabase). Dropping a
 // missing database is not an error.
 func (e *Engine) DropDatabase(ctx context.Context, db string) error {

@@ -126,7 +126,13 @@ func (e *Engine) createCollection(ctx context.Context, db, coll string, req Crea
 	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	if e.lookupColl(db, coll) != nil || e.timeseriesOf(db, coll) != nil {
+	if old := e.lookupColl(db, coll); old != nil {
+		if sameOptions(old.Meta.Options, options) {
+			return nil
+		}
+		return &CollectionExistsError{DB: db, Coll: coll, UUID: old.Meta.UUID, Options: old.Meta.Options}
+	}
+	if e.timeseriesOf(db, coll) != nil {
 		return mongoerr.Newf(mongoerr.NamespaceExists, "Collection %s.%s already exists.", db, coll)
 	}
 	c, err := e.createLocked(db, coll, options)
@@ -326,7 +332,7 @@ func (e *Engine) listCollections(ctx context.Context, db string, f bson.D, nameO
 	var out []bson.D
 	for _, m := range metas {
 		entries := []bson.D{collectionEntry(m, nameOnly)}
-		if o, ok := timeseriesOptions(m); ok && strings.HasPrefix(m.Name, bucketsPrefix) {
+		if o, ok := timeseriesOptions(m); ok && strings.HasPrefix(m.Name, BucketsPrefix) {
 			entries = append(entries, timeseriesEntry(m, o, nameOnly))
 		}
 		for _, entry := range entries {

@@ -2,6 +2,7 @@ package docdb
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -16,9 +17,17 @@ func TestCreateCollection(t *testing.T) {
 	if err := te.CreateCollection(ctx, "app", "sessions", CreateCollectionRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	// MongoDB rule: create on an existing collection is NamespaceExists.
-	err := te.CreateCollection(ctx, "app", "sessions", CreateCollectionRequest{})
-	wantCode(t, err, mongoerr.NamespaceExists, "Collection app.sessions already exists.")
+	// MongoDB 7.0 rule: create of an existing collection with the same
+	// options succeeds; with other options it is refused.
+	if err := te.CreateCollection(ctx, "app", "sessions", CreateCollectionRequest{}); err != nil {
+		t.Fatalf("create again with the same options: %v", err)
+	}
+	max := int64(10)
+	err := te.CreateCollection(ctx, "app", "sessions", CreateCollectionRequest{Capped: &CappedOptions{Size: 4096, Max: max}})
+	var exists *CollectionExistsError
+	if !errors.As(err, &exists) || exists.DB != "app" || exists.Coll != "sessions" || len(exists.UUID.Data) != 16 {
+		t.Fatalf("create with other options: %v", err)
+	}
 
 	colls, err := te.ListCollections(ctx, "app", nil, false)
 	if err != nil {

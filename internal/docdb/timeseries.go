@@ -37,8 +37,9 @@ import (
 // bucket's start is older than now - expireAfterSeconds -
 // bucketMaxSpanSeconds (as MongoDB deletes it).
 
-// bucketsPrefix is the name prefix of a time-series collection's buckets.
-const bucketsPrefix = "system.buckets."
+// BucketsPrefix is the name prefix of a time-series collection's buckets
+// collection.
+const BucketsPrefix = "system.buckets."
 
 // tsColl is a time-series collection as a read or write finds it.
 type tsColl struct {
@@ -67,7 +68,7 @@ func (e *Engine) timeseriesOf(db, coll string) *tsColl {
 	if e.cat.Lookup(db, coll) != nil {
 		return nil
 	}
-	c := e.cat.Lookup(db, bucketsPrefix+coll)
+	c := e.cat.Lookup(db, BucketsPrefix+coll)
 	if c == nil {
 		return nil
 	}
@@ -85,7 +86,7 @@ func (e *Engine) createTimeseries(db, coll string, req CreateCollectionRequest) 
 	if err := o.Normalize(db + "." + coll); err != nil {
 		return err
 	}
-	buckets := bucketsPrefix + coll
+	buckets := BucketsPrefix + coll
 	if err := catalog.CheckCreateNS(db, buckets); err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func (e *Engine) createTimeseries(db, coll string, req CreateCollectionRequest) 
 // timeseriesEntry is the listCollections entry of the time-series
 // collection whose buckets are m.
 func timeseriesEntry(m *catalog.CollMeta, o timeseries.Options, nameOnly bool) bson.D {
-	name := m.Name[len(bucketsPrefix):]
+	name := m.Name[len(BucketsPrefix):]
 	if nameOnly {
 		return bson.D{{Key: "name", Value: name}, {Key: "type", Value: "timeseries"}}
 	}

@@ -65,6 +65,7 @@ func (s *Server) openMongo() (*mongoSide, error) {
 			mongo.Parameter{Name: testCommandsParameter, Get: func() any { return testCommands }, StartupOnly: true}),
 		TestCommands: testCommands,
 		CmdLineOpts:  s.cmdLineOpts(),
+		DBPath:       s.cfg.Dir,
 		Auth:         s.cfg.MongoAuth,
 		// net.maxIncomingConnections, and the frame timeout.
 		MaxConnections: s.cfg.MongoMaxConnections,

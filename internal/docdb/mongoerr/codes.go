@@ -701,6 +701,8 @@ const (
 	Location50696                                               Code = 50696
 	Location50699                                               Code = 50699
 	Location50700                                               Code = 50700
+	Location50737                                               Code = 50737
+	Location50738                                               Code = 50738
 	NotARetryableWriteCommand                                   Code = 50768
 	BackupCursorOpenConflictWithCheckpoint                      Code = 50915
 	Location50985                                               Code = 50985

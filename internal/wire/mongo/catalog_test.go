@@ -1,6 +1,7 @@
 package mongo_test
 
 import (
+	"encoding/hex"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -14,7 +15,10 @@ func TestCollectionCommands(t *testing.T) {
 	admin := cl.Database("admin")
 
 	mustRun(t, db, bson.D{{Key: "create", Value: "a"}})
-	cmdError(t, db, bson.D{{Key: "create", Value: "a"}}, 48, "NamespaceExists", "Collection test.a already exists.")
+	mustRun(t, db, bson.D{{Key: "create", Value: "a"}}) // the same options: ok, as in 7.0
+	uuid := lookup(t, mustRun(t, db, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: "a"}}}}), "cursor", "firstBatch", "0", "info", "uuid")
+	cmdError(t, db, bson.D{{Key: "create", Value: "a"}, {Key: "capped", Value: true}, {Key: "size", Value: 1024}}, 48, "NamespaceExists",
+		"namespace test.a already exists, but with different options: { uuid: UUID(\""+uuidHex(uuid)+"\") }")
 	cmdError(t, db, bson.D{{Key: "create", Value: 5}}, 73, "InvalidNamespace", "collection name has invalid type int")
 	insertN(t, db.Collection("b"), 3)
 
@@ -196,4 +200,11 @@ func TestExplain(t *testing.T) {
 		"Enumeration value 'loud' for field 'explain.verbosity' is not a valid value.")
 	cmdError(t, db, bson.D{{Key: "explain", Value: bson.D{{Key: "nope", Value: "c"}}}}, 59, "CommandNotFound", "Explain failed due to unknown command: nope")
 	cmdError(t, db, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}, {Key: "bogus", Value: 1}}}}, 40415, "IDLUnknownField", "BSON field 'find.bogus' is an unknown field.")
+}
+
+// uuidHex is a UUID value as 8-4-4-4-12 hex digits.
+func uuidHex(v bson.RawValue) string {
+	_, d := v.Binary()
+	h := hex.EncodeToString(d)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

@@ -60,6 +60,11 @@ type cursor struct {
 	// re-checked for expiry (docdb.Rechecker) before it is handed out. Only
 	// the request holding the cursor (inUse) touches it.
 	pending bson.Raw
+
+	// killed, when set, is the error the next getMore fails with: the
+	// collection was dropped or renamed (cursors_invalidate.go). Guarded
+	// by cursorRegistry.mu.
+	killed error
 }
 
 // cursorRegistry holds the open cursors by id. A cursor idle for longer than
@@ -117,6 +122,13 @@ func (r *cursorRegistry) checkout(id int64, ns, owner string) (*cursor, error) {
 	if c.inUse {
 		return nil, errorf(mongoerr.CursorInUse, "Cursor already in use (namespace: '%s', id: %d).", c.ns, id)
 	}
+	if c.killed != nil {
+		// Closing takes no registry lock; the cursor is gone from the
+		// map, so nothing else reaches it.
+		delete(r.cursors, id)
+		c.src.Close()
+		return nil, c.killed
+	}
 	c.inUse = true
 	return c, nil
 }
@@ -129,6 +141,13 @@ func (r *cursorRegistry) checkin(c *cursor, n int) {
 	c.lastUsed = r.now()
 	c.docs += int64(n)
 	c.batches++
+	r.mu.Unlock()
+}
+
+// release returns a cursor that a refused getMore checked out, unread.
+func (r *cursorRegistry) release(c *cursor) {
+	r.mu.Lock()
+	c.inUse = false
 	r.mu.Unlock()
 }
 

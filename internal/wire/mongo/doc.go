@@ -86,7 +86,10 @@
 // the document database again whether that document is still visible
 // (strict expiry) before a later getMore hands it out. A cursor idle for
 // CursorTimeout (10 minutes) on the injected clock is closed, as is every
-// cursor of a session ended with endSessions or killSessions.
+// cursor of a session ended with endSessions or killSessions. Dropping or
+// renaming a collection marks its cursors killed (cursors_invalidate.go):
+// their next getMore fails with QueryPlanKilled. A getMore is refused on a
+// cursor opened in another session (cursors_session.go).
 //
 // Sessions (session_use.go, session_txn.go): a command's lsid names a
 // session of the registry (internal/docdb/session), held for the

@@ -2,6 +2,8 @@ package mongo
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -29,6 +31,10 @@ func msgCreate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		return nil, err
 	}
 	if err := c.s.db.CreateCollection(ctx, req.db, coll, cr); err != nil {
+		var exists *docdb.CollectionExistsError
+		if errors.As(err, &exists) {
+			return nil, namespaceExists(exists)
+		}
 		return nil, err
 	}
 	return bson.D{}, nil
@@ -243,4 +249,17 @@ func timeseriesArg(v any) (timeseries.Options, error) {
 		return o, errorf(mongoerr.IDLFailedToParse, "BSON field 'timeseries.timeField' is missing but a required field")
 	}
 	return o, nil
+}
+
+// namespaceExists words create's refusal of an existing collection with
+// other options as MongoDB does: the existing collection's options, its
+// UUID first.
+func namespaceExists(e *docdb.CollectionExistsError) error {
+	opts := append(bson.D{{Key: "uuid", Value: e.UUID}}, e.Options...)
+	raw, err := bson.Marshal(opts)
+	if err != nil {
+		return fmt.Errorf("create: encode the options of %s.%s: %w", e.DB, e.Coll, err)
+	}
+	return errorf(mongoerr.NamespaceExists, "namespace %s.%s already exists, but with different options: %s",
+		e.DB, e.Coll, valueString(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: raw}))
 }

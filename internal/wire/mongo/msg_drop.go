@@ -5,6 +5,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb"
+
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -35,9 +37,17 @@ func msgDrop(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	case mongoerr.CodeOf(err) != mongoerr.NamespaceNotFound:
 		return nil, err
 	}
+	uuids := c.s.db.CollectionUUIDs(req.db)
+	uuid, ok := uuids[coll]
+	if !ok {
+		uuid = uuids[docdb.BucketsPrefix+coll] // a time-series collection
+	}
 	existed, err := c.s.db.DropCollection(ctx, req.db, coll)
 	if err != nil {
 		return nil, err
+	}
+	if existed {
+		c.s.collectionDropped(req.db, coll, uuid)
 	}
 	c.s.metrics.collLatencies.forget(namespace(req.db, coll))
 	if !existed {

@@ -2,8 +2,11 @@ package mongo
 
 import (
 	"context"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
 )
 
 // msgDropDatabase answers dropDatabase: {dropped: db}.
@@ -14,8 +17,15 @@ func msgDropDatabase(ctx context.Context, c *conn, req *request) (bson.D, error)
 	if err != nil {
 		return nil, err
 	}
+	uuids := c.s.db.CollectionUUIDs(req.db)
 	if err := c.s.db.DropDatabase(ctx, req.db); err != nil {
 		return nil, err
+	}
+	for coll, uuid := range uuids {
+		c.s.collectionDropped(req.db, coll, uuid)
+		if view, ok := strings.CutPrefix(coll, docdb.BucketsPrefix); ok {
+			c.s.collectionDropped(req.db, view, uuid)
+		}
 	}
 	c.s.metrics.collLatencies.forget(req.db + ".")
 	return bson.D{{Key: "dropped", Value: req.db}}, nil

@@ -55,6 +55,10 @@ func msgGetMore(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.checkCursorSession(cur, req); err != nil {
+		c.s.cursors.release(cur)
+		return nil, err
+	}
 	if err := c.failCheckedOutGetMore(cur); err != nil {
 		return nil, err
 	}

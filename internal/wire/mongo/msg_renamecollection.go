@@ -50,8 +50,14 @@ func msgRenameCollection(ctx context.Context, c *conn, req *request) (bson.D, er
 	if !ok {
 		return nil, errorf(mongoerr.InvalidNamespace, "Invalid target namespace: %s", to)
 	}
+	fromUUID := c.s.db.CollectionUUIDs(fromDB)[fromColl]
+	toUUID, targetExisted := c.s.db.CollectionUUIDs(toDB)[toColl]
 	if err := c.s.db.RenameCollection(ctx, fromDB, fromColl, toDB, toColl, dropTarget); err != nil {
 		return nil, err
+	}
+	c.s.collectionRenamed(from, to, fromUUID)
+	if targetExisted {
+		c.s.collectionDropped(toDB, toColl, toUUID)
 	}
 	c.s.metrics.collLatencies.forget(namespace(fromDB, fromColl))
 	c.s.metrics.collLatencies.forget(namespace(toDB, toColl))

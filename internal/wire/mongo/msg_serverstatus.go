@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb"
 )
 
 // msgServerStatus answers serverStatus. Sections given a false value
@@ -65,6 +67,7 @@ func msgServerStatus(_ context.Context, c *conn, req *request) (bson.D, error) {
 			{Key: "numRequests", Value: m.requests.Load()},
 		}},
 		{Key: "opLatencies", Value: m.latencies.doc(histograms)},
+		{Key: "catalogStats", Value: catalogStatsDoc(s.db.CatalogStats())},
 		{Key: "opcounters", Value: m.opcountersDoc()},
 		{Key: "security", Value: m.securityDoc()},
 	}
@@ -111,4 +114,20 @@ func setPath(d bson.D, path string, v bson.D) bson.D {
 		return append(d, bson.E{Key: key, Value: v})
 	}
 	return append(d, bson.E{Key: key, Value: setPath(nil, rest, v)})
+}
+
+// catalogStatsDoc is serverStatus's catalogStats. mayfly serves no views
+// and no encrypted collections, so those counts are zero.
+func catalogStatsDoc(st docdb.CatalogStats) bson.D {
+	return bson.D{
+		{Key: "collections", Value: int32(st.Collections)},
+		{Key: "capped", Value: int32(st.Capped)},
+		{Key: "clustered", Value: int32(st.Clustered)},
+		{Key: "timeseries", Value: int32(st.Timeseries)},
+		{Key: "views", Value: int32(0)},
+		{Key: "internalCollections", Value: int32(st.Internal)},
+		{Key: "internalViews", Value: int32(0)},
+		{Key: "csfle", Value: int32(0)},
+		{Key: "queryableEncryption", Value: int32(0)},
+	}
 }

@@ -72,6 +72,9 @@ type Options struct {
 	// CmdLineOpts answers getCmdLineOpts: argv and parsed, as the process
 	// was started. Nil reports an empty argv and parsed.
 	CmdLineOpts *CmdLineOpts
+	// DBPath is the data directory: dbStats reports the space of its file
+	// system (fsUsedSize, fsTotalSize). Empty leaves them out.
+	DBPath string
 	// TestCommands serves MongoDB's test-only commands (mongod's
 	// enableTestCommands), configureFailPoint among them. Never on in
 	// production.

@@ -82,8 +82,12 @@ func (c *conn) userHash() []byte {
 // user's hash in base64.
 func sessionName(s *session.Session) string {
 	id := s.ID()
-	return fmt.Sprintf("%x-%x-%x-%x-%x - %s", id[0:4], id[4:6], id[6:8], id[8:10], id[10:16],
-		base64.StdEncoding.EncodeToString(s.UID()))
+	return sessionText(id[:], s.UID())
+}
+
+// sessionText names the session of id and user hash uid as MongoDB does.
+func sessionText(id, uid []byte) string {
+	return uuidText(id) + " - " + base64.StdEncoding.EncodeToString(uid)
 }
 
 // useSession records the use of the command's session and returns it,
