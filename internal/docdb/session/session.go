@@ -146,6 +146,10 @@ type Txn struct {
 	Handle any
 	// Started is when the transaction began.
 	Started time.Time
+	// Unstarted is set when the transaction's first statement never ran
+	// (a fail point failed it): startTransaction may then begin the same
+	// number again, as the driver's retry of that statement does.
+	Unstarted bool
 }
 
 // Txn returns the session's transaction; the caller holds the session.
