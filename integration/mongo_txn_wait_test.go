@@ -154,3 +154,43 @@ func TestMongoWriteWaitForTransactionLifetime(t *testing.T) {
 	err := f.sess.CommitTransaction(context.Background())
 	wantCommandError(t, err, 251, "")
 }
+
+// serverStatus().transactions counts a transaction whose statement is
+// running as active, and as inactive between its statements.
+func TestMongoTransactionsCurrentActive(t *testing.T) {
+	f := newTxnWaitFixture(t, "--set-parameter", "enableTestCommands=1")
+	admin := f.cl.Database("admin")
+	counts := func() (active, inactive int64) {
+		var out struct {
+			Transactions struct {
+				CurrentActive   int64 `bson:"currentActive"`
+				CurrentInactive int64 `bson:"currentInactive"`
+			} `bson:"transactions"`
+		}
+		if err := admin.RunCommand(context.Background(), bson.D{{Key: "serverStatus", Value: 1}}).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Transactions.CurrentActive, out.Transactions.CurrentInactive
+	}
+	if a, i := counts(); a != 0 || i != 1 {
+		t.Fatalf("between statements: currentActive %d, currentInactive %d, want 0 and 1", a, i)
+	}
+	if err := admin.RunCommand(context.Background(), bson.D{
+		{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: bson.D{{Key: "times", Value: int32(1)}}},
+		{Key: "data", Value: bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "blockConnection", Value: true}, {Key: "blockTimeMS", Value: int32(3000)}}},
+	}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.acct.FindOne(f.sctx, bson.D{{Key: "_id", Value: "a"}}).Err() }()
+	eventually(t, 10*time.Second, "the blocked statement counts as active", func() bool {
+		a, i := counts()
+		return a == 1 && i == 0
+	})
+	if err := <-done; err != nil {
+		t.Fatalf("find in the transaction: %v", err)
+	}
+	if a, i := counts(); a != 0 || i != 1 {
+		t.Fatalf("after the statement: currentActive %d, currentInactive %d", a, i)
+	}
+}

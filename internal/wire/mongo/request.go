@@ -249,6 +249,8 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 				req.done = true
 			} else {
 				ctx = tctx
+				c.s.txnMetrics.currentActive.Add(1)
+				defer c.s.txnMetrics.currentActive.Add(-1)
 			}
 		case sa.hasTxn:
 			reply, done, err := c.retryStep(cmd, req, sess, &sa)
