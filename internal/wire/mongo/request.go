@@ -270,8 +270,8 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	}
 	var out bson.D
 	failed, err := c.applyFailPoint(ctx, req)
-	if err != nil && ta.startTransaction && req.sess != nil {
-		c.s.unstartTxn(req.sess)
+	if err == nil && req.sess != nil {
+		req.sess.Txn().Unstarted = false
 	}
 	if err == nil {
 		tw := c.txnWriteFailPoint(req)

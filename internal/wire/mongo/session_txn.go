@@ -214,7 +214,7 @@ func (c *conn) txnStep(ctx context.Context, req *request, sess *session.Session,
 		c.s.endTxn(sess, session.TxnAborted)
 	}
 	if ta.startTransaction {
-		if n == cur && !tr.Unstarted {
+		if n == cur && (tr.State != session.TxnInProgress || !tr.Unstarted) {
 			return nil, false, errorf(mongoerr.ConflictingOperationInProgress,
 				"Cannot start a transaction at given transaction number %d a transaction with the same number is in state %s", n, tr.State)
 		}
@@ -242,15 +242,6 @@ func (c *conn) txnStep(ctx context.Context, req *request, sess *session.Session,
 	req.txn = t
 	req.sess = sess
 	return docdb.WithTxn(ctx, t), false, nil
-}
-
-// unstartTxn undoes the start of the session's transaction whose first
-// statement a fail point failed before it ran: the transaction is aborted
-// and a retry of the statement may start it again at the same number. The
-// caller holds sess.
-func (s *Server) unstartTxn(sess *session.Session) {
-	s.endTxn(sess, session.TxnAborted)
-	sess.Txn().Unstarted = true
 }
 
 // afterTxnStatement aborts the transaction when its statement failed, as
