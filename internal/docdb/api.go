@@ -655,7 +655,7 @@ func (e *Engine) Insert(ctx context.Context, db, coll string, req InsertRequest)
 	if ts := e.timeseriesOf(db, coll); ts != nil {
 		return e.tsInsert(ctx, ts, req)
 	}
-	return e.insert(ctx, db, coll, req)
+	return untilTxnsEnd(ctx, func(ctx context.Context) (InsertResult, error) { return e.insert(ctx, db, coll, req) })
 }
 
 // Update runs the statements of an update command.
@@ -663,7 +663,7 @@ func (e *Engine) Update(ctx context.Context, db, coll string, req UpdateRequest)
 	if ts := e.timeseriesOf(db, coll); ts != nil {
 		return e.tsUpdate(ctx, ts, req)
 	}
-	return e.update(ctx, db, coll, req)
+	return untilTxnsEnd(ctx, func(ctx context.Context) (UpdateResult, error) { return e.update(ctx, db, coll, req) })
 }
 
 // Delete runs the statements of a delete command.
@@ -671,7 +671,7 @@ func (e *Engine) Delete(ctx context.Context, db, coll string, req DeleteRequest)
 	if ts := e.timeseriesOf(db, coll); ts != nil {
 		return e.tsDelete(ctx, ts, req)
 	}
-	return e.delete(ctx, db, coll, req)
+	return untilTxnsEnd(ctx, func(ctx context.Context) (DeleteResult, error) { return e.delete(ctx, db, coll, req) })
 }
 
 // FindAndModify runs a findAndModify command.
@@ -679,7 +679,7 @@ func (e *Engine) FindAndModify(ctx context.Context, db, coll string, req FindAnd
 	if ts := e.timeseriesOf(db, coll); ts != nil {
 		return FindAndModifyResult{}, errTimeseriesUpdates
 	}
-	return e.findAndModify(ctx, db, coll, req)
+	return untilTxnsEnd(ctx, func(ctx context.Context) (FindAndModifyResult, error) { return e.findAndModify(ctx, db, coll, req) })
 }
 
 // Explain.

@@ -71,8 +71,11 @@
 // batch under the write locks of every collection written, after checking
 // that no committed write changed a document it wrote and no committed
 // document took a unique key it added. The first transaction to write a
-// document owns it until it ends. Reads and writes join a transaction
-// through their context (WithTxn).
+// document owns it until it ends; a write outside a transaction that
+// reaches an owned document is abandoned before it commits anything and
+// run again once the owner has ended (txn_wait.go), bounded by its
+// context. Reads and writes join a transaction through their context
+// (WithTxn).
 //
 // Retryable writes (retry.go): the reply a retry must get is stored under
 // the session and transaction number in the same batch as the write,

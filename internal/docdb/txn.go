@@ -56,6 +56,9 @@ type Txn struct {
 	wake    int64
 	hasWake bool
 	done    bool
+	// ended is closed when the transaction commits or aborts, releasing
+	// the writes waiting for its documents (txn_wait.go).
+	ended chan struct{}
 }
 
 // txnColl is what a transaction changed in one collection.
@@ -78,6 +81,9 @@ type uniqueEntry struct {
 type txnOwners struct {
 	mu     sync.Mutex
 	owners map[string]*Txn
+	// onWait, when set (by tests), is called each time a write starts
+	// waiting for a transaction to end.
+	onWait func()
 }
 
 // BeginTxn starts a transaction on a snapshot taken now.
@@ -85,7 +91,7 @@ func (e *Engine) BeginTxn() *Txn {
 	snap := e.store.NewSnapshot()
 	return &Txn{
 		e: e, snap: snap, b: e.store.NewSnapshotBatch(snap), started: e.opts.Now(),
-		colls: map[uint64]*txnColl{}, written: map[string]bool{},
+		colls: map[uint64]*txnColl{}, written: map[string]bool{}, ended: make(chan struct{}),
 	}
 }
 
@@ -111,7 +117,9 @@ func txnOf(ctx context.Context) *Txn {
 func (e *Engine) newWriterIn(ctx context.Context, c *catalog.Collection) *writer {
 	t := txnOf(ctx)
 	if t == nil {
-		return e.newWriter(c)
+		w := e.newWriter(c)
+		w.waitTxns = waitsForTxns(ctx)
+		return w
 	}
 	return &writer{e: e, c: c, meta: c.Meta, b: t.b, vis: e.newVisibility(c.Meta), txn: t, atOnce: true}
 }
@@ -326,6 +334,7 @@ func (t *Txn) end() {
 		}
 	}
 	o.mu.Unlock()
+	close(t.ended)
 	t.b.Close()
 	t.snap.Close()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"pgregory.net/rapid"
@@ -24,9 +25,13 @@ type modelTxn struct {
 // isolation executed serially in commit order: a read in a transaction
 // sees the state committed when it began plus its own writes (no dirty or
 // non-repeatable reads), a read outside sees only committed state, the
-// second writer of a document fails at once, a commit over a document
+// second writer of a document fails at once, a plain write of it waits, a commit over a document
 // changed since its snapshot fails whole (no lost update), and the final
 // state is the serial application of the commits in their order.
+// blockedWriteDeadline bounds the model's plain writes of documents an
+// open transaction owns, which wait for it.
+const blockedWriteDeadline = 2 * time.Millisecond
+
 func TestTxnModel(t *testing.T) {
 	accounts := []string{"a", "b", "c", "d"}
 	te := newTestEngine(t)
@@ -128,10 +133,22 @@ func TestTxnModel(t *testing.T) {
 			case 5: // a plain write and a plain read
 				a := rapid.SampledFrom(accounts).Draw(rt, "account")
 				by := int32(rapid.SampledFrom([]int{-10, -3, -1, 1, 2, 7}).Draw(rt, "by"))
-				if err := te.inc(ctx, coll, a, by); err != nil {
-					rt.Fatalf("plain write: %v", err)
+				if owner[a] != nil {
+					// A plain write of a document an open transaction
+					// owns waits for it: bounded here by a deadline, it
+					// fails and writes nothing.
+					wctx, cancel := context.WithTimeout(ctx, blockedWriteDeadline)
+					err := te.inc(wctx, coll, a, by)
+					cancel()
+					if !errors.Is(err, context.DeadlineExceeded) {
+						rt.Fatalf("plain write of %s owned by an open transaction: %v, want its deadline", a, err)
+					}
+				} else {
+					if err := te.inc(ctx, coll, a, by); err != nil {
+						rt.Fatalf("plain write: %v", err)
+					}
+					db[a] += by
 				}
-				db[a] += by
 				got := te.balances(ctx, coll)
 				for _, acc := range accounts {
 					if got[acc] != db[acc] {

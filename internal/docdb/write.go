@@ -48,6 +48,12 @@ type writer struct {
 	// spans is whether the collection keeps span aggregates
 	// (clustered_spans.go).
 	spans spanState
+
+	// waitTxns is set outside a transaction when a write of a document an
+	// open transaction owns waits for it to end (txn_wait.go).
+	waitTxns bool
+	// committed is set once the writer committed a batch.
+	committed bool
 }
 
 // Batch limits: a writer commits once its batch holds this many documents
@@ -257,10 +263,8 @@ func (w *writer) insert(sd *stored.Doc) error {
 
 // putDoc writes the document record and counts its bytes.
 func (w *writer) putDoc(sd *stored.Doc) error {
-	if w.txn != nil {
-		if err := w.txn.claim(catalog.DocKey(w.meta.ID, sd.IDEnc)); err != nil {
-			return err
-		}
+	if err := w.gate(catalog.DocKey(w.meta.ID, sd.IDEnc)); err != nil {
+		return err
 	}
 	if err := w.b.Set(catalog.DocKey(w.meta.ID, sd.IDEnc), sd.Raw); err != nil {
 		return err
@@ -296,10 +300,8 @@ func (w *writer) remove(sd *stored.Doc) error {
 	if err != nil {
 		return err
 	}
-	if w.txn != nil {
-		if err := w.txn.claim(catalog.DocKey(w.meta.ID, sd.IDEnc)); err != nil {
-			return err
-		}
+	if err := w.gate(catalog.DocKey(w.meta.ID, sd.IDEnc)); err != nil {
+		return err
 	}
 	if err := w.b.Delete(catalog.DocKey(w.meta.ID, sd.IDEnc)); err != nil {
 		return err
@@ -467,6 +469,7 @@ func (w *writer) commitBatch(again bool) error {
 	if err != nil {
 		return fmt.Errorf("docdb: write %s.%s: %w", w.meta.DB, w.meta.Name, err)
 	}
+	w.committed = true
 	apply()
 	w.cappedCommitted()
 	if next != nil {

@@ -146,6 +146,11 @@ type Txn struct {
 	Handle any
 	// Started is when the transaction began.
 	Started time.Time
+	// Unstarted is set until a statement of the transaction has run (one
+	// the failCommand fail point failed did not): startTransaction may
+	// then begin the same number afresh, as a driver's retry of the first
+	// statement does.
+	Unstarted bool
 }
 
 // Txn returns the session's transaction; the caller holds the session.
@@ -156,7 +161,7 @@ func (s *Session) Txn() *Txn { return &s.txnState }
 // the session.
 func (s *Session) StartTxn(txn int64, handle any, started time.Time) {
 	s.txn = txn
-	s.txnState = Txn{State: TxnInProgress, Handle: handle, Started: started}
+	s.txnState = Txn{State: TxnInProgress, Handle: handle, Started: started, Unstarted: true}
 }
 
 // TryLock takes the session when no command holds it.

@@ -249,6 +249,8 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 				req.done = true
 			} else {
 				ctx = tctx
+				c.s.txnMetrics.currentActive.Add(1)
+				defer c.s.txnMetrics.currentActive.Add(-1)
 			}
 		case sa.hasTxn:
 			reply, done, err := c.retryStep(cmd, req, sess, &sa)
@@ -268,6 +270,9 @@ func (c *conn) runCommand(cmd *command, req *request) (bson.D, error) {
 	}
 	var out bson.D
 	failed, err := c.applyFailPoint(ctx, req)
+	if err == nil && req.sess != nil {
+		req.sess.Txn().Unstarted = false
+	}
 	if err == nil {
 		tw := c.txnWriteFailPoint(req)
 		err = tw.beforeWrite(c)

@@ -47,6 +47,8 @@ var txnCommands = map[string]bool{
 // txnMetrics are serverStatus' transactions counters.
 type txnMetrics struct {
 	currentOpen, totalStarted, totalCommitted, totalAborted atomic.Int64
+	// currentActive counts the transactions' statements running now.
+	currentActive atomic.Int64
 }
 
 // txnArgs are a command's transaction fields.
@@ -137,13 +139,14 @@ func toInt64(v any) (int64, bool) {
 // txnStatus is serverStatus' transactions section.
 func (s *Server) txnStatus() bson.D {
 	m := &s.txnMetrics
+	open, active := m.currentOpen.Load(), m.currentActive.Load()
 	return bson.D{
 		{Key: "retriedCommandsCount", Value: s.metrics.retriedCommands.Load()},
 		{Key: "retriedStatementsCount", Value: s.metrics.retriedCommands.Load()},
 		{Key: "transactionsCollectionWriteCount", Value: int64(0)},
-		{Key: "currentActive", Value: int64(0)},
-		{Key: "currentInactive", Value: m.currentOpen.Load()},
-		{Key: "currentOpen", Value: m.currentOpen.Load()},
+		{Key: "currentActive", Value: active},
+		{Key: "currentInactive", Value: max(open-active, 0)},
+		{Key: "currentOpen", Value: open},
 		{Key: "totalAborted", Value: m.totalAborted.Load()},
 		{Key: "totalCommitted", Value: m.totalCommitted.Load()},
 		{Key: "totalStarted", Value: m.totalStarted.Load()},
@@ -211,7 +214,7 @@ func (c *conn) txnStep(ctx context.Context, req *request, sess *session.Session,
 		c.s.endTxn(sess, session.TxnAborted)
 	}
 	if ta.startTransaction {
-		if n == cur {
+		if n == cur && (tr.State != session.TxnInProgress || !tr.Unstarted) {
 			return nil, false, errorf(mongoerr.ConflictingOperationInProgress,
 				"Cannot start a transaction at given transaction number %d a transaction with the same number is in state %s", n, tr.State)
 		}

@@ -151,12 +151,15 @@ func TestTransactionsConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	s2.AbortTransaction(context.Background())
-	// A commit over a write committed since the snapshot fails whole.
+	// A commit over a write committed since the snapshot fails whole (the
+	// write is made before the transaction writes alice: after, it would
+	// wait for the transaction).
 	s2.StartTransaction()
-	if err := transfer(ctx2, c, "bob", "alice", 5); err != nil {
+	balance(t, ctx2, c, "bob")
+	if _, err := c.UpdateOne(context.Background(), bson.D{{Key: "_id", Value: "alice"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "balance", Value: 1000}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.UpdateOne(context.Background(), bson.D{{Key: "_id", Value: "alice"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "balance", Value: 1000}}}}); err != nil {
+	if err := transfer(ctx2, c, "bob", "alice", 5); err != nil {
 		t.Fatal(err)
 	}
 	err = s2.CommitTransaction(context.Background())
