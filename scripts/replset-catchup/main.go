@@ -17,6 +17,7 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -73,11 +74,7 @@ func main() {
 
 	if *snapDir != "" {
 		start = time.Now()
-		for {
-			ents, _ := os.ReadDir(*snapDir)
-			if len(ents) > 0 {
-				break
-			}
+		for !hasSnapshot(*snapDir) {
 			time.Sleep(time.Second)
 		}
 		fmt.Printf("primary snapshot taken %v after the load\n", time.Since(start).Round(time.Second))
@@ -112,4 +109,20 @@ func main() {
 		time.Sleep(100 * time.Millisecond)
 	}
 	fmt.Printf("new member holds the %d documents %v after it was added\n", *docs, time.Since(start).Round(time.Millisecond))
+}
+
+// hasSnapshot reports whether dir, a raft file snapshot store, holds a
+// complete snapshot: a directory under snapshots/ with its meta.json (one
+// being written ends in .tmp).
+func hasSnapshot(dir string) bool {
+	dir = filepath.Join(dir, "snapshots")
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.IsDir() && !strings.HasSuffix(e.Name(), ".tmp") {
+			if _, err := os.Stat(filepath.Join(dir, e.Name(), "meta.json")); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
