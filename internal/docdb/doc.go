@@ -46,6 +46,8 @@
 // collection's counters and whatever the change hooks add (a TTL policy's
 // hidden index entries) are written in one batch, under the collection's
 // write lock, so unique checks, index maintenance and statistics never race.
+// On a replica set member, the single-statement writes of one namespace
+// outside a transaction commit in groups, one batch for all (group.go).
 //
 // Reads (find, count, distinct, aggregate, and the matching phase of
 // writes) plan one access path (package plan): a collection scan or one

@@ -50,6 +50,9 @@ type Engine struct {
 	// hooks are told of every document change, in its batch (change.Hook).
 	// They are set at Open and never change.
 	hooks []change.Hook
+	// groups holds the writeGroup of each namespace written on a replica
+	// set member (group.go), by "db.coll".
+	groups sync.Map
 	// events is the change log; nil unless Options.ChangeLog is set.
 	// stopEvents stops its background trimming.
 	events     *events.Log

@@ -35,6 +35,9 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 	for i, raw := range req.Documents[:ahead] {
 		prepared[i], prepErrs[i] = e.prepareInsert(raw)
 	}
+	if len(req.Documents) == 1 && e.groupWrites(ctx) {
+		return e.insertGrouped(ctx, db, coll, req, prepared[0], prepErrs[0])
+	}
 	c, _, err := e.lockOrCreateColl(db, coll)
 	if err != nil {
 		return res, err
@@ -99,6 +102,41 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 	if err := w.finish(); err != nil {
 		res.N -= pending
 		return res, err
+	}
+	return res, nil
+}
+
+// insertGrouped inserts one prepared document (sd, or its preparation's
+// error prepErr) through the namespace's write group (group.go).
+func (e *Engine) insertGrouped(ctx context.Context, db, coll string, req InsertRequest, sd *stored.Doc, prepErr error) (InsertResult, error) {
+	var res InsertResult
+	gw := &groupedWrite{create: true, run: func(w *writer) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		val, err := e.newValidator(w.meta, req.BypassDocumentValidation)
+		if err != nil {
+			return err
+		}
+		err = prepErr
+		if err == nil {
+			err = val.check(sd, nil)
+		}
+		if err == nil {
+			err = w.insert(sd)
+		}
+		if err != nil {
+			if _, ok := mongoerr.As(err); !ok {
+				return err
+			}
+			res.WriteErrors = append(res.WriteErrors, WriteError{Index: 0, Err: err})
+		} else {
+			res.N = 1
+		}
+		return w.recordRetry(req.Retryable, res)
+	}}
+	if err := e.runGrouped(db, coll, gw); err != nil {
+		return InsertResult{}, err
 	}
 	return res, nil
 }

@@ -137,6 +137,9 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	for _, st := range req.Statements {
 		anyUpsert = anyUpsert || st.Upsert
 	}
+	if len(req.Statements) == 1 && e.groupWrites(ctx) {
+		return e.updateGrouped(ctx, db, coll, req, env)
+	}
 	c, err := e.lockForWrite(db, coll, anyUpsert)
 	if err != nil {
 		return res, err
@@ -189,6 +192,45 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 		return res, err
 	}
 	return res, w.commit()
+}
+
+// updateGrouped runs an update of one statement through the namespace's
+// write group (group.go).
+func (e *Engine) updateGrouped(ctx context.Context, db, coll string, req UpdateRequest, env match.Env) (UpdateResult, error) {
+	var res UpdateResult
+	st := req.Statements[0]
+	gw := &groupedWrite{create: st.Upsert, run: func(w *writer) error {
+		if w == nil {
+			if err := checkUpdateStatement(st, env); err != nil {
+				res.WriteErrors = append(res.WriteErrors, WriteError{Index: 0, Err: err})
+			}
+			return e.recordRetryAlone(req.Retryable, res)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		val, err := e.newValidator(w.meta, req.BypassDocumentValidation)
+		if err != nil {
+			return err
+		}
+		n, mod, up, err := w.updateStatement(ctx, st, val, env)
+		res.N, res.NModified = n, mod
+		if up != nil {
+			res.N++
+			res.Upserted = append(res.Upserted, Upserted{Index: 0, ID: *up})
+		}
+		if err != nil {
+			if _, ok := mongoerr.As(err); !ok {
+				return err
+			}
+			res.WriteErrors = append(res.WriteErrors, WriteError{Index: 0, Err: err})
+		}
+		return w.recordRetry(req.Retryable, res)
+	}}
+	if err := e.runGrouped(db, coll, gw); err != nil {
+		return UpdateResult{}, err
+	}
+	return res, nil
 }
 
 // checkUpdateStatement parses a statement's filter and update, for

@@ -18,7 +18,10 @@
 // followers in shared AppendEntries calls. A model that commits one batch
 // at a time can propose without waiting (Node.Propose, storage's
 // Batch.Propose) and wait outside its locks, as kv does, so that its
-// batches travel together too.
+// batches travel together too; docdb, which holds a collection's lock
+// across the commit, groups the concurrent writes of one collection into
+// one batch instead. The state machine applies the entries raft hands it
+// at once (a BatchingFSM) as one storage commit.
 //
 // Because what travels is the batch, not the command, effects that are
 // random or time-dependent replicate as effects: SPOP's chosen members

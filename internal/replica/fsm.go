@@ -28,7 +28,7 @@ type FSM struct {
 	log *slog.Logger
 }
 
-var _ raft.FSM = (*FSM)(nil)
+var _ raft.BatchingFSM = (*FSM)(nil)
 
 // NewFSM returns the state machine of store st for the process whose
 // proposals carry origin.
@@ -45,24 +45,51 @@ func entry(origin [originLen]byte, repr []byte) []byte {
 
 // Apply applies one committed batch. Its result is the apply's error (nil
 // when it succeeded), which the proposer receives from its future.
-func (f *FSM) Apply(l *raft.Log) any {
-	if l.Type != raft.LogCommand {
-		return nil
-	}
-	if len(l.Data) < originLen {
-		return fmt.Errorf("replica: log entry %d of %d bytes", l.Index, len(l.Data))
-	}
-	if err := f.st.ApplyReplicated(l.Data[originLen:]); err != nil {
-		err = fmt.Errorf("replica: apply log entry %d: %w", l.Index, err)
-		if f.log != nil {
-			f.log.Error("replica: a committed batch could not be applied; this member's data is behind", "err", err)
+func (f *FSM) Apply(l *raft.Log) any { return f.ApplyBatch([]*raft.Log{l})[0] }
+
+// ApplyBatch applies committed entries in order. The batches of all its
+// command entries are applied to the store as one commit; when that
+// fails, each is applied by itself, so that each proposer receives its own
+// batch's error.
+func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
+	out := make([]any, len(logs))
+	reprs := make([][]byte, 0, len(logs))
+	foreign := false
+	for i, l := range logs {
+		if l.Type != raft.LogCommand {
+			continue
 		}
-		return err
+		if len(l.Data) < originLen {
+			out[i] = fmt.Errorf("replica: log entry %d of %d bytes", l.Index, len(l.Data))
+			continue
+		}
+		reprs = append(reprs, l.Data[originLen:])
+		foreign = foreign || [originLen]byte(l.Data[:originLen]) != f.origin
 	}
-	if f.onForeign != nil && [originLen]byte(l.Data[:originLen]) != f.origin {
+	if len(reprs) == 0 {
+		return out
+	}
+	if err := f.st.ApplyReplicated(reprs...); err != nil {
+		foreign = false
+		for i, l := range logs {
+			if l.Type != raft.LogCommand || out[i] != nil {
+				continue
+			}
+			if err := f.st.ApplyReplicated(l.Data[originLen:]); err != nil {
+				err = fmt.Errorf("replica: apply log entry %d: %w", l.Index, err)
+				if f.log != nil {
+					f.log.Error("replica: a committed batch could not be applied; this member's data is behind", "err", err)
+				}
+				out[i] = err
+				continue
+			}
+			foreign = foreign || [originLen]byte(l.Data[:originLen]) != f.origin
+		}
+	}
+	if foreign && f.onForeign != nil {
 		f.onForeign()
 	}
-	return nil
+	return out
 }
 
 // Snapshot captures the store as of now. The write-ahead log is synced

@@ -437,3 +437,53 @@ func TestReplicaSetCatchesUpFromSnapshot(t *testing.T) {
 		t.Fatal("the lagging member caught up without installing a snapshot")
 	}
 }
+
+// Ensure that ApplyBatch applies the batches of several entries in order,
+// as one commit, answering each entry: a later entry's write over an
+// earlier one's wins, a non-command entry and a short entry get their own
+// answers, and a foreign entry among them is reported once.
+func TestFSMApplyBatch(t *testing.T) {
+	st := memStore(t, "batch")
+	var foreign atomic.Int32
+	me, other := [originLen]byte{1}, [originLen]byte{2}
+	fsm := NewFSM(st, me, func() { foreign.Add(1) })
+	repr := func(kvs ...string) []byte {
+		b := st.NewBatch()
+		defer b.Close()
+		for i := 0; i+1 < len(kvs); i += 2 {
+			if kvs[i+1] == "" {
+				b.Delete([]byte(kvs[i]))
+			} else {
+				b.Set([]byte(kvs[i]), []byte(kvs[i+1]))
+			}
+		}
+		return append([]byte(nil), b.Repr()...)
+	}
+	logs := []*raft.Log{
+		{Index: 1, Type: raft.LogCommand, Data: entry(me, repr("\x05a", "1", "\x05b", "1"))},
+		{Index: 2, Type: raft.LogNoop},
+		{Index: 3, Type: raft.LogCommand, Data: entry(other, repr("\x05a", "2", "\x05b", ""))},
+		{Index: 4, Type: raft.LogCommand, Data: []byte{1}},
+		{Index: 5, Type: raft.LogCommand, Data: entry(me, repr("\x05c", "3"))},
+	}
+	out := fsm.ApplyBatch(logs)
+	for i, r := range out {
+		err, _ := r.(error)
+		if (err != nil) != (i == 3) {
+			t.Fatalf("entry %d answered %v", logs[i].Index, r)
+		}
+	}
+	want := "\"\\x05a\"=\"2\"\n\"\\x05c\"=\"3\"\n"
+	if got := dump(t, st); got != want {
+		t.Fatalf("after the batch:\n%s\nwant\n%s", got, want)
+	}
+	if foreign.Load() != 1 {
+		t.Fatalf("foreign reported %d times, want 1", foreign.Load())
+	}
+	if out := fsm.ApplyBatch(logs[:2]); out[0] != nil || out[1] != nil {
+		t.Fatalf("own entries answered %v", out)
+	}
+	if foreign.Load() != 1 {
+		t.Fatalf("own entries reported foreign")
+	}
+}

@@ -61,16 +61,31 @@ func (s *Store) Writable() error {
 	return nil
 }
 
-// ApplyReplicated applies a batch representation that the replica set has
-// committed, bypassing the Replicator, with the store's durability.
-func (s *Store) ApplyReplicated(repr []byte) error {
+// ApplyReplicated applies batch representations that the replica set has
+// committed, in order and as one atomic commit, bypassing the Replicator,
+// with the store's durability.
+func (s *Store) ApplyReplicated(reprs ...[]byte) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
 	pb := s.db.NewBatch()
 	defer pb.Close()
-	if err := pb.SetRepr(append([]byte(nil), repr...)); err != nil {
-		return fmt.Errorf("storage: decode replicated batch: %w", err)
+	for i, repr := range reprs {
+		if i == 0 {
+			if err := pb.SetRepr(append([]byte(nil), repr...)); err != nil {
+				return fmt.Errorf("storage: decode replicated batch: %w", err)
+			}
+			continue
+		}
+		next := s.db.NewBatch()
+		err := next.SetRepr(repr)
+		if err == nil {
+			err = pb.Apply(next, nil)
+		}
+		next.Close()
+		if err != nil {
+			return fmt.Errorf("storage: decode replicated batch: %w", err)
+		}
 	}
 	if pb.Empty() {
 		return nil

@@ -1,0 +1,130 @@
+package docdb
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
+	"github.com/mayfly/mayfly/internal/storage"
+)
+
+// gatedReplicator stands for a replica set: it applies each batch to the
+// store, and holds the first one until release is closed.
+type gatedReplicator struct {
+	st        *storage.Store
+	proposals atomic.Int32
+	held      chan struct{} // closed once the first batch is held
+	release   chan struct{}
+}
+
+func (r *gatedReplicator) Replicate(repr []byte) error {
+	if r.proposals.Add(1) == 1 {
+		close(r.held)
+		<-r.release
+	}
+	return r.st.ApplyReplicated(repr)
+}
+
+func (r *gatedReplicator) Propose(repr []byte) func() error {
+	err := r.Replicate(repr)
+	return func() error { return err }
+}
+
+func (r *gatedReplicator) Writable() error { return nil }
+
+// Ensure that on a replicated store the single-document inserts queued
+// while a commit is in flight commit together, in one batch, and that the
+// unique index stays exact among them: of the writes of one email exactly
+// one succeeds, the others get E11000.
+func TestGroupedInsertsShareOneCommit(t *testing.T) {
+	te := newTestEngine(t)
+	ctx := t.Context()
+	if _, err := te.CreateIndexes(ctx, "app", "users", indexSpecs(d("key", d("email", int32(1)), "name", "email_1", "unique", true))); err != nil {
+		t.Fatal(err)
+	}
+	te.mustInsert("app", "users", d("_id", "seed", "email", "seed"))
+	rep := &gatedReplicator{st: te.store, held: make(chan struct{}), release: make(chan struct{})}
+	te.store.SetReplicator(rep)
+	defer te.store.SetReplicator(nil)
+
+	insert := func(id, email string) error {
+		res, err := te.Insert(ctx, "app", "users", InsertRequest{Documents: []bson.Raw{raw(t, d("_id", id, "email", email))}, Ordered: true})
+		if err != nil {
+			return err
+		}
+		if len(res.WriteErrors) > 0 {
+			return res.WriteErrors[0].Err
+		}
+		if res.N != 1 {
+			return fmt.Errorf("n %d", res.N)
+		}
+		return nil
+	}
+	first := make(chan error, 1)
+	go func() { first <- insert("w0", "e0") }()
+	<-rep.held
+
+	const writers, emails = 20, 5
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for i := 1; i <= writers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i-1] = insert(fmt.Sprintf("w%d", i), fmt.Sprintf("e%d", i%emails))
+		}()
+	}
+	g := te.writeGroupOf("app", "users")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g.mu.Lock()
+		n := len(g.queue)
+		g.mu.Unlock()
+		if n == writers {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writers queued, want %d", n, writers)
+		}
+		runtime.Gosched()
+	}
+	close(rep.release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if got := rep.proposals.Load(); got != 2 {
+		t.Fatalf("%d batches proposed, want 2 (the held one and one for the %d queued)", got, writers)
+	}
+	won := map[string]int{}
+	for i, err := range errs {
+		email := fmt.Sprintf("e%d", (i+1)%emails)
+		if err == nil {
+			won[email]++
+			continue
+		}
+		if me, ok := mongoerr.As(err); !ok || me.Code != mongoerr.DuplicateKey {
+			t.Fatalf("writer %d: %v", i+1, err)
+		}
+	}
+	for e := 0; e < emails; e++ {
+		email := fmt.Sprintf("e%d", e)
+		// e0 was taken by the held insert.
+		want := 1
+		if e == 0 {
+			want = 0
+		}
+		if won[email] != want {
+			t.Fatalf("email %s: %d inserts acknowledged, want %d", email, won[email], want)
+		}
+	}
+	if n := len(te.storedDocs("app", "users")); n != 1+1+emails-1 {
+		t.Fatalf("%d documents stored, want %d", n, 1+1+emails-1)
+	}
+}
