@@ -37,6 +37,10 @@ type groupedWrite struct {
 	// create says whether the write creates the collection when it does
 	// not exist (an insert, an upsert).
 	create bool
+	// waitTxns is the writer's waitTxns for this write (txn_wait.go): a
+	// write that reaches a document an open transaction owns fails with
+	// txnBlockedError before touching the batch, and its caller waits.
+	waitTxns bool
 	// run does the write into w, or, with w nil, answers it for a missing
 	// collection. It keeps its result itself and returns only an internal
 	// failure.
@@ -149,6 +153,7 @@ func (e *Engine) commitGroup(db, coll string, ws []*groupedWrite) error {
 	w.atOnce = true
 	for _, gw := range ws {
 		before := w.b.Count()
+		w.waitTxns = gw.waitTxns
 		if err := gw.run(w); err != nil {
 			if w.b.Count() != before {
 				return err
@@ -165,6 +170,7 @@ func (e *Engine) commitOne(c *catalog.Collection, gw *groupedWrite) error {
 	w := e.newWriter(c)
 	defer w.close()
 	w.atOnce = true
+	w.waitTxns = gw.waitTxns
 	if err := gw.run(w); err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 // error prepErr) through the namespace's write group (group.go).
 func (e *Engine) insertGrouped(ctx context.Context, db, coll string, req InsertRequest, sd *stored.Doc, prepErr error) (InsertResult, error) {
 	var res InsertResult
-	gw := &groupedWrite{create: true, run: func(w *writer) error {
+	gw := &groupedWrite{create: true, waitTxns: waitsForTxns(ctx), run: func(w *writer) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

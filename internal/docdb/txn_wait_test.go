@@ -107,3 +107,42 @@ func notifyWaits(te *testEngine) <-chan struct{} {
 	te.txns.onWait = func() { ch <- struct{}{} }
 	return ch
 }
+
+// Ensure that on a replicated store, where single-document writes commit
+// in groups (group.go), a write that reaches a document an open
+// transaction owns waits for it as well, while a write of another document
+// goes on.
+func TestGroupedWriteWaitsForTxnCommit(t *testing.T) {
+	te := newTestEngine(t)
+	waiting := notifyWaits(te)
+	te.mustInsert("bank", "acct", bson.D{{Key: "_id", Value: "a"}, {Key: "balance", Value: int32(100)}})
+	te.mustInsert("bank", "acct", bson.D{{Key: "_id", Value: "b"}, {Key: "balance", Value: int32(5)}})
+	rep := &gatedReplicator{st: te.store, held: make(chan struct{}), release: make(chan struct{})}
+	close(rep.release)
+	te.store.SetReplicator(rep)
+	defer te.store.SetReplicator(nil)
+
+	txn := te.BeginTxn()
+	if err := te.inc(WithTxn(t.Context(), txn), "acct", "a", 10); err != nil {
+		t.Fatal(err)
+	}
+	done := blockedWrite(t, func() error { return te.inc(t.Context(), "acct", "a", 1000) })
+	waitOwnerWaited(t, waiting, "a")
+	if err := te.inc(t.Context(), "acct", "b", 1); err != nil {
+		t.Fatalf("write of a document no transaction owns: %v", err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("outside write finished (%v) while the transaction is open", err)
+	default:
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("outside write after commit: %v", err)
+	}
+	if got := te.balances(t.Context(), "acct"); got["a"] != 1110 || got["b"] != 6 {
+		t.Fatalf("balances %v, want a 1110 and b 6", got)
+	}
+}

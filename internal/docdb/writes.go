@@ -199,7 +199,7 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 func (e *Engine) updateGrouped(ctx context.Context, db, coll string, req UpdateRequest, env match.Env) (UpdateResult, error) {
 	var res UpdateResult
 	st := req.Statements[0]
-	gw := &groupedWrite{create: st.Upsert, run: func(w *writer) error {
+	gw := &groupedWrite{create: st.Upsert, waitTxns: waitsForTxns(ctx), run: func(w *writer) error {
 		if w == nil {
 			if err := checkUpdateStatement(st, env); err != nil {
 				res.WriteErrors = append(res.WriteErrors, WriteError{Index: 0, Err: err})
