@@ -1,0 +1,29 @@
+//go:build !linux
+
+package resp
+
+import (
+	"errors"
+	"net"
+)
+
+// Without epoll there is no event loop: every connection is served by a
+// goroutine (serve).
+
+type eventLoops struct{}
+
+type eventLoop struct{}
+
+type loopConn struct{ loop *eventLoop }
+
+func newEventLoops(*Server, int) (*eventLoops, error) {
+	return nil, errors.New("resp: the event loop needs Linux's epoll")
+}
+
+func (*eventLoops) register(*client, *net.TCPConn) bool { return false }
+
+func (*eventLoops) stop() {}
+
+func (*eventLoop) resume(*loopConn) {}
+
+func eventLoopCount() int { return 1 }
