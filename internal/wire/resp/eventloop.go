@@ -135,9 +135,11 @@ func (ls *eventLoops) stop() {
 	}
 }
 
-// register puts nc on the least loaded loop for c; false means it cannot
-// be (it is not a socket), and the caller serves it with a goroutine.
-func (ls *eventLoops) register(c *client, nc *net.TCPConn) bool {
+// attach makes c's connection nc one of the next loop's, before c is
+// published to other clients; false means it cannot be (it is not a
+// socket), and the caller serves it with a goroutine. start then puts it
+// on the loop.
+func (ls *eventLoops) attach(c *client, nc *net.TCPConn) bool {
 	rc, err := nc.SyscallConn()
 	if err != nil {
 		return false
@@ -152,24 +154,39 @@ func (ls *eventLoops) register(c *client, nc *net.TCPConn) bool {
 	ls.mu.Unlock()
 	lc := &loopConn{Conn: nc, tcp: nc, fd: fd, loop: l, c: c, buf: make([]byte, 0, readBufferSize), lastRead: time.Now()}
 	c.nc, c.lc = lc, lc
-	l.mu.Lock()
-	if l.stopped {
-		l.mu.Unlock()
-		return false
-	}
-	l.conns[int32(fd)] = lc
-	l.mu.Unlock()
-	lc.mu.Lock()
-	err = lc.rearmLocked()
-	lc.mu.Unlock()
-	if err != nil {
-		l.mu.Lock()
-		delete(l.conns, int32(fd))
-		l.mu.Unlock()
-		c.nc, c.lc = nc, nil
-		return false
-	}
 	return true
+}
+
+// start registers an attached connection with its loop; a connection
+// that cannot be is closed.
+func (lc *loopConn) start() {
+	l := lc.loop
+	l.mu.Lock()
+	stopped := l.stopped
+	if !stopped {
+		l.conns[int32(lc.fd)] = lc
+	}
+	l.mu.Unlock()
+	var err error
+	if !stopped {
+		lc.mu.Lock()
+		err = lc.rearmLocked()
+		lc.mu.Unlock()
+	}
+	if stopped || err != nil {
+		if err != nil {
+			l.s.log.Error("resp: event loop: cannot serve a connection", "client", lc.c.id, "err", err)
+		}
+		l.mu.Lock()
+		delete(l.conns, int32(lc.fd))
+		l.mu.Unlock()
+		lc.mu.Lock()
+		lc.closed = true
+		lc.mu.Unlock()
+		lc.tcp.Close()
+		lc.c.leaving.Store(true)
+		lc.c.release()
+	}
 }
 
 // wake interrupts the loop's wait.

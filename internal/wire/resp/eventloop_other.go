@@ -20,7 +20,9 @@ func newEventLoops(*Server, int) (*eventLoops, error) {
 	return nil, errors.New("resp: the event loop needs Linux's epoll")
 }
 
-func (*eventLoops) register(*client, *net.TCPConn) bool { return false }
+func (*eventLoops) attach(*client, *net.TCPConn) bool { return false }
+
+func (*loopConn) start() {}
 
 func (*eventLoops) stop() {}
 

@@ -324,13 +324,17 @@ func (s *Server) accept(nc net.Conn) {
 		return
 	}
 	c := newClient(s, nc)
+	onLoop := false
+	if tc, ok := nc.(*net.TCPConn); ok && s.loops != nil {
+		onLoop = s.loops.attach(c, tc)
+	}
 	s.clients[c.id] = c
 	s.changedLocked()
 	s.conns.Add(1)
-	loops := s.loops
 	s.mu.Unlock()
 	s.stats.connections.Add(1)
-	if tc, ok := nc.(*net.TCPConn); ok && loops != nil && loops.register(c, tc) {
+	if onLoop {
+		c.lc.start()
 		return
 	}
 	go c.serve()
