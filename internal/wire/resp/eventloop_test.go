@@ -15,25 +15,6 @@ import (
 
 func withEventLoop(o *resp.Options) { o.EventLoop = true }
 
-// waitClients waits until cond holds of the server, re-checking it each
-// time a client connects, leaves or blocks.
-func waitClients(t *testing.T, e *env, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.NewTimer(30 * time.Second)
-	defer deadline.Stop()
-	for {
-		changed := e.srv.ClientsChanged()
-		if cond() {
-			return
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("not within 30 s: %s", what)
-		}
-	}
-}
-
 // Ensure that the event loop says it is on, and that a client stalled in
 // the middle of a request is closed by the frame timeout while an idle one
 // is spared, as on the goroutine loop.
