@@ -118,7 +118,7 @@ func (c *client) shutdown() {
 	c.stopping.Store(true)
 	c.nc.SetReadDeadline(time.Now())
 	if c.lc != nil {
-		c.lc.loop.resume(c.lc)
+		c.lc.stop()
 	}
 }
 

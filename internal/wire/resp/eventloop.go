@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -63,17 +62,20 @@ type eventLoop struct {
 	done    chan struct{}
 }
 
-// loopConn is a connection served by an event loop. It is the client's
-// net.Conn: writes go to its output buffer, Close shuts the socket down
-// (the loop then closes it), and reads, addresses and read deadlines are
-// the accepted connection's, which a blocked command's watch (watchConn)
-// uses while a goroutine holds the connection.
+// loopConn is a connection served by an event loop, on a duplicate of the
+// accepted socket's descriptor (the accepted net.Conn is closed, so that
+// Go's own poller no longer watches it). It is the client's net.Conn:
+// writes go to its output buffer, Close shuts the socket down (the loop
+// then closes it), and it cannot be read but by the loop. While a
+// goroutine holds the connection the loop watches it for a hang-up only,
+// which closes hangup (watchConn).
 type loopConn struct {
-	net.Conn
-	tcp  *net.TCPConn
-	fd   int
-	loop *eventLoop
-	c    *client
+	fd     int
+	loop   *eventLoop
+	c      *client
+	local  net.Addr
+	remote net.Addr
+	hangup chan struct{} // closed once the socket hung up or was shut down
 
 	// Owned by the loop, or by the goroutine the connection is handed to.
 	buf      []byte
@@ -86,6 +88,7 @@ type loopConn struct {
 	handed   bool      // a goroutine runs the connection's commands
 	finished bool      // the client's state is released; the fd closes once out is written (set by the loop)
 	gone     bool      // the socket hung up while handed: it is out of the epoll set
+	hungUp   bool      // hangup is closed
 	shut     bool      // Close or a write failure shut the socket down
 	closed   bool      // the fd is closed
 	events   uint32    // the epoll interest registered
@@ -145,14 +148,18 @@ func (ls *eventLoops) attach(c *client, nc *net.TCPConn) bool {
 		return false
 	}
 	fd := -1
-	if err := rc.Control(func(f uintptr) { fd = int(f) }); err != nil || fd < 0 {
+	var derr error
+	if err := rc.Control(func(f uintptr) { fd, derr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || derr != nil || fd < 0 {
 		return false
 	}
+	local, remote := nc.LocalAddr(), nc.RemoteAddr()
+	nc.Close() // the duplicate keeps the socket open
 	ls.mu.Lock()
 	l := ls.loops[ls.next%len(ls.loops)]
 	ls.next++
 	ls.mu.Unlock()
-	lc := &loopConn{Conn: nc, tcp: nc, fd: fd, loop: l, c: c, buf: make([]byte, 0, readBufferSize), lastRead: time.Now()}
+	lc := &loopConn{fd: fd, loop: l, c: c, local: local, remote: remote, hangup: make(chan struct{}),
+		buf: make([]byte, 0, readBufferSize), lastRead: time.Now()}
 	c.nc, c.lc = lc, lc
 	return true
 }
@@ -183,7 +190,7 @@ func (lc *loopConn) start() {
 		lc.mu.Lock()
 		lc.closed = true
 		lc.mu.Unlock()
-		lc.tcp.Close()
+		unix.Close(lc.fd)
 		lc.c.leaving.Store(true)
 		lc.c.release()
 	}
@@ -287,6 +294,7 @@ func (l *eventLoop) event(lc *loopConn, ev uint32) {
 			// when it gets the connection back.
 			lc.gone = true
 			unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, lc.fd, nil)
+			lc.hangUpLocked()
 		}
 		lc.mu.Unlock()
 		return
@@ -467,7 +475,7 @@ func (l *eventLoop) closeFD(lc *loopConn) {
 	l.mu.Lock()
 	delete(l.conns, int32(lc.fd))
 	l.mu.Unlock()
-	lc.tcp.Close()
+	unix.Close(lc.fd)
 }
 
 // tick closes the loop's connections past a timeout: a request not
@@ -521,7 +529,10 @@ func (lc *loopConn) rearmLocked() error {
 		return nil
 	}
 	var want uint32
-	if !lc.handed && !lc.finished && len(lc.out) <= writeChunk {
+	switch {
+	case lc.handed:
+		want |= unix.EPOLLRDHUP // for watchConn
+	case !lc.finished && len(lc.out) <= writeChunk:
 		want |= unix.EPOLLIN | unix.EPOLLRDHUP
 	}
 	if len(lc.out) > 0 {
@@ -637,18 +648,66 @@ func (lc *loopConn) shutLocked() {
 	}
 	lc.shut = true
 	unix.Shutdown(lc.fd, unix.SHUT_RDWR)
+	lc.hangUpLocked()
 }
+
+// hangUpLocked closes hangup; lc.mu is held.
+func (lc *loopConn) hangUpLocked() {
+	if !lc.hungUp {
+		lc.hungUp = true
+		close(lc.hangup)
+	}
+}
+
+// stop is Shutdown's request that the connection close once its commands
+// are done: a blocked command's watch ends and the loop looks at it.
+func (lc *loopConn) stop() {
+	lc.mu.Lock()
+	lc.hangUpLocked()
+	lc.mu.Unlock()
+	lc.loop.resume(lc)
+}
+
+// watch is watchConn for a connection on a loop: gone is closed when the
+// peer hangs up, the connection is shut down (CLIENT KILL) or the server
+// stops it.
+func (lc *loopConn) watch() (gone <-chan struct{}, stop func()) {
+	stopping := make(chan struct{})
+	ch := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-lc.hangup:
+			close(ch)
+		case <-stopping:
+		}
+	}()
+	return ch, func() {
+		close(stopping)
+		<-done
+	}
+}
+
+// Read fails: only the loop reads the socket.
+func (lc *loopConn) Read([]byte) (int, error) { return 0, errors.ErrUnsupported }
+
+// LocalAddr is the accepted connection's local address.
+func (lc *loopConn) LocalAddr() net.Addr { return lc.local }
+
+// RemoteAddr is the accepted connection's remote address.
+func (lc *loopConn) RemoteAddr() net.Addr { return lc.remote }
+
+// SetReadDeadline does nothing: the loop times out requests being
+// received.
+func (lc *loopConn) SetReadDeadline(time.Time) error { return nil }
 
 // SetWriteDeadline does nothing: writes never block, and the loop times
 // out an output buffer the client does not take.
 func (lc *loopConn) SetWriteDeadline(time.Time) error { return nil }
 
-// SetDeadline sets the read deadline only, as SetWriteDeadline does
-// nothing.
-func (lc *loopConn) SetDeadline(t time.Time) error { return lc.tcp.SetReadDeadline(t) }
-
-// SyscallConn is the accepted connection's, for watchConn.
-func (lc *loopConn) SyscallConn() (syscall.RawConn, error) { return lc.tcp.SyscallConn() }
+// SetDeadline does nothing, as SetReadDeadline and SetWriteDeadline.
+func (lc *loopConn) SetDeadline(time.Time) error { return nil }
 
 // chunkMayWait reports whether a chunk of commands has one that may wait
 // for another client, a timer or the disk, which must not hold up an

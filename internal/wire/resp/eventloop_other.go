@@ -24,8 +24,10 @@ func (*eventLoops) attach(*client, *net.TCPConn) bool { return false }
 
 func (*loopConn) start() {}
 
+func (*loopConn) stop() {}
+
 func (*eventLoops) stop() {}
 
-func (*eventLoop) resume(*loopConn) {}
-
 func eventLoopCount() int { return 1 }
+
+func (*loopConn) watch() (<-chan struct{}, func()) { return make(chan struct{}), func() {} }
