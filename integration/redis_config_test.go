@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"net"
+	"os"
 	"os/exec"
 	"reflect"
 	"strings"
@@ -194,9 +195,14 @@ func TestRedisConfigRoundTrip(t *testing.T) {
 		t.Fatalf("CONFIG GET patterns: %#v %v", pats, err)
 	}
 	all, err := rc.ConfigGet(ctx, "*").Result()
-	// Redis 7.0's 192, and mayfly's own two of the durable expiry events.
-	if err != nil || len(all) != 192+2 || all["expired-events-stream"] != "" || all["expired-events-maxlen"] != "100000" {
-		t.Fatalf("CONFIG GET * has %d parameters (%v), want Redis 7.0's 192 and expired-events-stream, expired-events-maxlen", len(all), err)
+	// Redis 7.0's 192, mayfly's own two of the durable expiry events and
+	// resp-event-loop.
+	loop := "no"
+	if os.Getenv(harness.EventLoopEnv) == "1" {
+		loop = "yes"
+	}
+	if err != nil || len(all) != 192+3 || all["expired-events-stream"] != "" || all["expired-events-maxlen"] != "100000" || all["resp-event-loop"] != loop {
+		t.Fatalf("CONFIG GET * has %d parameters (%v), want Redis 7.0's 192 and expired-events-stream, expired-events-maxlen, resp-event-loop %s", len(all), err, loop)
 	}
 	_, port, _ := net.SplitHostPort(s.RespAddr)
 	if all["port"] != port || all["maxmemory"] != "1048576" || all["list-max-listpack-size"] != "-1" {

@@ -98,12 +98,23 @@ func Start(t testing.TB, args ...string) *Server {
 	return StartDir(t, t.TempDir(), args...)
 }
 
+// EventLoopEnv names the environment variable that, set to 1, runs every
+// server with --resp-event-loop, so that the suites run on the event loop.
+const EventLoopEnv = "MAYFLY_TEST_RESP_EVENT_LOOP"
+
+func eventLoopArgs() []string {
+	if os.Getenv(EventLoopEnv) == "1" {
+		return []string{"--resp-event-loop"}
+	}
+	return nil
+}
+
 // StartDir is Start on a given data directory (for restarts).
 func StartDir(t testing.TB, dir string, args ...string) *Server {
 	t.Helper()
 	full := append([]string{"serve", "--dir", dir,
 		"--mongo-addr", "127.0.0.1:0", "--resp-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0",
-		"--log-format", "json"}, args...)
+		"--log-format", "json"}, append(eventLoopArgs(), args...)...)
 	s := &Server{Dir: dir, t: t, exited: make(chan struct{})}
 	s.cmd = exec.Command(Binary(t), full...)
 	stderr, err := s.cmd.StderrPipe()

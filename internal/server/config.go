@@ -91,6 +91,9 @@ type Config struct {
 	// MongoMaxConnections is MongoDB's net.maxIncomingConnections: the most
 	// MongoDB clients served at once.
 	MongoMaxConnections int
+	// RespEventLoop serves plain Redis connections from one epoll loop per
+	// core instead of a goroutine each (resp.Options.EventLoop).
+	RespEventLoop bool
 	// RespMaxClients is the initial Redis maxclients (CONFIG SET maxclients
 	// changes it at run time).
 	RespMaxClients int

@@ -55,6 +55,7 @@ func (s *Server) openRedis(ctx context.Context) (*redisSide, error) {
 		ExpiryStats:     s.redisExpiryStats,
 		SetActiveExpire: func(on bool) { s.setRedisActiveExpire(r, on) },
 		MaxClients:      s.cfg.RespMaxClients,
+		EventLoop:       s.cfg.RespEventLoop,
 		FrameTimeout:    wireFrameTimeout(s.cfg.FrameTimeout),
 		Shutdown:        s.requestStop,
 		TLSParams:       s.redisTLSParams(),

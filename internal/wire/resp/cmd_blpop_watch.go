@@ -17,6 +17,9 @@ import (
 // blocked client relies on its periodic checks. stop ends the watch and
 // restores the connection's read deadline.
 func watchConn(c *client) (gone <-chan struct{}, stop func()) {
+	if c.lc != nil {
+		return c.lc.watch()
+	}
 	ch := make(chan struct{})
 	nc := c.nc
 	if tc, isTLS := nc.(*tls.Conn); isTLS {

@@ -58,6 +58,9 @@ func newConfig(o *Options) *config {
 	c.vals["proto-max-bulk-len"] = strconv.FormatInt(o.Limits.MaxBulkLen, 10)
 	c.vals["client-query-buffer-limit"] = strconv.FormatInt(o.QueryBufferLimit, 10)
 	c.vals["databases"] = strconv.Itoa(kv.NumDBs)
+	if o.EventLoop {
+		c.vals["resp-event-loop"] = "yes"
+	}
 	c.vals["client-output-buffer-limit"] = fmt.Sprintf("normal 0 0 0 slave 268435456 67108864 60 pubsub %d 8388608 60", o.PushBufferLimit)
 	if len(o.TLSParams) > 0 {
 		c.vals["port"] = "0" // until a plain listener says otherwise

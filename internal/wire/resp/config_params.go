@@ -308,6 +308,9 @@ var redisParams = []paramSpec{
 	// mayfly's own: the expiry log (kv's expiry_log.go), off by default.
 	stringParam("expired-events-stream", "", 0, ""),
 	numParam("expired-events-maxlen", "", 0, 0, longMax, 100000, 0),
+	// mayfly's own: whether plain connections are served by event loops
+	// (Options.EventLoop), set at startup only.
+	boolParam("resp-event-loop", "", immutable, false),
 	specialParam("bind", "", 0, "* -::*", parseBind),
 	specialParam("replicaof", "slaveof", immutable, "", nil),
 	specialParam("latency-tracking-info-percentiles", "", 0, "50 99 99.9", parsePercentiles),

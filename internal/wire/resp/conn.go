@@ -77,6 +77,10 @@ type client struct {
 	// turns tracking on (tracker).
 	track *tracking
 
+	// lc is the connection on an event loop (eventloop.go); nil when the
+	// client's own goroutine reads it (serve).
+	lc *loopConn
+
 	// delivery of pushes
 	ncmu     replyLock  // serializes writes to nc
 	pmu      sync.Mutex // guards push and subs
@@ -113,6 +117,9 @@ func newClient(s *Server, nc net.Conn) *client {
 func (c *client) shutdown() {
 	c.stopping.Store(true)
 	c.nc.SetReadDeadline(time.Now())
+	if c.lc != nil {
+		c.lc.stop()
+	}
 }
 
 // kill closes the connection from another goroutine (CLIENT KILL).
@@ -193,9 +200,32 @@ func (c *client) noteReadBuffer(buf []byte) {
 // buffer holding only the incomplete rest, moved to its start. It reports
 // whether the connection stays open.
 func (c *client) process(buf []byte) ([]byte, bool) {
+	pos, perr, more := c.parseChunk(buf)
+	if more {
+		return buf, true
+	}
+	ran := len(c.cmds) > 0 || perr != nil
+	if ran {
+		if c.timed {
+			// A blocking command watches the socket while it waits: no
+			// read deadline may cut it short.
+			c.setReadDeadline(time.Time{})
+		}
+		if !c.run(c.cmds, perr) {
+			return nil, false
+		}
+	}
+	return c.endChunk(buf, pos, ran), true
+}
+
+// parseChunk collects the complete requests at the start of buf in c.cmds
+// and returns how many bytes they take and the protocol error that ended
+// them, if any. more reports that no request is complete yet and nothing
+// is to run.
+func (c *client) parseChunk(buf []byte) (pos int, perr error, more bool) {
 	p := &c.req
 	if p.need > int64(len(buf)) {
-		return buf, true // the argument being read has not all arrived
+		return 0, nil, true // the argument being read has not all arrived
 	}
 	lim := c.limits()
 	if p.pos > 0 {
@@ -203,11 +233,9 @@ func (c *client) process(buf []byte) ([]byte, bool) {
 		// complete (or wrong) it is parsed again below from its start,
 		// collecting its arguments.
 		if done, err := p.advance(buf, lim, nil); err == nil && !done {
-			return buf, true
+			return 0, nil, true
 		}
 	}
-	pos := 0
-	var perr error
 	c.cmds = c.cmds[:0]
 	clear(c.pool)
 	c.pool = c.pool[:0]
@@ -230,16 +258,13 @@ func (c *client) process(buf []byte) ([]byte, bool) {
 			c.cmds = append(c.cmds, c.pool[len(c.pool)-len(args):len(c.pool):len(c.pool)])
 		}
 	}
-	ran := len(c.cmds) > 0 || perr != nil
+	return pos, perr, false
+}
+
+// endChunk drops the pos bytes of the requests that ran (ran) from buf and
+// returns the buffer holding the incomplete rest at its start.
+func (c *client) endChunk(buf []byte, pos int, ran bool) []byte {
 	if ran {
-		if c.timed {
-			// A blocking command watches the socket while it waits: no
-			// read deadline may cut it short.
-			c.setReadDeadline(time.Time{})
-		}
-		if !c.run(c.cmds, perr) {
-			return nil, false
-		}
 		if cap(c.pool) > retainedArgs {
 			c.pool = nil
 		}
@@ -256,9 +281,9 @@ func (c *client) process(buf []byte) ([]byte, bool) {
 	case rest == 0:
 		c.reqSince = time.Time{}
 		if cap(buf) > retainedBuffer {
-			return make([]byte, 0, readBufferSize), true
+			return make([]byte, 0, readBufferSize)
 		}
-		return buf[:0], true
+		return buf[:0]
 	case ran && cap(buf) > retainedBuffer && rest <= readBufferSize/2:
 		nb := make([]byte, rest, readBufferSize)
 		copy(nb, buf[pos:])
@@ -273,7 +298,7 @@ func (c *client) process(buf []byte) ([]byte, bool) {
 		// minutes) is not the client's.
 		c.reqSince = time.Now()
 	}
-	return buf, true
+	return buf
 }
 
 // grow returns a larger buffer holding buf, which the incomplete request
@@ -633,6 +658,13 @@ func (c *client) startPusher() {
 func (c *client) close() {
 	c.leaving.Store(true)
 	c.nc.Close()
+	c.release()
+}
+
+// release drops what the server holds for the client, once its connection
+// is closed or closing: subscriptions, watches, MONITOR, tracking, the
+// pusher and its place among the clients.
+func (c *client) release() {
 	c.s.hub.unsubscribeAll(c)
 	c.s.watches.unwatchAll(c)
 	c.s.unmonitor(c)

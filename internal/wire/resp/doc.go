@@ -15,6 +15,9 @@
 // command (kv.Tx.Tick) and not at all between the commands of an EXEC.
 // A protocol error answers "-ERR Protocol error: ..." after the replies of
 // the requests before it, then closes the connection.
+// A connection is read by its own goroutine (conn.go), or with
+// Options.EventLoop by one of the epoll loops of eventloop.go, which runs
+// its chunks in place and hands a chunk that may wait to a goroutine.
 //
 // Commands live in a table (table.go, commands.go): each is declared with a
 // keyed cmdSpec (name, arity, Redis flags, key positions, ACL categories

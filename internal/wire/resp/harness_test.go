@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +17,11 @@ import (
 	"github.com/mayfly/mayfly/internal/storage"
 	"github.com/mayfly/mayfly/internal/wire/resp"
 )
+
+// eventLoopEnv names the environment variable that, set to 1, runs every
+// test server with Options.EventLoop, so that the suite runs on the event
+// loop (integration/harness reads the same one).
+const eventLoopEnv = "MAYFLY_TEST_RESP_EVENT_LOOP"
 
 // clock is the fake clock of kv: tests move time by hand.
 type clock struct {
@@ -68,7 +74,7 @@ func startEnv(t testing.TB, tt *testing.T, mutate ...func(*resp.Options)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := resp.Options{KV: k}
+	opts := resp.Options{KV: k, EventLoop: os.Getenv(eventLoopEnv) == "1"}
 	for _, m := range mutate {
 		m(&opts)
 	}

@@ -36,6 +36,25 @@ func waitClosed(t *testing.T, c net.Conn, within time.Duration) time.Duration {
 	return time.Since(start)
 }
 
+// waitClients waits until cond holds of the server, re-checking it each
+// time a client connects, leaves or blocks.
+func waitClients(t *testing.T, e *env, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for {
+		changed := e.srv.ClientsChanged()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("not within 30 s: %s", what)
+		}
+	}
+}
+
 func withFrameTimeout(d time.Duration) func(*resp.Options) {
 	return func(o *resp.Options) { o.FrameTimeout = d }
 }
@@ -113,24 +132,8 @@ func TestFrameTimeoutClosesClientNotReading(t *testing.T) {
 	before := e.srv.Stats().ConnectedClients
 	c := e.raw()
 	io.WriteString(c, strings.Repeat("GET big\r\n", 24)) // 24 MB of replies, never read
-	waitUntil := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.NewTimer(30 * time.Second)
-		defer deadline.Stop()
-		for {
-			changed := e.srv.ClientsChanged()
-			if cond() {
-				return
-			}
-			select {
-			case <-changed:
-			case <-deadline.C:
-				t.Fatalf("not within 30 s: %s", what)
-			}
-		}
-	}
-	waitUntil("the client is connected", func() bool { return e.srv.Stats().ConnectedClients > before })
-	waitUntil("the client not reading its replies is closed", func() bool { return e.srv.Stats().ConnectedClients <= before })
+	waitClients(t, e, "the client is connected", func() bool { return e.srv.Stats().ConnectedClients > before })
+	waitClients(t, e, "the client not reading its replies is closed", func() bool { return e.srv.Stats().ConnectedClients <= before })
 	if err := rc.Ping(t.Context()).Err(); err != nil {
 		t.Fatal(err)
 	}

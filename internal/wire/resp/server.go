@@ -90,6 +90,11 @@ type Options struct {
 	// ACLFile is the aclfile: the ACL users LoadACL and ACL LOAD read and
 	// ACL SAVE writes; empty means none.
 	ACLFile string
+	// EventLoop serves plain TCP connections from one epoll loop per core
+	// instead of a goroutine each (eventloop.go; Linux only, elsewhere and
+	// for TLS connections it has no effect). CONFIG GET resp-event-loop
+	// shows it.
+	EventLoop bool
 	// Replica, when set, is the replica set this server is a member of:
 	// ROLE, INFO replication and WAIT describe it, and writes are refused
 	// on a follower. Nil is a standalone master.
@@ -145,8 +150,11 @@ type Server struct {
 	// polling.
 	changed   chan struct{}
 	listeners map[net.Listener]struct{}
-	closing   bool
-	conns     sync.WaitGroup
+	// loops are the event loops (Options.EventLoop), started by the first
+	// Serve; nil without them.
+	loops   *eventLoops
+	closing bool
+	conns   sync.WaitGroup
 	// stop is closed when Shutdown's deadline passes: a command still
 	// walking the keyspace gives up (kv.Tx.StopOn).
 	stop     chan struct{}
@@ -258,7 +266,20 @@ func (s *Server) Serve(ln net.Listener) error {
 		return ErrServerClosed
 	}
 	s.listeners[ln] = struct{}{}
+	var loopErr error
+	if s.opts.EventLoop && s.loops == nil {
+		s.loops, loopErr = newEventLoops(s, eventLoopCount())
+		if loopErr != nil {
+			s.opts.EventLoop = false
+		}
+	}
 	s.mu.Unlock()
+	if loopErr != nil {
+		s.log.Warn("resp: serving connections from goroutines: no event loop", "err", loopErr)
+		s.cfg.mu.Lock()
+		s.cfg.vals["resp-event-loop"] = "no"
+		s.cfg.mu.Unlock()
+	}
 	s.cfg.noteListener(ln)
 	defer func() {
 		s.mu.Lock()
@@ -303,11 +324,19 @@ func (s *Server) accept(nc net.Conn) {
 		return
 	}
 	c := newClient(s, nc)
+	onLoop := false
+	if tc, ok := nc.(*net.TCPConn); ok && s.loops != nil {
+		onLoop = s.loops.attach(c, tc)
+	}
 	s.clients[c.id] = c
 	s.changedLocked()
 	s.conns.Add(1)
 	s.mu.Unlock()
 	s.stats.connections.Add(1)
+	if onLoop {
+		c.lc.start()
+		return
+	}
 	go c.serve()
 }
 
@@ -327,6 +356,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		s.conns.Wait()
+		s.mu.Lock()
+		loops := s.loops
+		s.mu.Unlock()
+		if loops != nil {
+			loops.stop()
+		}
 		close(done)
 	}()
 	select {
