@@ -70,17 +70,12 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 		} else {
 			sd, err = e.prepareInsert(req.Documents[i])
 		}
-		if err == nil {
-			err = val.check(sd, nil)
-		}
-		if err == nil {
-			err = w.insert(sd)
-		}
+		werr, err := insertChecked(w, val, sd, err)
 		if err != nil {
-			if _, ok := mongoerr.As(err); !ok {
-				return res, err
-			}
-			res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: err})
+			return res, err
+		}
+		if werr != nil {
+			res.WriteErrors = append(res.WriteErrors, WriteError{Index: i, Err: werr})
 			if req.Ordered {
 				break
 			}
@@ -118,18 +113,12 @@ func (e *Engine) insertGrouped(ctx context.Context, db, coll string, req InsertR
 		if err != nil {
 			return err
 		}
-		err = prepErr
-		if err == nil {
-			err = val.check(sd, nil)
-		}
-		if err == nil {
-			err = w.insert(sd)
-		}
+		werr, err := insertChecked(w, val, sd, prepErr)
 		if err != nil {
-			if _, ok := mongoerr.As(err); !ok {
-				return err
-			}
-			res.WriteErrors = append(res.WriteErrors, WriteError{Index: 0, Err: err})
+			return err
+		}
+		if werr != nil {
+			res.WriteErrors = append(res.WriteErrors, WriteError{Index: 0, Err: werr})
 		} else {
 			res.N = 1
 		}
@@ -139,4 +128,25 @@ func (e *Engine) insertGrouped(ctx context.Context, db, coll string, req InsertR
 		return InsertResult{}, err
 	}
 	return res, nil
+}
+
+// insertChecked validates sd and inserts it through w, or fails with its
+// preparation's error prepErr. A failure the client is told of (a
+// duplicate key, a validation error) is writeErr; err is any other, which
+// fails the whole write.
+func insertChecked(w *writer, val *validator, sd *stored.Doc, prepErr error) (writeErr, err error) {
+	err = prepErr
+	if err == nil {
+		err = val.check(sd, nil)
+	}
+	if err == nil {
+		err = w.insert(sd)
+	}
+	if err == nil {
+		return nil, nil
+	}
+	if _, ok := mongoerr.As(err); !ok {
+		return nil, err
+	}
+	return err, nil
 }
