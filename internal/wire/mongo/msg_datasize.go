@@ -2,7 +2,6 @@ package mongo
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -36,11 +35,10 @@ func msgDataSize(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	}
 	var size, count int64
 	st, err := c.s.db.CollStats(ctx, db, coll)
-	var me *mongoerr.Error
 	switch {
 	case err == nil:
 		size, count = st.Size, st.Count
-	case errors.As(err, &me) && me.Code == mongoerr.NamespaceNotFound:
+	case mongoerr.CodeOf(err) == mongoerr.NamespaceNotFound:
 	default:
 		return nil, err
 	}
