@@ -31,7 +31,7 @@ func (e *Engine) check(ctx context.Context) error {
 	e.mu.RUnlock()
 	defer snap.Close()
 	for i, m := range metas {
-		if err := checkCollection(ctx, snap, m, ctrs[i]); err != nil {
+		if _, err := checkCollection(ctx, snap, m, ctrs[i]); err != nil {
 			return fmt.Errorf("docdb: check %s.%s: %w", m.DB, m.Name, err)
 		}
 	}
@@ -138,7 +138,17 @@ func eachOwnerID(ctx context.Context, snap *storage.Snapshot, prefix byte, f fun
 	return it.Error()
 }
 
-func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.CollMeta, ctr *catalog.Counters) error {
+// collTally is what checkCollection counted in one collection: its
+// documents and the entries of each index, by index id (the _id index has
+// one per document).
+type collTally struct {
+	docs    int64
+	entries map[uint64]int64
+}
+
+// checkCollection verifies one collection as check does and returns what
+// it counted; the tally is complete only when the error is nil.
+func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.CollMeta, ctr *catalog.Counters) (collTally, error) {
 	var docs, size int64
 	entries := map[uint64]int64{}
 	var spans spanTally
@@ -148,19 +158,19 @@ func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.Col
 	p := catalog.DocPrefix(m.ID)
 	it, err := snap.NewIter(p, storage.PrefixEnd(p))
 	if err != nil {
-		return err
+		return collTally{}, err
 	}
 	defer it.Close()
 	for ok := it.First(); ok; ok = it.Next() {
 		if err := ctx.Err(); err != nil {
-			return err
+			return collTally{}, err
 		}
 		sd, err := stored.New(append([]byte(nil), it.Value()...))
 		if err != nil {
-			return fmt.Errorf("document %x: %w", it.Key(), err)
+			return collTally{}, fmt.Errorf("document %x: %w", it.Key(), err)
 		}
 		if !bytes.Equal(it.Key()[len(p):], sd.IDEnc) {
-			return fmt.Errorf("document %x is stored under another _id", it.Key())
+			return collTally{}, fmt.Errorf("document %x is stored under another _id", it.Key())
 		}
 		docs++
 		size += int64(len(sd.Raw))
@@ -171,24 +181,24 @@ func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.Col
 			}
 			keys, mk, err := ix.IndexKeys(sd.Doc)
 			if err != nil {
-				return fmt.Errorf("document %s: index %s: %w", fmtDoc(sd.Doc), ix.Name, err)
+				return collTally{}, fmt.Errorf("document %s: index %s: %w", fmtDoc(sd.Doc), ix.Name, err)
 			}
 			if mk && !ix.Multikey {
-				return fmt.Errorf("index %s is multikey but not marked so", ix.Name)
+				return collTally{}, fmt.Errorf("index %s is multikey but not marked so", ix.Name)
 			}
 			for _, k := range keys {
 				if _, err := snap.Get(catalog.EntryKey(ix.ID, k.Enc, sd.IDEnc)); err != nil {
 					if errors.Is(err, storage.ErrNotFound) {
-						return fmt.Errorf("document %s has no entry %s in index %s", fmtDoc(sd.Doc), fmtDoc(catalog.ToKeyDoc(ix, k.Values)), ix.Name)
+						return collTally{}, fmt.Errorf("document %s has no entry %s in index %s", fmtDoc(sd.Doc), fmtDoc(catalog.ToKeyDoc(ix, k.Values)), ix.Name)
 					}
-					return err
+					return collTally{}, err
 				}
 			}
 			entries[ix.ID] += int64(len(keys))
 		}
 	}
 	if err := it.Error(); err != nil {
-		return err
+		return collTally{}, err
 	}
 	for _, ix := range m.Indexes {
 		if ix.IsID {
@@ -196,21 +206,21 @@ func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.Col
 		}
 		n, err := checkIndexEntries(ctx, snap, m, ix)
 		if err != nil {
-			return fmt.Errorf("index %s: %w", ix.Name, err)
+			return collTally{}, fmt.Errorf("index %s: %w", ix.Name, err)
 		}
 		if n != entries[ix.ID] {
-			return fmt.Errorf("index %s has %d entries, documents call for %d", ix.Name, n, entries[ix.ID])
+			return collTally{}, fmt.Errorf("index %s has %d entries, documents call for %d", ix.Name, n, entries[ix.ID])
 		}
 	}
 	if err := checkNatural(ctx, snap, m, docs); err != nil {
-		return err
+		return collTally{}, err
 	}
 	if err := checkSpans(ctx, snap, m, spans); err != nil {
-		return err
+		return collTally{}, err
 	}
 	cDocs, cBytes, cIdx := ctr.Snapshot()
 	if cDocs != docs || cBytes != size {
-		return fmt.Errorf("counters say %d documents of %d bytes, the store holds %d of %d", cDocs, cBytes, docs, size)
+		return collTally{}, fmt.Errorf("counters say %d documents of %d bytes, the store holds %d of %d", cDocs, cBytes, docs, size)
 	}
 	for _, ix := range m.Indexes {
 		want := entries[ix.ID]
@@ -218,10 +228,15 @@ func checkCollection(ctx context.Context, snap *storage.Snapshot, m *catalog.Col
 			want = docs
 		}
 		if cIdx[ix.ID].Keys != want {
-			return fmt.Errorf("counters say index %s has %d keys, it has %d", ix.Name, cIdx[ix.ID].Keys, want)
+			return collTally{}, fmt.Errorf("counters say index %s has %d keys, it has %d", ix.Name, cIdx[ix.ID].Keys, want)
 		}
 	}
-	return nil
+	for _, ix := range m.Indexes {
+		if ix.IsID {
+			entries[ix.ID] = docs
+		}
+	}
+	return collTally{docs: docs, entries: entries}, nil
 }
 
 // checkIndexEntries verifies that every entry of ix points to a document

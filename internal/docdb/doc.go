@@ -92,6 +92,10 @@
 //
 // # Testing
 //
+// Validate runs Check's per-collection check on one collection (the
+// validate command) and reports a violation in its result; Compact
+// compacts one collection's key spans in the store.
+//
 // Tests run on an in-memory store (storage.Options.InMemory) with a fake
 // clock. Check verifies that index entries and documents agree; a rapid
 // metamorphic test compares every eligible index plan with a collection scan.

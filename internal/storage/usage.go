@@ -50,3 +50,13 @@ func (s *Store) PendingPurgeBytes() (uint64, error) {
 	}
 	return total, nil
 }
+
+// SpanUsage estimates the bytes on disk of the keys in [start, end) from
+// the sstables overlapping it (the memtables are not counted).
+func (s *Store) SpanUsage(start, end []byte) (uint64, error) {
+	n, err := s.db.EstimateDiskUsage(start, end)
+	if err != nil {
+		return 0, fmt.Errorf("storage: disk usage of a span: %w", err)
+	}
+	return n, nil
+}
