@@ -38,7 +38,7 @@ func (e *Engine) openReadIn(ctx context.Context, db, coll string) readView {
 		return e.openRead(db, coll)
 	}
 	var v readView
-	if c := e.lookupColl(db, coll); c != nil {
+	if c := e.lookupCollIn(ctx, db, coll); c != nil {
 		v.meta = c.Meta
 	}
 	v.txn = t.b
