@@ -57,9 +57,9 @@ type Txn struct {
 	// catalog until it commits (txn_ddl.go), in createdOrder.
 	created      map[catalog.Namespace]*catalog.Collection
 	createdOrder []catalog.Namespace
-	wake    int64
-	hasWake bool
-	done    bool
+	wake         int64
+	hasWake      bool
+	done         bool
 	// ended is closed when the transaction commits or aborts, releasing
 	// the writes waiting for its documents (txn_wait.go).
 	ended chan struct{}
