@@ -3,7 +3,6 @@ package docdb
 import (
 	"context"
 	"errors"
-	"io"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -13,24 +12,13 @@ import (
 
 // docCount counts the documents of db.coll read through ctx (in a
 // transaction or not).
-func (te *testEngine) docCount(ctx context.Context, db, coll string) int {
+func (te *testEngine) docCount(ctx context.Context, db, coll string) int64 {
 	te.t.Helper()
-	cur, err := te.Find(ctx, db, coll, FindRequest{})
+	n, err := te.Count(ctx, db, coll, CountRequest{})
 	if err != nil {
 		te.t.Fatal(err)
 	}
-	defer cur.Close()
-	n := 0
-	for {
-		_, err := cur.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return n
-		}
-		if err != nil {
-			te.t.Fatal(err)
-		}
-		n++
-	}
+	return n
 }
 
 // collNames lists the collection names of db outside any transaction.
@@ -191,4 +179,33 @@ func TestTxnCreateRefusals(t *testing.T) {
 	_, err = te.CreateIndexes(ctx, "app", "new", []IndexSpec{name})
 	wantCode(t, err, mongoerr.OperationNotSupportedInTransaction,
 		"Cannot create new indexes on non-empty collection app.new in a multi-document transaction.")
+}
+
+// Of two transactions creating the same collection, the second to commit
+// conflicts; a collation given to create is the default of the
+// transaction's own statements on the collection.
+func TestTxnCreateTwoTransactions(t *testing.T) {
+	te := newTestEngine(t)
+	t1, t2 := te.BeginTxn(), te.BeginTxn()
+	ctx1, ctx2 := WithTxn(t.Context(), t1), WithTxn(t.Context(), t2)
+	ci := bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(2)}}
+	if err := te.CreateCollection(ctx1, "app", "c", CreateCollectionRequest{Collation: ci}); err != nil {
+		t.Fatal(err)
+	}
+	te.txnInsert(ctx1, "app", "c", bson.D{{Key: "_id", Value: 1}, {Key: "name", Value: "Ann"}})
+	n, err := te.Count(ctx1, "app", "c", CountRequest{Filter: bson.D{{Key: "name", Value: "ANN"}}})
+	if err != nil || n != 1 {
+		t.Fatalf("find with the default collation in the transaction: %d %v", n, err)
+	}
+	te.txnInsert(ctx2, "app", "c", bson.D{{Key: "_id", Value: 2}})
+	if err := t1.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := t2.Commit(); !errors.Is(err, ErrWriteConflict) {
+		t.Fatalf("second commit: %v, want a write conflict", err)
+	}
+	n, err = te.Count(t.Context(), "app", "c", CountRequest{Filter: bson.D{{Key: "name", Value: "ANN"}}})
+	if err != nil || n != 1 {
+		t.Fatalf("after the commits: %d %v, want the first transaction's document", n, err)
+	}
 }

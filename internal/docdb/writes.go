@@ -139,7 +139,7 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	}
 	req.Statements = slices.Clone(req.Statements)
 	for i := range req.Statements {
-		req.Statements[i].Collation = e.collationOr(db, coll, req.Statements[i].Collation)
+		req.Statements[i].Collation = e.collationOr(ctx, db, coll, req.Statements[i].Collation)
 	}
 	env, err := match.NewEnv(e.opts.Now(), req.Let)
 	if err != nil {
@@ -382,7 +382,7 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 	}
 	req.Statements = slices.Clone(req.Statements)
 	for i := range req.Statements {
-		req.Statements[i].Collation = e.collationOr(db, coll, req.Statements[i].Collation)
+		req.Statements[i].Collation = e.collationOr(ctx, db, coll, req.Statements[i].Collation)
 	}
 	env, err := match.NewEnv(e.opts.Now(), req.Let)
 	if err != nil {
@@ -472,7 +472,7 @@ func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatem
 }
 
 func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAndModifyRequest) (FindAndModifyResult, error) {
-	req.Collation = e.collationOr(db, coll, req.Collation)
+	req.Collation = e.collationOr(ctx, db, coll, req.Collation)
 	var res FindAndModifyResult
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
