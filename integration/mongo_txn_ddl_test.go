@@ -106,3 +106,48 @@ func TestMongoTxnCreateCollectionAndIndex(t *testing.T) {
 		t.Fatalf("race has %d documents (%v), want 1", n, err)
 	}
 }
+
+// A collection and index created in a transaction reach an expanded change
+// stream at the commit, before the transaction's insert; an aborted
+// transaction's create reaches it not at all.
+func TestMongoTxnCreateChangeEvents(t *testing.T) {
+	e := startTTL(t, "--change-streams")
+	ctx := t.Context()
+	db := e.cl.Database("ddlev")
+	cs, err := db.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	sess, err := e.cl.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	errAbort := errors.New("abort")
+	_, err = sess.WithTransaction(ctx, func(sctx context.Context) (any, error) {
+		if _, err := db.Collection("gone").InsertOne(sctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+			return nil, err
+		}
+		return nil, errAbort
+	})
+	if !errors.Is(err, errAbort) {
+		t.Fatalf("aborted transaction: %v", err)
+	}
+	_, err = sess.WithTransaction(ctx, func(sctx context.Context) (any, error) {
+		if _, err := db.Collection("c").Indexes().CreateOne(sctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+			return nil, err
+		}
+		_, err := db.Collection("c").InsertOne(sctx, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}})
+		return nil, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := nextOps(t, "transaction with DDL", cs, "create", "createIndexes", "insert")
+	for _, ev := range evs {
+		if got := str(ev, "ns", "coll"); got != "c" {
+			t.Fatalf("event on %q, want c: %s", got, ev)
+		}
+	}
+}
