@@ -62,13 +62,15 @@ func TestTxnCreateCollectionAndIndexCommit(t *testing.T) {
 		t.Fatalf("createIndexes in the transaction: %+v", res)
 	}
 	te.txnInsert(ctx, "app", "users", bson.D{{Key: "_id", Value: 1}, {Key: "email", Value: "a@x"}})
+	// An array makes the new index multikey within the same commit.
+	te.txnInsert(ctx, "app", "users", bson.D{{Key: "_id", Value: 4}, {Key: "email", Value: bson.A{"b@x", "c@x"}}})
 	// The new unique index holds inside the transaction.
 	dup, _ := te.Insert(ctx, "app", "users", InsertRequest{Documents: []bson.Raw{raw(t, bson.D{{Key: "_id", Value: 2}, {Key: "email", Value: "a@x"}})}})
 	if len(dup.WriteErrors) != 1 {
 		t.Fatalf("duplicate key inside the transaction: %+v", dup)
 	}
-	if n := te.docCount(ctx, "app", "users"); n != 1 {
-		t.Fatalf("inside: %d documents, want 1", n)
+	if n := te.docCount(ctx, "app", "users"); n != 2 {
+		t.Fatalf("inside: %d documents, want 2", n)
 	}
 	if names := te.collNames("app"); len(names) != 0 {
 		t.Fatalf("outside before commit: collections %v", names)
@@ -91,8 +93,14 @@ func TestTxnCreateCollectionAndIndexCommit(t *testing.T) {
 	if len(res2.WriteErrors) != 1 {
 		t.Fatalf("unique index after commit: %+v", res2)
 	}
-	if n := te.docCount(t.Context(), "app", "users"); n != 1 {
-		t.Fatalf("after commit: %d documents, want 1", n)
+	if n := te.docCount(t.Context(), "app", "users"); n != 2 {
+		t.Fatalf("after commit: %d documents, want 2", n)
+	}
+	if c := te.lookupColl("app", "users"); c == nil || !c.Meta.Indexes[1].Multikey {
+		t.Fatal("email_1 is not multikey after the commit")
+	}
+	if n, err := te.Count(t.Context(), "app", "users", CountRequest{Filter: bson.D{{Key: "email", Value: "c@x"}}}); err != nil || n != 1 {
+		t.Fatalf("find by an array element after commit: %d %v", n, err)
 	}
 }
 
