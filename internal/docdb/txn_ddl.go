@@ -122,13 +122,10 @@ func (t *Txn) createColl(db, coll string, options bson.D) (*catalog.Collection, 
 	if err != nil {
 		return nil, fmt.Errorf("docdb: create %s.%s in a transaction: %w", db, coll, err)
 	}
-	meta := &catalog.CollMeta{DB: db, Name: coll, ID: ids[0], UUID: catalog.NewUUID(), Options: options, Validation: val}
-	idIdx, err := catalog.IndexFromSpec(ids[1], catalog.IDIndexSpec())
+	meta, err := newCollMeta(db, coll, options, val, ids[0], ids[1])
 	if err != nil {
 		return nil, err
 	}
-	idIdx.Ready = true
-	meta.Indexes = []*catalog.IndexMeta{idIdx}
 	c := &catalog.Collection{Meta: meta, Stats: catalog.NewCounters()}
 	if t.created == nil {
 		t.created = map[catalog.Namespace]*catalog.Collection{}
