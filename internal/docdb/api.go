@@ -484,6 +484,9 @@ const (
 // layer parsed. It fails with NamespaceExists (48) `Collection db.coll
 // already exists.` when the collection exists.
 func (e *Engine) CreateCollection(ctx context.Context, db, coll string, req CreateCollectionRequest) error {
+	if t := txnOf(ctx); t != nil {
+		return t.createCollIn(db, coll, req)
+	}
 	if req.Timeseries != nil {
 		return e.createTimeseries(db, coll, req)
 	}

@@ -1,6 +1,8 @@
 package docdb
 
 import (
+	"context"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
@@ -13,10 +15,14 @@ import (
 // collation, {locale: "simple"} included, replaces the default.
 
 // collationOr returns spec, or the default collation of db.coll when spec
-// is empty (nil when the collection has none or does not exist).
-func (e *Engine) collationOr(db, coll string, spec bson.D) bson.D {
+// is empty (nil when the collection has none or does not exist), as seen
+// from ctx (a collection its transaction created included).
+func (e *Engine) collationOr(ctx context.Context, db, coll string, spec bson.D) bson.D {
 	if len(spec) > 0 {
 		return spec
+	}
+	if c := txnCreated(ctx, db, coll); c != nil {
+		return defaultCollation(c.Meta)
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -24,7 +30,12 @@ func (e *Engine) collationOr(db, coll string, spec bson.D) bson.D {
 	if c == nil {
 		return nil
 	}
-	v, ok := catalog.FieldOf(c.Meta.Options, "collation")
+	return defaultCollation(c.Meta)
+}
+
+// defaultCollation is the collation option of m, or nil.
+func defaultCollation(m *catalog.CollMeta) bson.D {
+	v, ok := catalog.FieldOf(m.Options, "collation")
 	if !ok {
 		return nil
 	}

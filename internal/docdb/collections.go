@@ -90,13 +90,10 @@ func (e *Engine) createLocked(db, coll string, options bson.D) (*catalog.Collect
 	if err != nil {
 		return nil, err
 	}
-	meta := &catalog.CollMeta{DB: db, Name: coll, ID: id, UUID: catalog.NewUUID(), Options: options, Validation: val}
-	idIdx, err := catalog.IndexFromSpec(idxID, catalog.IDIndexSpec())
+	meta, err := newCollMeta(db, coll, options, val, id, idxID)
 	if err != nil {
 		return nil, err
 	}
-	idIdx.Ready = true
-	meta.Indexes = []*catalog.IndexMeta{idIdx}
 	if err := catalog.PutRecord(b, meta); err != nil {
 		return nil, err
 	}
@@ -114,6 +111,19 @@ func (e *Engine) createLocked(db, coll string, options bson.D) (*catalog.Collect
 	c := &catalog.Collection{Meta: meta, Stats: catalog.NewCounters()}
 	e.cat.Colls[catalog.Namespace{DB: db, Coll: coll}] = c
 	return c, nil
+}
+
+// newCollMeta returns the metadata of a new collection db.coll: id is its
+// own, idxID its _id index's.
+func newCollMeta(db, coll string, options bson.D, val *catalog.Validation, id, idxID uint64) (*catalog.CollMeta, error) {
+	meta := &catalog.CollMeta{DB: db, Name: coll, ID: id, UUID: catalog.NewUUID(), Options: options, Validation: val}
+	idIdx, err := catalog.IndexFromSpec(idxID, catalog.IDIndexSpec())
+	if err != nil {
+		return nil, err
+	}
+	idIdx.Ready = true
+	meta.Indexes = []*catalog.IndexMeta{idIdx}
+	return meta, nil
 }
 
 func (e *Engine) createCollection(ctx context.Context, db, coll string, req CreateCollectionRequest) error {

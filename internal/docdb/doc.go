@@ -77,7 +77,10 @@
 // reaches an owned document is abandoned before it commits anything and
 // run again once the owner has ended (txn_wait.go), bounded by its
 // context. Reads and writes join a transaction through their context
-// (WithTxn).
+// (WithTxn). A collection a transaction creates, with its indexes, is the
+// transaction's until it commits (txn_ddl.go): its catalog record goes in
+// the commit's batch, under Engine.ddl, and a collection of that name
+// created outside meanwhile fails the commit.
 //
 // Retryable writes (retry.go): the reply a retry must get is stored under
 // the session and transaction number in the same batch as the write,

@@ -38,7 +38,7 @@ func (e *Engine) openReadIn(ctx context.Context, db, coll string) readView {
 		return e.openRead(db, coll)
 	}
 	var v readView
-	if c := e.lookupColl(db, coll); c != nil {
+	if c := e.lookupCollIn(ctx, db, coll); c != nil {
 		v.meta = c.Meta
 	}
 	v.txn = t.b
@@ -161,7 +161,7 @@ func parseProjection(spec bson.D, now time.Time) (*query.Projection, error) {
 }
 
 func (e *Engine) find(ctx context.Context, db, coll string, req FindRequest) (Cursor, error) {
-	req.Collation = e.collationOr(db, coll, req.Collation)
+	req.Collation = e.collationOr(ctx, db, coll, req.Collation)
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func (emptyCursor) Next(context.Context) (bson.Raw, error) { return nil, io.EOF 
 func (emptyCursor) Close()                                 {}
 
 func (e *Engine) count(ctx context.Context, db, coll string, req CountRequest) (int64, error) {
-	req.Collation = e.collationOr(db, coll, req.Collation)
+	req.Collation = e.collationOr(ctx, db, coll, req.Collation)
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return 0, err
 	}
@@ -262,7 +262,7 @@ func clampCount(total, skip, limit int64) int64 {
 }
 
 func (e *Engine) distinct(ctx context.Context, db, coll string, req DistinctRequest) (bson.A, error) {
-	req.Collation = e.collationOr(db, coll, req.Collation)
+	req.Collation = e.collationOr(ctx, db, coll, req.Collation)
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}

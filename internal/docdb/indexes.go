@@ -20,7 +20,7 @@ func (e *Engine) createIndexes(ctx context.Context, db, coll string, specs []Ind
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return CreateIndexesResult{}, err
 	}
-	c, created, err := e.lockOrCreateColl(db, coll)
+	c, created, err := e.lockOrCreateCollIn(ctx, db, coll)
 	if err != nil {
 		return CreateIndexesResult{}, err
 	}
@@ -53,6 +53,9 @@ func (e *Engine) createIndexesOn(ctx context.Context, c *catalog.Collection, cre
 		res.NumIndexesAfter = res.NumIndexesBefore
 		res.Note = "all indexes already exist"
 		return res, nil
+	}
+	if t := txnOf(ctx); t != nil {
+		return t.createIndexesIn(c, created, build, res)
 	}
 	newIdx := make([]*catalog.IndexMeta, len(build))
 	e.mu.Lock()

@@ -38,7 +38,7 @@ func (e *Engine) insert(ctx context.Context, db, coll string, req InsertRequest)
 	if len(req.Documents) == 1 && e.groupWrites(ctx) {
 		return e.insertGrouped(ctx, db, coll, req, prepared[0], prepErrs[0])
 	}
-	c, _, err := e.lockOrCreateColl(db, coll)
+	c, _, err := e.lockOrCreateCollIn(ctx, db, coll)
 	if err != nil {
 		return res, err
 	}

@@ -21,7 +21,7 @@ import (
 // collections through the planner too) and its Writer ($out, $merge).
 
 func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRequest) (Cursor, error) {
-	req.Collation = e.collationOr(db, coll, req.Collation)
+	req.Collation = e.collationOr(ctx, db, coll, req.Collation)
 	if err := catalog.CheckDB(db); err != nil {
 		return nil, err
 	}

@@ -53,9 +53,13 @@ type Txn struct {
 	written map[string]bool
 	uniques []uniqueEntry
 	records [][]byte
-	wake    int64
-	hasWake bool
-	done    bool
+	// created are the collections the transaction created, not in the
+	// catalog until it commits (txn_ddl.go), in createdOrder.
+	created      map[catalog.Namespace]*catalog.Collection
+	createdOrder []catalog.Namespace
+	wake         int64
+	hasWake      bool
+	done         bool
 	// ended is closed when the transaction commits or aborts, releasing
 	// the writes waiting for its documents (txn_wait.go).
 	ended chan struct{}
@@ -191,8 +195,12 @@ func (t *Txn) Commit() error {
 		return ErrTxnDone
 	}
 	defer t.end()
-	if t.b.Empty() {
+	if t.b.Empty() && len(t.created) == 0 {
 		return nil
+	}
+	if len(t.created) > 0 {
+		t.e.ddl.Lock()
+		defer t.e.ddl.Unlock()
 	}
 	ids := make([]uint64, 0, len(t.colls))
 	for id := range t.colls {
@@ -203,11 +211,18 @@ func (t *Txn) Commit() error {
 		c := t.colls[id].c
 		c.WriteMu.Lock()
 		defer c.WriteMu.Unlock()
+		if t.created[catalog.Namespace{DB: c.Meta.DB, Coll: c.Meta.Name}] == c {
+			continue
+		}
 		if cur := t.e.lookupColl(c.Meta.DB, c.Meta.Name); cur != c {
 			return ErrWriteConflict
 		}
 	}
 	if err := t.validate(); err != nil {
+		return err
+	}
+	ddlRecs, err := t.stageCreated()
+	if err != nil {
 		return err
 	}
 	var applies []func()
@@ -244,8 +259,9 @@ func (t *Txn) Commit() error {
 		}
 	}
 	t.e.mu.Lock()
-	err := t.e.commitLogged(t.b, t.records)
+	err = t.e.commitLogged(t.b, append(ddlRecs, t.records...))
 	if err == nil {
+		t.publishCreated()
 		for _, f := range metas {
 			f()
 		}
@@ -257,6 +273,7 @@ func (t *Txn) Commit() error {
 	for _, f := range applies {
 		f()
 	}
+	t.registerCreated()
 	if t.hasWake && t.e.opts.Expiry != nil {
 		t.e.opts.Expiry.Wake(time.UnixMilli(t.wake))
 	}

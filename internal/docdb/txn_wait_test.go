@@ -48,6 +48,11 @@ func TestWriteWaitsForTxnCommit(t *testing.T) {
 func TestWriteWaitsForTxnAbort(t *testing.T) {
 	te := newTestEngine(t)
 	waiting := notifyWaits(te)
+	// The collection exists: one the transaction created would not be
+	// seen outside, and the outside insert would create its own.
+	if err := te.CreateCollection(t.Context(), "bank", "acct", CreateCollectionRequest{}); err != nil {
+		t.Fatal(err)
+	}
 	txn := te.BeginTxn()
 	if _, err := te.Insert(WithTxn(t.Context(), txn), "bank", "acct", InsertRequest{Documents: []bson.Raw{raw(t, bson.D{{Key: "_id", Value: "n"}, {Key: "v", Value: int32(1)}})}}); err != nil {
 		t.Fatal(err)

@@ -33,6 +33,18 @@ func (e *Engine) lockForWrite(db, coll string, create bool) (*catalog.Collection
 	return e.lockColl(db, coll), nil
 }
 
+// lockForWriteIn is lockForWrite as seen from ctx (txn_ddl.go).
+func (e *Engine) lockForWriteIn(ctx context.Context, db, coll string, create bool) (*catalog.Collection, error) {
+	if txnOf(ctx) == nil {
+		return e.lockForWrite(db, coll, create)
+	}
+	if create {
+		c, _, err := e.lockOrCreateCollIn(ctx, db, coll)
+		return c, err
+	}
+	return e.lockCollIn(ctx, db, coll), nil
+}
+
 // openMatches commits the writer's pending writes and opens a scan of the
 // collection's current state for plan p. A writer that keeps its whole
 // write in one batch (a retryable write, a transaction's statement)
@@ -127,7 +139,7 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	}
 	req.Statements = slices.Clone(req.Statements)
 	for i := range req.Statements {
-		req.Statements[i].Collation = e.collationOr(db, coll, req.Statements[i].Collation)
+		req.Statements[i].Collation = e.collationOr(ctx, db, coll, req.Statements[i].Collation)
 	}
 	env, err := match.NewEnv(e.opts.Now(), req.Let)
 	if err != nil {
@@ -140,7 +152,7 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	if len(req.Statements) == 1 && e.groupWrites(ctx) {
 		return e.updateGrouped(ctx, db, coll, req, env)
 	}
-	c, err := e.lockForWrite(db, coll, anyUpsert)
+	c, err := e.lockForWriteIn(ctx, db, coll, anyUpsert)
 	if err != nil {
 		return res, err
 	}
@@ -370,13 +382,13 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 	}
 	req.Statements = slices.Clone(req.Statements)
 	for i := range req.Statements {
-		req.Statements[i].Collation = e.collationOr(db, coll, req.Statements[i].Collation)
+		req.Statements[i].Collation = e.collationOr(ctx, db, coll, req.Statements[i].Collation)
 	}
 	env, err := match.NewEnv(e.opts.Now(), req.Let)
 	if err != nil {
 		return res, err
 	}
-	c := e.lockColl(db, coll)
+	c := e.lockCollIn(ctx, db, coll)
 	var w *writer
 	if c != nil {
 		defer c.WriteMu.Unlock()
@@ -460,7 +472,7 @@ func (e *Engine) deleteStatement(ctx context.Context, w *writer, st DeleteStatem
 }
 
 func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAndModifyRequest) (FindAndModifyResult, error) {
-	req.Collation = e.collationOr(db, coll, req.Collation)
+	req.Collation = e.collationOr(ctx, db, coll, req.Collation)
 	var res FindAndModifyResult
 	if err := catalog.CheckWriteNS(db, coll); err != nil {
 		return res, err
@@ -473,7 +485,7 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err != nil {
 		return res, err
 	}
-	c, err := e.lockForWrite(db, coll, req.Upsert)
+	c, err := e.lockForWriteIn(ctx, db, coll, req.Upsert)
 	if err != nil {
 		return res, err
 	}
