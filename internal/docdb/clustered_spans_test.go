@@ -120,7 +120,6 @@ func TestClusteredReapCountsWholeSpansByAggregates(t *testing.T) {
 	cutoff := now.UnixMilli() - 60_000
 	edge := catalog.SpanStart(cutoff)
 	now = now.Add(time.Duration(edge+30-cutoff) * time.Millisecond)
-	cutoff = edge + 30
 	var docs []bson.D
 	for ms := edge - 1000; ms < edge+100; ms += 10 {
 		docs = append(docs, d("_id", bson.DateTime(ms), "pad", strings.Repeat("p", int(ms%7))))
