@@ -103,8 +103,8 @@ step "go test"
 go test -count=1 -shuffle=on -timeout 15m ./...
 
 step "go test -race -tags invariants"
-# The race build shares nothing with the one above, so that build's cache
-# goes first: the run's peak disk use stays about one build's worth.
+# The race build shares nothing with the one above, so its cache goes
+# first: the run's peak disk use stays one build's worth.
 go clean -cache
 # The packages that hold locks, background goroutines and on-disk invariants,
 # again under the race detector with the expensive consistency checks
@@ -114,6 +114,7 @@ go test -count=1 -shuffle=on -race -tags invariants -timeout 15m \
 	./internal/docdb/... ./internal/wire/... ./internal/replica/...
 
 step "fuzz smoke"
+go clean -cache
 # Every fuzz target, briefly, as a fuzzer (go test above already ran their
 # seed corpora); `make fuzz` runs them for longer.
 FUZZTIME=2s bash scripts/fuzz-smoke.sh
