@@ -16,27 +16,18 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
+# shellcheck source=replset-members.sh
+. "$(dirname "$0")/replset-members.sh"
 peers="127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2)),127.0.0.1:$((base + 3))"
-for i in 1 2 3; do
-	"$bin" serve --dir "$dir/m$i" --replica-set rs0 --raft-addr "127.0.0.1:$((base + i))" --peers "$peers" \
-		--mongo-addr "127.0.0.1:$((base + 10 + i))" --resp-addr "127.0.0.1:$((base + 20 + i))" \
-		--http-addr "127.0.0.1:$((base + 30 + i))" --log-level warn 2>"$dir/m$i.log" &
-	pids+=($!)
-done
+for i in 1 2 3; do start_member "$i" "$peers"; done
 "$bin" serve --dir "$dir/sa" --mongo-addr "127.0.0.1:$((base + 10))" --resp-addr "127.0.0.1:$((base + 20))" \
 	--http-addr "127.0.0.1:$((base + 30))" --log-level warn 2>"$dir/sa.log" &
 pids+=($!)
-primary=
+find_primary
 for _ in $(seq 1 100); do
-	for i in 1 2 3; do
-		if redis-cli -p $((base + 20 + i)) ROLE 2>/dev/null | head -1 | grep -q master; then
-			primary=$i
-		fi
-	done
-	[ -n "$primary" ] && redis-cli -p $((base + 20)) PING >/dev/null 2>&1 && break
+	redis-cli -p $((base + 20)) PING >/dev/null 2>&1 && break
 	sleep 0.1
 done
-[ -n "$primary" ] || { echo "no primary" >&2; exit 1; }
 echo "primary: member $primary (pids ${pids[*]})" >&2
 "$bin" bench kv doc \
 	--resp-addr "replicated=127.0.0.1:$((base + 20 + primary))" --resp-addr "standalone=127.0.0.1:$((base + 20))" \

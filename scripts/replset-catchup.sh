@@ -19,28 +19,14 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
+# shellcheck source=replset-members.sh
+. "$(dirname "$0")/replset-members.sh"
 peers="127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2)),127.0.0.1:$((base + 3))"
 # The fourth member starts as the documentation says a new member does:
 # with --replica-set and its own --raft-addr only.
-for i in 1 2 3 4; do
-	p=$peers
-	[ $i = 4 ] && p=127.0.0.1:$((base + 4))
-	"$bin" serve --dir "$dir/m$i" --replica-set rs0 --raft-addr "127.0.0.1:$((base + i))" --peers "$p" \
-		--mongo-addr "127.0.0.1:$((base + 10 + i))" --resp-addr "127.0.0.1:$((base + 20 + i))" \
-		--http-addr "127.0.0.1:$((base + 30 + i))" --log-level warn 2>"$dir/m$i.log" &
-	pids+=($!)
-done
-primary=
-for _ in $(seq 1 100); do
-	for i in 1 2 3; do
-		if redis-cli -p $((base + 20 + i)) ROLE 2>/dev/null | head -1 | grep -q master; then
-			primary=$i
-		fi
-	done
-	[ -n "$primary" ] && break
-	sleep 0.1
-done
-[ -n "$primary" ] || { echo "no primary" >&2; exit 1; }
+for i in 1 2 3; do start_member "$i" "$peers"; done
+start_member 4 "127.0.0.1:$((base + 4))"
+find_primary
 cd "$(dirname "$0")/.."
 go run ./scripts/replset-catchup --primary "mongodb://127.0.0.1:$((base + 10 + primary))/?directConnection=true" \
 	--admin "http://127.0.0.1:$((base + 30 + primary))" --add "127.0.0.1:$((base + 4))" \
