@@ -45,11 +45,7 @@ func TestFreezeAndStepDown(t *testing.T) {
 	}
 	// The old primary closes its writes once raft tells it it lost the
 	// leadership, shortly after the transfer.
-	for deadline := time.Now().Add(5 * time.Second); c.nodes[p].IsPrimary(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the stepped-down primary still takes writes")
-		}
-	}
+	waitFor(t, 5*time.Second, "the stepped-down primary to stop taking writes", func() bool { return !c.nodes[p].IsPrimary() })
 	if got := c.primary(t); got != f1 {
 		t.Fatalf("primary after step down is %d, want the only unfrozen member %d", got, f1)
 	}

@@ -487,3 +487,21 @@ func TestFSMApplyBatch(t *testing.T) {
 		t.Fatalf("own entries reported foreign")
 	}
 }
+
+// waitFor checks cond on every tick of a short ticker until it holds,
+// failing the test with what after timeout. It is for state that real
+// raft timers change (leadership, replication), which no fake clock
+// drives.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(timeout)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+	}
+}
