@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -61,8 +62,8 @@ type Log struct {
 	visible uint64
 	// changed is closed, and replaced, whenever visible grows.
 	changed chan struct{}
-	// recent remembers the inserts that refer to their stored document.
-	recent *recentInserts
+	// inserts finds the inserts that refer to their stored document.
+	inserts *insertIndex
 }
 
 // keyPrefix is the log's keyspace: the events prefix and 'm' for the
@@ -99,7 +100,7 @@ func Open(store *storage.Store, opts Options) (*Log, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	l := &Log{store: store, opts: opts, inflight: map[uint64]int{}, changed: make(chan struct{}), recent: newRecentInserts()}
+	l := &Log{store: store, opts: opts, inflight: map[uint64]int{}, changed: make(chan struct{}), inserts: newInsertIndex()}
 	it, err := store.NewIter(keyPrefix, storage.PrefixEnd(keyPrefix))
 	if err != nil {
 		return nil, fmt.Errorf("events: open: %w", err)
@@ -126,41 +127,7 @@ func Open(store *storage.Store, opts Options) (*Log, error) {
 	case err != nil && !errors.Is(err, storage.ErrNotFound):
 		return nil, fmt.Errorf("events: open: %w", err)
 	}
-	if err := l.rememberInserts(); err != nil {
-		return nil, fmt.Errorf("events: open: %w", err)
-	}
 	return l, nil
-}
-
-// rememberInserts rebuilds the set of inserts that refer to their stored
-// document from the records whose content may still be kept.
-func (l *Log) rememberInserts() error {
-	cut := l.contentCut()
-	it, err := l.store.NewIter(keyPrefix, storage.PrefixEnd(keyPrefix))
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	ok := it.SeekLT(Key(cut + 1))
-	if !ok {
-		ok = it.First()
-	}
-	for ; ok; ok = it.Next() {
-		_, _, recs, err := decodeEntry(it.Key(), it.Value())
-		if err != nil {
-			return err
-		}
-		for _, raw := range recs {
-			r, err := DecodeRecord(raw)
-			if err != nil {
-				return err
-			}
-			if r.Op == OpInsert && len(r.Hash) > 0 && r.Ref >= cut {
-				l.recent.add(r.CollID, r.IDEnc, r.Ref)
-			}
-		}
-	}
-	return it.Error()
 }
 
 // nextSeq returns the sequence number after l.last for a record written at
@@ -341,7 +308,7 @@ func (l *Log) Read(after, upTo uint64, max int) ([]Event, error) {
 			if seq > upTo || len(out) >= max {
 				return out, nil
 			}
-			rec, err := DecodeRecord(raw)
+			rec, err := decodeRecordAt(raw, seq)
 			if err != nil {
 				return nil, err
 			}
@@ -368,6 +335,10 @@ type namespace struct {
 // recordNamespace returns the namespace record raw names; false when it
 // names none (it is in its predecessor's).
 func recordNamespace(raw []byte) (namespace, bool) {
+	if isInsertRef(raw) {
+		ir, err := decodeInsertRef(raw)
+		return ir.ns, err == nil && ir.named
+	}
 	doc := bson.Raw(raw)
 	db, ok := doc.Lookup("db").StringValueOK()
 	if !ok {
@@ -376,7 +347,7 @@ func recordNamespace(raw []byte) (namespace, bool) {
 	ns := namespace{db: db}
 	ns.coll, _ = doc.Lookup("coll").StringValueOK()
 	if st, data, ok := doc.Lookup("uuid").BinaryOK(); ok {
-		ns.uuid = &bson.Binary{Subtype: st, Data: data}
+		ns.uuid = &bson.Binary{Subtype: st, Data: bytes.Clone(data)}
 	}
 	return ns, true
 }
@@ -490,7 +461,7 @@ func (l *Log) Trim() error {
 // ContentRetention.
 func (l *Log) TrimAll() error {
 	err := errors.Join(l.Trim(), l.trimContent())
-	l.recent.forget(l.contentCut())
+	l.forgetInserts(l.contentCut())
 	return err
 }
 
