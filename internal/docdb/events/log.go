@@ -60,8 +60,10 @@ type Log struct {
 	inflight map[uint64]int
 	// visible is the largest number below every batch in flight.
 	visible uint64
-	// changed is closed, and replaced, whenever visible grows.
+	// changed is closed, and replaced, whenever visible grows while
+	// someone holds it (handed is set when Changed gave it out).
 	changed chan struct{}
+	handed  bool
 	// inserts finds the inserts that refer to their stored document.
 	inserts *insertIndex
 }
@@ -151,21 +153,26 @@ func (l *Log) Commit(b *storage.Batch, recs [][]byte, commit func() error) error
 		return commit()
 	}
 	now := l.opts.Now()
-	n := 8
+	// The key and the value share one buffer; the key is filled in once
+	// the sequence number is known.
+	kl := len(keyPrefix) + 8
+	n := kl + 8
 	for _, r := range recs {
 		n += binary.MaxVarintLen32 + len(r)
 	}
-	v := binary.BigEndian.AppendUint64(make([]byte, 0, n), uint64(now.UnixMilli()))
+	buf := binary.BigEndian.AppendUint64(make([]byte, kl, n), uint64(now.UnixMilli()))
 	for _, r := range recs {
-		v = binary.AppendUvarint(v, uint64(len(r)))
-		v = append(v, r...)
+		buf = binary.AppendUvarint(buf, uint64(len(r)))
+		buf = append(buf, r...)
 	}
+	k, v := buf[:kl], buf[kl:]
+	copy(k, keyPrefix)
 	l.mu.Lock()
 	// The numbers of one batch follow one another: nextSeq gives the last
 	// one plus one within a second.
 	first := l.nextSeq(now)
 	l.last = first + uint64(len(recs)) - 1
-	k := Key(first)
+	binary.BigEndian.PutUint64(k[len(keyPrefix):], first)
 	if err := b.Set(k, v); err != nil {
 		l.last = first - 1
 		l.mu.Unlock()
@@ -198,8 +205,10 @@ func (l *Log) advance() {
 	}
 	if v > l.visible {
 		l.visible = v
-		close(l.changed)
-		l.changed = make(chan struct{})
+		if l.handed {
+			close(l.changed)
+			l.changed, l.handed = make(chan struct{}), false
+		}
 	}
 }
 
@@ -224,6 +233,7 @@ func (l *Log) Visible() uint64 {
 func (l *Log) Changed() (<-chan struct{}, uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.handed = true
 	return l.changed, l.visible
 }
 
