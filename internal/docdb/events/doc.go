@@ -33,7 +33,9 @@
 //     first copies the document as it was into the insert's content, in
 //     its own batch; until then the insert costs no copy. That write finds
 //     the insert from the log itself (insertIndex, built from the records
-//     when such a write asks), so an insert keeps nothing in memory.
+//     when such a write asks), so an insert keeps nothing in memory; once
+//     as many inserts whose content may be kept refer to their document
+//     as the index holds, inserts keep their document as content at once.
 //   - Records are kept by age and by size (Retention, MaxBytes); content
 //     only for ContentRetention, a quarter of the purge bound, so that a
 //     deleted document's bytes leave every file within it. Trimming is one

@@ -17,13 +17,21 @@ import (
 // by reading the records committed since it last looked, when one of those
 // writes asks, so a log that only ever sees inserts never builds it.
 //
-// It indexes up to maxRecent inserts (recentInserts); those it had no room
-// for are a range of sequence numbers searched record by record, until
-// they are older than the content kept.
+// It indexes up to maxRecent inserts (recentInserts). Once that many
+// inserts whose content may be kept refer to their document (refCount),
+// further inserts keep a copy of their document as content at once, so the
+// index has room for nearly every insert that refers to its document;
+// those it had no room for (committed while the count was reached) are a
+// range of sequence numbers searched record by record, until they are
+// older than the content kept.
 type insertIndex struct {
 	// mu is held while the index reads the log and answers.
 	mu     sync.Mutex
 	recent *recentInserts
+	// keepAt is how many inserts referring to their document the log
+	// counts before inserts keep their document as content at once
+	// (maxRecent).
+	keepAt int
 	// scanned is a sequence number every record up to which the index
 	// has read; scannedLast the log's last number when it did, so that a
 	// log that gave none since has nothing new.
@@ -33,7 +41,9 @@ type insertIndex struct {
 	unindexedFrom, unindexedTo uint64
 }
 
-func newInsertIndex() *insertIndex { return &insertIndex{recent: newRecentInserts()} }
+func newInsertIndex() *insertIndex {
+	return &insertIndex{recent: newRecentInserts(), keepAt: maxRecent}
+}
 
 // eachInsert calls f with the collection id, encoded _id and content id of
 // each insert record that refers to its stored document, among the records
@@ -207,6 +217,9 @@ func (l *Log) insertsIn(cid uint64) (map[string]uint64, error) {
 
 // forgetInserts drops the inserts whose content ids are below cut.
 func (l *Log) forgetInserts(cut uint64) {
+	l.mu.Lock()
+	l.refs.forget(cut)
+	l.mu.Unlock()
 	ix := l.inserts
 	ix.mu.Lock()
 	defer ix.mu.Unlock()

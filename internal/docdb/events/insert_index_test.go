@@ -209,3 +209,40 @@ func TestInsertIndexFull(t *testing.T) {
 		f.checkInsert(evs[i], d)
 	}
 }
+
+// Ensure that once the log counts as many inserts referring to their
+// document as its index holds, inserts keep their document as content at
+// once, and their events still show it after it changed.
+func TestInsertsKeepTheirDocumentPastTheIndex(t *testing.T) {
+	f := newHookFixture(t)
+	f.l.inserts.keepAt = 2
+	docs := []*stored.Doc{f.doc(1, 10), f.doc(2, 20), f.doc(3, 30), f.doc(4, 40)}
+	f.change(nil, docs[0])
+	f.change(nil, docs[1])
+	f.commit()
+	f.change(nil, docs[2])
+	recs := f.cb.TakeRecords()
+	if len(recs) != 1 || isInsertRef(recs[0]) {
+		t.Fatalf("past the index, an insert's record is compact: %v", recs)
+	}
+	if err := f.l.Commit(f.b, recs, f.b.Commit); err != nil {
+		t.Fatal(err)
+	}
+	f.b.Close()
+	f.b = nil
+	f.change(nil, docs[3])
+	f.commit()
+	for _, d := range docs {
+		f.change(d, f.doc(int32(d.ID.Int32()), -1))
+	}
+	f.commit()
+	evs := f.events()
+	for i, d := range docs {
+		f.checkInsert(evs[i], d)
+	}
+	// Forgetting the counted inserts makes room again.
+	f.l.forgetInserts(^uint64(0))
+	if f.l.refs.full(2) {
+		t.Errorf("after forgetting every second, %d inserts counted", f.l.refs.total.Load())
+	}
+}

@@ -66,6 +66,10 @@ type Log struct {
 	handed  bool
 	// inserts finds the inserts that refer to their stored document.
 	inserts *insertIndex
+	// refs counts the committed insert records that refer to their
+	// stored document, by the Unix second of their sequence numbers, for
+	// the seconds whose content may be kept (refCount.go).
+	refs refCount
 }
 
 // keyPrefix is the log's keyspace: the events prefix and 'm' for the
@@ -179,6 +183,12 @@ func (l *Log) Commit(b *storage.Batch, recs [][]byte, commit func() error) error
 		return err
 	}
 	size := int64(len(k) + len(v))
+	refs := 0
+	for _, r := range recs {
+		if isInsertRef(r) {
+			refs++
+		}
+	}
 	l.inflight[first]++
 	l.mu.Unlock()
 	err := commit()
@@ -188,6 +198,7 @@ func (l *Log) Commit(b *storage.Batch, recs [][]byte, commit func() error) error
 	}
 	if err == nil {
 		l.bytes += size
+		l.refs.add(first, refs)
 	}
 	l.advance()
 	l.mu.Unlock()

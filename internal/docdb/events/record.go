@@ -216,6 +216,18 @@ var _ change.Hook = Hook{}
 // DocumentChanged implements change.Hook.
 func (h Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *stored.Doc) error {
 	named := !b.SameCollection(m)
+	if prev == nil && h.log.refs.full(h.log.inserts.keepAt) {
+		var ir insertRef
+		if named {
+			ir.named, ir.ns = true, namespace{db: m.DB, coll: m.Name, uuid: &m.UUID}
+		}
+		rec, err := h.insertWithContent(b, ir, next)
+		if err != nil {
+			return err
+		}
+		b.RecordIn(m, rec)
+		return nil
+	}
 	if prev == nil {
 		var db, coll string
 		if named {
@@ -309,8 +321,10 @@ func (h Hook) keepInsertImage(b *change.Batch, m *catalog.CollMeta, prev *stored
 	return h.log.keepInsertImage(b, m.ID, prev.IDEnc, prev.Raw)
 }
 
-// insertWithContent returns the record that replaces ir, an insert of doc
-// in the batch b, with doc kept as its content in b.
+// insertWithContent returns the record of an insert of doc that keeps doc
+// as its content, written into b: in place of ir, its compact record, when
+// doc changes in the same batch, or at once when the log counts as many
+// inserts referring to their document as its index holds (refCount).
 func (h Hook) insertWithContent(b *change.Batch, ir insertRef, doc *stored.Doc) ([]byte, error) {
 	key, err := documentKey(doc)
 	if err != nil {
