@@ -84,6 +84,9 @@ func (l *Log) eachInsert(after uint64, f func(cid uint64, idEnc []byte, x uint64
 			if op, _ := bson.Raw(raw).Lookup("op").StringValueOK(); op != OpInsert {
 				continue
 			}
+			if _, err := bson.Raw(raw).LookupErr("hash"); err != nil {
+				continue
+			}
 			r, err := DecodeRecord(raw)
 			if err != nil {
 				return err
