@@ -111,8 +111,8 @@ func (f *hookFixture) checkInsert(ev Event, doc *stored.Doc) {
 // Ensure that inserts are logged as compact records that show the stored
 // document and its key, that inserting builds no index of inserts, and
 // that the write that later changes or deletes a document keeps it as its
-// insert's content, found from the log (also after a reopen), including
-// an insert in the same batch.
+// insert's content, found from the log (also after a reopen, which counts
+// the inserts again), including an insert in the same batch.
 func TestInsertRecordsReferToTheirDocument(t *testing.T) {
 	f := newHookFixture(t)
 	d1, d2, d3 := f.doc(1, 10), f.doc(2, 20), f.doc(3, 30)
@@ -170,6 +170,9 @@ func TestInsertRecordsReferToTheirDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.l = l
+	if n := l.refs.total.Load(); n != 3 {
+		t.Errorf("the reopened log counts %d inserts referring to their document, want 3", n)
+	}
 	f.change(d3, nil)
 	f.commit()
 	f.checkInsert(f.events()[2], d3)

@@ -133,6 +133,9 @@ func Open(store *storage.Store, opts Options) (*Log, error) {
 	case err != nil && !errors.Is(err, storage.ErrNotFound):
 		return nil, fmt.Errorf("events: open: %w", err)
 	}
+	if err := l.countRefs(); err != nil {
+		return nil, fmt.Errorf("events: open: %w", err)
+	}
 	return l, nil
 }
 

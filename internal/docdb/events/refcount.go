@@ -1,6 +1,9 @@
 package events
 
-import "sync/atomic"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // refCount counts the committed insert records that refer to their stored
 // document by the Unix second of their sequence numbers, so that the log
@@ -38,3 +41,28 @@ func (c *refCount) forget(cut uint64) {
 
 // full reports whether at least limit records are counted.
 func (c *refCount) full(limit int) bool { return c.total.Load() >= int64(limit) }
+
+// countRefs counts again, from the records, the inserts that refer to
+// their stored document and whose content may still be kept, for a log
+// opened on records it did not count (at Open, and on a store another
+// process wrote: Refresh).
+func (l *Log) countRefs() error {
+	cut := l.contentCut()
+	after := uint64(0)
+	if cut > 0 {
+		after = cut - 1
+	}
+	var c refCount
+	err := l.eachInsert(after, func(_ uint64, _ []byte, x uint64) bool {
+		c.add(x, 1)
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("events: count inserts: %w", err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.refs.bySecond = c.bySecond
+	l.refs.total.Store(c.total.Load())
+	return nil
+}

@@ -26,7 +26,7 @@ func (l *Log) Refresh(full bool) error {
 		return err
 	}
 	l.resetInserts()
-	return nil
+	return l.countRefs()
 }
 
 // refreshRecords is Refresh's part under the log's lock; refreshed is
