@@ -9,12 +9,17 @@ a temporary directory, removed at the end (a label ending in "on" gets --change-
 (50 lean clients, DURATION per phase) against each in rotating order for
 ROUNDS rounds, and prints the insert and insert_many throughput and the
 server's CPU time (user + system, /proc/PID/stat) per document of each
-phase, then medians and the on/off ratio of each LABEL pair."""
+phase, then medians and the on/off ratio of each LABEL pair. With
+MAYFLY_PORT_BASE=N the servers listen on ports N, N+1, ... instead of free
+ephemeral ones."""
 import json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
 BIN = sys.argv[1]; ROUNDS = int(sys.argv[2]); DUR = sys.argv[3]; CLIENTS = "50"
 SERVERS = [a.split('=', 1) for a in sys.argv[4:]] or [['off', BIN], ['on', BIN]]
 TCK = os.sysconf('SC_CLK_TCK')
+NEXT_PORT = [int(os.environ['MAYFLY_PORT_BASE'])] if os.environ.get('MAYFLY_PORT_BASE') else None
 def port():
+    if NEXT_PORT:
+        NEXT_PORT[0] += 1; return NEXT_PORT[0] - 1
     s = socket.socket(); s.bind(('127.0.0.1', 0)); p = s.getsockname()[1]; s.close(); return p
 def cpu(pid):
     f = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()

@@ -595,11 +595,15 @@ func (cs *ChangeStream) event(ctx context.Context, ev events.Event) (bson.D, err
 	default:
 		return cs.catalogFields(d, ev), nil
 	}
-	key, err := DecodeDocument(ev.Key)
-	if err != nil {
-		return nil, fmt.Errorf("docdb: change record with a malformed document key: %w", err)
+	// An insert whose content was trimmed has no document to take its key
+	// from; the stream fails with lost history if it would show it.
+	if len(ev.Key) > 0 || ev.Op != events.OpInsert {
+		key, err := DecodeDocument(ev.Key)
+		if err != nil {
+			return nil, fmt.Errorf("docdb: change record with a malformed document key: %w", err)
+		}
+		d = append(d, bson.E{Key: "documentKey", Value: key})
 	}
-	d = append(d, bson.E{Key: "documentKey", Value: key})
 	if ev.Op == events.OpUpdate {
 		u := ev.Update
 		if u == nil {

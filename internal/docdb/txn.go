@@ -125,7 +125,9 @@ func (e *Engine) newWriterIn(ctx context.Context, c *catalog.Collection) *writer
 		w.waitTxns = waitsForTxns(ctx)
 		return w
 	}
-	return &writer{e: e, c: c, meta: c.Meta, b: t.b, vis: e.newVisibility(c.Meta), txn: t, atOnce: true}
+	w := &writer{e: e, c: c, meta: c.Meta, b: t.b, vis: e.newVisibility(c.Meta), txn: t, atOnce: true}
+	w.wb.Follow(&t.records)
+	return w
 }
 
 // claim makes the transaction the owner of document key k, failing when

@@ -40,6 +40,12 @@ type Batch struct {
 	// records added since the last TakeRecords.
 	cause   Cause
 	records [][]byte
+	// refs counts the records added by RecordRef since the last
+	// TakeRecords; earlier holds the records that earlier writers of the
+	// same storage batch handed on (a transaction's statements), set by
+	// Follow.
+	refs    int
+	earlier *[][]byte
 	// ns is the collection of the last record added, when RecordIn added
 	// it, and nsDB, nsName and nsUUID its namespace and UUID then (see
 	// SameCollection).
@@ -96,6 +102,44 @@ func (cb *Batch) RecordIn(m *catalog.CollMeta, rec []byte) {
 	cb.ns, cb.nsDB, cb.nsName, cb.nsUUID = m, m.DB, m.Name, m.UUID.Data
 }
 
+// RecordRef is RecordIn for a record that refers to the stored document
+// it is of instead of holding what the event shows, so that a later change
+// of that document in the same storage batch can find it (Rewrite).
+func (cb *Batch) RecordRef(m *catalog.CollMeta, rec []byte) {
+	cb.RecordIn(m, rec)
+	cb.refs++
+}
+
+// Follow makes the records an earlier writer of the same storage batch
+// handed on (*recs, which that writer's owner keeps appending to) part of
+// what Rewrite goes through.
+func (cb *Batch) Follow(recs *[][]byte) { cb.earlier = recs }
+
+// Rewrite calls f with each record of the storage batch that may refer to
+// a stored document (those added by RecordRef, and every record handed on
+// by earlier writers), latest first, and replaces the record with what f
+// returns when ok is set; it stops once f says so.
+func (cb *Batch) Rewrite(f func(rec []byte) (repl []byte, ok, stop bool)) {
+	lists := [][][]byte{cb.records}
+	if cb.refs == 0 {
+		lists = nil
+	}
+	if cb.earlier != nil {
+		lists = append(lists, *cb.earlier)
+	}
+	for _, recs := range lists {
+		for i := len(recs) - 1; i >= 0; i-- {
+			repl, ok, stop := f(recs[i])
+			if ok {
+				recs[i] = repl
+			}
+			if stop {
+				return
+			}
+		}
+	}
+}
+
 // SameCollection reports whether the last record added since TakeRecords
 // was added by RecordIn for the collection m, as m is now (the same
 // metadata, its namespace and UUID unchanged): the change log leaves the
@@ -109,7 +153,7 @@ func (cb *Batch) SameCollection(m *catalog.CollMeta) bool {
 // them. The writer calls it when it commits or discards its batch.
 func (cb *Batch) TakeRecords() [][]byte {
 	r := cb.records
-	cb.records, cb.ns = nil, nil
+	cb.records, cb.ns, cb.refs = nil, nil, 0
 	return r
 }
 

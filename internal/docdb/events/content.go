@@ -23,13 +23,13 @@ import (
 // (Record.Ref), so that it can be erased by age on its own:
 //
 //   - An insert writes no content: its record refers to the document as
-//     stored, with a hash of the document's bytes, and the log remembers
-//     the insert (recentInserts) for as long as its content would be kept.
-//     The write that next replaces, updates or deletes the document (or
-//     drops its collection) writes the document as it was into the
-//     insert's content entry, in its own batch, unless the entry is there
-//     already. A reader that finds the stored document with the hash
-//     shows it; otherwise it reads the content entry.
+//     stored, with a hash of the document's bytes, and its content id is
+//     the record's own sequence number. The write that next replaces,
+//     updates or deletes the document (or drops its collection) finds the
+//     insert from the log (insertIndex) and writes the document as it was
+//     into the insert's content entry, in its own batch, unless the entry
+//     is there already. A reader that finds the stored document with the
+//     hash shows it; otherwise it reads the content entry.
 //   - Updates and replaces write their content entry with their record.
 //   - Content entries are trimmed by age, at ContentRetention, by one range
 //     deletion; records stay for Retention. An event whose content is gone
@@ -55,8 +55,8 @@ func contentKey(x uint64) []byte {
 	return binary.BigEndian.AppendUint64(append([]byte(nil), contentPrefix...), x)
 }
 
-// docHash returns the hash an insert's record keeps of the document's
-// bytes: a reader shows the stored document only when it has this hash.
+// docHash returns the hash the insert records written before their
+// compact form (insert_record.go) keep of the document's bytes.
 func docHash(raw []byte) []byte {
 	h := sha256.Sum256(raw)
 	return h[:16]
@@ -120,18 +120,18 @@ func (l *Log) contentCut() uint64 {
 }
 
 // keepInsertImage is called for a document about to be replaced, updated
-// or deleted: when an insert's record still refers to it, the document as
-// it is (prev) becomes that insert's content, unless the content is there
-// already. r reads and writes the batch of the change; a batch that
-// cannot be read back is one of deletions of documents read from the
-// store, whose content entries are read from the store.
+// or deleted: when the record of a committed insert still refers to it,
+// the document as it is (prev) becomes that insert's content, unless the
+// content is there already. r reads and writes the batch of the change; a
+// batch that cannot be read back is one of deletions of documents read
+// from the store, whose content entries are read from the store.
 func (l *Log) keepInsertImage(r batchRW, cid uint64, idEnc []byte, prev bson.Raw) error {
-	x, ok := l.recent.get(cid, idEnc)
-	if !ok || x < l.contentCut() {
-		return nil
+	x, ok, err := l.insertOf(cid, idEnc)
+	if err != nil || !ok {
+		return err
 	}
 	ck := contentKey(x)
-	_, err := r.Get(ck)
+	_, err = r.Get(ck)
 	if errors.Is(err, storage.ErrNotIndexed) {
 		_, err = l.store.Get(ck)
 	}
@@ -160,11 +160,11 @@ var _ batchRW = (*change.Batch)(nil)
 // content of every insert whose record still refers to one of m's
 // documents, as they are before b commits.
 func (l *Log) CollectionDropped(b *storage.Batch, m *catalog.CollMeta) error {
-	cut := l.contentCut()
-	for idEnc, x := range l.recent.inColl(m.ID) {
-		if x < cut {
-			continue
-		}
+	inserts, err := l.insertsIn(m.ID)
+	if err != nil {
+		return fmt.Errorf("events: drop: %w", err)
+	}
+	for idEnc, x := range inserts {
 		ck := contentKey(x)
 		if _, err := l.store.Get(ck); err == nil {
 			continue
@@ -190,8 +190,9 @@ func (l *Log) CollectionDropped(b *storage.Batch, m *catalog.CollMeta) error {
 }
 
 // Resolve fills in ev's content: from its content entry, or, for an
-// insert still referring to its document, from the document. It returns
-// ErrContentLost when the content was trimmed.
+// insert still referring to its document, from the document; and the
+// document key of an insert whose record leaves it to its document. It
+// returns ErrContentLost when the content was trimmed.
 func (l *Log) Resolve(ev *Event) error {
 	if ev.Ref == 0 {
 		return nil
@@ -200,9 +201,9 @@ func (l *Log) Resolve(ev *Event) error {
 		doc, err := l.store.Get(catalog.DocKey(ev.CollID, ev.IDEnc))
 		switch {
 		case err == nil:
-			if bytes.Equal(docHash(doc), ev.Hash) {
+			if bytes.Equal(hashFor(doc, len(ev.Hash)), ev.Hash) {
 				ev.Full = doc
-				return nil
+				return ev.fillKey()
 			}
 		case !errors.Is(err, storage.ErrNotFound):
 			return fmt.Errorf("events: read an inserted document: %w", err)
@@ -220,6 +221,33 @@ func (l *Log) Resolve(ev *Event) error {
 		return fmt.Errorf("events: decode content: %w", err)
 	}
 	ev.Full, ev.Pre, ev.Update = c.Full, c.Pre, c.Update
+	return ev.fillKey()
+}
+
+// hashFor returns the hash of doc an insert record keeps, by its length:
+// insertHash, or docHash in records written before.
+func hashFor(doc []byte, n int) []byte {
+	if n == insertHashLen {
+		return insertHash(doc)
+	}
+	return docHash(doc)
+}
+
+// fillKey sets the document key of an insert whose record has none from
+// its document.
+func (ev *Event) fillKey() error {
+	if len(ev.Key) > 0 || ev.Op != OpInsert || len(ev.Full) == 0 {
+		return nil
+	}
+	id, err := ev.Full.LookupErr("_id")
+	if err != nil {
+		return fmt.Errorf("events: inserted document without _id: %w", err)
+	}
+	key, err := bson.Marshal(bson.D{{Key: "_id", Value: id}})
+	if err != nil {
+		return fmt.Errorf("events: document key: %w", err)
+	}
+	ev.Key = key
 	return nil
 }
 

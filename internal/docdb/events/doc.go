@@ -25,10 +25,17 @@
 //     the update description of updates, computed from the document before
 //     and after, and the images when the collection asks for them) is
 //     content, kept in an entry of its own beside the record.
-//   - An insert's record refers to the document as stored. The write that
-//     next updates, replaces or deletes the document, or drops its
-//     collection, first copies the document as it was into the insert's
-//     content, in its own batch; until then the insert costs no copy.
+//   - An insert's record refers to the document as stored: a few bytes
+//     (not BSON: insert_record.go) of its collection id, encoded _id and a
+//     hash of its bytes; its content id is its own sequence number and its
+//     document key is read from the document it shows. The write that next
+//     updates, replaces or deletes the document, or drops its collection,
+//     first copies the document as it was into the insert's content, in
+//     its own batch; until then the insert costs no copy. That write finds
+//     the insert from the log itself (insertIndex, built from the records
+//     when such a write asks), so an insert keeps nothing in memory; once
+//     as many inserts whose content may be kept refer to their document
+//     as the index holds, inserts keep their document as content at once.
 //   - Records are kept by age and by size (Retention, MaxBytes); content
 //     only for ContentRetention, a quarter of the purge bound, so that a
 //     deleted document's bytes leave every file within it. Trimming is one

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -59,10 +60,16 @@ type Log struct {
 	inflight map[uint64]int
 	// visible is the largest number below every batch in flight.
 	visible uint64
-	// changed is closed, and replaced, whenever visible grows.
+	// changed is closed, and replaced, whenever visible grows while
+	// someone holds it (handed is set when Changed gave it out).
 	changed chan struct{}
-	// recent remembers the inserts that refer to their stored document.
-	recent *recentInserts
+	handed  bool
+	// inserts finds the inserts that refer to their stored document.
+	inserts *insertIndex
+	// refs counts the committed insert records that refer to their
+	// stored document, by the Unix second of their sequence numbers, for
+	// the seconds whose content may be kept (refCount.go).
+	refs refCount
 }
 
 // keyPrefix is the log's keyspace: the events prefix and 'm' for the
@@ -99,7 +106,7 @@ func Open(store *storage.Store, opts Options) (*Log, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	l := &Log{store: store, opts: opts, inflight: map[uint64]int{}, changed: make(chan struct{}), recent: newRecentInserts()}
+	l := &Log{store: store, opts: opts, inflight: map[uint64]int{}, changed: make(chan struct{}), inserts: newInsertIndex()}
 	it, err := store.NewIter(keyPrefix, storage.PrefixEnd(keyPrefix))
 	if err != nil {
 		return nil, fmt.Errorf("events: open: %w", err)
@@ -126,41 +133,10 @@ func Open(store *storage.Store, opts Options) (*Log, error) {
 	case err != nil && !errors.Is(err, storage.ErrNotFound):
 		return nil, fmt.Errorf("events: open: %w", err)
 	}
-	if err := l.rememberInserts(); err != nil {
+	if err := l.countRefs(); err != nil {
 		return nil, fmt.Errorf("events: open: %w", err)
 	}
 	return l, nil
-}
-
-// rememberInserts rebuilds the set of inserts that refer to their stored
-// document from the records whose content may still be kept.
-func (l *Log) rememberInserts() error {
-	cut := l.contentCut()
-	it, err := l.store.NewIter(keyPrefix, storage.PrefixEnd(keyPrefix))
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	ok := it.SeekLT(Key(cut + 1))
-	if !ok {
-		ok = it.First()
-	}
-	for ; ok; ok = it.Next() {
-		_, _, recs, err := decodeEntry(it.Key(), it.Value())
-		if err != nil {
-			return err
-		}
-		for _, raw := range recs {
-			r, err := DecodeRecord(raw)
-			if err != nil {
-				return err
-			}
-			if r.Op == OpInsert && len(r.Hash) > 0 && r.Ref >= cut {
-				l.recent.add(r.CollID, r.IDEnc, r.Ref)
-			}
-		}
-	}
-	return it.Error()
 }
 
 // nextSeq returns the sequence number after l.last for a record written at
@@ -184,27 +160,38 @@ func (l *Log) Commit(b *storage.Batch, recs [][]byte, commit func() error) error
 		return commit()
 	}
 	now := l.opts.Now()
-	n := 8
+	// The key and the value share one buffer; the key is filled in once
+	// the sequence number is known.
+	kl := len(keyPrefix) + 8
+	n := kl + 8
 	for _, r := range recs {
 		n += binary.MaxVarintLen32 + len(r)
 	}
-	v := binary.BigEndian.AppendUint64(make([]byte, 0, n), uint64(now.UnixMilli()))
+	buf := binary.BigEndian.AppendUint64(make([]byte, kl, n), uint64(now.UnixMilli()))
 	for _, r := range recs {
-		v = binary.AppendUvarint(v, uint64(len(r)))
-		v = append(v, r...)
+		buf = binary.AppendUvarint(buf, uint64(len(r)))
+		buf = append(buf, r...)
 	}
+	k, v := buf[:kl], buf[kl:]
+	copy(k, keyPrefix)
 	l.mu.Lock()
 	// The numbers of one batch follow one another: nextSeq gives the last
 	// one plus one within a second.
 	first := l.nextSeq(now)
 	l.last = first + uint64(len(recs)) - 1
-	k := Key(first)
+	binary.BigEndian.PutUint64(k[len(keyPrefix):], first)
 	if err := b.Set(k, v); err != nil {
 		l.last = first - 1
 		l.mu.Unlock()
 		return err
 	}
 	size := int64(len(k) + len(v))
+	refs := 0
+	for _, r := range recs {
+		if isInsertRef(r) {
+			refs++
+		}
+	}
 	l.inflight[first]++
 	l.mu.Unlock()
 	err := commit()
@@ -214,6 +201,7 @@ func (l *Log) Commit(b *storage.Batch, recs [][]byte, commit func() error) error
 	}
 	if err == nil {
 		l.bytes += size
+		l.refs.add(first, refs)
 	}
 	l.advance()
 	l.mu.Unlock()
@@ -231,8 +219,10 @@ func (l *Log) advance() {
 	}
 	if v > l.visible {
 		l.visible = v
-		close(l.changed)
-		l.changed = make(chan struct{})
+		if l.handed {
+			close(l.changed)
+			l.changed, l.handed = make(chan struct{}), false
+		}
 	}
 }
 
@@ -257,6 +247,7 @@ func (l *Log) Visible() uint64 {
 func (l *Log) Changed() (<-chan struct{}, uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.handed = true
 	return l.changed, l.visible
 }
 
@@ -341,7 +332,7 @@ func (l *Log) Read(after, upTo uint64, max int) ([]Event, error) {
 			if seq > upTo || len(out) >= max {
 				return out, nil
 			}
-			rec, err := DecodeRecord(raw)
+			rec, err := decodeRecordAt(raw, seq)
 			if err != nil {
 				return nil, err
 			}
@@ -368,6 +359,10 @@ type namespace struct {
 // recordNamespace returns the namespace record raw names; false when it
 // names none (it is in its predecessor's).
 func recordNamespace(raw []byte) (namespace, bool) {
+	if isInsertRef(raw) {
+		ir, err := decodeInsertRef(raw)
+		return ir.ns, err == nil && ir.named
+	}
 	doc := bson.Raw(raw)
 	db, ok := doc.Lookup("db").StringValueOK()
 	if !ok {
@@ -376,7 +371,7 @@ func recordNamespace(raw []byte) (namespace, bool) {
 	ns := namespace{db: db}
 	ns.coll, _ = doc.Lookup("coll").StringValueOK()
 	if st, data, ok := doc.Lookup("uuid").BinaryOK(); ok {
-		ns.uuid = &bson.Binary{Subtype: st, Data: data}
+		ns.uuid = &bson.Binary{Subtype: st, Data: bytes.Clone(data)}
 	}
 	return ns, true
 }
@@ -490,7 +485,7 @@ func (l *Log) Trim() error {
 // ContentRetention.
 func (l *Log) TrimAll() error {
 	err := errors.Join(l.Trim(), l.trimContent())
-	l.recent.forget(l.contentCut())
+	l.forgetInserts(l.contentCut())
 	return err
 }
 

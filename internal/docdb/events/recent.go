@@ -6,9 +6,8 @@ import (
 	"sync"
 )
 
-// maxRecent bounds the inserts the log remembers: past it an insert keeps
-// a copy of its document in its content entry, as if it had been changed
-// at once.
+// maxRecent bounds the inserts the log remembers: past it insertIndex
+// searches the log for those it has no room for.
 const maxRecent = 1 << 20
 
 // compactAfter is how many forgotten inserts the set keeps in its order
@@ -18,8 +17,8 @@ const compactAfter = 4096
 
 // recentInserts remembers the inserts whose records refer to their stored
 // document and whose content may still be needed: those given a content
-// id within ContentRetention. It is kept in memory, and rebuilt from the
-// log when the log opens.
+// id within ContentRetention. It is kept in memory, filled from the log
+// by insertIndex.
 //
 // Nothing it holds is a pointer, so the garbage collector does not scan
 // it however many inserts it remembers: a document is known by a 128-bit
@@ -29,6 +28,8 @@ const compactAfter = 4096
 type recentInserts struct {
 	mu    sync.Mutex
 	seeds [2]maphash.Seed
+	// limit is how many documents it remembers at most (maxRecent).
+	limit int
 	// last maps a document to the content id of its last insert.
 	last map[recentKey]uint64
 	// order lists the inserts in the order of their content ids, for
@@ -56,6 +57,7 @@ type recentInsert struct {
 func newRecentInserts() *recentInserts {
 	return &recentInserts{
 		seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		limit: maxRecent,
 		last:  map[recentKey]uint64{},
 	}
 }
@@ -76,15 +78,17 @@ func (r *recentInserts) key(cid uint64, idEnc []byte) recentKey {
 }
 
 // add remembers the insert of document idEnc in collection cid with content
-// id x; false when the set is full.
+// id x (again: nothing changes); false when the set is full.
 func (r *recentInserts) add(cid uint64, idEnc []byte, x uint64) bool {
 	k := r.key(cid, idEnc)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.last) >= maxRecent {
-		if _, ok := r.last[k]; !ok {
-			return false
-		}
+	y, ok := r.last[k]
+	if ok && y == x {
+		return true
+	}
+	if !ok && len(r.last) >= r.limit {
+		return false
 	}
 	r.last[k] = x
 	r.order = append(r.order, recentInsert{key: k, cid: cid, x: x, off: r.idsBase + len(r.ids), n: len(idEnc)})

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -44,8 +45,10 @@ type Record struct {
 	// Ref is the id of the record's content entry; zero when the record
 	// has no content kept apart.
 	Ref uint64 `bson:"ref,omitempty"`
-	// Hash is the hash of an insert's document (docHash), when the record
-	// refers to the stored document instead of keeping it as content.
+	// Hash is the hash of an insert's document (insertHash, or docHash in
+	// records written before inserts had their compact form), when the
+	// record refers to the stored document instead of keeping it as
+	// content.
 	Hash []byte `bson:"hash,omitempty"`
 	// Full is the document after the change: always for inserts and
 	// replaces, for updates when the collection keeps images. It is read
@@ -71,6 +74,19 @@ type Expiry struct {
 	Source string        `bson:"source"`
 	Name   string        `bson:"name"`
 	DueAt  bson.DateTime `bson:"dueAt"`
+}
+
+// decodeRecordAt decodes record raw, whose sequence number is seq: a
+// compact insert record (insert_record.go) or BSON.
+func decodeRecordAt(raw []byte, seq uint64) (Record, error) {
+	if isInsertRef(raw) {
+		ir, err := decodeInsertRef(raw)
+		if err != nil {
+			return Record{}, err
+		}
+		return ir.record(seq), nil
+	}
+	return DecodeRecord(raw)
 }
 
 // DecodeRecord decodes a record's BSON.
@@ -199,9 +215,31 @@ var _ change.Hook = Hook{}
 
 // DocumentChanged implements change.Hook.
 func (h Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *stored.Doc) error {
+	named := !b.SameCollection(m)
+	if prev == nil && h.log.refs.full(h.log.inserts.keepAt) {
+		var ir insertRef
+		if named {
+			ir.named, ir.ns = true, namespace{db: m.DB, coll: m.Name, uuid: &m.UUID}
+		}
+		rec, err := h.insertWithContent(b, ir, next)
+		if err != nil {
+			return err
+		}
+		b.RecordIn(m, rec)
+		return nil
+	}
+	if prev == nil {
+		var db, coll string
+		if named {
+			db, coll = m.DB, m.Name
+		}
+		rec := appendInsertRef(make([]byte, 0, 48+len(next.IDEnc)), db, coll, m.UUID, m.ID, next.IDEnc, next.Raw)
+		b.RecordRef(m, rec)
+		return nil
+	}
 	cause := b.Cause()
 	var r Record
-	if !b.SameCollection(m) {
+	if named {
 		r.DB, r.Coll, r.UUID = m.DB, m.Name, &m.UUID
 	}
 	images := KeepsImages(m)
@@ -214,24 +252,7 @@ func (h Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *
 		return fmt.Errorf("events: document key: %w", err)
 	}
 	r.Key = key
-	if prev == nil {
-		r.Op = OpInsert
-		r.CollID, r.IDEnc = m.ID, next.IDEnc
-		r.Ref = h.log.reserve()
-		if h.log.recent.add(m.ID, next.IDEnc, r.Ref) {
-			r.Hash = docHash(next.Raw)
-		} else {
-			c, err := encodeContent(next.Raw, nil, nil)
-			if err != nil {
-				return err
-			}
-			if err := b.Set(contentKey(r.Ref), c); err != nil {
-				return err
-			}
-		}
-		return h.record(b, m, &r)
-	}
-	if err := h.log.keepInsertImage(b, m.ID, prev.IDEnc, prev.Raw); err != nil {
+	if err := h.keepInsertImage(b, m, prev); err != nil {
 		return err
 	}
 	var full, pre bson.Raw
@@ -267,6 +288,60 @@ func (h Hook) DocumentChanged(b *change.Batch, m *catalog.CollMeta, prev, next *
 		}
 	}
 	return h.record(b, m, &r)
+}
+
+// keepInsertImage is called for a document of m about to be replaced,
+// updated or deleted (prev): when an insert's record still refers to it,
+// the document as it is becomes that insert's content. An insert in the
+// same storage batch has no sequence number yet: its record is replaced
+// by one whose content entry, written into b, is the document.
+func (h Hook) keepInsertImage(b *change.Batch, m *catalog.CollMeta, prev *stored.Doc) error {
+	var err error
+	found := false
+	b.Rewrite(func(rec []byte) ([]byte, bool, bool) {
+		if !isInsertRef(rec) {
+			return nil, false, false
+		}
+		ir, derr := decodeInsertRef(rec)
+		if derr != nil {
+			err = derr
+			return nil, false, true
+		}
+		if ir.cid != m.ID || !bytes.Equal(ir.idEnc, prev.IDEnc) {
+			return nil, false, false
+		}
+		found = true
+		var repl []byte
+		repl, err = h.insertWithContent(b, ir, prev)
+		return repl, err == nil, true
+	})
+	if err != nil || found {
+		return err
+	}
+	return h.log.keepInsertImage(b, m.ID, prev.IDEnc, prev.Raw)
+}
+
+// insertWithContent returns the record of an insert of doc that keeps doc
+// as its content, written into b: in place of ir, its compact record, when
+// doc changes in the same batch, or at once when the log counts as many
+// inserts referring to their document as its index holds (refCount).
+func (h Hook) insertWithContent(b *change.Batch, ir insertRef, doc *stored.Doc) ([]byte, error) {
+	key, err := documentKey(doc)
+	if err != nil {
+		return nil, fmt.Errorf("events: document key: %w", err)
+	}
+	r := Record{Op: OpInsert, Key: key, Ref: h.log.reserve()}
+	if ir.named {
+		r.DB, r.Coll, r.UUID = ir.ns.db, ir.ns.coll, ir.ns.uuid
+	}
+	c, err := encodeContent(doc.Raw, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Set(contentKey(r.Ref), c); err != nil {
+		return nil, err
+	}
+	return r.Encode()
 }
 
 // record adds r, a change of a document of m, to the batch's change-log

@@ -12,9 +12,10 @@ import (
 // holds, for a store whose records are written by another process's log
 // (a replica set member applying the primary's batches): the records
 // after the last one known become visible to readers, and the trimming
-// the writer did is taken over. With full, the size of the records and
-// the inserts that refer to their stored document are rebuilt too, as a
-// member that starts writing records itself needs them; without, the
+// the writer did is taken over. With full, the size of the records is
+// counted again and the index of inserts that refer to their stored
+// document emptied (it is built from the log when next needed), as a
+// member that starts writing records itself needs; without, the
 // size only grows by the new records.
 //
 // A log with batches in flight writes its own records and is left as it
@@ -24,10 +25,8 @@ func (l *Log) Refresh(full bool) error {
 	if err != nil || !refreshed || !full {
 		return err
 	}
-	if err := l.rememberInserts(); err != nil {
-		return fmt.Errorf("events: refresh: %w", err)
-	}
-	return nil
+	l.resetInserts()
+	return l.countRefs()
 }
 
 // refreshRecords is Refresh's part under the log's lock; refreshed is
