@@ -18,7 +18,9 @@
 //   - OP_MSG: section kind 0 (the body) and kind 1 (document sequences,
 //     merged into the command document as arrays), checksumPresent (the
 //     CRC-32C is verified), moreToCome (no reply, as for w:0) and
-//     exhaustAllowed (ignored: replies never stream).
+//     exhaustAllowed (an awaitable hello streams its replies, each with
+//     moreToCome and in answer to the one before, until one fails, the
+//     client goes or the server shuts down; topology.go).
 //   - OP_QUERY: only hello, isMaster, ismaster and buildInfo on a "<db>.$cmd"
 //     namespace, answered with an OP_REPLY, as MongoDB 6.0+ does; drivers
 //     send their first hello this way.
