@@ -329,11 +329,12 @@ func (c *conn) processMsg(h msgHeader, frame []byte) bool {
 // the command streams (a hello with exhaustAllowed sets req.next), runs
 // the next command and sends its reply, each with moreToCome and in
 // answer to the reply before it, as the OP_MSG specification has it. The
-// stream ends with a reply without moreToCome: an error, the server
-// shutting down, or a reply that could not be sent.
+// stream ends with a reply without moreToCome (an error, or the server
+// shutting down), or when the client has gone (its reads ended) or a
+// reply could not be sent.
 func (c *conn) exhaust(responseTo int32, req *request, reply bson.D, checksum bool) {
 	for {
-		more := req.next != nil && replySucceeded(reply) && !c.stopping.Load()
+		more := req.next != nil && replySucceeded(reply) && !c.stopping.Load() && c.ctx.Err() == nil
 		var flags uint32
 		if more {
 			flags = flagMoreToCome

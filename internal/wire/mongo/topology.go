@@ -171,6 +171,11 @@ func (c *conn) awaitTopology(ctx context.Context, a *awaitableHello) (topologyVe
 	case <-changed:
 	case <-t.C:
 	case <-ctx.Done():
+		if c.ctx.Err() != nil {
+			// The client went: there is no one to answer, and nothing
+			// failed.
+			return tv, time.Since(start), nil
+		}
 		return tv, time.Since(start), ctx.Err()
 	case <-c.s.closed:
 		return tv, time.Since(start), errorf(mongoerr.InterruptedAtShutdown, "interrupted at shutdown")
