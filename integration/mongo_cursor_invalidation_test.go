@@ -94,3 +94,48 @@ func TestMongoCursorKilledByDropAndRename(t *testing.T) {
 		t.Fatalf("getMore on another database: %v", err)
 	}
 }
+
+// Ensure that a drop ends an aggregate cursor and a change stream as
+// MongoDB 7.0 ends them: the aggregate's next getMore fails with
+// QueryPlanKilled (175), as a find's does (MongoDB's
+// aggregation_cursor_invalidations test), while a change stream on the
+// collection is not killed but hands out the drop and an invalidate,
+// closing its cursor with that batch, so a later getMore finds no cursor.
+func TestMongoAggregateAndChangeStreamCursorsOnDrop(t *testing.T) {
+	s := harness.Start(t, "--change-streams")
+	cl := mongoClient(t, s)
+	ctx := t.Context()
+	db := cl.Database("inval")
+	coll := db.Collection("agg")
+	fillCollection(t, coll, 5)
+	var agg struct {
+		Cursor struct {
+			ID int64 `bson:"id"`
+		} `bson:"cursor"`
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "aggregate", Value: "agg"}, {Key: "pipeline", Value: bson.A{}},
+		{Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 2}}}}).Decode(&agg); err != nil || agg.Cursor.ID == 0 {
+		t.Fatalf("aggregate: id %d, %v", agg.Cursor.ID, err)
+	}
+	stream, err := coll.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close(ctx)
+	if err := coll.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err = db.RunCommand(ctx, bson.D{{Key: "getMore", Value: agg.Cursor.ID}, {Key: "collection", Value: "agg"}}).Err()
+	wantCommandErrorMatching(t, err, 175, `collection dropped\. UUID `)
+
+	var types []string
+	for len(types) < 2 && stream.Next(ctx) {
+		types = append(types, stream.Current.Lookup("operationType").StringValue())
+	}
+	if len(types) != 2 || types[0] != "drop" || types[1] != "invalidate" {
+		t.Fatalf("change stream events %v (%v), want drop then invalidate", types, stream.Err())
+	}
+	if stream.ID() != 0 {
+		t.Fatalf("the change stream's cursor %d is still open after its invalidate", stream.ID())
+	}
+}

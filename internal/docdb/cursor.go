@@ -50,6 +50,16 @@ type Rechecker interface {
 	StillVisible() bool
 }
 
+// Finisher is implemented by the cursors that know, without reading,
+// that Next has nothing more: a find whose limit is reached, a point read
+// that returned its document, a query on a missing collection. MongoDB's
+// plans know the same and close the cursor with the batch that reached
+// the end; any other cursor whose batch is full stays open, and the
+// getMore that finds the end answers an empty batch and closes it.
+type Finisher interface {
+	Finished() bool
+}
+
 // newFindCursor returns the cursor of plan p over view; it owns view.
 func (e *Engine) newFindCursor(view readView, p *plan.Plan, q *findQuery) *findCursor {
 	c := &findCursor{e: e, view: view, p: p, q: q, vis: e.newVisibility(view.meta), stats: &plan.Stats{}}
@@ -92,6 +102,11 @@ func (c *findCursor) nextMatch(ctx context.Context) (*plan.Matched, error) {
 		c.last = d
 		return d, nil
 	}
+}
+
+// Finished implements Finisher: the limit is reached.
+func (c *findCursor) Finished() bool {
+	return c.closed || c.q.limit > 0 && c.stats.Returned >= c.q.limit
 }
 
 // StillVisible implements Rechecker.

@@ -193,6 +193,9 @@ type emptyCursor struct{}
 func (emptyCursor) Next(context.Context) (bson.Raw, error) { return nil, io.EOF }
 func (emptyCursor) Close()                                 {}
 
+// Finished implements Finisher.
+func (emptyCursor) Finished() bool { return true }
+
 func (e *Engine) count(ctx context.Context, db, coll string, req CountRequest) (int64, error) {
 	req.Collation = e.collationOr(ctx, db, coll, req.Collation)
 	if err := catalog.CheckReadNS(db, coll); err != nil {

@@ -130,6 +130,9 @@ type pointCursor struct {
 	closed bool
 }
 
+// Finished implements Finisher: the one document was read.
+func (c *pointCursor) Finished() bool { return c.closed || c.done || c.sd == nil }
+
 // Next implements Cursor.
 func (c *pointCursor) Next(ctx context.Context) (bson.Raw, error) {
 	if c.closed {

@@ -66,6 +66,17 @@
 // the leadership hands it over at once and never opens writes
 // (freeze.go).
 //
+// # Changes of the view
+//
+// Node.Changes counts the changes of what Status reports of roles and
+// membership (this member's role and term, the leader it knows, the
+// configuration, each member's addresses, vote, role, health and freeze)
+// and hands out a channel closed at the next change (changes.go), so that
+// a waiter (hello's topologyVersion on the MongoDB side) blocks until the
+// view moves on. The view is compared again after raft's leader and peer
+// observations, a change of this member's role, a freeze and each poll of
+// the other members.
+//
 // # Expiry
 //
 // Only the primary's sweeper runs: the server starts the expiry engine and

@@ -80,9 +80,11 @@ func (n *Node) Freeze(d time.Duration) (unfrozen bool, err error) {
 	}
 	if d <= 0 {
 		n.frz.set(time.Now())
+		n.noteView()
 		return true, nil
 	}
 	n.freezeFor(d)
+	n.noteView()
 	return false, nil
 }
 

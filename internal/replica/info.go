@@ -208,6 +208,7 @@ func (n *Node) refreshPeers() {
 	defer t.Stop()
 	for {
 		n.pollPeers()
+		n.noteView()
 		select {
 		case <-n.stop:
 			return

@@ -95,6 +95,7 @@ type Node struct {
 	done        sync.WaitGroup
 	peers       *peerInfos
 	frz         freeze
+	changes     viewChanges
 }
 
 // ErrNotPrimary is storage.ErrNotPrimary, the error of a write on a
@@ -210,6 +211,8 @@ func Open(cfg Config) (*Node, error) {
 	go n.watchLeadership()
 	n.done.Add(1)
 	go n.refreshPeers()
+	n.done.Add(1)
+	go n.observeView()
 	return n, nil
 }
 
@@ -228,6 +231,7 @@ func (n *Node) watchLeadership() {
 				if n.writable.Swap(false) && n.cfg.OnPrimary != nil {
 					n.cfg.OnPrimary(false)
 				}
+				n.noteView()
 				continue
 			}
 			if n.Frozen() && n.refuseWhileFrozen() {
@@ -246,6 +250,7 @@ func (n *Node) watchLeadership() {
 				n.cfg.OnPrimary(true)
 			}
 			n.writable.Store(true)
+			n.noteView()
 			n.cfg.Logger.Info("replica set member is primary", "set", n.cfg.SetName, "me", n.cfg.RaftAddr, "term", n.primaryTerm.Load())
 		}
 	}

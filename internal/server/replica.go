@@ -33,6 +33,8 @@ type replicaSide struct {
 	electedAt atomic.Int64
 	// refresh asks the reload loop to rebuild the models' state.
 	refresh chan struct{}
+	// opened is closed once node is set.
+	opened chan struct{}
 }
 
 // reloadEvery bounds how often a follower rebuilds the models' in-memory
@@ -40,7 +42,7 @@ type replicaSide struct {
 const reloadEvery = 50 * time.Millisecond
 
 func newReplicaSide(s *Server) *replicaSide {
-	return &replicaSide{s: s, refresh: make(chan struct{}, 1)}
+	return &replicaSide{s: s, refresh: make(chan struct{}, 1), opened: make(chan struct{})}
 }
 
 // start opens the raft node; background is the server's background
@@ -79,6 +81,7 @@ func (r *replicaSide) start(background context.Context) error {
 		return err
 	}
 	r.node.Store(node)
+	close(r.opened)
 	return nil
 }
 
@@ -218,6 +221,18 @@ func (v mongoView) View() mongo.ReplSetView {
 		})
 	}
 	return out
+}
+
+// Changes counts the changes of the set as this member sees it: 0 until
+// the node is open (the channel is then closed when it opens), then one
+// more than the node's own count.
+func (v mongoView) Changes() (int64, <-chan struct{}) {
+	n := v.r.node.Load()
+	if n == nil {
+		return 0, v.r.opened
+	}
+	count, changed := n.Changes()
+	return int64(count) + 1, changed
 }
 
 func (v mongoView) StepDown() error {

@@ -587,6 +587,9 @@ const (
 	Location31308                                               Code = 31308
 	Location31310                                               Code = 31310
 	Location31325                                               Code = 31325
+	Location31368                                               Code = 31368
+	Location31372                                               Code = 31372
+	Location31382                                               Code = 31382
 	Location31394                                               Code = 31394
 	Location31395                                               Code = 31395
 	Location34435                                               Code = 34435
@@ -731,6 +734,8 @@ const (
 	Location51270                                               Code = 51270
 	Location51272                                               Code = 51272
 	Location51746                                               Code = 51746
+	Location51756                                               Code = 51756
+	Location51764                                               Code = 51764
 	ConfigServerUnreachable                                     Code = 56846
 	RetryableInternalTransactionNotSupported                    Code = 57986
 	RetriableRemoteCommandFailure                               Code = 91331

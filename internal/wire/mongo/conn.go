@@ -308,18 +308,60 @@ func (c *conn) processMsg(h msgHeader, frame []byte) bool {
 		return true
 	}
 	req, err := newMsgRequest(c, m)
-	var reply bson.D
 	if err != nil {
 		e, _ := asMongoError(err)
-		reply = errorDoc(e)
-	} else {
-		c.command = req.name
+		if !moreToCome {
+			c.writeMsgReply(h.requestID, errorDoc(e), flags&flagChecksumPresent != 0)
+		}
+		return true
+	}
+	req.exhaust = flags&flagExhaustAllowed != 0 && !moreToCome
+	c.command = req.name
+	reply := c.s.clock.stamp(c.run(req))
+	if moreToCome {
+		return true
+	}
+	c.exhaust(h.requestID, req, reply, flags&flagChecksumPresent != 0)
+	return true
+}
+
+// exhaust sends the reply to the request whose id is responseTo and, while
+// the command streams (a hello with exhaustAllowed sets req.next), runs
+// the next command and sends its reply, each with moreToCome and in
+// answer to the reply before it, as the OP_MSG specification has it. The
+// stream ends with a reply without moreToCome (an error, or the server
+// shutting down), or when the client has gone (its reads ended) or a
+// reply could not be sent.
+func (c *conn) exhaust(responseTo int32, req *request, reply bson.D, checksum bool) {
+	for {
+		more := req.next != nil && replySucceeded(reply) && !c.stopping.Load() && c.ctx.Err() == nil
+		var flags uint32
+		if more {
+			flags = flagMoreToCome
+		}
+		responseTo = c.writeMsgReplyFlags(responseTo, flags, reply, checksum)
+		if !more || c.writeFailed {
+			return
+		}
+		next, err := newRequest(c, req.db, req.next)
+		if err != nil {
+			return
+		}
+		next.exhaust = true
+		req = next
 		reply = c.s.clock.stamp(c.run(req))
 	}
-	if !moreToCome {
-		c.writeMsgReply(h.requestID, reply, flags&flagChecksumPresent != 0)
+}
+
+// replySucceeded reports whether a command's reply says ok: 1.
+func replySucceeded(reply bson.D) bool {
+	for _, e := range reply {
+		if e.Key == "ok" {
+			f, ok := e.Value.(float64)
+			return ok && f == 1
+		}
 	}
-	return true
+	return false
 }
 
 // opQueryCommands are the commands MongoDB still accepts over OP_QUERY
@@ -434,8 +476,15 @@ func (c *conn) appendReply(dst []byte, reply bson.D) []byte {
 }
 
 func (c *conn) writeMsgReply(responseTo int32, reply bson.D, checksum bool) {
-	out := appendHeader(c.out[:0], msgHeader{requestID: c.s.nextReplyID(), responseTo: responseTo, opCode: opCodeMsg})
-	out = binary.LittleEndian.AppendUint32(out, 0)
+	c.writeMsgReplyFlags(responseTo, 0, reply, checksum)
+}
+
+// writeMsgReplyFlags sends an OP_MSG reply with flags and returns its
+// requestID.
+func (c *conn) writeMsgReplyFlags(responseTo int32, flags uint32, reply bson.D, checksum bool) int32 {
+	id := c.s.nextReplyID()
+	out := appendHeader(c.out[:0], msgHeader{requestID: id, responseTo: responseTo, opCode: opCodeMsg})
+	out = binary.LittleEndian.AppendUint32(out, flags)
 	out = append(out, sectionBody)
 	c.out = c.appendReply(out, reply)
 	setLength(c.out)
@@ -443,6 +492,7 @@ func (c *conn) writeMsgReply(responseTo int32, reply bson.D, checksum bool) {
 		c.out = appendChecksum(c.out)
 	}
 	c.write()
+	return id
 }
 
 func (c *conn) writeQueryReply(responseTo int32, flags int32, reply bson.D) {

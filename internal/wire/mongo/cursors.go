@@ -315,7 +315,10 @@ func (s *Server) reapCursors() {
 
 // nextBatch reads the next batch of c: at most n documents (n < 0: no
 // count limit) and about maxBatchBytes. exhausted is true when the source
-// has nothing more, which is known by reading one document ahead.
+// reached its end while the batch was read, or knows without reading that
+// it has (docdb.Finisher), as MongoDB closes a cursor; a batch full by
+// count otherwise leaves it open, and the next getMore finds the end. A
+// document read that did not fit the bytes is kept for the next batch.
 func nextBatch(ctx context.Context, c *cursor, n int64) (batch []bson.Raw, exhausted bool, err error) {
 	next := func() (bson.Raw, error) {
 		if c.pending != nil {
@@ -347,15 +350,8 @@ func nextBatch(ctx context.Context, c *cursor, n int64) (batch []bson.Raw, exhau
 		batch = append(batch, d)
 		size += elem
 	}
-	d, err := next()
-	if errors.Is(err, io.EOF) {
-		return batch, true, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	c.pending = d
-	return batch, false, nil
+	f, ok := c.src.(docdb.Finisher)
+	return batch, c.pending == nil && ok && f.Finished(), nil
 }
 
 // sliceCursor is a docdb.Cursor over documents already in memory (the
@@ -375,6 +371,9 @@ func (s *sliceCursor) Next(context.Context) (bson.Raw, error) {
 }
 
 func (s *sliceCursor) Close() {}
+
+// Finished implements docdb.Finisher: the results are in memory.
+func (s *sliceCursor) Finished() bool { return s.i >= len(s.docs) }
 
 // cursorReply is the cursor field of a find, aggregate, list or getMore
 // reply: {cursor: {firstBatch|nextBatch: [...], id, ns}}. The cursor

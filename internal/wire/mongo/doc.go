@@ -18,7 +18,9 @@
 //   - OP_MSG: section kind 0 (the body) and kind 1 (document sequences,
 //     merged into the command document as arrays), checksumPresent (the
 //     CRC-32C is verified), moreToCome (no reply, as for w:0) and
-//     exhaustAllowed (ignored: replies never stream).
+//     exhaustAllowed (an awaitable hello streams its replies, each with
+//     moreToCome and in answer to the one before, until one fails, the
+//     client goes or the server shuts down; topology.go).
 //   - OP_QUERY: only hello, isMaster, ismaster and buildInfo on a "<db>.$cmd"
 //     namespace, answered with an OP_REPLY, as MongoDB 6.0+ does; drivers
 //     send their first hello this way.
@@ -81,10 +83,15 @@
 //
 // Cursors (cursors.go) live in a registry by random id. A batch holds at
 // most batchSize documents (101 by default for the first batch) and at
-// most 16 MiB (documents and their array element headers); the registry
-// reads one document ahead so that the last batch reports id 0, and asks
-// the document database again whether that document is still visible
-// (strict expiry) before a later getMore hands it out. A cursor idle for
+// most 16 MiB (documents and their array element headers). A batch that
+// reached the end of the results reports id 0 and closes the cursor, as
+// does one whose cursor knows it is at its end (a reached limit, a point
+// read, in-memory results: docdb.Finisher); a batch full by count
+// otherwise leaves the cursor open, and the getMore after it answers an
+// empty batch with id 0, as MongoDB's. A document read that did not fit a
+// batch's bytes waits for the next batch, and the document database is
+// asked again whether it is still visible (strict expiry) before it is
+// handed out. A cursor idle for
 // CursorTimeout (10 minutes) on the injected clock is closed, as is every
 // cursor of a session ended with endSessions or killSessions. Dropping or
 // renaming a collection marks its cursors killed (cursors_invalidate.go):

@@ -15,9 +15,9 @@ import (
 // msgHello answers hello, isMaster and ismaster: a standalone server that
 // is writable, or a replica set member as it stands in its set (setName,
 // hosts, primary, me, secondary, electionId, lastWrite), with the
-// protocol limits drivers size their batches by.
-// topologyVersion is left out on purpose: without it drivers poll instead
-// of using awaitable (streaming) hello, which mayfly does not implement.
+// protocol limits drivers size their batches by, and the server's
+// topologyVersion. With topologyVersion and maxAwaitTimeMS it is awaitable
+// and, with exhaustAllowed, streams (topology.go).
 //
 // With saslSupportedMechs: "<db>.<user>" it names the user's mechanisms;
 // with speculativeAuthenticate (a saslStart document with its db) it
@@ -42,6 +42,25 @@ func msgHello(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		c.sharedMeta.Store(&c.clientMeta)
 		c.log.Info("client metadata", "client", truncate(doc.String(), 1024))
 	}
+	await, err := parseAwaitableHello(req.cmd)
+	if err != nil {
+		return nil, err
+	}
+	tv, _ := c.s.topology()
+	if await != nil {
+		var waited time.Duration
+		tv, waited, err = c.awaitTopology(ctx, await)
+		req.waited = waited
+		if err != nil {
+			return nil, err
+		}
+	}
+	if req.exhaust {
+		if await == nil {
+			return nil, errorf(mongoerr.Location51756, "An isMaster or hello request with exhaust must specify 'maxAwaitTimeMS'")
+		}
+		req.next = nextExhaustHello(req.cmd, await.known, tv)
+	}
 	d := make(bson.D, 0, 24)
 	if helloOk {
 		d = append(d, bson.E{Key: "helloOk", Value: true})
@@ -52,10 +71,18 @@ func msgHello(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		v := rs.View()
 		view, writable = &v, v.IsPrimary
 	}
+	// A member's reply starts with topologyVersion, a standalone's with
+	// isWritablePrimary, as MongoDB's.
+	if view != nil {
+		d = append(d, bson.E{Key: "topologyVersion", Value: tv.doc()})
+	}
 	if req.name == "hello" {
 		d = append(d, bson.E{Key: "isWritablePrimary", Value: writable})
 	} else {
 		d = append(d, bson.E{Key: "ismaster", Value: writable})
+	}
+	if view == nil {
+		d = append(d, bson.E{Key: "topologyVersion", Value: tv.doc()})
 	}
 	if view != nil {
 		d = appendReplHello(d, view, c.s.now())

@@ -41,6 +41,10 @@ var replSetCommands = map[string]string{
 type ReplicaSet interface {
 	// View describes the set as this member sees it now.
 	View() ReplSetView
+	// Changes counts the changes of what View reports of roles and
+	// membership, and returns a channel closed at the next change. A
+	// change is counted only once View shows it.
+	Changes() (count int64, changed <-chan struct{})
 	// Writable reports whether this member accepts writes (the primary).
 	Writable() bool
 	// StepDown makes this member, the primary, hand its role to another.

@@ -32,6 +32,13 @@ type request struct {
 	txn  *docdb.Txn
 	sess *session.Session
 	done bool
+	// exhaust is set for an OP_MSG with exhaustAllowed; a handler that
+	// streams its replies (hello) sets next to the command of the next
+	// reply. waited is the time the handler waited by design (an
+	// awaitable hello), which its latency leaves out.
+	exhaust bool
+	next    bson.Raw
+	waited  time.Duration
 }
 
 // newMsgRequest builds the request of an OP_MSG: the body names the
@@ -125,7 +132,7 @@ func (c *conn) run(req *request) (reply bson.D) {
 	}
 	start := time.Now()
 	defer func() {
-		d := time.Since(start)
+		d := time.Since(start) - req.waited
 		c.s.metrics.latencies[cmd.latency].record(d)
 		c.s.metrics.collLatencies.record(req, cmd.latency, d, &c.nsBuf)
 		if observe := c.s.opts.ObserveLatency; observe != nil {

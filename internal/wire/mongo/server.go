@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/mayfly/mayfly/internal/docdb"
 	"github.com/mayfly/mayfly/internal/docdb/session"
 	"github.com/mayfly/mayfly/internal/mongoauth"
@@ -27,6 +29,8 @@ type Server struct {
 	started time.Time
 	host    string
 	pid     int
+	// processID is hello's topologyVersion.processId, new at every start.
+	processID bson.ObjectID
 
 	params  *paramRegistry
 	cursors *cursorRegistry
@@ -104,6 +108,7 @@ func NewServer(opts Options) *Server {
 		started:    opts.Now(),
 		host:       host,
 		pid:        os.Getpid(),
+		processID:  bson.NewObjectID(),
 		params:     newParamRegistry(opts.Parameters),
 		metrics:    newMetrics(),
 		ops:        newOpRegistry(),

@@ -48,8 +48,13 @@ func TestHello(t *testing.T) {
 			if lookup(t, r, "connectionId").Int32() <= 0 {
 				t.Error("connectionId")
 			}
-			if _, err := r.LookupErr("topologyVersion"); err == nil {
-				t.Error("topologyVersion would make drivers stream hello")
+			// A standalone's topologyVersion: this process's id and a
+			// counter that never moves.
+			if _, ok := lookup(t, r, "topologyVersion", "processId").ObjectIDOK(); !ok {
+				t.Errorf("topologyVersion.processId in %v", r)
+			}
+			if n, ok := lookup(t, r, "topologyVersion", "counter").Int64OK(); !ok || n != 0 {
+				t.Errorf("topologyVersion.counter in %v", r)
 			}
 		})
 	}
