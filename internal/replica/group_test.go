@@ -275,8 +275,7 @@ func TestProposerKeepsEachProposersOrderUnderConcurrency(t *testing.T) {
 	st := groupStore(t)
 	var mu sync.Mutex
 	var entries [][]byte
-	var p *proposer
-	p = &proposer{
+	p := &proposer{
 		origin: [originLen]byte{2},
 		term:   func() (uint64, bool) { return 1, true },
 		apply: func(data []byte) raft.ApplyFuture {
