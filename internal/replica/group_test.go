@@ -94,16 +94,41 @@ func getString(t *testing.T, st *storage.Store, key string) string {
 	return string(v)
 }
 
-func newTestProposer(h *heldRaft, term *uint64, writable *bool, mu *sync.Mutex) *proposer {
-	return &proposer{
-		origin: [originLen]byte{1},
-		apply:  h.apply,
-		term: func() (uint64, bool) {
-			mu.Lock()
-			defer mu.Unlock()
-			return *term, *writable
-		},
+// heldMember is the primary term and writability a test's proposer sees.
+type heldMember struct {
+	mu       sync.Mutex
+	term     uint64
+	writable bool
+}
+
+func (m *heldMember) set(term uint64, writable bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.term, m.writable = term, writable
+}
+
+func (m *heldMember) state() (uint64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.term, m.writable
+}
+
+// newHeldProposer returns a store, a proposer of a member in term 1 whose
+// entries h holds, and the member's state.
+func newHeldProposer(t *testing.T) (*storage.Store, *heldRaft, *proposer, *heldMember) {
+	st := groupStore(t)
+	h := newHeldRaft()
+	m := &heldMember{term: 1, writable: true}
+	return st, h, &proposer{origin: [originLen]byte{1}, apply: h.apply, term: m.state}, m
+}
+
+// fillInFlight makes maxProposalsInFlight proposals, which go alone.
+func fillInFlight(t *testing.T, st *storage.Store, p *proposer) []func() error {
+	var alone []func() error
+	for i := range maxProposalsInFlight {
+		alone = append(alone, p.propose(setRepr(t, st, fmt.Sprint("alone", i), "x")))
 	}
+	return alone
 }
 
 func isDone(wait func() error) (error, bool) {
@@ -122,16 +147,8 @@ func isDone(wait func() error) (error, bool) {
 // the entry applies their batches in the order they were proposed, and
 // that each proposer is answered only with its own entry.
 func TestProposerJoinsProposalsWhileEntriesAreInFlight(t *testing.T) {
-	st := groupStore(t)
-	h := newHeldRaft()
-	var mu sync.Mutex
-	term, writable := uint64(3), true
-	p := newTestProposer(h, &term, &writable, &mu)
-
-	var alone []func() error
-	for i := range maxProposalsInFlight {
-		alone = append(alone, p.propose(setRepr(t, st, fmt.Sprint("alone", i), "x")))
-	}
+	st, h, p, _ := newHeldProposer(t)
+	alone := fillInFlight(t, st, p)
 	if got := h.count(); got != maxProposalsInFlight {
 		t.Fatalf("%d entries handed to raft, want %d", got, maxProposalsInFlight)
 	}
@@ -190,16 +207,8 @@ func TestProposerJoinsProposalsWhileEntriesAreInFlight(t *testing.T) {
 
 // Ensure that an entry that fails fails its own proposers only.
 func TestProposerFailsOnlyTheFailedEntrysProposals(t *testing.T) {
-	st := groupStore(t)
-	h := newHeldRaft()
-	var mu sync.Mutex
-	term, writable := uint64(1), true
-	p := newTestProposer(h, &term, &writable, &mu)
-
-	var alone []func() error
-	for i := range maxProposalsInFlight {
-		alone = append(alone, p.propose(setRepr(t, st, fmt.Sprint("a", i), "x")))
-	}
+	st, h, p, _ := newHeldProposer(t)
+	alone := fillInFlight(t, st, p)
 	g1 := p.propose(setRepr(t, st, "g", "1"))
 	g2 := p.propose(setRepr(t, st, "g", "2"))
 
@@ -230,11 +239,8 @@ func TestProposerFailsOnlyTheFailedEntrysProposals(t *testing.T) {
 // that a group made in an earlier primary term is never handed to raft in
 // a later one.
 func TestProposerRefusesGroupsOfAnotherTerm(t *testing.T) {
-	st := groupStore(t)
-	h := newHeldRaft()
-	var mu sync.Mutex
-	term, writable := uint64(1), false
-	p := newTestProposer(h, &term, &writable, &mu)
+	st, h, p, m := newHeldProposer(t)
+	m.set(1, false)
 	if err := p.propose(setRepr(t, st, "k", "v"))(); !errors.Is(err, ErrNotPrimary) {
 		t.Fatalf("a proposal on a member that is not writable got %v, want ErrNotPrimary", err)
 	}
@@ -242,17 +248,10 @@ func TestProposerRefusesGroupsOfAnotherTerm(t *testing.T) {
 		t.Fatal("a refused proposal reached raft")
 	}
 
-	mu.Lock()
-	writable = true
-	mu.Unlock()
-	var alone []func() error
-	for i := range maxProposalsInFlight {
-		alone = append(alone, p.propose(setRepr(t, st, fmt.Sprint("a", i), "x")))
-	}
+	m.set(1, true)
+	alone := fillInFlight(t, st, p)
 	stale := p.propose(setRepr(t, st, "k", "old term"))
-	mu.Lock()
-	term = 2 // lost and won the role again meanwhile
-	mu.Unlock()
+	m.set(2, true) // lost and won the role again meanwhile
 	for i := range maxProposalsInFlight {
 		_, f := h.entry(i)
 		f.complete(nil)
