@@ -79,12 +79,11 @@ func (p *proposer) propose(repr []byte) (wait func() error) {
 		p.start(g, entry(p.origin, repr))
 		return g.wait
 	}
-	var g *proposalGroup
+	g, fresh := (*proposalGroup)(nil), false
 	if n := len(p.waiting); n > 0 && p.waiting[n-1].term == term && len(p.waiting[n-1].repr)+len(repr) <= maxGroupBytes {
 		g = p.waiting[n-1]
 	} else {
-		g = &proposalGroup{term: term, done: make(chan struct{})}
-		p.waiting = append(p.waiting, g)
+		g, fresh = &proposalGroup{term: term, done: make(chan struct{})}, true
 	}
 	joined, err := storage.AppendRepr(g.repr, repr)
 	if err != nil {
@@ -92,6 +91,9 @@ func (p *proposer) propose(repr []byte) (wait func() error) {
 		return func() error { return fmt.Errorf("replica: propose: %w", err) }
 	}
 	g.repr = joined
+	if fresh {
+		p.waiting = append(p.waiting, g)
+	}
 	return g.wait
 }
 

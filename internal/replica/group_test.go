@@ -329,3 +329,35 @@ func TestProposerKeepsEachProposersOrderUnderConcurrency(t *testing.T) {
 		}
 	}
 }
+
+// Ensure that a proposal that is not a batch representation fails alone,
+// without reaching raft or the group it would have joined.
+func TestProposerFailsANonBatchAlone(t *testing.T) {
+	st, h, p, _ := newHeldProposer(t)
+	alone := fillInFlight(t, st, p)
+	if err := p.propose([]byte("short"))(); err == nil {
+		t.Fatal("a proposal of 5 bytes was accepted")
+	}
+	good := p.propose(setRepr(t, st, "k", "v"))
+	for i := range maxProposalsInFlight {
+		_, f := h.entry(i)
+		f.complete(nil)
+		if err := alone[i](); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for h.count() <= maxProposalsInFlight {
+		<-h.handed
+	}
+	data, f := h.entry(maxProposalsInFlight)
+	if err := st.ApplyReplicated(data[originLen:]); err != nil {
+		t.Fatal(err)
+	}
+	f.complete(nil)
+	if err := good(); err != nil {
+		t.Fatal(err)
+	}
+	if got := getString(t, st, "k"); got != "v" {
+		t.Fatalf("k = %q, want v", got)
+	}
+}
