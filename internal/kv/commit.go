@@ -38,7 +38,9 @@ import (
 // several Txs travel to the followers together; every Tx then waits,
 // outside the locks, for the last proposal made before it released
 // commitMu (Store.proposed), which raft applies after every earlier one.
-// waitApplied waits for it too. The two rules above hold as they are.
+// waitApplied waits for it too. The two rules above hold as they are,
+// except that a metadata read that misses the cache waits only when a
+// proposal not yet applied wrote that key (unapplied.go).
 //
 // Failure is fail-stop. If a batch cannot be applied, the in-memory state
 // already published is ahead of storage and cannot be trusted: the store
@@ -85,10 +87,10 @@ func (s *Store) apply(b *storage.Batch) error {
 // The caller holds mu, so no new batch can be queued meanwhile.
 func (s *Store) waitApplied() {
 	s.commitMu.Lock()
-	w := s.proposed
+	w, seq := s.proposed, s.proposedSeq
 	s.commitMu.Unlock()
-	if w != nil {
-		w()
+	if w != nil && w() == nil {
+		s.unapplied.advance(seq)
 	}
 }
 
@@ -108,36 +110,40 @@ func (tx *Tx) finish(b *storage.Batch) error {
 	s := tx.s
 	tx.reset()
 	s.txPool.Put(tx)
+	seq := s.unapplied.last // this Tx's proposal number, if it has one
 	s.commitMu.Lock()
 	s.mu.Unlock()
 	err := s.Err()
 	if b != nil {
 		if err == nil && !b.Empty() {
 			if s.st.Replicating() {
-				s.propose(b)
+				s.propose(b, seq)
 			} else {
 				err = s.apply(b)
 			}
 		}
 		b.Close()
 	}
-	w := s.proposed
+	w, wseq := s.proposed, s.proposedSeq
 	s.commitMu.Unlock()
 	if w != nil {
 		// A replicated store: wait for the last proposal, this Tx's or an
 		// earlier one whose state this Tx may have read from memory.
 		if perr := w(); perr != nil {
 			err = s.proposalFailed(perr)
+		} else {
+			s.unapplied.advance(wseq)
 		}
 	}
 	return err
 }
 
-// propose hands b to the replica set without waiting (storage's
-// Batch.Propose) and records it as the last proposal. It runs holding
-// commitMu, so proposals keep the order of the mutex; raft sends the
-// proposals of concurrent Txs to the followers together.
-func (s *Store) propose(b *storage.Batch) {
+// propose hands b, proposal number seq (unapplied.go), to the replica set
+// without waiting (storage's Batch.Propose) and records it as the last
+// proposal. It runs holding commitMu, so proposals keep the order of the
+// mutex; the replica set joins the proposals of concurrent Txs.
+func (s *Store) propose(b *storage.Batch, seq uint64) {
+	s.proposedSeq = seq
 	if s.applyHook != nil {
 		if err := s.applyHook(); err != nil {
 			s.proposed = func() error { return err }

@@ -65,6 +65,7 @@ func (s *Store) reload(ctx context.Context) error {
 	s.publishUsed()
 	s.commitMu.Lock()
 	s.proposed = nil
+	s.unapplied.reset()
 	s.commitMu.Unlock()
 	s.failed.Store(nil)
 	return nil

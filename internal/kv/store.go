@@ -95,6 +95,12 @@ type Store struct {
 	// proposed waits for the last batch proposed to the replica set; nil
 	// on a standalone. Set and read holding commitMu (commit.go).
 	proposed func() error
+	// proposedSeq is the number of the proposal proposed waits for
+	// (unapplied.go); set and read holding commitMu.
+	proposedSeq uint64
+	// unapplied records what the proposals not yet applied wrote, so that
+	// reads of other keys need not wait for them (unapplied.go).
+	unapplied unapplied
 	// stale asks the next Tx to rebuild the in-memory state (reload.go).
 	stale atomic.Bool
 	// applyHook, when set (by tests), runs before each batch is applied,

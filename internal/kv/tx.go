@@ -229,7 +229,19 @@ func (tx *Tx) Commit() error {
 	}
 	s.publishUsed()
 	tx.commitDue()
+	var seq uint64
+	if tx.b != nil && !tx.b.Empty() && s.st.Replicating() {
+		seq = s.unapplied.next()
+		for _, f := range tx.flushed {
+			if f {
+				s.unapplied.noteFlush(seq)
+			}
+		}
+	}
 	for mk, rec := range tx.pending {
+		if seq != 0 {
+			s.unapplied.note(seq, mk)
+		}
 		if rec == nil && tx.forgetDeleted {
 			s.cache.drop([]byte(mk))
 		} else {
@@ -340,7 +352,9 @@ func (tx *Tx) readMeta(pdb byte, mk []byte) ([]byte, error) {
 	if rec, ok := cache.get(mk); ok {
 		return bytes.Clone(rec), nil
 	}
-	tx.applied()
+	if !tx.s.st.Replicating() || !tx.s.unapplied.current(mk) {
+		tx.applied()
+	}
 	v, err := tx.s.st.Get(mk)
 	if errors.Is(err, storage.ErrNotFound) {
 		cache.put(mk, nil)

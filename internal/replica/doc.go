@@ -13,15 +13,16 @@
 // batch's representation as one raft log entry, and the commit returns
 // once raft has committed the entry (it is in a majority of members' logs)
 // and this member's state machine (FSM) has applied it to its own store.
-// Concurrent proposals are pipelined by raft: every goroutine committing
-// at once waits on its own future while raft sends their entries to the
-// followers in shared AppendEntries calls. A model that commits one batch
-// at a time can propose without waiting (Node.Propose, storage's
-// Batch.Propose) and wait outside its locks, as kv does, so that its
-// batches travel together too; docdb, which holds a collection's lock
+// The node keeps at most two entries in flight: the batches proposed
+// meanwhile, by any model, are joined in call order into the next entry
+// (group commit, group.go), so that concurrent commits share one log
+// write, one AppendEntries and one apply on every member. A model that
+// commits one batch at a time can propose without waiting (Node.Propose,
+// storage's Batch.Propose) and wait outside its locks, as kv does, so that
+// its batches travel together; docdb, which holds a collection's lock
 // across the commit, groups the concurrent writes of one collection into
-// one batch instead. The state machine applies the entries raft hands it
-// at once (a BatchingFSM) as one storage commit.
+// one batch first. The state machine applies the entries raft hands it at
+// once (a BatchingFSM) as one storage commit.
 //
 // Because what travels is the batch, not the command, effects that are
 // random or time-dependent replicate as effects: SPOP's chosen members

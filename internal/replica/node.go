@@ -96,6 +96,7 @@ type Node struct {
 	peers       *peerInfos
 	frz         freeze
 	changes     viewChanges
+	proposals   proposer // group commit (group.go)
 }
 
 // ErrNotPrimary is storage.ErrNotPrimary, the error of a write on a
@@ -120,6 +121,13 @@ func Open(cfg Config) (*Node, error) {
 	}
 	if _, err := rand.Read(n.origin[:]); err != nil {
 		return nil, fmt.Errorf("replica: origin id: %w", err)
+	}
+	n.proposals = proposer{
+		origin: n.origin,
+		apply:  func(data []byte) raft.ApplyFuture { return n.raft.Apply(data, n.cfg.ApplyTimeout) },
+		term: func() (uint64, bool) {
+			return n.primaryTerm.Load(), n.writable.Load()
+		},
 	}
 	n.fsm = NewFSM(cfg.Store, n.origin, cfg.OnForeign)
 	n.fsm.log = cfg.Logger
@@ -288,28 +296,12 @@ func (n *Node) Writable() error {
 
 // Replicate proposes a batch and returns once it is committed and applied
 // to this member's store.
-func (n *Node) Replicate(repr []byte) error {
-	if !n.writable.Load() {
-		return ErrNotPrimary
-	}
-	return applyResult(n.raft.Apply(entry(n.origin, repr), n.cfg.ApplyTimeout))
-}
+func (n *Node) Replicate(repr []byte) error { return n.Propose(repr)() }
 
 // Propose proposes a batch without waiting: wait returns once it is
-// committed and applied to this member's store. raft keeps the order of
-// proposals and sends concurrent ones to the followers together.
-func (n *Node) Propose(repr []byte) (wait func() error) {
-	if !n.writable.Load() {
-		return func() error { return ErrNotPrimary }
-	}
-	f := n.raft.Apply(entry(n.origin, repr), n.cfg.ApplyTimeout)
-	var once sync.Once
-	var err error
-	return func() error {
-		once.Do(func() { err = applyResult(f) })
-		return err
-	}
-}
+// committed and applied to this member's store. Batches proposed while
+// earlier entries are in flight travel together as one entry (group.go).
+func (n *Node) Propose(repr []byte) (wait func() error) { return n.proposals.propose(repr) }
 
 // applyResult waits for a proposal and returns its error: raft's, as
 // ErrNotPrimary when this member lost the role, or the state machine's.
