@@ -29,8 +29,11 @@ type Resolver interface {
 	// implementation may use to pick an index: Scan may return documents
 	// that do not match, because the pipeline applies the filter again.
 	// A collection that does not exist yields no documents. Expired
-	// documents must not be returned.
-	Scan(ctx context.Context, db, coll string, filter bson.D) (Iterator, error)
+	// documents must not be returned. The filter compares strings by the
+	// collation c (nil: bytewise), the pipeline's: MongoDB matches the
+	// foreign documents of $lookup, $graphLookup and $unionWith by the
+	// command's collation, not the foreign collection's default.
+	Scan(ctx context.Context, db, coll string, filter bson.D, c *collation.Collator) (Iterator, error)
 }
 
 // Writer lets $merge and $out write their results.
@@ -411,7 +414,9 @@ func mapIter(in Iterator, fn func(ctx context.Context, d bson.D) (bson.D, bool, 
 }
 
 // ExprCompiler returns the $expr hook for query.ParseFilterWith: the
-// expressions see vars ($$NOW and the let variables bound in vars).
+// expressions see vars ($$NOW, the let variables and the collation bound in
+// vars) and, for a document a collated filter matches, the original
+// document (collation.Original).
 func ExprCompiler(vars *Vars) query.ExprCompiler {
 	if vars == nil {
 		vars = &Vars{}
@@ -423,7 +428,7 @@ func ExprCompiler(vars *Vars) query.ExprCompiler {
 			return nil, err
 		}
 		return func(doc bson.D) (bool, error) {
-			r, err := e.Eval(vars.WithRoot(nil), doc)
+			r, err := e.Eval(vars.WithRoot(nil), collation.Original(doc))
 			if err != nil {
 				return false, err
 			}
@@ -447,7 +452,7 @@ func ProjectionCompiler(vars *Vars) func(expr any) (query.ComputedField, error) 
 			return nil, err
 		}
 		return func(doc bson.D) (any, bool, error) {
-			r, err := e.Eval(vars.WithRoot(nil), doc)
+			r, err := e.Eval(vars.WithRoot(nil), collation.Original(doc))
 			if err != nil {
 				return nil, false, err
 			}
