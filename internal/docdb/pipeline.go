@@ -104,7 +104,7 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 				if errors.Is(err, io.EOF) {
 					return emptyCursor{}, nil
 				}
-				return nil, err
+				return nil, &ExecError{Err: err}
 			}
 		}
 	}
