@@ -71,8 +71,10 @@ type Env struct {
 	// stage before it passes its input documents through unchanged.
 	Expired func(doc bson.D) bool
 	// Collation is the command's collation (nil for the simple binary
-	// one): $match filters, $sort orders and $group (with $sortByCount)
-	// groups strings by it.
+	// one): $match filters, $sort orders, $group (with $sortByCount and
+	// $bucket) groups and the comparison operators compare strings by it,
+	// and so do the sub-pipelines and the foreign matches of $lookup,
+	// $graphLookup, $unionWith and $facet.
 	Collation *collation.Collator
 	// SortMemory bounds the memory of $sort, GroupMemory that of $group
 	// (and $bucket, $sortByCount); the zero value runs in memory without a
