@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -313,4 +314,93 @@ func TestMongoCollationCollectionDefault(t *testing.T) {
 	if got.String() != want {
 		t.Errorf("listCollections options.collation = %s, want %s", got, want)
 	}
+}
+
+// Ensure that the stages reading another collection ($lookup in both forms,
+// $graphLookup, $unionWith) match its documents by the command's
+// collation, with an index on the foreign field that has none, that
+// $sortArray sorts by it, and that $expr and find's projection see the
+// documents' own strings, the let variables and the collation.
+func TestMongoCollationForeignStagesAndExpressions(t *testing.T) {
+	s := harness.Start(t)
+	ctx := t.Context()
+	db := mongoClient(t, s).Database("coll")
+	local, foreign := db.Collection("local"), db.Collection("foreign")
+	if _, err := local.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "name", Value: "ping"}}); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []string{"PING", "pong", "Ping", "other"} {
+		if _, err := foreign.InsertOne(ctx, bson.D{{Key: "_id", Value: i + 1}, {Key: "name", Value: w}, {Key: "to", Value: "Pong"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A simple-collation index on the foreign field gives no bounds to
+	// the collated lookups, which must still find every match.
+	if _, err := foreign.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "name", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(what string, pipe mongo.Pipeline, want string) {
+		t.Helper()
+		cur, err := local.Aggregate(ctx, pipe, options.Aggregate().SetCollation(enStrength2))
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		var docs []bson.M
+		if err := cur.All(ctx, &docs); err != nil || len(docs) != 1 {
+			t.Fatalf("%s: %v, %v", what, docs, err)
+		}
+		arr, _ := docs[0]["ids"].(bson.A)
+		var got []string
+		for _, v := range arr {
+			got = append(got, fmt.Sprint(v))
+		}
+		wantNames(t, what, got, strings.Split(want, ",")...)
+	}
+	sorted := func(path string) bson.D {
+		return bson.D{{Key: "ids", Value: bson.D{{Key: "$sortArray", Value: bson.D{{Key: "input", Value: path}, {Key: "sortBy", Value: 1}}}}}}
+	}
+	ids("$lookup localField/foreignField", mongo.Pipeline{
+		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "foreign"}, {Key: "localField", Value: "name"}, {Key: "foreignField", Value: "name"}, {Key: "as", Value: "m"}}}},
+		{{Key: "$project", Value: sorted("$m._id")}},
+	}, "1,3")
+	ids("$lookup pipeline with let", mongo.Pipeline{
+		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "foreign"}, {Key: "let", Value: bson.D{{Key: "n", Value: "$name"}}}, {Key: "pipeline", Value: mongo.Pipeline{
+			{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$name", "$$n"}}}}}}},
+		}}, {Key: "as", Value: "m"}}}},
+		{{Key: "$project", Value: sorted("$m._id")}},
+	}, "1,3")
+	ids("$graphLookup", mongo.Pipeline{
+		{{Key: "$graphLookup", Value: bson.D{{Key: "from", Value: "foreign"}, {Key: "startWith", Value: "$name"}, {Key: "connectFromField", Value: "to"}, {Key: "connectToField", Value: "name"}, {Key: "as", Value: "m"}}}},
+		{{Key: "$project", Value: sorted("$m._id")}},
+	}, "1,2,3")
+	ids("$unionWith with a leading $match", mongo.Pipeline{
+		{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "foreign"}, {Key: "pipeline", Value: mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "name", Value: "PING"}}}}}}}}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "ids", Value: bson.D{{Key: "$push", Value: "$_id"}}}}}},
+		{{Key: "$project", Value: sorted("$ids")}},
+	}, "1,1,3")
+	ids("$sortArray of strings", mongo.Pipeline{
+		{{Key: "$project", Value: bson.D{{Key: "ids", Value: bson.D{{Key: "$sortArray", Value: bson.D{{Key: "input", Value: bson.A{"b", "A", "a", "B"}}, {Key: "sortBy", Value: 1}}}}}}}},
+	}, "A,a,b,B")
+
+	// find: $expr with a let variable and $toUpper, and a projection
+	// comparing by the collation.
+	opts := options.Find().SetCollation(enStrength2).SetSort(bson.D{{Key: "_id", Value: 1}}).
+		SetLet(bson.D{{Key: "n", Value: "ping"}}).
+		SetProjection(bson.D{{Key: "name", Value: 1}, {Key: "same", Value: bson.D{{Key: "$eq", Value: bson.A{"$name", "$$n"}}}}})
+	cur, err := foreign.Find(ctx, bson.D{{Key: "$expr", Value: bson.D{{Key: "$or", Value: bson.A{
+		bson.D{{Key: "$eq", Value: bson.A{"$name", "$$n"}}},
+		bson.D{{Key: "$eq", Value: bson.A{bson.D{{Key: "$toUpper", Value: "$name"}}, "pong"}}},
+	}}}}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.M
+	if err := cur.All(ctx, &docs); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range docs {
+		got = append(got, fmt.Sprintf("%v=%v", d["name"], d["same"]))
+	}
+	wantNames(t, "find $expr with let and $toUpper, projection $eq", got, "PING=true", "pong=false", "Ping=true")
 }

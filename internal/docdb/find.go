@@ -114,7 +114,7 @@ func (e *Engine) parseFind(req FindRequest) (*findQuery, error) {
 		q.sort = q.sort.WithCollation(q.coll)
 	}
 	if len(req.Projection) > 0 {
-		if q.proj, err = parseProjection(req.Projection, now); err != nil {
+		if q.proj, err = parseProjection(req.Projection, env); err != nil {
 			return nil, err
 		}
 	}
@@ -137,12 +137,17 @@ func parseSort(spec bson.D) (*query.Sort, int, error) {
 }
 
 // parseProjection parses a find projection whose computed fields are
-// aggregation expressions evaluated with $$NOW = now.
-func parseProjection(spec bson.D, now time.Time) (*query.Projection, error) {
-	vars := aggregate.NewVars(now)
+// aggregation expressions evaluated with env's $$NOW and let variables,
+// comparing strings by env's collation.
+func parseProjection(spec bson.D, env match.Env) (*query.Projection, error) {
+	vars := env.Vars()
+	if env.Collation != nil {
+		vars = vars.WithCollation(env.Collation)
+	}
+	names := env.Names()
 	return query.ParseProjectionWith(spec, query.ProjectionOptions{
 		Expr: func(expr any) (query.ComputedField, error) {
-			x, err := aggregate.Compile(expr)
+			x, err := aggregate.CompileWith(expr, aggregate.CompileOptions{Vars: names})
 			if err != nil {
 				return nil, err
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/match"
 	"github.com/mayfly/mayfly/internal/docdb/plan"
 )
@@ -103,7 +104,7 @@ func (e *Engine) aggregate(ctx context.Context, db, coll string, req AggregateRe
 				if errors.Is(err, io.EOF) {
 					return emptyCursor{}, nil
 				}
-				return nil, err
+				return nil, &ExecError{Err: err}
 			}
 		}
 	}
@@ -205,14 +206,14 @@ type resolver struct {
 	db string // the pipeline's database, for a db left empty
 }
 
-func (r resolver) Scan(ctx context.Context, db, coll string, filter bson.D) (aggregate.Iterator, error) {
+func (r resolver) Scan(ctx context.Context, db, coll string, filter bson.D, c *collation.Collator) (aggregate.Iterator, error) {
 	if db == "" {
 		db = r.db
 	}
 	if err := catalog.CheckReadNS(db, coll); err != nil {
 		return nil, err
 	}
-	return r.e.scan(ctx, db, coll, filter, nil, match.Env{Now: r.e.opts.Now()}, false)
+	return r.e.scan(ctx, db, coll, filter, nil, match.Env{Now: r.e.opts.Now(), Collation: c}, false)
 }
 
 // pipelineWriter implements aggregate.Writer over the Engine.

@@ -120,7 +120,7 @@ type sortItem struct {
 // sortMemoryError is MongoDB's error for a find's sort past its memory
 // limit without disk use.
 func sortMemoryError(limit int64) error {
-	return mongoerr.Newf(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "Executor error during find command :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", limit)
+	return mongoerr.Newf(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", limit)
 }
 
 // newDocSorter returns the sorter of a find's blocking sort.

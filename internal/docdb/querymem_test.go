@@ -132,7 +132,7 @@ func TestSortMemoryLimitWithoutDiskUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = cur.Next(t.Context())
-	wantCode(t, err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "Executor error during find command :: caused by :: Sort exceeded memory limit of 16384 bytes, but did not opt in to external sorting.")
+	wantCode(t, err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "Sort exceeded memory limit of 16384 bytes, but did not opt in to external sorting.")
 	cur.Close()
 
 	sortStage := []bson.D{{{Key: "$sort", Value: bson.D{{Key: "r", Value: 1}}}}}
@@ -142,7 +142,7 @@ func TestSortMemoryLimitWithoutDiskUse(t *testing.T) {
 		_, err = cur.Next(t.Context())
 		cur.Close()
 	}
-	wantCode(t, err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "PlanExecutor error during aggregation :: caused by :: Sort exceeded memory limit of 16384 bytes, but did not opt in to external sorting.")
+	wantCode(t, err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "Sort exceeded memory limit of 16384 bytes, but did not opt in to external sorting.")
 	if mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed.Name() != "QueryExceededMemoryLimitNoDiskUseAllowed" {
 		t.Fatalf("codeName %s", mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed.Name())
 	}

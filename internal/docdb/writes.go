@@ -551,7 +551,7 @@ func compileFindAndModify(req FindAndModifyRequest, env match.Env) (*findAndModi
 		return nil, err
 	}
 	if len(req.Fields) > 0 {
-		if fm.proj, err = parseProjection(req.Fields, env.Now); err != nil {
+		if fm.proj, err = parseProjection(req.Fields, env); err != nil {
 			return nil, err
 		}
 	}

@@ -28,6 +28,13 @@ func TestComparisonOperatorsUseTheCollation(t *testing.T) {
 		{"$indexOfArray", bson.D{{Key: "$indexOfArray", Value: bson.A{"$xs", "a"}}}, int32(2), int32(0)},
 		{"$setUnion keeps the first of equal elements", bson.D{{Key: "$setUnion", Value: bson.A{"$xs", bson.A{"B"}}}}, bson.A{"A", "b", "a", "B"}, bson.A{"A", "b"}},
 		{"$setIsSubset", bson.D{{Key: "$setIsSubset", Value: bson.A{bson.A{"B"}, "$xs"}}}, false, true},
+		{"$sortArray by value", bson.D{{Key: "$sortArray", Value: bson.D{{Key: "input", Value: bson.A{"b", "A", "a", "B"}}, {Key: "sortBy", Value: int32(1)}}}},
+			bson.A{"A", "B", "a", "b"}, bson.A{"A", "a", "b", "B"}},
+		{"$sortArray by field", bson.D{{Key: "$sortArray", Value: bson.D{{Key: "input", Value: bson.A{bson.D{{Key: "k", Value: "b"}}, bson.D{{Key: "k", Value: "A"}}}}, {Key: "sortBy", Value: bson.D{{Key: "k", Value: int32(1)}}}}}},
+			bson.A{bson.D{{Key: "k", Value: "A"}}, bson.D{{Key: "k", Value: "b"}}}, bson.A{bson.D{{Key: "k", Value: "A"}}, bson.D{{Key: "k", Value: "b"}}}},
+		{"$sortArray by field, descending", bson.D{{Key: "$sortArray", Value: bson.D{{Key: "input", Value: bson.A{bson.D{{Key: "k", Value: "B"}}, bson.D{{Key: "k", Value: "a"}}}}, {Key: "sortBy", Value: bson.D{{Key: "k", Value: int32(-1)}}}}}},
+			bson.A{bson.D{{Key: "k", Value: "a"}}, bson.D{{Key: "k", Value: "B"}}}, bson.A{bson.D{{Key: "k", Value: "B"}}, bson.D{{Key: "k", Value: "a"}}}},
+		{"$max expression", bson.D{{Key: "$max", Value: bson.A{"B", "a"}}}, "a", "B"},
 		{"non-strings are unchanged", bson.D{{Key: "$eq", Value: bson.A{int32(1), 1.0}}}, true, true},
 	} {
 		x, err := Compile(tc.expr)
@@ -64,6 +71,8 @@ func TestStagesGroupAndOrderByTheCollation(t *testing.T) {
 			`[{"_id":null,"s":["b","A","c","Z"]}]`},
 		{"$bucket boundaries", `[{"$bucket": {"groupBy": "$w", "boundaries": ["B", "C", "Z"], "default": "low"}}]`,
 			`[{"_id":"B","count":2},{"_id":"C","count":1},{"_id":"low","count":3}]`},
+		{"$match $expr sees the original strings and compares by the collation", `[{"$match": {"$expr": {"$eq": [{"$toUpper": "$w"}, "b"]}}}, {"$project": {"w": 1}}]`,
+			`[{"_id":0,"w":"b"},{"_id":3,"w":"B"}]`},
 		{"$sort then $match", `[{"$sort": {"w": -1, "_id": 1}}, {"$match": {"w": {"$lte": "B"}}}, {"$project": {"w": 1}}]`,
 			`[{"_id":0,"w":"b"},{"_id":3,"w":"B"},{"_id":1,"w":"A"},{"_id":2,"w":"a"}]`},
 	} {

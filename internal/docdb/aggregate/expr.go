@@ -416,8 +416,6 @@ func GetPath(d bson.D, p string) any {
 	return evalPath(d, strings.Split(p, "."))
 }
 
-// compare compares two values in MongoDB's order; Missing compares like
-// undefined.
 // compareBy is compare with strings ordered by the collation c (nil:
 // bytewise).
 func compareBy(c *collation.Collator, a, b any) int {
@@ -427,6 +425,8 @@ func compareBy(c *collation.Collator, a, b any) int {
 	return compare(a, b)
 }
 
+// compare compares two values in MongoDB's order; Missing compares like
+// undefined.
 func compare(a, b any) int {
 	if IsMissing(a) {
 		a = bson.Undefined{}

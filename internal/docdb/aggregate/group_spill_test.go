@@ -104,7 +104,7 @@ func TestGroupSpillsPastMemoryLimit(t *testing.T) {
 
 	_, err = p.Collect(ctx, groupInput(), aggregate.Env{GroupMemory: aggregate.MemoryLimit{Limit: 8 << 10, Dir: dir}})
 	if mongoerr.CodeOf(err) != mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed ||
-		err.Error() != "PlanExecutor error during aggregation :: caused by :: Exceeded memory limit for $group, but didn't allow external sort. Pass allowDiskUse:true to opt in." {
+		err.Error() != "Exceeded memory limit for $group, but didn't allow external sort. Pass allowDiskUse:true to opt in." {
 		t.Fatalf("err = %v", err)
 	}
 	// $sortByCount keeps its order after a spill.

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/aggregate"
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 )
@@ -37,7 +38,7 @@ func (m *memStore) all(db, coll string) []bson.D {
 	return append([]bson.D(nil), m.colls[key(db, coll)]...)
 }
 
-func (m *memStore) Scan(ctx context.Context, db, coll string, filter bson.D) (aggregate.Iterator, error) {
+func (m *memStore) Scan(ctx context.Context, db, coll string, filter bson.D, c *collation.Collator) (aggregate.Iterator, error) {
 	m.mu.Lock()
 	m.scans++
 	m.filters = append(m.filters, filter)
@@ -46,13 +47,21 @@ func (m *memStore) Scan(ctx context.Context, db, coll string, filter bson.D) (ag
 	if len(filter) == 0 {
 		return aggregate.SliceIterator(docs), nil
 	}
-	f, err := query.ParseFilter(filter)
+	spec := filter
+	if c != nil {
+		spec = collation.Filter(c, filter)
+	}
+	f, err := query.ParseFilter(spec)
 	if err != nil {
 		return nil, fmt.Errorf("memstore: scan filter: %w", err)
 	}
 	var out []bson.D
 	for _, d := range docs {
-		if f.Match(d) {
+		md := d
+		if c != nil {
+			md = c.Matchable(d)
+		}
+		if f.Match(md) {
 			out = append(out, d)
 		}
 	}

@@ -218,21 +218,48 @@ func compileSortArray(c *compiler, name string, arg any) (evalFn, error) {
 		if !ok {
 			return nil, mongoerr.Newf(mongoerr.Location2942504, "The input argument to $sortArray must be an array, but was of type: %s", TypeName(x))
 		}
-		out := append(bson.A{}, a...)
+		// Strings sort by the collation, as MongoDB's $sortArray compares
+		// by the expression context's collator.
+		coll := v.collation()
 		if spec == nil {
-			sort.SliceStable(out, func(i, j int) bool { return compare(out[i], out[j])*whole < 0 })
-			return out, nil
+			keys := make([]any, len(a))
+			for i, e := range a {
+				keys[i] = e
+				if coll != nil {
+					keys[i] = coll.Value(e)
+				}
+			}
+			return sortedBy(a, func(i, j int) bool { return compare(keys[i], keys[j])*whole < 0 }), nil
 		}
-		keyOf := func(e any) []any {
+		srt := spec
+		if coll != nil {
+			srt = spec.WithCollation(coll)
+		}
+		keys := make([][]any, len(a))
+		for i, e := range a {
 			d, ok := e.(bson.D)
 			if !ok {
 				d = bson.D{}
 			}
-			return spec.KeyOf(d)
+			keys[i] = srt.KeyOf(d)
 		}
-		sort.SliceStable(out, func(i, j int) bool { return spec.CompareKeys(keyOf(out[i]), keyOf(out[j])) < 0 })
-		return out, nil
+		return sortedBy(a, func(i, j int) bool { return srt.CompareKeys(keys[i], keys[j]) < 0 }), nil
 	}, nil
+}
+
+// sortedBy returns the elements of a in the stable order of less, which
+// compares the elements' indexes in a.
+func sortedBy(a bson.A, less func(i, j int) bool) bson.A {
+	idx := make([]int, len(a))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(x, y int) bool { return less(idx[x], idx[y]) })
+	out := make(bson.A, len(a))
+	for i, j := range idx {
+		out[i] = a[j]
+	}
+	return out
 }
 
 // compileZip compiles $zip: {inputs, useLongestLength, defaults}.

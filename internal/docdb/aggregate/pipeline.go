@@ -29,8 +29,11 @@ type Resolver interface {
 	// implementation may use to pick an index: Scan may return documents
 	// that do not match, because the pipeline applies the filter again.
 	// A collection that does not exist yields no documents. Expired
-	// documents must not be returned.
-	Scan(ctx context.Context, db, coll string, filter bson.D) (Iterator, error)
+	// documents must not be returned. The filter compares strings by the
+	// collation c (nil: bytewise), the pipeline's: MongoDB matches the
+	// foreign documents of $lookup, $graphLookup and $unionWith by the
+	// command's collation, not the foreign collection's default.
+	Scan(ctx context.Context, db, coll string, filter bson.D, c *collation.Collator) (Iterator, error)
 }
 
 // Writer lets $merge and $out write their results.
@@ -68,8 +71,10 @@ type Env struct {
 	// stage before it passes its input documents through unchanged.
 	Expired func(doc bson.D) bool
 	// Collation is the command's collation (nil for the simple binary
-	// one): $match filters, $sort orders and $group (with $sortByCount)
-	// groups strings by it.
+	// one): $match filters, $sort orders, $group (with $sortByCount and
+	// $bucket) groups and the comparison operators compare strings by it,
+	// and so do the sub-pipelines and the foreign matches of $lookup,
+	// $graphLookup, $unionWith and $facet.
 	Collation *collation.Collator
 	// SortMemory bounds the memory of $sort, GroupMemory that of $group
 	// (and $bucket, $sortByCount); the zero value runs in memory without a
@@ -411,7 +416,9 @@ func mapIter(in Iterator, fn func(ctx context.Context, d bson.D) (bson.D, bool, 
 }
 
 // ExprCompiler returns the $expr hook for query.ParseFilterWith: the
-// expressions see vars ($$NOW and the let variables bound in vars).
+// expressions see vars ($$NOW, the let variables and the collation bound in
+// vars) and, for a document a collated filter matches, the original
+// document (collation.Original).
 func ExprCompiler(vars *Vars) query.ExprCompiler {
 	if vars == nil {
 		vars = &Vars{}
@@ -423,7 +430,7 @@ func ExprCompiler(vars *Vars) query.ExprCompiler {
 			return nil, err
 		}
 		return func(doc bson.D) (bool, error) {
-			r, err := e.Eval(vars.WithRoot(nil), doc)
+			r, err := e.Eval(vars.WithRoot(nil), collation.Original(doc))
 			if err != nil {
 				return false, err
 			}
@@ -447,7 +454,7 @@ func ProjectionCompiler(vars *Vars) func(expr any) (query.ComputedField, error) 
 			return nil, err
 		}
 		return func(doc bson.D) (any, bool, error) {
-			r, err := e.Eval(vars.WithRoot(nil), doc)
+			r, err := e.Eval(vars.WithRoot(nil), collation.Original(doc))
 			if err != nil {
 				return nil, false, err
 			}

@@ -63,9 +63,10 @@ func parseMatch(arg any, opts Options) (stage, error) {
 // comparing strings by the run's collation (collation.Filter).
 func (s *matchStage) filterFor(env *Env) (*query.Filter, error) {
 	if env.Collation != nil {
-		// The filter and the documents are mapped to collation keys
-		// already: its $expr compares them as they are.
-		return query.ParseFilterWith(collation.Filter(env.Collation, s.spec), query.ParseOptions{Expr: ExprCompiler(env.Vars.WithCollation(nil))})
+		// The filter's constants and the documents are mapped to
+		// collation keys; its $expr sees the original document and
+		// compares by the collation of env.Vars.
+		return query.ParseFilterWith(collation.Filter(env.Collation, s.spec), query.ParseOptions{Expr: ExprCompiler(env.Vars)})
 	}
 	if !s.hasExpr {
 		return s.filter, nil

@@ -213,7 +213,7 @@ func (s *groupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, 
 				}
 				if mem.Limit > 0 && used > mem.Limit {
 					if !mem.AllowDisk {
-						return nil, false, mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "PlanExecutor error during aggregation :: caused by :: Exceeded memory limit for $group, but didn't allow external sort. Pass allowDiskUse:true to opt in.")
+						return nil, false, mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "Exceeded memory limit for $group, but didn't allow external sort. Pass allowDiskUse:true to opt in.")
 					}
 					if sp == nil {
 						sp = newGroupSpill(mem)
@@ -577,7 +577,7 @@ func (s *sortStage) run(ctx context.Context, in Iterator, env *Env) (Iterator, e
 				}
 				err = sorter.Add(sortedDoc{doc: d, key: srt.KeyOf(d)})
 				if errors.Is(err, spill.ErrMemoryLimit) {
-					return nil, false, mongoerr.Newf(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "PlanExecutor error during aggregation :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", mem.Limit)
+					return nil, false, mongoerr.Newf(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed, "Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", mem.Limit)
 				}
 				if err != nil {
 					return nil, false, err

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/collation"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/docdb/query"
 )
@@ -149,16 +150,29 @@ func parseLookup(arg any, opts Options) (stage, error) {
 	return s, nil
 }
 
-// scanAll reads the documents of db.coll matching filter (re-checking the
-// filter so the resolver may over-approximate).
-func scanAll(ctx context.Context, env *Env, db, coll string, filter bson.D, f *query.Filter) ([]bson.D, error) {
+// scanAll reads the documents of db.coll matching filter, strings compared
+// by the collation c (nil: bytewise). With recheck the filter is applied
+// again here, so the resolver may over-approximate; without, it is only the
+// resolver's hint (the leading $match of a sub-pipeline that runs next).
+func scanAll(ctx context.Context, env *Env, db, coll string, filter bson.D, recheck bool, c *collation.Collator) ([]bson.D, error) {
 	if env.Resolver == nil {
 		return nil, mongoerr.New(mongoerr.CommandNotSupported, "this pipeline reads another collection but no resolver is available")
 	}
 	if db == "" {
 		db = env.DB
 	}
-	it, err := env.Resolver.Scan(ctx, db, coll, filter)
+	var f *query.Filter
+	if recheck && len(filter) > 0 {
+		spec := filter
+		if c != nil {
+			spec = collation.Filter(c, filter)
+		}
+		var err error
+		if f, err = query.ParseFilter(spec); err != nil {
+			return nil, err
+		}
+	}
+	it, err := env.Resolver.Scan(ctx, db, coll, filter, c)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +186,11 @@ func scanAll(ctx context.Context, env *Env, db, coll string, filter bson.D, f *q
 		if !ok {
 			return out, nil
 		}
-		if f == nil || f.Match(d) {
+		md := d
+		if f != nil && c != nil {
+			md = c.Matchable(d)
+		}
+		if f == nil || f.Match(md) {
 			out = append(out, d)
 		}
 	}
@@ -228,11 +246,8 @@ func (s *lookupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator,
 		var matched []bson.D
 		if s.localField != "" {
 			filter := equalityFilter(s.foreignField, localValues(d, s.localField))
-			f, err := query.ParseFilter(filter)
-			if err != nil {
-				return nil, false, err
-			}
-			if matched, err = scanAll(ctx, env, s.db, s.from, filter, f); err != nil {
+			var err error
+			if matched, err = scanAll(ctx, env, s.db, s.from, filter, true, env.Collation); err != nil {
 				return nil, false, err
 			}
 		}
@@ -249,7 +264,7 @@ func (s *lookupStage) run(ctx context.Context, in Iterator, env *Env) (Iterator,
 		}
 		if s.localField == "" {
 			var err error
-			if matched, err = scanAll(ctx, env, s.db, s.from, scanHint(s.sub, inner), nil); err != nil {
+			if matched, err = scanAll(ctx, env, s.db, s.from, scanHint(s.sub, inner), false, env.Collation); err != nil {
 				return nil, false, err
 			}
 		}
@@ -386,11 +401,7 @@ func (s *graphLookupStage) run(ctx context.Context, in Iterator, env *Env) (Iter
 			if s.restrict != nil {
 				filter = bson.D{{Key: "$and", Value: bson.A{filter, s.restrict}}}
 			}
-			f, err := query.ParseFilter(filter)
-			if err != nil {
-				return nil, false, err
-			}
-			found, err := scanAll(ctx, env, s.db, s.from, filter, f)
+			found, err := scanAll(ctx, env, s.db, s.from, filter, true, env.Collation)
 			if err != nil {
 				return nil, false, err
 			}

@@ -7,7 +7,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
-	"github.com/mayfly/mayfly/internal/docdb/query"
 )
 
 func init() {
@@ -166,11 +165,7 @@ func (s *mergeStage) mergeOne(ctx context.Context, env *Env, db string, d bson.D
 		}
 		filter = append(filter, bson.E{Key: f, Value: bson.D{{Key: "$eq", Value: v}}})
 	}
-	qf, err := query.ParseFilter(filter)
-	if err != nil {
-		return err
-	}
-	existing, err := scanAll(ctx, env, db, s.coll, filter, qf)
+	existing, err := scanAll(ctx, env, db, s.coll, filter, true, nil)
 	if err != nil {
 		return err
 	}

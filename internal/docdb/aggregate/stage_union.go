@@ -87,7 +87,7 @@ func (s *unionWithStage) run(ctx context.Context, in Iterator, env *Env) (Iterat
 				if s.sub != nil {
 					hint = scanHint(s.sub, env.Vars)
 				}
-				docs, err := scanAll(ctx, env, "", s.coll, hint, nil)
+				docs, err := scanAll(ctx, env, "", s.coll, hint, false, env.Collation)
 				if err != nil {
 					return nil, false, err
 				}

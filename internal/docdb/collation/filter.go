@@ -9,16 +9,18 @@ import (
 // Filter returns filter with the strings it compares documents against
 // replaced by their collation keys: the operands of equality,
 // comparison, $in, $nin and $all, under $not, $elemMatch and the logical
-// operators, and the string constants of $expr (not its field paths and
-// variables). The operands of $type, $exists, $size, $mod and the other
-// operators that do not compare strings stay as given. A $regex (or a
-// regular expression as the value) on a field outside $elemMatch is moved
-// to the same path under OriginalField, so that it matches the text of the
-// document Matchable returns, not its collation keys.
+// operators. The operands of $type, $exists, $size, $mod and the other
+// operators that do not compare strings stay as given, and so does $expr,
+// which is evaluated over the Original document with the collation in its
+// variables. A $regex (or a regular expression as the value) on a field
+// outside $elemMatch is moved to the same path under OriginalField, so that
+// it matches the text of the document Matchable returns, not its collation
+// keys.
 func Filter(c *Collator, filter bson.D) bson.D { return collatedFilter(c, filter, true) }
 
 // OriginalField is the field Matchable adds to a document to hold its
-// original strings, for the regular expressions of a collated filter. BSON
+// original strings, for the regular expressions and the $expr of a
+// collated filter. BSON
 // keys cannot hold its NUL byte, so no stored document has it.
 const OriginalField = "\x00original"
 
@@ -29,6 +31,17 @@ func (c *Collator) Matchable(doc bson.D) bson.D {
 	return append(out, bson.E{Key: OriginalField, Value: doc})
 }
 
+// Original returns the document Matchable made doc from, or doc itself when
+// it was not made by Matchable.
+func Original(doc bson.D) bson.D {
+	if n := len(doc); n > 0 && doc[n-1].Key == OriginalField {
+		if orig, ok := doc[n-1].Value.(bson.D); ok {
+			return orig
+		}
+	}
+	return doc
+}
+
 func collatedFilter(c *Collator, filter bson.D, top bool) bson.D {
 	out := make(bson.D, 0, len(filter))
 	for _, e := range filter {
@@ -37,7 +50,11 @@ func collatedFilter(c *Collator, filter bson.D, top bool) bson.D {
 		case e.Key == "$and" || e.Key == "$or" || e.Key == "$nor":
 			v = collatedClauses(c, e.Value, top)
 		case e.Key == "$expr":
-			v = collatedExpr(c, e.Value)
+			// An expression compares by the collation itself (its
+			// comparison operators take it from the variables), over the
+			// original document (Original): mapping its strings would
+			// feed collation keys to $toUpper, $concat and the others.
+			v = e.Value
 		case strings.HasPrefix(e.Key, "$"):
 			v = collatedOperand(c, e.Key, e.Value)
 		default:
@@ -128,33 +145,6 @@ func collatedOperand(c *Collator, op string, v any) any {
 		if d, ok := v.(bson.D); ok {
 			return collatedFilter(c, d, false)
 		}
-	}
-	return v
-}
-
-// collatedExpr maps the string constants of an aggregation expression.
-func collatedExpr(c *Collator, v any) any {
-	switch x := v.(type) {
-	case string:
-		if strings.HasPrefix(x, "$") {
-			return x
-		}
-		return c.Key(x)
-	case bson.D:
-		if len(x) == 1 && x[0].Key == "$literal" {
-			return bson.D{{Key: "$literal", Value: c.Value(x[0].Value)}}
-		}
-		out := make(bson.D, len(x))
-		for i, e := range x {
-			out[i] = bson.E{Key: e.Key, Value: collatedExpr(c, e.Value)}
-		}
-		return out
-	case bson.A:
-		out := make(bson.A, len(x))
-		for i, e := range x {
-			out[i] = collatedExpr(c, e)
-		}
-		return out
 	}
 	return v
 }

@@ -120,8 +120,11 @@ func (env Env) Compiler() query.ExprCompiler {
 			return nil, err
 		}
 		vars := env.Vars()
+		if env.Collation != nil {
+			vars = vars.WithCollation(env.Collation)
+		}
 		return func(doc bson.D) (bool, error) {
-			v, err := x.Eval(vars, doc)
+			v, err := x.Eval(vars, collation.Original(doc))
 			if err != nil {
 				return false, err
 			}

@@ -1,6 +1,10 @@
 package query
 
 import (
+	"fmt"
+	"math"
+	"strconv"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
@@ -14,16 +18,18 @@ type bitsPred struct {
 	positions []uint32
 }
 
-func parseBits(op string, arg any) (*bitsPred, error) {
+// parseBits parses the operand of op on the field path, with the errors of
+// MongoDB's parseBitTest: a mask number must be a non-negative integer
+// (FailedToParse, the BSONElement parser's words), every element of a
+// position array too (BadValue, "Failed to parse bit position. ..."), and
+// any other operand is BadValue naming the path.
+func parseBits(path, op string, arg any) (*bitsPred, error) {
 	bp := &bitsPred{op: op}
 	switch {
 	case IsNumber(arg):
-		n, ok := coerceInt64(arg)
-		if !ok || !isIntegral(arg) {
-			return nil, badValue("%s cannot represent as a 64-bit integer: %s", op, formatNumber(arg))
-		}
-		if n < 0 {
-			return nil, badValue("%s cannot be a negative number: %s", op, formatNumber(arg))
+		n, err := bitsInteger(op, arg)
+		if err != nil {
+			return nil, err
 		}
 		for i := uint32(0); i < 63; i++ {
 			if n&(1<<i) != 0 {
@@ -42,18 +48,13 @@ func parseBits(op string, arg any) (*bitsPred, error) {
 	default:
 		arr, ok := AsArray(arg)
 		if !ok {
-			return nil, badValue("%s takes an Array, a number, or a BinData but received: %s", op, TypeName(arg))
+			return nil, badValue("%s takes an Array, a number, or a BinData but received: %s", path, bitsElemString(op, arg))
 		}
-		for _, v := range arr {
-			if !IsNumber(v) {
-				return nil, badValue("bit positions must be an integer but got: %s", TypeName(v))
-			}
-			n, ok := coerceInt64(v)
-			if !ok || !isIntegral(v) {
-				return nil, badValue("bit positions must be an integer but got: %s", formatNumber(v))
-			}
-			if n < 0 {
-				return nil, badValue("bit positions must be >= 0 but got: %s", formatNumber(v))
+		for i, v := range arr {
+			n, err := bitsInteger(strconv.Itoa(i), v)
+			if err != nil {
+				e, _ := mongoerr.As(err)
+				return nil, badValue("Failed to parse bit position. %s", e.Message)
 			}
 			if n > 1<<31-1 {
 				return nil, mongoerr.Newf(mongoerr.BadValue, "bit positions cannot be represented as a 32-bit signed integer: %s", formatNumber(v))
@@ -62,6 +63,51 @@ func parseBits(op string, arg any) (*bitsPred, error) {
 		}
 	}
 	return bp, nil
+}
+
+// bitsInteger is MongoDB's parseIntegerElementToNonNegativeLong for the
+// element key: v.
+func bitsInteger(key string, v any) (int64, error) {
+	elem := bitsElemString(key, v)
+	if !IsNumber(v) {
+		return 0, failedToParse("Expected a number in: %s", elem)
+	}
+	if isNaN(v) {
+		return 0, failedToParse("Expected an integer, but found NaN in: %s", elem)
+	}
+	n, ok := coerceInt64(v)
+	if !ok {
+		return 0, failedToParse("Cannot represent as a 64-bit integer: %s", elem)
+	}
+	if !isIntegral(v) {
+		return 0, failedToParse("Expected an integer: %s", elem)
+	}
+	if n < 0 {
+		return 0, failedToParse("Expected a non-negative number in: %s", elem)
+	}
+	return n, nil
+}
+
+// bitsElemString prints "key: value" as MongoDB prints a BSON element: a
+// whole double keeps its ".0".
+func bitsElemString(key string, v any) string {
+	switch x := v.(type) {
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return fmt.Sprintf("%s: %.1f", key, x)
+		}
+	case nil:
+		return key + ": null"
+	case bson.D:
+		if len(x) == 0 {
+			return key + ": {}"
+		}
+	case bson.A:
+		if len(x) == 0 {
+			return key + ": []"
+		}
+	}
+	return elemString(key, v)
 }
 
 func (p *bitsPred) matches(c Candidate) (bool, int) {

@@ -357,7 +357,7 @@ func (p *parser) parseOp(path string, e bson.E, ops bson.D, depth int) (opExpr, 
 		x, err := p.parseNot(path, arg, depth)
 		return x, false, err
 	case "$bitsAllSet", "$bitsAllClear", "$bitsAnySet", "$bitsAnyClear":
-		bp, err := parseBits(e.Key, arg)
+		bp, err := parseBits(path, e.Key, arg)
 		if err != nil {
 			return opExpr{}, false, err
 		}

@@ -510,7 +510,7 @@ func (pr *Projection) Apply(doc bson.D, m MatchResult) (bson.D, error) {
 }
 
 func positionalError() error {
-	return mongoerr.New(mongoerr.Location51246, "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array")
+	return mongoerr.New(mongoerr.Location51246, "positional operator '.$' couldn't find a matching element in the array")
 }
 
 // applyPositional replaces the first array on path with the one element the

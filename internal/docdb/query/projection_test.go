@@ -103,5 +103,5 @@ func TestProjectionPositionalNeedsMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = pr.Apply(doc(t, `{"a": [1, 2]}`), MatchResult{Matched: true, ArrayIndex: -1})
-	assertMongoErr(t, err, 51246, "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array")
+	assertMongoErr(t, err, 51246, "positional operator '.$' couldn't find a matching element in the array")
 }

@@ -52,7 +52,7 @@ func (c *conn) findTailable(ctx context.Context, req *request, f *findCommand) (
 	if err != nil {
 		return nil, err
 	}
-	return c.firstBatch(ctx, req, src, namespace(req.db, f.coll), f.batchSize, f.singleBatch, f.noTimeout)
+	return c.firstBatch(ctx, req, src, namespace(req.db, f.coll), f.batchSize, f.singleBatch, f.noTimeout, findExecutorContext)
 }
 
 // tailableKept reports whether a cursor whose source has no more documents

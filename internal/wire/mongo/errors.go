@@ -29,6 +29,27 @@ func asMongoError(err error) (*mongoerr.Error, bool) {
 	return mongoerr.New(mongoerr.InternalError, err.Error()), false
 }
 
+// Contexts MongoDB adds to an error raised while a command's plan runs
+// (exception.addContext in find_cmd.cpp, run_aggregate.cpp and
+// getmore_cmd.cpp), not while it is parsed or planned.
+const (
+	findExecutorContext      = "Executor error during find command"
+	aggregateExecutorContext = "PlanExecutor error during aggregation"
+	getMoreExecutorContext   = "Executor error during getMore"
+)
+
+// executorError returns err, an error raised while reading a cursor's
+// results, as MongoDB words it: "<context> :: caused by :: <message>",
+// with the same code and extra fields. An empty context, or an error
+// without a MongoDB code, is returned as is.
+func executorError(context string, err error) error {
+	e, ok := mongoerr.As(err)
+	if !ok || context == "" {
+		return err
+	}
+	return &mongoerr.Error{Code: e.Code, Message: context + " :: caused by :: " + e.Message, Info: e.Info}
+}
+
 // errorDoc is the reply to a failed command: {ok: 0, errmsg, code,
 // codeName} followed by the error's extra fields (keyPattern and keyValue
 // for DuplicateKey, errInfo for DocumentValidationFailure, ...).

@@ -2,6 +2,7 @@ package mongo
 
 import (
 	"context"
+	"errors"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -163,9 +164,13 @@ func msgAggregate(ctx context.Context, c *conn, req *request) (bson.D, error) {
 		src = &sliceCursor{docs: []bson.Raw{doc}}
 	} else {
 		src, err = c.s.db.Aggregate(ctx, req.db, a.coll, a.req)
+		var execErr *docdb.ExecError
+		if errors.As(err, &execErr) {
+			return nil, executorError(aggregateExecutorContext, err)
+		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	return c.firstBatch(ctx, req, src, ns, a.batchSize, false, false)
+	return c.firstBatch(ctx, req, src, ns, a.batchSize, false, false, aggregateExecutorContext)
 }

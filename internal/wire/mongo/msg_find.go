@@ -120,18 +120,19 @@ func msgFind(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.firstBatch(ctx, req, src, namespace(req.db, f.coll), f.batchSize, f.singleBatch, f.noTimeout)
+	return c.firstBatch(ctx, req, src, namespace(req.db, f.coll), f.batchSize, f.singleBatch, f.noTimeout, findExecutorContext)
 }
 
 // firstBatch answers a command that opens a cursor: it reads the first
 // batch from src and registers the cursor when results remain (and the
-// client did not ask for a single batch).
-func (c *conn) firstBatch(ctx context.Context, req *request, src docdb.Cursor, ns string, batchSize int64, singleBatch, noTimeout bool) (bson.D, error) {
+// client did not ask for a single batch). An error reading the batch is
+// worded with execContext (executorError).
+func (c *conn) firstBatch(ctx context.Context, req *request, src docdb.Cursor, ns string, batchSize int64, singleBatch, noTimeout bool, execContext string) (bson.D, error) {
 	cur := &cursor{db: req.db, ns: ns, src: src, noTimeout: noTimeout}
 	batch, exhausted, err := nextBatch(ctx, cur, batchSize)
 	if err != nil {
 		src.Close()
-		return nil, err
+		return nil, executorError(execContext, err)
 	}
 	c.s.metrics.docReturned.Add(int64(len(batch)))
 	if exhausted && tailableKept(src) {

@@ -71,7 +71,7 @@ func msgGetMore(ctx context.Context, c *conn, req *request) (bson.D, error) {
 	batch, exhausted, err := nextBatch(ctx, cur, batchSize)
 	if err != nil {
 		c.s.cursors.remove(cur)
-		return nil, err
+		return nil, executorError(getMoreExecutorContext, err)
 	}
 	c.s.metrics.docReturned.Add(int64(len(batch)))
 	if exhausted {

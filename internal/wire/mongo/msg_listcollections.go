@@ -60,7 +60,7 @@ func msgListCollections(ctx context.Context, c *conn, req *request) (bson.D, err
 	if err != nil {
 		return nil, err
 	}
-	return c.firstBatch(ctx, req, src, req.db+".$cmd.listCollections", batchSize, false, false)
+	return c.firstBatch(ctx, req, src, req.db+".$cmd.listCollections", batchSize, false, false, "")
 }
 
 // cursorBatchSize parses a {batchSize} cursor option.

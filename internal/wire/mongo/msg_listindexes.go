@@ -37,5 +37,5 @@ func msgListIndexes(ctx context.Context, c *conn, req *request) (bson.D, error) 
 	if err != nil {
 		return nil, err
 	}
-	return c.firstBatch(ctx, req, src, namespace(req.db, coll), batchSize, false, false)
+	return c.firstBatch(ctx, req, src, namespace(req.db, coll), batchSize, false, false, "")
 }
