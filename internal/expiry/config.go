@@ -90,6 +90,15 @@ type BackoffConfig struct {
 	// (requests wait for the store's lock while a batch holds it). A
 	// negative LagBound turns the bound off.
 	LagBound time.Duration
+	// Burst is how long a pass runs unpaced: its batches within Burst of
+	// the pass's start run at full size with no pause, at normal priority
+	// (Config.Idle is not used), and do not count toward the verdict on a
+	// window. A pass that ends within Burst is a load the sweeper keeps up
+	// with, which pacing would only make later (the work is the same); a
+	// longer pass is a storm and is paced past its Burst. Default 100ms, so
+	// that 10,000 items falling due at one instant go at full speed. A
+	// negative Burst paces every batch.
+	Burst time.Duration
 	// Disabled turns the controller off: ObserveForeground is still cheap
 	// but its samples are ignored, and the sweeper always runs at full
 	// speed.
@@ -107,6 +116,7 @@ func DefaultBackoff() BackoffConfig {
 		StartLevel: 1,
 		Recover:    0.5,
 		LagBound:   500 * time.Millisecond,
+		Burst:      100 * time.Millisecond,
 	}
 }
 
@@ -172,6 +182,9 @@ func (b *BackoffConfig) ensureDefaults() {
 	}
 	if b.LagBound == 0 {
 		b.LagBound = d.LagBound
+	}
+	if b.Burst == 0 {
+		b.Burst = d.Burst
 	}
 }
 
