@@ -64,10 +64,11 @@ type BackoffConfig struct {
 	// MaxLevel bounds the level: the sweeper never works less than
 	// 2^-MaxLevel of the time, 1..20. Default 6 (1/64).
 	MaxLevel int
-	// StartLevel is the least level of the first batch after a window with
-	// foreground requests and no deletions, so a storm starts at
-	// 2^-StartLevel of full speed and speeds up while the foreground stays
-	// calm. 0..MaxLevel; default 1 (half speed).
+	// StartLevel is the least level of the first paced batch (past its
+	// pass's Burst) after a window with foreground requests and no paced
+	// deletion, so a storm goes on past its Burst at 2^-StartLevel of full
+	// speed and speeds up while the foreground stays calm. 0..MaxLevel;
+	// default 1 (half speed).
 	StartLevel float64
 	// Recover is how far a calm window lowers the level (a slow one raises
 	// it by up to 1, halving the duty). Default 0.5.
