@@ -150,3 +150,37 @@ func TestBurstPreparesAtNormalPriority(t *testing.T) {
 		}
 	})
 }
+
+// TestSteadyStreamWithDefaults: with the default controller, a stream of
+// 50,000 items a second whose every batch slows the foreground (as each
+// kv batch holds the store's lock) is deleted well within 100ms of its due
+// times, unpaced. Without Burst the controller paces it to the lag at
+// which LagBound's cap lets it keep up, hundreds of milliseconds.
+func TestSteadyStreamWithDefaults(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		t0 := h.clk.Now()
+		src := newFake("redis_keys:db0", expiry.KindRedisKeys, h.clk)
+		src.perBatch = time.Millisecond
+		src.perItem = 5 * time.Microsecond
+		for k := range 400 {
+			src.addN(500, t0.Add(time.Second+time.Duration(k)*10*time.Millisecond))
+		}
+		stop := make(chan struct{})
+		go observeEvery10ms(h.e, stop)
+		defer close(stop)
+		slowEveryBatch(h, src)
+		h.register(src)
+		h.start()
+		defer h.stop()
+		advance(6 * time.Second)
+
+		if n := src.len(); n != 0 {
+			t.Fatalf("%d items left", n)
+		}
+		st := h.e.Stats()
+		if p99 := st.Lag.Quantile(0.99); p99 > 50*time.Millisecond || st.Backoff.Pauses != 0 {
+			t.Errorf("lag p99 %v with %d pauses, want under 50ms and none", p99, st.Backoff.Pauses)
+		}
+	})
+}
