@@ -35,6 +35,33 @@ func slowEveryBatch(h *harness, src *fakeSource) {
 	}
 }
 
+// runStream runs h's sweeper over a stream of 500 items falling due every
+// 10ms from a second after the start, n times, in batches taking perBatch
+// plus perItem per item, each slowing the foreground (slowEveryBatch), and
+// checks that all are deleted a second after the last is due; it returns
+// the source and the start.
+func runStream(h *harness, perBatch, perItem time.Duration, n int) (*fakeSource, time.Time) {
+	h.t.Helper()
+	t0 := h.clk.Now()
+	src := newFake("redis_keys:db0", expiry.KindRedisKeys, h.clk)
+	src.perBatch, src.perItem = perBatch, perItem
+	for k := range n {
+		src.addN(500, t0.Add(time.Second+time.Duration(k)*10*time.Millisecond))
+	}
+	stop := make(chan struct{})
+	go observeEvery10ms(h.e, stop)
+	defer close(stop)
+	slowEveryBatch(h, src)
+	h.register(src)
+	h.start()
+	defer h.stop()
+	advance(2*time.Second + time.Duration(n)*10*time.Millisecond)
+	if left := src.len(); left != 0 {
+		h.t.Fatalf("%d items left", left)
+	}
+	return src, t0
+}
+
 // TestBurstKeepsUpUnpaced: a steady stream that the sweeper keeps up with,
 // 500 items falling due every 10ms, each pass ending within Burst, is
 // never paced although every batch slows the foreground: full batches, no
@@ -43,25 +70,7 @@ func slowEveryBatch(h *harness, src *fakeSource) {
 func TestBurstKeepsUpUnpaced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, func(c *expiry.Config) { c.Backoff = burstBackoff(100 * time.Millisecond) })
-		t0 := h.clk.Now()
-		src := newFake("redis_keys:db0", expiry.KindRedisKeys, h.clk)
-		src.perBatch = 2 * time.Millisecond
-		src.perItem = 2 * time.Microsecond
-		for k := range 300 {
-			src.addN(500, t0.Add(time.Second+time.Duration(k)*10*time.Millisecond))
-		}
-		stop := make(chan struct{})
-		go observeEvery10ms(h.e, stop)
-		defer close(stop)
-		slowEveryBatch(h, src)
-		h.register(src)
-		h.start()
-		defer h.stop()
-		advance(5 * time.Second)
-
-		if n := src.len(); n != 0 {
-			t.Fatalf("%d items left", n)
-		}
+		src, t0 := runStream(h, 2*time.Millisecond, 2*time.Microsecond, 300)
 		for i, c := range src.reapCalls() {
 			if c.Batch.Max != 1000 {
 				t.Fatalf("batch %d at %v allowed %d items, want 1000 (unpaced)", i, c.At.Sub(t0), c.Batch.Max)
@@ -159,25 +168,7 @@ func TestBurstPreparesAtNormalPriority(t *testing.T) {
 func TestSteadyStreamWithDefaults(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, nil)
-		t0 := h.clk.Now()
-		src := newFake("redis_keys:db0", expiry.KindRedisKeys, h.clk)
-		src.perBatch = time.Millisecond
-		src.perItem = 5 * time.Microsecond
-		for k := range 400 {
-			src.addN(500, t0.Add(time.Second+time.Duration(k)*10*time.Millisecond))
-		}
-		stop := make(chan struct{})
-		go observeEvery10ms(h.e, stop)
-		defer close(stop)
-		slowEveryBatch(h, src)
-		h.register(src)
-		h.start()
-		defer h.stop()
-		advance(6 * time.Second)
-
-		if n := src.len(); n != 0 {
-			t.Fatalf("%d items left", n)
-		}
+		runStream(h, time.Millisecond, 5*time.Microsecond, 400)
 		st := h.e.Stats()
 		if p99 := st.Lag.Quantile(0.99); p99 > 50*time.Millisecond || st.Backoff.Pauses != 0 {
 			t.Errorf("lag p99 %v with %d pauses, want under 50ms and none", p99, st.Backoff.Pauses)
