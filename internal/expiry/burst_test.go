@@ -25,6 +25,21 @@ func burstBackoff(burst time.Duration) expiry.BackoffConfig {
 	}
 }
 
+// runSlowed registers src, starts h's sweeper with 1ms foreground
+// requests every 10ms and every batch of src slowing 20 more to 5ms; the
+// function it returns stops both.
+func runSlowed(h *harness, src *fakeSource) (stop func()) {
+	done := make(chan struct{})
+	go observeEvery10ms(h.e, done)
+	slowEveryBatch(h, src)
+	h.register(src)
+	h.start()
+	return func() {
+		h.stop()
+		close(done)
+	}
+}
+
 // slowEveryBatch has every batch of src slow 20 foreground requests to
 // 5ms, against 1ms requests every 10ms from observeEvery10ms.
 func slowEveryBatch(h *harness, src *fakeSource) {
@@ -48,13 +63,7 @@ func runStream(h *harness, perBatch, perItem time.Duration, n int) (*fakeSource,
 	for k := range n {
 		src.addN(500, t0.Add(time.Second+time.Duration(k)*10*time.Millisecond))
 	}
-	stop := make(chan struct{})
-	go observeEvery10ms(h.e, stop)
-	defer close(stop)
-	slowEveryBatch(h, src)
-	h.register(src)
-	h.start()
-	defer h.stop()
+	defer runSlowed(h, src)()
 	advance(2*time.Second + time.Duration(n)*10*time.Millisecond)
 	if left := src.len(); left != 0 {
 		h.t.Fatalf("%d items left", left)
@@ -93,13 +102,7 @@ func TestBurstKeepsUpUnpaced(t *testing.T) {
 func TestBurstThenPaced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h, src, _, storm := newStorm(t, burstBackoff(100*time.Millisecond))
-		stop := make(chan struct{})
-		go observeEvery10ms(h.e, stop)
-		defer close(stop)
-		slowEveryBatch(h, src)
-		h.register(src)
-		h.start()
-		defer h.stop()
+		defer runSlowed(h, src)()
 		advance(3 * time.Second)
 
 		var inBurst, after int
