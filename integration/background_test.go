@@ -10,10 +10,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// With --background-priority low the TTL reaper prepares its batches on
-// the low-priority thread (or on its own while the machine is busy) and
-// deletes exactly what it does at normal priority; /metrics says where the
-// preparations ran and why.
+// With --background-priority low the TTL reaper deletes exactly what it
+// does at normal priority, and a pass that ends within its first 100 ms
+// prepares its batches on the sweeper's thread, not the low-priority one;
+// /metrics says where the preparations ran.
 func TestBackgroundPriorityLow(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("threads are lowered on Linux only")
@@ -48,14 +48,16 @@ func TestBackgroundPriorityLow(t *testing.T) {
 			normal := metricValue(t, e.s, `mayfly_expiry_prepares_total{priority="normal"}`)
 			busy := metricValue(t, e.s, "mayfly_expiry_idle_busy_total")
 			starved := metricValue(t, e.s, "mayfly_expiry_idle_starved_total")
-			// At low priority a preparation runs on the sweeper's thread only
-			// while the machine's CPUs are busy (as under a parallel test
-			// run) or after a starved one; at normal priority always.
+			// The manual clock stands still during the pass, so every batch is
+			// within the pass's first 100 ms, which is never paced and
+			// prepares on the sweeper's thread at either priority (the
+			// low-priority thread serves the batches of longer passes: the
+			// expiry package's tests); the reaper deletes the same either way.
 			switch {
 			case idle+normal < 2:
 				t.Errorf("%s: %v preparations, want at least 2", prio, idle+normal)
-			case prio == "low" && starved == 0 && normal != busy:
-				t.Errorf("low: %v preparations on the sweeper's thread, %v of them for a busy machine, none starved", normal, busy)
+			case prio == "low" && (idle != 0 || starved != 0):
+				t.Errorf("low: %v preparations on the low-priority thread, %v starved; want none within the pass's burst", idle, starved)
 			case prio == "normal" && (idle != 0 || busy != 0 || starved != 0):
 				t.Errorf("normal: %v preparations on a low-priority thread, %v busy, %v starved; want none", idle, busy, starved)
 			}

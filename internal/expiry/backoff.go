@@ -87,7 +87,12 @@ type window [2][fgBuckets]uint64
 //     lag being how late the batch's earliest item was, so the duty climbs
 //     back to full speed as deletions near LagBound behind.
 //   - The first batch after a window with foreground requests and no
-//     deletion starts at StartLevel at least.
+//     paced deletion starts at StartLevel at least.
+//   - A pass's first Burst is not paced: its batches run at full size with
+//     no pause whatever the level, and a window in which the sweeper did
+//     no paced work (every batch within a burst) is calm. A load the
+//     sweeper keeps up with, whose every pass ends within Burst, so runs
+//     at full speed; pacing is for the passes that take longer (storms).
 //
 // The debt and the lag are forgotten when a pass ends. The sweeper does not
 // yield between batches (runtime.Gosched): that would hand the source's
@@ -103,8 +108,10 @@ type backoff struct {
 	windows  int64         // judged windows
 	slow     int64         // judged windows found slow
 
-	busy     bool          // the sweeper deleted something in the current window
-	idle     bool          // the last judged window saw no deletion
+	busy     bool          // the sweeper deleted something past a burst in the current window
+	idle     bool          // the last judged window saw no paced deletion
+	passAt   time.Time     // when the current pass started
+	inBurst  bool          // the next batch is within its pass's first Burst
 	watched  bool          // the last judged window had foreground requests
 	perItem  time.Duration // time per item of the last batch
 	debt     time.Duration // pause owed
@@ -181,7 +188,9 @@ func (b *backoff) evaluate(now time.Time, f *foreground) bool {
 	excess := 0.0 // how many doublings the busy p90 is above the limit
 	if n[1] >= need {
 		b.recent = busy
-		if busy > b.cfg.Floor && float64(busy) > b.cfg.Factor*float64(b.baseline) {
+		// Only paced work can be paced down: a window whose batches all
+		// ran within a burst is calm however slow its requests were.
+		if b.busy && busy > b.cfg.Floor && float64(busy) > b.cfg.Factor*float64(b.baseline) {
 			excess = math.Log2(float64(busy) / (b.cfg.Factor * float64(b.baseline)))
 			b.slow++
 		}
@@ -237,11 +246,18 @@ func (b *backoff) endWindow(excess float64) {
 	b.busy = false
 }
 
-// started is called before a batch: the first batch after an idle window
-// starts no faster than StartLevel, so a storm does not hit the
-// foreground at full speed for a whole window before the first verdict.
-func (b *backoff) started() {
-	if b.cfg.Disabled {
+// passStarted is called when a pass starts at now: its first Burst is
+// not paced.
+func (b *backoff) passStarted(now time.Time) { b.passAt = now }
+
+// started is called before a batch that starts at now: it says whether
+// the batch is within its pass's first Burst, and the first batch past a
+// burst after an idle window starts no faster than StartLevel, so a storm
+// does not hit the foreground at full speed for a whole window before the
+// first verdict.
+func (b *backoff) started(now time.Time) {
+	b.inBurst = b.cfg.Burst > 0 && now.Sub(b.passAt) < b.cfg.Burst
+	if b.cfg.Disabled || b.inBurst {
 		return
 	}
 	if b.idle && b.watched {
@@ -250,9 +266,13 @@ func (b *backoff) started() {
 	b.idle = false
 }
 
-// effective returns the level the sweeper works at: the controller's
-// level, capped by how late the deletions are (cfg.LagBound).
+// effective returns the level the sweeper works at: 0 within a burst,
+// else the controller's level capped by how late the deletions are
+// (cfg.LagBound).
 func (b *backoff) effective() float64 {
+	if b.inBurst {
+		return 0
+	}
 	if b.lag <= 0 || b.cfg.LagBound <= 0 {
 		return b.level
 	}
@@ -275,7 +295,7 @@ func (b *backoff) duty() float64 { return math.Exp2(-b.effective()) }
 // paying a whole wait (see BENCHMARKS.md, "Notes moved from code
 // comments").
 func (b *backoff) batch(size int) int {
-	if b.cfg.Disabled {
+	if b.cfg.Disabled || b.inBurst {
 		return size
 	}
 	n := max(1, int(math.Round(float64(size)*b.duty())))
@@ -295,7 +315,7 @@ func (b *backoff) reaped(items int, took time.Duration) {
 		return
 	}
 	if items > 0 {
-		b.busy = true
+		b.busy = b.busy || !b.inBurst
 		b.perItem = max(took/time.Duration(items), 1)
 	}
 	if l := b.effective(); l > 0 {
@@ -321,4 +341,4 @@ func (b *backoff) paused(d time.Duration) {
 
 // idleNow forgets the debt when the sweeper has nothing more to do: a
 // pause is owed to the foreground only while deletions go on.
-func (b *backoff) idleNow() { b.debt, b.lag = 0, 0 }
+func (b *backoff) idleNow() { b.debt, b.lag, b.inBurst = 0, 0, false }

@@ -64,10 +64,11 @@ type BackoffConfig struct {
 	// MaxLevel bounds the level: the sweeper never works less than
 	// 2^-MaxLevel of the time, 1..20. Default 6 (1/64).
 	MaxLevel int
-	// StartLevel is the least level of the first batch after a window with
-	// foreground requests and no deletions, so a storm starts at
-	// 2^-StartLevel of full speed and speeds up while the foreground stays
-	// calm. 0..MaxLevel; default 1 (half speed).
+	// StartLevel is the least level of the first paced batch (past its
+	// pass's Burst) after a window with foreground requests and no paced
+	// deletion, so a storm goes on past its Burst at 2^-StartLevel of full
+	// speed and speeds up while the foreground stays calm. 0..MaxLevel;
+	// default 1 (half speed).
 	StartLevel float64
 	// Recover is how far a calm window lowers the level (a slow one raises
 	// it by up to 1, halving the duty). Default 0.5.
@@ -90,6 +91,15 @@ type BackoffConfig struct {
 	// (requests wait for the store's lock while a batch holds it). A
 	// negative LagBound turns the bound off.
 	LagBound time.Duration
+	// Burst is how long a pass runs unpaced: its batches within Burst of
+	// the pass's start run at full size with no pause, at normal priority
+	// (Config.Idle is not used), and do not count toward the verdict on a
+	// window. A pass that ends within Burst is a load the sweeper keeps up
+	// with, which pacing would only make later (the work is the same); a
+	// longer pass is a storm and is paced past its Burst. Default 100ms, so
+	// that 10,000 items falling due at one instant go at full speed. A
+	// negative Burst paces every batch.
+	Burst time.Duration
 	// Disabled turns the controller off: ObserveForeground is still cheap
 	// but its samples are ignored, and the sweeper always runs at full
 	// speed.
@@ -107,6 +117,7 @@ func DefaultBackoff() BackoffConfig {
 		StartLevel: 1,
 		Recover:    0.5,
 		LagBound:   500 * time.Millisecond,
+		Burst:      100 * time.Millisecond,
 	}
 }
 
@@ -172,6 +183,9 @@ func (b *BackoffConfig) ensureDefaults() {
 	}
 	if b.LagBound == 0 {
 		b.LagBound = d.LagBound
+	}
+	if b.Burst == 0 {
+		b.Burst = d.Burst
 	}
 }
 

@@ -23,16 +23,20 @@
 // always runs, so every visit makes progress. Each sub-pass starts one
 // source further along the list, so no source is always first.
 //
-// Pacing. ttlMaxDeletesPerSecond is a token bucket shared by all sources. The
-// back-off compares the p90 latency of foreground requests that ended during
-// or just after a batch (ObserveForeground) with a baseline of the others:
-// a slow window halves the duty at most, a calm one raises it, a batch runs
-// at batch·duty items and owes a proportional pause, and the duty climbs back
-// to full speed as deletions near Backoff.LagBound behind (the backoff type
-// states the full rule). A CatchUp
-// source's batches grow while they are full and late. With Config.Idle, a
-// batch's preparation (Batch.Prepare) runs at the lowest CPU priority unless
-// that thread is starved or the foreground leaves too little CPU; the commit
+// Pacing. ttlMaxDeletesPerSecond is a token bucket shared by all sources.
+// A pass's first Backoff.Burst is never paced: a load the sweeper keeps up
+// with, whose every pass ends within it, is deleted at full speed and at
+// normal priority, since pacing would only make its deletions later. Past
+// its Burst a pass is a storm, and the back-off compares the p90 latency
+// of foreground requests that ended during or just after a batch
+// (ObserveForeground) with a baseline of the others: a slow window with
+// paced work halves the duty at most, a calm one raises it, a batch runs
+// at batch·duty items and owes a proportional pause, and the duty climbs
+// back to full speed as deletions near Backoff.LagBound behind (the
+// backoff type states the full rule). A CatchUp source's batches grow
+// while they are full and late. With Config.Idle, a paced batch's
+// preparation (Batch.Prepare) runs at the lowest CPU priority unless that
+// thread is starved or the foreground leaves too little CPU; the commit
 // stays on the sweeper's thread.
 //
 // Accounting. Lag (end of the batch − due) is recorded per source, per kind

@@ -32,10 +32,11 @@ const (
 )
 
 // prepare is Batch.Prepare: it runs f on cfg.Idle unless there is none,
-// the idle thread was found starved within idleStarvedHold, or the
-// foreground leaves too little CPU.
+// the batch is within its pass's unpaced burst (BackoffConfig.Burst), the
+// idle thread was found starved within idleStarvedHold, or the foreground
+// leaves too little CPU.
 func (e *Engine) prepare(f func()) {
-	idle := e.cfg.Idle != nil && !e.now().Before(e.sw.idleStarvedUntil)
+	idle := e.cfg.Idle != nil && !e.sw.backoff.inBurst && !e.now().Before(e.sw.idleStarvedUntil)
 	busy := idle && e.cfg.Idle.Spare() < idleMinSpare
 	if !idle || busy {
 		f()

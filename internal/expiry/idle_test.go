@@ -67,9 +67,10 @@ func (f *fakeIdle) doCalls() int {
 	return f.calls
 }
 
-// startPreparing starts an engine with batches of 10, idle as its
-// Config.Idle (none when nil), and one preparingSource holding n[i] items
-// due at each due[i] after the start; the test must defer h.stop.
+// startPreparing starts an engine with batches of 10, every one paced (no
+// Burst), idle as its Config.Idle (none when nil), and one preparingSource
+// holding n[i] items due at each due[i] after the start; the test must
+// defer h.stop.
 func startPreparing(t *testing.T, idle *fakeIdle, due []time.Duration, n []int) (*harness, *preparingSource) {
 	t.Helper()
 	h := newHarness(t, func(c *expiry.Config) {
@@ -77,6 +78,7 @@ func startPreparing(t *testing.T, idle *fakeIdle, due []time.Duration, n []int) 
 			c.Idle = idle
 		}
 		c.Params.BatchSize = 10
+		c.Backoff.Burst = -1
 	})
 	t0 := h.clk.Now()
 	src := &preparingSource{fakeSource: newFake("ttl:db.c.expireAt_1", expiry.KindTTLIndex, h.clk)}

@@ -93,6 +93,7 @@ func TestBackoffUnderForegroundLatency(t *testing.T) {
 			Recover:    0.5,
 			BatchTime:  time.Hour, // batches shrink by level only
 			LagBound:   -1,        // the level alone paces
+			Burst:      -1,        // from the storm's first batch
 		})
 		// Before the storm a foreground request of 1ms every half
 		// millisecond; during it 20 requests per batch, which take 5ms
@@ -213,6 +214,7 @@ func TestBackoffLagBound(t *testing.T) {
 			StartLevel: 6,
 			Recover:    0.5,
 			LagBound:   time.Second,
+			Burst:      -1,
 		})
 		// 1ms requests every 10ms; each batch slows 20 of them to 5ms.
 		stop := make(chan struct{})
@@ -275,6 +277,7 @@ func TestBackoffBatchTime(t *testing.T) {
 					c.Params.DeleteTargetTimeMS = 0
 					c.Backoff.Window = 10 * time.Millisecond
 					c.Backoff.BatchTime = tc.batchTime
+					c.Backoff.Burst = -1
 				})
 				t0 := h.clk.Now()
 				src := newFake("a", expiry.KindTTLIndex, h.clk)

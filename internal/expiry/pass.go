@@ -17,6 +17,7 @@ func (e *Engine) pass(ctx context.Context, periodic bool) {
 	nowMs := passNow.UnixMilli()
 	e.sleepUntil.Store(math.MinInt64)
 	e.sw.backoff.evaluate(passNow, &e.fg)
+	e.sw.backoff.passStarted(passNow)
 	e.mu.Lock()
 	e.pub.inPass, e.pub.passNow, e.pub.lastPassStart = true, passNow, passNow
 	e.publishBackoffLocked()
@@ -225,7 +226,7 @@ func (e *Engine) visit(ctx context.Context, st *sourceState, passNow time.Time) 
 			e.publishBackoffLocked()
 			e.mu.Unlock()
 		}
-		e.sw.backoff.started()
+		e.sw.backoff.started(batchStart)
 		if pause := e.sw.backoff.pause(); pause > 0 {
 			ps := e.now()
 			if e.wait(ctx, pause) != nil {

@@ -218,32 +218,55 @@ func (k *keyReaper) reapEntries(tx *Tx, entries []indexEntry, _ int, r *expiry.R
 	return len(entries), nil
 }
 
-// countDue counts the key index's entries due at or before now.
+// countDue counts the key index's entries due at or before now from the
+// store's count of due entries (dueCount, exact under the store's lock,
+// which walks only the entries that fell due since it was last brought up
+// to date), and seeks the first and the last of them for their due
+// times. A walk of every due entry would grow with the backlog, and the
+// sweeper, which counts while it falls behind, would fall further behind.
 func (k *keyReaper) countDue(ctx context.Context, x *indexSource, now time.Time) (int64, time.Time, time.Time, error) {
-	pdb := x.s.dbmapAtomic.Load()[x.db]
-	lo := expiryPrefix(pdb)
-	it, err := x.s.st.NewIter(lo, expiryKey(nil, pdb, now.UnixMilli(), nil))
+	if err := ctx.Err(); err != nil {
+		return 0, time.Time{}, time.Time{}, err
+	}
+	tx := x.s.Begin()
+	defer tx.Rollback()
+	tx.SetNow(now)
+	if err := tx.Use(x.db); err != nil {
+		return 0, time.Time{}, time.Time{}, err
+	}
+	n, _, err := tx.due()
+	if err != nil || n == 0 {
+		return 0, time.Time{}, time.Time{}, wrapCountDue(x, err)
+	}
+	lo := tx.s.dueFrom[tx.pdb]
+	if lo == nil {
+		lo = expiryPrefix(tx.pdb)
+	}
+	it, err := tx.reader().NewIter(lo, expiryKey(nil, tx.pdb, tx.now, nil))
 	if err != nil {
-		return 0, time.Time{}, time.Time{}, fmt.Errorf("kv: %s count due: %w", x.name, err)
+		return 0, time.Time{}, time.Time{}, wrapCountDue(x, err)
 	}
 	defer it.Close()
-	var n int64
 	var oldest, newest time.Time
-	for ok := it.First(); ok; ok = it.Next() {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return 0, oldest, newest, ctx.Err()
-		}
-		at, _, ok := decodeExpiryKey(it.Key())
-		if !ok {
-			continue
-		}
-		if n == 0 {
+	for ok := it.First(); ok && oldest.IsZero(); ok = it.Next() {
+		if at, _, ok := decodeExpiryKey(it.Key()); ok {
 			oldest = time.UnixMilli(at + 1)
 		}
-		newest = time.UnixMilli(at + 1)
-		n++
 	}
-	return n, oldest, newest, it.Error()
+	for ok := it.Last(); ok && newest.IsZero(); ok = it.Prev() {
+		if at, _, ok := decodeExpiryKey(it.Key()); ok {
+			newest = time.UnixMilli(at + 1)
+		}
+	}
+	return n, oldest, newest, wrapCountDue(x, it.Error())
+}
+
+// wrapCountDue gives a count's error the source's name.
+func wrapCountDue(x *indexSource, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("kv: %s count due: %w", x.name, err)
 }
 
 // foundMeta is the metadata read for one due entry.
