@@ -135,6 +135,16 @@ func TestReplSetMongoDriverFailover(t *testing.T) {
 	sec := memberClient(t, set.Members[f]).Database("app").Collection("orders")
 	_, err := sec.InsertOne(ctx, bson.D{{Key: "_id", Value: "x"}})
 	wantCommandError(t, err, 10107, "not primary")
+	// The error names the member's topologyVersion, so the driver, which
+	// already knows it from the member's hello, keeps the member as a
+	// secondary (the count below selects it at once) instead of marking it
+	// unknown until its next streamed hello.
+	var ce mongo.CommandError
+	if err := sec.Database().RunCommand(ctx, bson.D{{Key: "insert", Value: "orders"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: "y"}}}}}).Err(); !errors.As(err, &ce) {
+		t.Fatalf("insert on a secondary: %v, want a command error", err)
+	} else if _, lerr := ce.Raw.LookupErr("topologyVersion", "processId"); lerr != nil {
+		t.Fatalf("NotWritablePrimary reply without topologyVersion: %v", ce.Raw)
+	}
 	waitCount(t, sec, 50)
 
 	var st struct {

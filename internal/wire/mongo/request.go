@@ -160,7 +160,7 @@ func (c *conn) run(req *request) (reply bson.D) {
 		if !ok {
 			c.log.Error("command failed", "command", req.name, "db", req.db, "error", err)
 		}
-		return errorDoc(e)
+		return c.s.withTopologyVersion(errorDoc(e), e.Code)
 	}
 	return append(out, bson.E{Key: "ok", Value: 1.0})
 }

@@ -49,6 +49,29 @@ func (s *Server) topology() (topologyVersion, <-chan struct{}) {
 	return topologyVersion{processID: s.processID}, nil
 }
 
+// notPrimaryCodes are MongoDB's NotPrimaryError category: the errors that
+// tell a driver the member is not (or no longer) the primary.
+var notPrimaryCodes = map[mongoerr.Code]bool{
+	mongoerr.NotWritablePrimary:              true,
+	mongoerr.NotPrimaryNoSecondaryOk:         true,
+	mongoerr.NotPrimaryOrSecondary:           true,
+	mongoerr.InterruptedDueToReplStateChange: true,
+	mongoerr.PrimarySteppedDown:              true,
+}
+
+// withTopologyVersion adds the current topologyVersion to a replica set
+// member's error reply of the NotPrimaryError category, as MongoDB does:
+// a driver compares it with the version its monitor last saw and ignores
+// an error no newer than that (the member's role it already knows),
+// instead of marking the member unknown until its next streamed hello.
+func (s *Server) withTopologyVersion(reply bson.D, code mongoerr.Code) bson.D {
+	if s.opts.ReplicaSet == nil || !notPrimaryCodes[code] {
+		return reply
+	}
+	tv, _ := s.topology()
+	return append(reply, bson.E{Key: "topologyVersion", Value: tv.doc()})
+}
+
 // maxAwaitMillis is the longest wait a time.Duration holds.
 const maxAwaitMillis = int64(1<<63-1) / int64(time.Millisecond)
 
