@@ -96,8 +96,12 @@ func TestReplSetWriteAndReadConcerns(t *testing.T) {
 	if n, err := cl.Database("app").Collection("c", lin).CountDocuments(ctx, bson.D{{Key: "_id", Value: 103}}); err != nil || n != 1 {
 		t.Fatalf("linearizable read on the primary: %d (%v)", n, err)
 	}
-	sec := memberClient(t, set.Members[f]).Database("app").Collection("c", lin)
-	err := sec.FindOne(ctx, bson.D{}).Err()
+	// A command the driver does not retry: a find would be retried on the
+	// NotWritablePrimary until the client's timeout, since the error's
+	// topologyVersion keeps the member selectable, as with MongoDB.
+	err := memberClient(t, set.Members[f]).Database("app").RunCommand(ctx, bson.D{
+		{Key: "find", Value: "c"}, {Key: "readConcern", Value: bson.D{{Key: "level", Value: "linearizable"}}},
+	}).Err()
 	var ce mongo.CommandError
 	if !errors.As(err, &ce) || ce.Code != 10107 {
 		t.Fatalf("linearizable read on a secondary: %v, want NotWritablePrimary", err)
