@@ -240,19 +240,38 @@ func TestFindAndGetMore(t *testing.T) {
 func TestCursorIdleTimeout(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t)
-	db := ts.client(t).Database("test")
+	cl := ts.client(t)
+	db := cl.Database("test")
 	insertN(t, db.Collection("c"), 10)
+	// One explicit session for every command: a getMore must come from
+	// the session that opened its cursor, and implicit sessions are the
+	// driver's to choose.
+	sess, err := cl.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(context.Background())
+	ctx := drv.NewSessionContext(context.Background(), sess)
+	run := func(cmd bson.D) bson.Raw {
+		t.Helper()
+		raw, err := db.RunCommand(ctx, cmd).Raw()
+		if err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+		return raw
+	}
 	open := func(extra ...bson.E) int64 {
-		r := mustRun(t, db, append(bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 2}}, extra...))
+		r := run(append(bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 2}}, extra...))
 		return lookup(t, r, "cursor", "id").Int64()
 	}
 	idle, kept, pinned := open(), open(), open(bson.E{Key: "noCursorTimeout", Value: true})
 	ts.clock.Advance(9 * time.Minute)
-	mustRun(t, db, bson.D{{Key: "getMore", Value: kept}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 1}})
+	run(bson.D{{Key: "getMore", Value: kept}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 1}})
 	ts.clock.Advance(2 * time.Minute)
-	cmdError(t, db, bson.D{{Key: "getMore", Value: idle}, {Key: "collection", Value: "c"}}, 43, "CursorNotFound", fmt.Sprintf("cursor id %d not found", idle))
-	mustRun(t, db, bson.D{{Key: "getMore", Value: kept}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 1}})
-	mustRun(t, db, bson.D{{Key: "getMore", Value: pinned}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 1}})
+	err = db.RunCommand(ctx, bson.D{{Key: "getMore", Value: idle}, {Key: "collection", Value: "c"}}).Err()
+	wantError(t, err, 43, "CursorNotFound", fmt.Sprintf("cursor id %d not found", idle))
+	run(bson.D{{Key: "getMore", Value: kept}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 1}})
+	run(bson.D{{Key: "getMore", Value: pinned}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 1}})
 }
 
 // Ensure that batches stay under the 16 MiB reply limit whatever the
