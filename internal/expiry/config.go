@@ -96,8 +96,8 @@ type BackoffConfig struct {
 	// (Config.Idle is not used), and do not count toward the verdict on a
 	// window. A pass that ends within Burst is a load the sweeper keeps up
 	// with, which pacing would only make later (the work is the same); a
-	// longer pass is a storm and is paced past its Burst. Default 100ms, so
-	// that 10,000 items falling due at one instant go at full speed. A
+	// longer pass is a storm and is paced past its Burst. Default 100ms
+	// (BENCHMARKS.md, "The expiry engine's lag when it keeps up"). A
 	// negative Burst paces every batch.
 	Burst time.Duration
 	// Disabled turns the controller off: ObserveForeground is still cheap
