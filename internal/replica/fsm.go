@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/hashicorp/raft"
 
@@ -26,6 +27,9 @@ type FSM struct {
 	// log, when set, receives apply failures: a follower's are seen by
 	// nobody else.
 	log *slog.Logger
+	// applied is the index of the last entry whose effects the store
+	// shows; 0 until the first apply or a restore that names its index.
+	applied atomic.Uint64
 }
 
 var _ raft.BatchingFSM = (*FSM)(nil)
@@ -43,6 +47,17 @@ func entry(origin [originLen]byte, repr []byte) []byte {
 	return append(out, repr...)
 }
 
+// Applied returns the index of the last log entry whose effects are in
+// the store and visible to its readers, and whether it is known. Unlike
+// raft's AppliedIndex, which moves when entries are handed to the state
+// machine, it moves only once they are applied; after a restore from a
+// snapshot that does not name its index it is unknown until the next
+// apply.
+func (f *FSM) Applied() (uint64, bool) {
+	i := f.applied.Load()
+	return i, i != 0
+}
+
 // Apply applies one committed batch. Its result is the apply's error (nil
 // when it succeeded), which the proposer receives from its future.
 func (f *FSM) Apply(l *raft.Log) any { return f.ApplyBatch([]*raft.Log{l})[0] }
@@ -52,6 +67,9 @@ func (f *FSM) Apply(l *raft.Log) any { return f.ApplyBatch([]*raft.Log{l})[0] }
 // fails, each is applied by itself, so that each proposer receives its own
 // batch's error.
 func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
+	if len(logs) > 0 {
+		defer f.applied.Store(logs[len(logs)-1].Index)
+	}
 	out := make([]any, len(logs))
 	reprs := make([][]byte, 0, len(logs))
 	foreign := false
@@ -98,7 +116,7 @@ func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 	if err := f.st.SyncWAL(); err != nil {
 		return nil, fmt.Errorf("replica: snapshot: %w", err)
 	}
-	return &fsmSnapshot{snap: f.st.NewSnapshot()}, nil
+	return &fsmSnapshot{snap: f.st.NewSnapshot(), index: f.applied.Load()}, nil
 }
 
 // Restore replaces the store's content with a snapshot's.
@@ -116,9 +134,24 @@ func (f *FSM) Restore(r io.ReadCloser) error {
 		}
 		return key, val, nil
 	}
-	if err := f.st.ReplaceAll(next); err != nil {
+	var index uint64
+	first := true
+	pairs := func() ([]byte, []byte, error) {
+		k, v, err := next()
+		if first && err == nil && len(k) == 0 {
+			if len(v) != 8 {
+				return nil, nil, fmt.Errorf("replica: snapshot index of %d bytes", len(v))
+			}
+			index = binary.BigEndian.Uint64(v)
+			k, v, err = next()
+		}
+		first = false
+		return k, v, err
+	}
+	if err := f.st.ReplaceAll(pairs); err != nil {
 		return fmt.Errorf("replica: restore snapshot: %w", err)
 	}
+	f.applied.Store(index)
 	if f.onForeign != nil {
 		f.onForeign()
 	}
@@ -152,9 +185,11 @@ func readChunk(r *bufio.Reader, buf []byte) ([]byte, error) {
 }
 
 // fsmSnapshot streams a storage snapshot as key/value pairs, each
-// uvarint-length-prefixed.
+// uvarint-length-prefixed. The first pair has an empty key (no store key
+// is empty) and the snapshot's log index as its 8-byte big-endian value.
 type fsmSnapshot struct {
-	snap *storage.Snapshot
+	snap  *storage.Snapshot
+	index uint64
 }
 
 func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
@@ -174,8 +209,8 @@ func (s *fsmSnapshot) write(w io.Writer) error {
 	defer it.Close()
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var hdr [binary.MaxVarintLen64]byte
-	for ok := it.First(); ok; ok = it.Next() {
-		for _, b := range [][]byte{it.Key(), it.Value()} {
+	writePair := func(pair ...[]byte) error {
+		for _, b := range pair {
 			n := binary.PutUvarint(hdr[:], uint64(len(b)))
 			if _, err := bw.Write(hdr[:n]); err != nil {
 				return fmt.Errorf("replica: write snapshot: %w", err)
@@ -183,6 +218,15 @@ func (s *fsmSnapshot) write(w io.Writer) error {
 			if _, err := bw.Write(b); err != nil {
 				return fmt.Errorf("replica: write snapshot: %w", err)
 			}
+		}
+		return nil
+	}
+	if err := writePair(nil, binary.BigEndian.AppendUint64(nil, s.index)); err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := writePair(it.Key(), it.Value()); err != nil {
+			return err
 		}
 	}
 	if err := it.Error(); err != nil {

@@ -250,7 +250,7 @@ func (n *Node) selfState() MemberState {
 	if n.started.Load() {
 		st.State = n.raft.State().String()
 		st.Term = n.currentTerm()
-		st.AppliedIndex = n.raft.AppliedIndex()
+		st.AppliedIndex = n.AppliedIndex()
 		st.Frozen = n.Frozen()
 	}
 	return st

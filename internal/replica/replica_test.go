@@ -75,6 +75,9 @@ func TestFSMApplySnapshotRestore(t *testing.T) {
 	if foreign.Load() != 0 {
 		t.Fatalf("own entry reported foreign")
 	}
+	if i, ok := fsm.Applied(); i != 1 || !ok {
+		t.Fatalf("applied after entry 1: %d, %v", i, ok)
+	}
 	other := [originLen]byte{2}
 	b2 := src.NewBatch()
 	b2.Delete([]byte("\x05a"))
@@ -122,14 +125,31 @@ func TestFSMApplySnapshotRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	var restored atomic.Int32
-	if err := NewFSM(dst, other, func() { restored.Add(1) }).Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
+	dstFSM := NewFSM(dst, other, func() { restored.Add(1) })
+	if err := dstFSM.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
 		t.Fatal(err)
+	}
+	if i, ok := dstFSM.Applied(); i != 3 || !ok {
+		t.Fatalf("applied after restoring the snapshot of entry 3: %d, %v", i, ok)
 	}
 	if got := dump(t, dst); got != want {
 		t.Fatalf("restored:\n%s\nwant\n%s", got, want)
 	}
 	if restored.Load() != 1 {
 		t.Fatal("restore did not report the store changed")
+	}
+	// A snapshot without its index (as written before it carried one)
+	// restores the same data and leaves the index unknown.
+	const indexPair = 1 + 1 + 8
+	oldFSM := NewFSM(dst, other, nil)
+	if err := oldFSM.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()[indexPair:]))); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, dst); got != want {
+		t.Fatalf("restored without index:\n%s\nwant\n%s", got, want)
+	}
+	if i, ok := oldFSM.Applied(); ok {
+		t.Fatalf("applied after restoring a snapshot without index: %d, known", i)
 	}
 	// A truncated snapshot is refused.
 	err = NewFSM(dst, other, nil).Restore(io.NopCloser(bytes.NewReader(sink.Bytes()[:sink.Len()-1])))

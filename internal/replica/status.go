@@ -74,8 +74,16 @@ func (n *Node) Status() Status {
 }
 
 // AppliedIndex returns the index of the last entry applied to this
-// member's store.
-func (n *Node) AppliedIndex() uint64 { return n.raft.AppliedIndex() }
+// member's store, whose effects its readers see. It falls back to raft's
+// own count, which runs ahead of the store while entries are being
+// applied, only when the state machine does not know its index (after a
+// restore from a snapshot that did not name it).
+func (n *Node) AppliedIndex() uint64 {
+	if i, ok := n.fsm.Applied(); ok {
+		return i
+	}
+	return n.raft.AppliedIndex()
+}
 
 // WaitReplicas waits until at least want other members have applied every
 // entry up to index, or ctx ends, and returns how many have.
