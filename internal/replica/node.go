@@ -77,11 +77,15 @@ type MemberInfo struct {
 // Node is one member of a replica set: the raft instance, its stores and
 // the store's Replicator.
 type Node struct {
-	cfg      Config
-	raft     *raft.Raft
-	fsm      *FSM
-	origin   [originLen]byte
-	raftDB   *storage.Store // the raft log's own store; nil when given one
+	cfg    Config
+	raft   *raft.Raft
+	fsm    *FSM
+	origin [originLen]byte
+	raftDB *storage.Store // the raft log's own store; nil when given one
+	// logs is the raft log, read by AppliedIndex; nil once closed, under
+	// logsMu.
+	logsMu   sync.RWMutex
+	logs     raft.LogStore
 	trans    raft.Transport
 	stream   *infoStream // nil with a test transport
 	writable atomic.Bool
@@ -206,6 +210,9 @@ func Open(cfg Config) (*Node, error) {
 		}
 		cfg.Logger.Info("replica set bootstrapped", "set", cfg.SetName, "peers", cfg.Peers)
 	}
+	n.logsMu.Lock()
+	n.logs = logs
+	n.logsMu.Unlock()
 	r, err := raft.NewRaft(rc, n.fsm, logs, logs, snaps, n.trans)
 	if err != nil {
 		n.closeAll()
@@ -349,6 +356,9 @@ func (n *Node) closeAll() {
 }
 
 func (n *Node) closeStores() {
+	n.logsMu.Lock()
+	n.logs = nil
+	n.logsMu.Unlock()
 	if n.raftDB != nil {
 		n.raftDB.Close()
 		n.raftDB = nil

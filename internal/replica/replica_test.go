@@ -525,3 +525,31 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 		}
 	}
 }
+
+// Ensure that a member's applied index reaches the primary's last entry
+// when that entry is one raft never hands to the state machine: the no-op
+// a new primary appends, or the barrier it waits on before it takes
+// writes. Before any write, a step-down must find a member caught up.
+func TestAppliedIndexPassesEntriesTheStoreNeverSees(t *testing.T) {
+	c := newCluster(t, 3)
+	p := c.primary(t)
+	last := c.nodes[p].raft.LastIndex()
+	var l raft.Log
+	if err := c.nodes[p].logs.GetLog(last, &l); err != nil {
+		t.Fatal(err)
+	}
+	if l.Type != raft.LogNoop && l.Type != raft.LogBarrier {
+		t.Fatalf("the primary's last entry is a %v, not the election's no-op or barrier", l.Type)
+	}
+	for i, n := range c.nodes {
+		waitFor(t, 5*time.Second, fmt.Sprintf("member %d to apply through %d", i, last), func() bool {
+			return n.AppliedIndex() >= last
+		})
+		if applied, _ := n.fsm.Applied(); applied >= last {
+			t.Fatalf("member %d's state machine saw the no-op at %d", i, last)
+		}
+	}
+	if err := c.nodes[p].StepDownFor(context.Background(), time.Minute, 5*time.Second, false); err != nil {
+		t.Fatalf("step down: %v", err)
+	}
+}

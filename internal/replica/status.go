@@ -74,15 +74,40 @@ func (n *Node) Status() Status {
 }
 
 // AppliedIndex returns the index of the last entry applied to this
-// member's store, whose effects its readers see. It falls back to raft's
-// own count, which runs ahead of the store while entries are being
-// applied, only when the state machine does not know its index (after a
-// restore from a snapshot that did not name it).
+// member's store, whose effects its readers see. Raft's own count runs
+// ahead of the store while entries are being applied, so it is taken only
+// where the entries past the state machine's index are ones raft never
+// hands to a state machine (the no-op a new leader appends, barriers) or
+// ones already compacted into a snapshot this member holds; and wholly
+// when the state machine does not know its index (after a restore from a
+// snapshot that did not name it).
 func (n *Node) AppliedIndex() uint64 {
-	if i, ok := n.fsm.Applied(); ok {
-		return i
+	raftIndex := n.raft.AppliedIndex()
+	applied, ok := n.fsm.Applied()
+	if !ok {
+		return raftIndex
 	}
-	return n.raft.AppliedIndex()
+	for applied < raftIndex && !n.changesStore(applied+1) {
+		applied++
+	}
+	return applied
+}
+
+// changesStore reports whether the log entry at index is one the state
+// machine applies to the store: a command or a configuration. An entry no
+// longer in the log was compacted into a snapshot, which the store holds.
+// Once the member is closed every entry counts as one that changes it.
+func (n *Node) changesStore(index uint64) bool {
+	n.logsMu.RLock()
+	defer n.logsMu.RUnlock()
+	if n.logs == nil {
+		return true
+	}
+	var l raft.Log
+	if err := n.logs.GetLog(index, &l); err != nil {
+		return false
+	}
+	return l.Type == raft.LogCommand || l.Type == raft.LogConfiguration
 }
 
 // WaitReplicas waits until at least want other members have applied every
