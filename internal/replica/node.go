@@ -84,8 +84,12 @@ type Node struct {
 	raftDB *storage.Store // the raft log's own store; nil when given one
 	// logs is the raft log, read by AppliedIndex; nil once closed, under
 	// logsMu.
-	logsMu   sync.RWMutex
-	logs     raft.LogStore
+	logsMu sync.RWMutex
+	logs   raft.LogStore
+	// passedTo is the last index AppliedIndex returned: every entry past
+	// the state machine's index up to it is one the store never sees, so
+	// the next call reads the log only beyond it.
+	passedTo atomic.Uint64
 	trans    raft.Transport
 	stream   *infoStream // nil with a test transport
 	writable atomic.Bool

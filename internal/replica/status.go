@@ -87,16 +87,19 @@ func (n *Node) AppliedIndex() uint64 {
 	if !ok {
 		return raftIndex
 	}
+	applied = max(applied, n.passedTo.Load())
 	for applied < raftIndex && !n.changesStore(applied+1) {
 		applied++
 	}
+	n.passedTo.Store(applied)
 	return applied
 }
 
 // changesStore reports whether the log entry at index is one the state
 // machine applies to the store: a command or a configuration. An entry no
 // longer in the log was compacted into a snapshot, which the store holds.
-// Once the member is closed every entry counts as one that changes it.
+// Once the member is closed, or when the log cannot be read, every entry
+// counts as one that changes it.
 func (n *Node) changesStore(index uint64) bool {
 	n.logsMu.RLock()
 	defer n.logsMu.RUnlock()
@@ -105,7 +108,7 @@ func (n *Node) changesStore(index uint64) bool {
 	}
 	var l raft.Log
 	if err := n.logs.GetLog(index, &l); err != nil {
-		return false
+		return !errors.Is(err, raft.ErrLogNotFound)
 	}
 	return l.Type == raft.LogCommand || l.Type == raft.LogConfiguration
 }
