@@ -144,6 +144,7 @@ servers kept for benchmarking. Figures are medians of --runs runs.`,
 	f.DurationVar(&opts.SteadyFor, "steady-for", opts.SteadyFor, "how long steady writes")
 	f.IntVar(&opts.PurgeItems, "purge-items", opts.PurgeItems, "items carrying the marker in purge")
 	f.IntVar(&opts.ScaleDue, "scale-due", opts.ScaleDue, "keys of scale due at one instant")
+	f.BoolVar(&opts.ScaleKeep, "scale-keep", opts.ScaleKeep, "leave scale's keys loaded when it ends (to time a restart with them)")
 	f.DurationVar(&opts.PurgeScan, "purge-scan", opts.PurgeScan, "period of purge's scans of the data directory")
 	f.IntVar(&opts.LiveItems, "live-items", opts.LiveItems, "items without expiry read in the foreground during expiry workloads")
 	f.IntVar(&opts.ReadRate, "read-rate", opts.ReadRate, "foreground reads per second during expiry workloads")

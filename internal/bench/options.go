@@ -51,6 +51,9 @@ type Options struct {
 	SteadyFor  time.Duration `json:"steady_for"`
 	// ScaleDue of scale's Keys keys fall due at one instant.
 	ScaleDue int `json:"scale_due"`
+	// ScaleKeep leaves scale's keys loaded when it ends, so that the
+	// server's start-up with them can be timed.
+	ScaleKeep bool `json:"scale_keep"`
 	// PurgeItems carry the marker bytes in purge.
 	PurgeItems int `json:"purge_items"`
 	// PurgeScan is the period of purge's scans of the data directory.

@@ -16,9 +16,10 @@ const scaleProbes = 200
 // server's resident memory once loaded (INFO memory used_memory_rss), how
 // long after the instant the server's counters say the due keys are
 // physically gone, and then the latency of DBSIZE, INFO keyspace,
-// RANDOMKEY and SCAN pages of COUNT 100 over the keys left. Start-up time with the same data is the
-// server's own and is measured outside the bench (restart it and time the
-// first PONG).
+// RANDOMKEY and SCAN pages of COUNT 100 over the keys left. It removes
+// the keys when it ends unless opts.ScaleKeep: start-up time with the same
+// data is the server's own and is measured outside the bench (run with
+// ScaleKeep, restart the server and time its first PONG).
 func runScale(ctx context.Context, e *env, c *conn) Result {
 	r := Result{Target: c.Label, Protocol: c.Protocol, Workload: "scale"}
 	o := e.opts
@@ -60,6 +61,9 @@ func runScale(ctx context.Context, e *env, c *conn) Result {
 	}
 	if err := e.probeScale(ctx, c, &r); err != nil {
 		r.Error = err.Error()
+		return r
+	}
+	if o.ScaleKeep {
 		return r
 	}
 	if err := e.reset(ctx, c); err != nil {
