@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -122,5 +124,113 @@ func TestReplSetConcurrentUniqueInserts(t *testing.T) {
 			slices.Sort(got)
 			return slices.Equal(got, want) && n == incs
 		})
+	}
+}
+
+// Ensure that concurrent writes to the elements of a few Redis collections
+// on a replica set, whose reads the primary serves ahead of the proposals
+// in flight where no proposal wrote the same collection, lose nothing:
+// HINCRBY and ZINCRBY of shared fields add up, SADD's replies count the
+// set's members, RPUSH's replies are the lengths one after another, and
+// every member holds the same collections once WAIT says they applied them.
+func TestReplSetConcurrentCollectionWrites(t *testing.T) {
+	set := harness.StartSet(t, "rs0", 3)
+	p := waitPrimary(t, set, 20*time.Second)
+	ctx := t.Context()
+	pc := redis.NewClient(&redis.Options{Addr: set.Members[p].RespAddr, PoolSize: 16})
+	t.Cleanup(func() { pc.Close() })
+
+	const (
+		clients = 16
+		perEach = 40
+		keys    = 4 // each collection is written by every client
+	)
+	var mu sync.Mutex
+	added := map[string]int64{}
+	lengths := map[string][]int64{}
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perEach; i++ {
+				k := strconv.Itoa((c + i) % keys)
+				if err := pc.HIncrBy(ctx, "h:"+k, "f"+strconv.Itoa(i%3), 1).Err(); err != nil {
+					errs <- fmt.Errorf("HINCRBY: %w", err)
+					return
+				}
+				if err := pc.ZIncrBy(ctx, "z:"+k, 1, "m"+strconv.Itoa(i%3)).Err(); err != nil {
+					errs <- fmt.Errorf("ZINCRBY: %w", err)
+					return
+				}
+				n, err := pc.SAdd(ctx, "s:"+k, "m"+strconv.Itoa((c*perEach+i)%50)).Result()
+				if err != nil {
+					errs <- fmt.Errorf("SADD: %w", err)
+					return
+				}
+				l, err := pc.RPush(ctx, "l:"+k, c).Result()
+				if err != nil {
+					errs <- fmt.Errorf("RPUSH: %w", err)
+					return
+				}
+				mu.Lock()
+				added["s:"+k] += n
+				lengths["l:"+k] = append(lengths["l:"+k], l)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if n, err := pc.Wait(ctx, 2, 10000).Result(); err != nil || n != 2 {
+		t.Fatalf("WAIT 2 = %d, %v", n, err)
+	}
+	for key, ls := range lengths {
+		slices.Sort(ls)
+		for i, l := range ls {
+			if l != int64(i+1) {
+				t.Fatalf("RPUSH %s replied lengths %v, want 1 to %d once each", key, ls, len(ls))
+			}
+		}
+	}
+
+	for i, m := range set.Members {
+		c := redis.NewClient(&redis.Options{Addr: m.RespAddr})
+		defer c.Close()
+		var hsum, zsum float64
+		var llen int64
+		for k := 0; k < keys; k++ {
+			key := strconv.Itoa(k)
+			h, err := c.HGetAll(ctx, "h:"+key).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range h {
+				n, _ := strconv.ParseFloat(v, 64)
+				hsum += n
+			}
+			z, err := c.ZRangeWithScores(ctx, "z:"+key, 0, -1).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range z {
+				zsum += e.Score
+			}
+			if n, err := c.SCard(ctx, "s:"+key).Result(); err != nil || n != added["s:"+key] {
+				t.Fatalf("member %d: SCARD s:%s = %d, %v; SADD added %d", i, key, n, err, added["s:"+key])
+			}
+			n, err := c.LLen(ctx, "l:"+key).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			llen += n
+		}
+		if want := float64(clients * perEach); hsum != want || zsum != want || llen != clients*perEach {
+			t.Fatalf("member %d: HINCRBY sum %v, ZINCRBY sum %v, list lengths %d; want %v each", i, hsum, zsum, llen, want)
+		}
 	}
 }

@@ -39,8 +39,9 @@ import (
 // outside the locks, for the last proposal made before it released
 // commitMu (Store.proposed), which raft applies after every earlier one.
 // waitApplied waits for it too. The two rules above hold as they are,
-// except that a metadata read that misses the cache waits only when a
-// proposal not yet applied wrote that key (unapplied.go).
+// except that a metadata read that misses the cache, or a read of one
+// collection's elements (Tx.elems), waits only when a proposal not yet
+// applied wrote that key or an element of that collection (unapplied.go).
 //
 // Failure is fail-stop. If a batch cannot be applied, the in-memory state
 // already published is ahead of storage and cannot be trusted: the store

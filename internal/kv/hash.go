@@ -213,7 +213,7 @@ func (tx *Tx) hashField(h *hashState, field []byte) (fieldRec, error) {
 	if r, ok := h.known[string(field)]; ok || h.knownAll {
 		return r, nil
 	}
-	v, err := tx.reader().Get(tx.hashFieldKey(h, field))
+	v, err := tx.elems(h.version).Get(tx.hashFieldKey(h, field))
 	if errors.Is(err, storage.ErrNotFound) {
 		return fieldRec{}, nil
 	}
@@ -233,7 +233,7 @@ func (tx *Tx) hashPut(h *hashState, field, val []byte, at int64, prev fieldRec) 
 	if h.known != nil {
 		h.known[string(field)] = fieldRec{ok: true, at: at, val: append([]byte{}, val...)}
 	}
-	b := tx.batch()
+	b := tx.indexedBatch()
 	if prev.ok && prev.at != 0 {
 		h.ttlCount--
 	}
@@ -274,7 +274,7 @@ func (tx *Tx) hashPut(h *hashState, field, val []byte, at int64, prev fieldRec) 
 // hashDel deletes a field that exists; prev is the field as stored (its
 // value's length leaves the element bytes).
 func (tx *Tx) hashDel(h *hashState, field []byte, prev fieldRec) error {
-	b := tx.batch()
+	b := tx.indexedBatch()
 	if prev.at != 0 {
 		if err := b.Delete(tx.hashTimeKey(h, prev.at, field)); err != nil {
 			return err
@@ -368,7 +368,7 @@ func (tx *Tx) hashFinish(key []byte, h *hashState, event string) (bool, error) {
 	}
 	if h.minDirty || h.maxDirty {
 		lo := tx.elemKey(h.version, []byte{hashTimeNS})
-		it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
+		it, err := tx.elems(h.version).NewIter(lo, storage.PrefixEnd(lo))
 		if err != nil {
 			return false, err
 		}

@@ -54,6 +54,18 @@ func decodeExpiryKey(k []byte) (at int64, key []byte, ok bool) {
 	return int64(binary.BigEndian.Uint64(k[2:10])), k[10:], true
 }
 
+// subPrefixLen is the length of a subPrefix.
+const subPrefixLen = 2 + 8
+
+// elemVersion returns the db and version of a key under a subPrefix, with
+// ok false for any other key.
+func elemVersion(key []byte) (db byte, version uint64, ok bool) {
+	if len(key) < subPrefixLen || key[0] != storage.PrefixRedisSub {
+		return 0, 0, false
+	}
+	return key[1], binary.BigEndian.Uint64(key[2:subPrefixLen]), true
+}
+
 // subPrefix returns the prefix of every element sub-key of one version of
 // a collection; the collection types append their element encodings to it.
 func subPrefix(db byte, version uint64) []byte {

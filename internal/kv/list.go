@@ -155,7 +155,7 @@ func (tx *Tx) listKey(l *listState, idx uint64) []byte { return tx.elemKey(l.ver
 // c first).
 func (tx *Tx) listPush(l *listState, end ListEnd, vals [][]byte) error {
 	tx.listNew(l)
-	b := tx.batch()
+	b := tx.indexedBatch()
 	for _, v := range vals {
 		var idx uint64
 		if end == ListLeft {

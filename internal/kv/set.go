@@ -68,7 +68,7 @@ func (tx *Tx) setHas(s *setState, member []byte) (bool, error) {
 	if has, ok := s.known[string(member)]; ok || s.knownAll {
 		return has, nil
 	}
-	_, err := tx.reader().Get(tx.elemKey(s.version, member))
+	_, err := tx.elems(s.version).Get(tx.elemKey(s.version, member))
 	if errors.Is(err, storage.ErrNotFound) {
 		return false, nil
 	}
@@ -85,7 +85,7 @@ func (tx *Tx) setAdd(s *setState, member []byte) (bool, error) {
 	if err != nil || has {
 		return false, err
 	}
-	if err := tx.batch().Set(tx.elemKey(s.version, member), nil); err != nil {
+	if err := tx.indexedBatch().Set(tx.elemKey(s.version, member), nil); err != nil {
 		return false, err
 	}
 	if s.known != nil {
@@ -102,7 +102,7 @@ func (tx *Tx) setRem(s *setState, member []byte) (bool, error) {
 	if err != nil || !has {
 		return false, err
 	}
-	if err := tx.batch().Delete(tx.elemKey(s.version, member)); err != nil {
+	if err := tx.indexedBatch().Delete(tx.elemKey(s.version, member)); err != nil {
 		return false, err
 	}
 	if s.known != nil {
@@ -126,7 +126,7 @@ func (tx *Tx) prefetch(v uint64, ns []byte, keys [][]byte) (map[string][]byte, e
 	slices.SortFunc(sorted, bytes.Compare)
 	sorted = slices.CompactFunc(sorted, bytes.Equal)
 	lo := tx.elemKey(v, ns)
-	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
+	it, err := tx.elems(v).NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (tx *Tx) prefetch(v uint64, ns []byte, keys [][]byte) (map[string][]byte, e
 // of collection version v, in order.
 func (tx *Tx) collMembers(v uint64, ns []byte) (keys, vals [][]byte, err error) {
 	lo := tx.elemKey(v, ns)
-	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
+	it, err := tx.elems(v).NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -152,10 +152,31 @@ func (tx *Tx) reader() storage.Reader {
 	return tx.s.st
 }
 
+// elems is reader for the reads of the elements of version v (the keys
+// under subPrefix(tx.pdb, v)) only: on a member of a replica set, it waits
+// for the earlier proposals only when one not yet applied wrote an element
+// of v (unapplied.go).
+func (tx *Tx) elems(v uint64) storage.Reader {
+	if tx.synced || !tx.s.st.Replicating() || tx.flushed != [NumDBs]bool{} || !tx.s.unapplied.currentVersion(v) {
+		return tx.reader()
+	}
+	if tx.b != nil {
+		return tx.indexedBatch()
+	}
+	return tx.s.st
+}
+
 // batch returns the Tx's batch for reading and writing: an indexed one, so
 // that the Tx reads its own writes.
 func (tx *Tx) batch() *storage.Batch {
 	tx.applied() // an indexed batch reads through to storage
+	return tx.indexedBatch()
+}
+
+// indexedBatch returns the Tx's batch, indexed, without waiting for the
+// earlier proposals as batch does: for writes of elements, which read
+// nothing, and for the reads of elems, which wait when they must.
+func (tx *Tx) indexedBatch() *storage.Batch {
 	switch {
 	case tx.b == nil:
 		tx.b = tx.s.st.NewIndexedBatch()
@@ -237,6 +258,7 @@ func (tx *Tx) Commit() error {
 				s.unapplied.noteFlush(seq)
 			}
 		}
+		s.unapplied.noteWrites(seq, tx.b)
 	}
 	for mk, rec := range tx.pending {
 		if seq != 0 {

@@ -1,6 +1,11 @@
 package kv
 
-import "sync/atomic"
+import (
+	"bytes"
+	"sync/atomic"
+
+	"github.com/mayfly/mayfly/internal/storage"
+)
 
 // Reads ahead of the replica set. On a member of a replica set, Commit
 // publishes a Tx and proposes its batch, and the batch reaches storage only
@@ -12,10 +17,13 @@ import "sync/atomic"
 // Most reads do not need to wait: storage is stale only for the keys the
 // proposed and not yet applied batches wrote. The store numbers its
 // proposals and remembers, for each metadata key, the last proposal that
-// wrote it (and the last one holding a FLUSHDB or FLUSHALL); a metadata
-// read that misses the cache waits for the apply only when such a
-// proposal is not yet known to be applied. Every other storage read waits
-// as before.
+// wrote it, for each element version (the keys under subPrefix(db,
+// version) of one hash, set, sorted set, list or stream) the last
+// proposal that wrote one of its elements, and the last proposal holding a
+// FLUSHDB, a FLUSHALL or a range deletion across versions. A metadata read
+// that misses the cache, and a read of the elements of one version
+// (Tx.elems), waits for the apply only when such a proposal is not yet
+// known to be applied. Every other storage read waits as before.
 //
 // A standalone store applies its batches locally, within a Tx's time: it
 // keeps no such record and its reads wait as they always did.
@@ -30,17 +38,23 @@ type unapplied struct {
 	applied atomic.Uint64
 	// keys maps a metadata key to the last proposal that wrote it.
 	keys map[string]uint64
-	// flush is the last proposal that holds a flush.
+	// versions maps an element version to the last proposal that wrote
+	// one of its elements.
+	versions map[uint64]uint64
+	// flush is the last proposal that holds a flush, or a range deletion
+	// that is not within one version.
 	flush uint64
 	// written lists each recorded proposal's keys, oldest first, so
 	// that the record of applied ones is dropped.
 	written []proposalKeys
 }
 
-// proposalKeys are the metadata keys one proposal wrote.
+// proposalKeys are the metadata keys and the element versions one
+// proposal wrote.
 type proposalKeys struct {
-	seq  uint64
-	keys []string
+	seq      uint64
+	keys     []string
+	versions []uint64
 }
 
 // next numbers a new proposal, whose keys note records; it first forgets
@@ -52,6 +66,11 @@ func (u *unapplied) next() uint64 {
 		for _, k := range u.written[i].keys {
 			if u.keys[k] == u.written[i].seq {
 				delete(u.keys, k)
+			}
+		}
+		for _, v := range u.written[i].versions {
+			if u.versions[v] == u.written[i].seq {
+				delete(u.versions, v)
 			}
 		}
 	}
@@ -79,6 +98,41 @@ func (u *unapplied) note(seq uint64, mk string) {
 // noteFlush records that proposal seq holds a flush.
 func (u *unapplied) noteFlush(seq uint64) { u.flush = seq }
 
+// noteWrites records the element versions batch b, proposal seq, writes:
+// a key under subPrefix(db, version), or a range deletion within one such
+// prefix, names its version. A range deletion that holds elements of
+// several versions counts as a flush, and so does a batch whose keys
+// cannot be read.
+func (u *unapplied) noteWrites(seq uint64, b *storage.Batch) {
+	w := &u.written[len(u.written)-1]
+	err := b.Keys(func(key, end []byte) {
+		db, v, ok := elemVersion(key)
+		if end != nil {
+			edb, ev, eok := elemVersion(end)
+			within := ok && eok && edb == db && (ev == v || ev == v+1 && len(end) == subPrefixLen)
+			if !within {
+				if bytes.Compare(key, []byte{storage.PrefixRedisSub + 1}) < 0 && bytes.Compare(end, []byte{storage.PrefixRedisSub}) > 0 {
+					u.flush = seq // the range holds elements of several versions
+				}
+				return
+			}
+		}
+		if !ok {
+			return
+		}
+		if u.versions == nil {
+			u.versions = make(map[uint64]uint64)
+		}
+		if u.versions[v] != seq {
+			u.versions[v] = seq
+			w.versions = append(w.versions, v)
+		}
+	})
+	if err != nil {
+		u.flush = seq
+	}
+}
+
 // current reports whether storage already holds the latest record of
 // metadata key mk, as far as the recorded proposals tell.
 func (u *unapplied) current(mk []byte) bool {
@@ -87,6 +141,17 @@ func (u *unapplied) current(mk []byte) bool {
 		return false
 	}
 	seq, ok := u.keys[string(mk)]
+	return !ok || seq <= applied
+}
+
+// currentVersion reports whether storage already holds the latest
+// elements of version v, as far as the recorded proposals tell.
+func (u *unapplied) currentVersion(v uint64) bool {
+	applied := u.applied.Load()
+	if u.flush > applied {
+		return false
+	}
+	seq, ok := u.versions[v]
 	return !ok || seq <= applied
 }
 
@@ -103,6 +168,7 @@ func (u *unapplied) advance(seq uint64) {
 // reset forgets every proposal, once none is in flight (a reload).
 func (u *unapplied) reset() {
 	u.keys = nil
+	u.versions = nil
 	u.flush = 0
 	u.written = nil
 	u.applied.Store(u.last)

@@ -84,21 +84,28 @@ func setAsync(s *Store, key, value string) <-chan error {
 // what the lookup found once it has returned; the Tx ends once end is
 // closed, and ended is closed when it has.
 func lookupAsync(t *testing.T, s *Store, key string, end <-chan struct{}) (looked <-chan string, ended <-chan struct{}) {
+	return readAsync(s, end, func(tx *Tx) (string, error) {
+		m, ok, err := tx.Lookup([]byte(key))
+		if err != nil || !ok {
+			return "missing", err
+		}
+		return string(m.Payload), nil
+	})
+}
+
+// readAsync runs read in a Tx of its own in a goroutine, as lookupAsync
+// does; looked receives "error" when read fails.
+func readAsync(s *Store, end <-chan struct{}, read func(tx *Tx) (string, error)) (looked <-chan string, ended <-chan struct{}) {
 	l, e := make(chan string, 1), make(chan struct{})
 	go func() {
 		defer close(e)
 		tx := s.Begin()
 		defer tx.Rollback()
-		m, ok, err := tx.Lookup([]byte(key))
-		switch {
-		case err != nil:
-			t.Error(err)
-			l <- "error"
-		case !ok:
-			l <- "missing"
-		default:
-			l <- string(m.Payload)
+		got, err := read(tx)
+		if err != nil {
+			got = "error"
 		}
+		l <- got
 		<-end
 	}()
 	return l, e
@@ -230,5 +237,125 @@ func TestUnappliedForgetsAppliedProposals(t *testing.T) {
 	u.next()
 	if len(u.keys) != 0 || len(u.written) != 1 {
 		t.Fatalf("kept %d keys and %d proposals after both were applied", len(u.keys), len(u.written))
+	}
+}
+
+// hsetAsync commits HSET key field value in a goroutine; the returned
+// channel receives Commit's error.
+func hsetAsync(s *Store, key, field, value string) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		tx := s.Begin()
+		if _, err := tx.HSet([]byte(key), [][]byte{[]byte(field), []byte(value)}); err != nil {
+			tx.Rollback()
+			done <- err
+			return
+		}
+		done <- tx.Commit()
+	}()
+	return done
+}
+
+// hgetAsync reads field of the hash at key as readAsync does.
+func hgetAsync(s *Store, key, field string, end <-chan struct{}) (looked <-chan string, ended <-chan struct{}) {
+	return readAsync(s, end, func(tx *Tx) (string, error) {
+		v, ok, err := tx.HGet([]byte(key), []byte(field))
+		if err != nil || !ok {
+			return "missing", err
+		}
+		return string(v), nil
+	})
+}
+
+// Ensure that on a replicated store a read of a hash's fields does not
+// wait for a proposal in flight that wrote the fields of another hash, and
+// that a read of the hash it wrote does.
+func TestReplicatedElementReadWaitsOnlyForItsVersion(t *testing.T) {
+	s, rep := openHeldStore(t)
+	setB := hsetAsync(s, "b", "f", "1")
+	close((<-rep.proposed).release)
+	if err := <-setB; err != nil {
+		t.Fatal(err)
+	}
+
+	setA := hsetAsync(s, "a", "f", "2")
+	pa := <-rep.proposed
+	<-pa.waited // HSET a's Commit waits for its proposal
+	endB := make(chan struct{})
+	looked, endedB := hgetAsync(s, "b", "f", endB)
+	select {
+	case got := <-looked:
+		if got != "1" {
+			t.Fatalf("HGET b f = %q, want 1", got)
+		}
+	case <-pa.waited:
+		t.Fatal("the read of b's field waited for the proposal that wrote a's")
+	}
+	close(endB)
+	<-pa.waited // the Tx, ending, waits for the proposal before it
+
+	endA := make(chan struct{})
+	looked, endedA := hgetAsync(s, "a", "f", endA)
+	select {
+	case got := <-looked:
+		t.Fatalf("HGET a f returned %q before its proposal was applied", got)
+	case <-pa.waited:
+	}
+	close(pa.release)
+	if got := <-looked; got != "2" {
+		t.Fatalf("HGET a f = %q, want 2", got)
+	}
+	close(endA)
+	<-endedA
+	<-endedB
+	if err := <-setA; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Ensure that the record of unapplied proposals names the element versions
+// a batch writes, within one version's prefix, and counts a range deletion
+// across versions as a flush.
+func TestUnappliedNotesElementVersions(t *testing.T) {
+	st, err := storage.Open(storage.Options{Dir: "mem", InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	elem := func(v uint64, suffix string) []byte { return append(subPrefix(0, v), suffix...) }
+	var u unapplied
+	note := func(write func(b *storage.Batch)) uint64 {
+		b := st.NewBatch()
+		defer b.Close()
+		write(b)
+		seq := u.next()
+		u.noteWrites(seq, b)
+		return seq
+	}
+	s1 := note(func(b *storage.Batch) {
+		b.Set(elem(7, "f"), nil)
+		b.Delete(elem(8, "g"))
+		b.DeleteRange(elem(9, "a"), elem(9, "z"))
+		b.DeleteRange(subPrefix(0, 10), subPrefix(0, 11))
+		b.Set(metaKey(nil, 0, []byte("k")), nil)
+		b.DeleteRange([]byte{storage.PrefixRedisSub + 1}, []byte{storage.PrefixRedisSub + 2})
+	})
+	for v, want := range map[uint64]bool{7: false, 8: false, 9: false, 10: false, 11: true, 6: true} {
+		if got := u.currentVersion(v); got != want {
+			t.Errorf("after proposal 1, version %d current = %v, want %v", v, got, want)
+		}
+	}
+	u.advance(s1)
+	if !u.currentVersion(7) {
+		t.Fatal("version 7 stale once its proposal is applied")
+	}
+	s2 := note(func(b *storage.Batch) { b.DeleteRange(elem(3, "a"), elem(5, "a")) })
+	if u.currentVersion(100) {
+		t.Fatal("a range deletion across versions should make every version wait")
+	}
+	u.advance(s2)
+	u.next()
+	if !u.currentVersion(100) || len(u.versions) != 0 {
+		t.Fatalf("kept %d versions after every proposal was applied", len(u.versions))
 	}
 }

@@ -231,7 +231,7 @@ func (tx *Tx) zsetScore(z *zsetState, member []byte) (float64, bool, error) {
 	if k, ok := z.known[string(member)]; ok || z.knownAll {
 		return k.score, k.ok, nil
 	}
-	v, err := tx.reader().Get(tx.elemKey(z.version, []byte{zsetMemberNS}, member))
+	v, err := tx.elems(z.version).Get(tx.elemKey(z.version, []byte{zsetMemberNS}, member))
 	if errors.Is(err, storage.ErrNotFound) {
 		return 0, false, nil
 	}
@@ -257,7 +257,7 @@ func (tx *Tx) zsetPut(z *zsetState, member []byte, score float64, had bool, old 
 	if z.known != nil {
 		z.known[string(member)] = zknown{score, true}
 	}
-	b := tx.batch()
+	b := tx.indexedBatch()
 	if had {
 		if err := b.Delete(tx.zsetScoreKey(z, old, member)); err != nil {
 			return err
@@ -273,7 +273,7 @@ func (tx *Tx) zsetPut(z *zsetState, member []byte, score float64, had bool, old 
 }
 
 func (tx *Tx) zsetDel(z *zsetState, member []byte, score float64) error {
-	b := tx.batch()
+	b := tx.indexedBatch()
 	if err := b.Delete(tx.zsetScoreKey(z, score, member)); err != nil {
 		return err
 	}
@@ -293,7 +293,7 @@ type zsetIter struct {
 
 func (tx *Tx) zsetIter(z *zsetState) (*zsetIter, error) {
 	lo := tx.elemKey(z.version, []byte{zsetScoreNS})
-	it, err := tx.reader().NewIter(lo, storage.PrefixEnd(lo))
+	it, err := tx.elems(z.version).NewIter(lo, storage.PrefixEnd(lo))
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/batchrepr"
 )
 
 // Batch is a set of writes applied atomically by Commit. A Batch is not safe
@@ -117,6 +118,27 @@ func (b *Batch) Empty() bool { return b.b.Empty() }
 // Repr returns the batch's representation, what a Replicator receives and
 // ApplyReplicated applies. It belongs to the batch.
 func (b *Batch) Repr() []byte { return b.b.Repr() }
+
+// Keys calls fn with the key of every write of the batch, in order, and
+// with the end of the range for a range deletion (end is nil for every
+// other write).
+func (b *Batch) Keys(fn func(key, end []byte)) error {
+	r := batchrepr.Read(b.b.Repr())
+	for {
+		kind, key, value, ok, err := r.Next()
+		switch {
+		case err != nil:
+			return fmt.Errorf("storage: batch keys: %w", err)
+		case !ok:
+			return nil
+		case kind == pebble.InternalKeyKindLogData:
+		case kind == pebble.InternalKeyKindRangeDelete:
+			fn(key, value)
+		default:
+			fn(key, nil)
+		}
+	}
+}
 
 // Len returns the size of the batch's representation in bytes.
 func (b *Batch) Len() int { return b.b.Len() }

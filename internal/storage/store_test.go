@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/mayfly/mayfly/internal/storage"
@@ -66,6 +67,31 @@ func TestBatchAndGet(t *testing.T) {
 	v[0] = 'x'
 	if v2, _ := s.Get([]byte("a")); string(v2) != "1" {
 		t.Fatalf("Get did not return a copy")
+	}
+}
+
+// Ensure that Keys lists every write of a batch in order, with the end of
+// a range deletion, for a plain batch and an indexed one.
+func TestBatchKeys(t *testing.T) {
+	s := openMem(t)
+	for _, b := range []*storage.Batch{s.NewBatch(), s.NewIndexedBatch()} {
+		b.Set([]byte("a"), []byte("1"))
+		b.Delete([]byte("b"))
+		b.DeleteRange([]byte("c"), []byte("d"))
+		b.Set([]byte("a"), []byte("2"))
+		var got []string
+		if err := b.Keys(func(key, end []byte) { got = append(got, string(key)+"-"+string(end)) }); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"a-", "b-", "c-d", "a-"}; !slices.Equal(got, want) {
+			t.Fatalf("Keys (indexed %v) = %q, want %q", b.Indexed(), got, want)
+		}
+		b.Close()
+	}
+	empty := s.NewBatch()
+	defer empty.Close()
+	if err := empty.Keys(func(key, end []byte) { t.Fatalf("empty batch listed %q", key) }); err != nil {
+		t.Fatal(err)
 	}
 }
 
