@@ -80,20 +80,7 @@ func TestGroupedInsertsShareOneCommit(t *testing.T) {
 			errs[i-1] = insert(fmt.Sprintf("w%d", i), fmt.Sprintf("e%d", i%emails))
 		}()
 	}
-	g := te.writeGroupOf("app", "users")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		g.mu.Lock()
-		n := len(g.queue)
-		g.mu.Unlock()
-		if n == writers {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d writers queued, want %d", n, writers)
-		}
-		runtime.Gosched()
-	}
+	waitQueued(t, te.writeGroupOf("app", "users"), writers)
 	close(rep.release)
 	if err := <-first; err != nil {
 		t.Fatal(err)
@@ -126,5 +113,89 @@ func TestGroupedInsertsShareOneCommit(t *testing.T) {
 	}
 	if n := len(te.storedDocs("app", "users")); n != 1+1+emails-1 {
 		t.Fatalf("%d documents stored, want %d", n, 1+1+emails-1)
+	}
+}
+
+// waitQueued waits until want writes are queued on g.
+func waitQueued(t *testing.T, g *writeGroup, want int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g.mu.Lock()
+		n := len(g.queue)
+		g.mu.Unlock()
+		if n == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writers queued, want %d", n, want)
+		}
+		runtime.Gosched()
+	}
+}
+
+// Ensure that on a replicated store the deletes of one document queued
+// while a commit is in flight commit together, in one batch, each seeing
+// the deletions before it: of the deletes of one document exactly one
+// reports it deleted.
+func TestGroupedDeletesShareOneCommit(t *testing.T) {
+	te := newTestEngine(t)
+	ctx := t.Context()
+	const docs = 8
+	for i := 0; i < docs; i++ {
+		te.mustInsert("app", "users", d("_id", fmt.Sprintf("u%d", i), "team", "a"))
+	}
+	rep := &gatedReplicator{st: te.store, held: make(chan struct{}), release: make(chan struct{})}
+	te.store.SetReplicator(rep)
+	defer te.store.SetReplicator(nil)
+
+	deleteOne := func(id string) (int64, error) {
+		res, err := te.Delete(ctx, "app", "users", DeleteRequest{Statements: []DeleteStatement{{Filter: d("_id", id), Limit: 1}}, Ordered: true})
+		if err == nil && len(res.WriteErrors) > 0 {
+			err = res.WriteErrors[0].Err
+		}
+		return res.N, err
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := deleteOne("u0")
+		first <- err
+	}()
+	<-rep.held
+
+	const writers = 20
+	deleted := make([]int64, writers)
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for i := 0; i < writers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			deleted[i], errs[i] = deleteOne(fmt.Sprintf("u%d", 1+i%(docs-2))) // u7 is left
+		}()
+	}
+	waitQueued(t, te.writeGroupOf("app", "users"), writers)
+	close(rep.release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if got := rep.proposals.Load(); got != 2 {
+		t.Fatalf("%d batches proposed, want 2 (the held one and one for the %d queued)", got, writers)
+	}
+	byDoc := map[int]int64{}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("delete %d: %v", i, err)
+		}
+		byDoc[1+i%(docs-2)] += deleted[i]
+	}
+	for doc := 1; doc < docs-1; doc++ {
+		if byDoc[doc] != 1 {
+			t.Fatalf("u%d: the deletes of it report %d deleted, want 1", doc, byDoc[doc])
+		}
+	}
+	if got := te.storedDocs("app", "users"); len(got) != 1 {
+		t.Fatalf("%d documents stored, want 1 (u7)", len(got))
 	}
 }

@@ -388,6 +388,9 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 	if err != nil {
 		return res, err
 	}
+	if len(req.Statements) == 1 && req.Statements[0].Limit == 1 && e.groupWrites(ctx) {
+		return e.deleteGrouped(ctx, db, coll, req, env)
+	}
 	c := e.lockCollIn(ctx, db, coll)
 	var w *writer
 	if c != nil {
@@ -425,6 +428,37 @@ func (e *Engine) delete(ctx context.Context, db, coll string, req DeleteRequest)
 		return res, w.commit()
 	}
 	return res, e.recordRetryAlone(req.Retryable, res)
+}
+
+// deleteGrouped runs a delete of one statement of limit 1 through the
+// namespace's write group (group.go). A delete of every match is not
+// grouped: its writer commits the deletions in batches of a bounded size,
+// and a group keeps its writes in one.
+func (e *Engine) deleteGrouped(ctx context.Context, db, coll string, req DeleteRequest, env match.Env) (DeleteResult, error) {
+	var res DeleteResult
+	gw := &groupedWrite{waitTxns: waitsForTxns(ctx), run: func(w *writer) error {
+		if w != nil {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		n, err := e.deleteStatement(ctx, w, req.Statements[0], env)
+		res.N = n
+		if err != nil {
+			if _, ok := mongoerr.As(err); !ok {
+				return err
+			}
+			res.WriteErrors = append(res.WriteErrors, WriteError{Index: 0, Err: err})
+		}
+		if w == nil {
+			return e.recordRetryAlone(req.Retryable, res)
+		}
+		return w.recordRetry(req.Retryable, res)
+	}}
+	if err := e.runGrouped(db, coll, gw); err != nil {
+		return DeleteResult{}, err
+	}
+	return res, nil
 }
 
 // deleteStatement runs one delete statement (w is nil when the collection
