@@ -55,6 +55,10 @@ Workloads (default: all that apply to the targets given, but scale):
           instant: resident memory, time until the due ones are gone, and the
           latency of DBSIZE, INFO keyspace, RANDOMKEY and SCAN over the rest
           (RESP; runs only when named)
+  docscale --scale-docs documents with a TTL index and two secondary indexes:
+          insert rate, resident memory, and findOne by _id latency at
+          --read-rate alone and while --scale-insert-rate insertOne/s run
+          (MongoDB; runs only when named)
 
 kv and doc measure through a lean client of bench's own by default (--client
 lean): one connection per client speaking RESP2 or OP_MSG directly, as
@@ -144,7 +148,9 @@ servers kept for benchmarking. Figures are medians of --runs runs.`,
 	f.DurationVar(&opts.SteadyFor, "steady-for", opts.SteadyFor, "how long steady writes")
 	f.IntVar(&opts.PurgeItems, "purge-items", opts.PurgeItems, "items carrying the marker in purge")
 	f.IntVar(&opts.ScaleDue, "scale-due", opts.ScaleDue, "keys of scale due at one instant")
-	f.BoolVar(&opts.ScaleKeep, "scale-keep", opts.ScaleKeep, "leave scale's keys loaded when it ends (to time a restart with them)")
+	f.BoolVar(&opts.ScaleKeep, "scale-keep", opts.ScaleKeep, "leave scale's keys and docscale's documents loaded when they end (to time a restart with them)")
+	f.IntVar(&opts.ScaleDocs, "scale-docs", opts.ScaleDocs, "documents loaded by docscale")
+	f.IntVar(&opts.ScaleInsertRate, "scale-insert-rate", opts.ScaleInsertRate, "documents per second docscale inserts while it reads")
 	f.DurationVar(&opts.PurgeScan, "purge-scan", opts.PurgeScan, "period of purge's scans of the data directory")
 	f.IntVar(&opts.LiveItems, "live-items", opts.LiveItems, "items without expiry read in the foreground during expiry workloads")
 	f.IntVar(&opts.ReadRate, "read-rate", opts.ReadRate, "foreground reads per second during expiry workloads")

@@ -51,9 +51,13 @@ type Options struct {
 	SteadyFor  time.Duration `json:"steady_for"`
 	// ScaleDue of scale's Keys keys fall due at one instant.
 	ScaleDue int `json:"scale_due"`
-	// ScaleKeep leaves scale's keys loaded when it ends, so that the
-	// server's start-up with them can be timed.
+	// ScaleKeep leaves scale's keys (and docscale's documents) loaded when
+	// it ends, so that the server's start-up with them can be timed.
 	ScaleKeep bool `json:"scale_keep"`
+	// ScaleDocs documents are loaded by docscale, which then inserts
+	// ScaleInsertRate more per second while it reads.
+	ScaleDocs       int `json:"scale_docs"`
+	ScaleInsertRate int `json:"scale_insert_rate"`
 	// PurgeItems carry the marker bytes in purge.
 	PurgeItems int `json:"purge_items"`
 	// PurgeScan is the period of purge's scans of the data directory.
@@ -89,32 +93,34 @@ type Options struct {
 // expiry at 50,000 per second.
 func DefaultOptions() Options {
 	return Options{
-		Baseline:     "mayfly",
-		Runs:         1,
-		Clients:      50,
-		Duration:     3 * time.Second,
-		Pipeline:     16,
-		Client:       ClientLean,
-		Keys:         100_000,
-		ValueSize:    32,
-		DB:           0,
-		Database:     "mayfly_bench",
-		StormItems:   1_000_000,
-		SparseDue:    10_000,
-		SparseHidden: 1_000_000,
-		SteadyRate:   50_000,
-		SteadyTTL:    2 * time.Second,
-		SteadyFor:    20 * time.Second,
-		ScaleDue:     10_000,
-		PurgeItems:   100_000,
-		PurgeScan:    time.Second,
-		LiveItems:    10_000,
-		ReadRate:     2_000,
-		Readers:      4,
-		Timeout:      60 * time.Second,
-		Lead:         2 * time.Second,
-		Poll:         20 * time.Millisecond,
-		Window:       100 * time.Millisecond,
+		Baseline:        "mayfly",
+		Runs:            1,
+		Clients:         50,
+		Duration:        3 * time.Second,
+		Pipeline:        16,
+		Client:          ClientLean,
+		Keys:            100_000,
+		ValueSize:       32,
+		DB:              0,
+		Database:        "mayfly_bench",
+		StormItems:      1_000_000,
+		SparseDue:       10_000,
+		SparseHidden:    1_000_000,
+		SteadyRate:      50_000,
+		SteadyTTL:       2 * time.Second,
+		SteadyFor:       20 * time.Second,
+		ScaleDue:        10_000,
+		ScaleDocs:       10_000_000,
+		ScaleInsertRate: 10_000,
+		PurgeItems:      100_000,
+		PurgeScan:       time.Second,
+		LiveItems:       10_000,
+		ReadRate:        2_000,
+		Readers:         4,
+		Timeout:         60 * time.Second,
+		Lead:            2 * time.Second,
+		Poll:            20 * time.Millisecond,
+		Window:          100 * time.Millisecond,
 	}
 }
 
@@ -156,6 +162,7 @@ func (o *Options) Validate() error {
 		"runs": o.Runs, "clients": o.Clients, "keys": o.Keys, "value size": o.ValueSize,
 		"storm items": o.StormItems, "sparse due": o.SparseDue, "steady rate": o.SteadyRate,
 		"purge items": o.PurgeItems, "live items": o.LiveItems, "read rate": o.ReadRate, "readers": o.Readers,
+		"scale docs": o.ScaleDocs, "scale insert rate": o.ScaleInsertRate,
 	}
 	for name, v := range positive {
 		if v <= 0 {

@@ -29,6 +29,7 @@ var workloads = []workload{
 	{name: "steady", protocols: []Protocol{RESP, Mongo}, run: runSteady},
 	{name: "purge", protocols: []Protocol{RESP, Mongo}, needsDataDir: true, run: runPurge},
 	{name: "scale", protocols: []Protocol{RESP}, onRequest: true, run: runScale},
+	{name: "docscale", protocols: []Protocol{Mongo}, onRequest: true, run: runDocScale},
 }
 
 // WorkloadNames lists the workloads in the order a full run takes them.
