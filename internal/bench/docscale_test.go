@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -21,19 +20,7 @@ func TestDocScaleAgainstMayfly(t *testing.T) {
 	o.Clients = 4
 	o.Readers = 2
 	o.Duration = 500 * time.Millisecond
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	rep, err := Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Results) != 1 {
-		t.Fatalf("results = %v, want one", rep.Results)
-	}
-	r := rep.Results[0]
-	if r.Error != "" {
-		t.Fatal(r.Error)
-	}
+	r := runOnly(t, o)
 	if m, ok := r.Metric("documents"); !ok || m.Value != 3000 {
 		t.Errorf("documents = %v, %v; want 3000", m.Value, ok)
 	}

@@ -22,19 +22,7 @@ func TestScaleAgainstRedis(t *testing.T) {
 	o.Timeout = 20 * time.Second // Redis finds rare expired keys by sampling
 	o.Lead = 300 * time.Millisecond
 	o.Poll = 10 * time.Millisecond
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	rep, err := Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Results) != 1 {
-		t.Fatalf("results = %v, want one", rep.Results)
-	}
-	r := rep.Results[0]
-	if r.Error != "" {
-		t.Fatal(r.Error)
-	}
+	r := runOnly(t, o)
 	if m, ok := r.Metric("keys"); !ok || m.Value != 600 {
 		t.Errorf("keys = %v, %v; want 600", m.Value, ok)
 	}
@@ -58,4 +46,24 @@ func TestScaleAgainstRedis(t *testing.T) {
 	if slices.Contains(def.Workloads, "scale") {
 		t.Errorf("default workloads %v include scale, which runs only when named", def.Workloads)
 	}
+}
+
+// runOnly runs o, of one workload on one target, within a minute and
+// returns its one result, failing the test on an error.
+func runOnly(t *testing.T, o Options) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	rep, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 1 {
+		t.Fatalf("results = %v, want one", rep.Results)
+	}
+	r := rep.Results[0]
+	if r.Error != "" {
+		t.Fatal(r.Error)
+	}
+	return r
 }

@@ -80,15 +80,7 @@ func TestGroupedInsertsShareOneCommit(t *testing.T) {
 			errs[i-1] = insert(fmt.Sprintf("w%d", i), fmt.Sprintf("e%d", i%emails))
 		}()
 	}
-	waitQueued(t, te.writeGroupOf("app", "users"), writers)
-	close(rep.release)
-	if err := <-first; err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	if got := rep.proposals.Load(); got != 2 {
-		t.Fatalf("%d batches proposed, want 2 (the held one and one for the %d queued)", got, writers)
-	}
+	releaseQueued(t, te.writeGroupOf("app", "users"), rep, first, &wg, writers)
 	won := map[string]int{}
 	for i, err := range errs {
 		email := fmt.Sprintf("e%d", (i+1)%emails)
@@ -116,21 +108,31 @@ func TestGroupedInsertsShareOneCommit(t *testing.T) {
 	}
 }
 
-// waitQueued waits until want writes are queued on g.
-func waitQueued(t *testing.T, g *writeGroup, want int) {
+// releaseQueued waits until writers writes are queued on g behind the
+// commit rep holds, releases it, waits for the held write (first) and the
+// queued ones (wg), and checks that the queued ones shared one batch.
+func releaseQueued(t *testing.T, g *writeGroup, rep *gatedReplicator, first <-chan error, wg *sync.WaitGroup, writers int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		g.mu.Lock()
 		n := len(g.queue)
 		g.mu.Unlock()
-		if n == want {
-			return
+		if n == writers {
+			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d writers queued, want %d", n, want)
+			t.Fatalf("%d writers queued, want %d", n, writers)
 		}
 		runtime.Gosched()
+	}
+	close(rep.release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if got := rep.proposals.Load(); got != 2 {
+		t.Fatalf("%d batches proposed, want 2 (the held one and one for the %d queued)", got, writers)
 	}
 }
 
@@ -174,15 +176,7 @@ func TestGroupedDeletesShareOneCommit(t *testing.T) {
 			deleted[i], errs[i] = deleteOne(fmt.Sprintf("u%d", 1+i%(docs-2))) // u7 is left
 		}()
 	}
-	waitQueued(t, te.writeGroupOf("app", "users"), writers)
-	close(rep.release)
-	if err := <-first; err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	if got := rep.proposals.Load(); got != 2 {
-		t.Fatalf("%d batches proposed, want 2 (the held one and one for the %d queued)", got, writers)
-	}
+	releaseQueued(t, te.writeGroupOf("app", "users"), rep, first, &wg, writers)
 	byDoc := map[int]int64{}
 	for i, err := range errs {
 		if err != nil {
