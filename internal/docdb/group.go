@@ -12,8 +12,9 @@ import (
 // every later write's uniqueness checks and reads see storage as the
 // commit leaves it. To keep that and still let concurrent writers share the
 // round trip, the single-statement writes of one namespace outside a
-// transaction (insertOne, updateOne, updateMany, deleteOne and the like;
-// not deleteMany, whose writer bounds its batches) are run as a group:
+// transaction (insertOne, updateOne, deleteOne and the like; not
+// updateMany or deleteMany, whose writers bound their batches) are run as
+// a group:
 //
 //   - Each write queues itself on the namespace's writeGroup. When no
 //     group runs, it leads one: it takes the queued writes, locks the

@@ -149,7 +149,7 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	for _, st := range req.Statements {
 		anyUpsert = anyUpsert || st.Upsert
 	}
-	if len(req.Statements) == 1 && e.groupWrites(ctx) {
+	if len(req.Statements) == 1 && !req.Statements[0].Multi && e.groupWrites(ctx) {
 		return e.updateGrouped(ctx, db, coll, req, env)
 	}
 	c, err := e.lockForWriteIn(ctx, db, coll, anyUpsert)
@@ -206,8 +206,9 @@ func (e *Engine) update(ctx context.Context, db, coll string, req UpdateRequest)
 	return res, w.commit()
 }
 
-// updateGrouped runs an update of one statement through the namespace's
-// write group (group.go).
+// updateGrouped runs an update of one statement of one document through
+// the namespace's write group (group.go). An update of every match is not
+// grouped, as a delete of every match is not (deleteGrouped).
 func (e *Engine) updateGrouped(ctx context.Context, db, coll string, req UpdateRequest, env match.Env) (UpdateResult, error) {
 	var res UpdateResult
 	st := req.Statements[0]
