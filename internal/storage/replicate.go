@@ -68,24 +68,23 @@ func (s *Store) ApplyReplicated(reprs ...[]byte) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
-	pb := s.db.NewBatch()
-	defer pb.Close()
-	for i, repr := range reprs {
-		if i == 0 {
-			if err := pb.SetRepr(append([]byte(nil), repr...)); err != nil {
-				return fmt.Errorf("storage: decode replicated batch: %w", err)
-			}
-			continue
-		}
-		next := s.db.NewBatch()
-		err := next.SetRepr(repr)
-		if err == nil {
-			err = pb.Apply(next, nil)
-		}
-		next.Close()
-		if err != nil {
+	// The representations are joined into a buffer of the store's own:
+	// a batch keeps the buffer it was given when it returns to Pebble's
+	// pool, and reprs belong to the caller (raft's cached log entries).
+	var joined []byte
+	for _, repr := range reprs {
+		var err error
+		if joined, err = AppendRepr(joined, repr); err != nil {
 			return fmt.Errorf("storage: decode replicated batch: %w", err)
 		}
+	}
+	if len(joined) == 0 {
+		return nil
+	}
+	pb := s.db.NewBatch()
+	defer pb.Close()
+	if err := pb.SetRepr(joined); err != nil {
+		return fmt.Errorf("storage: decode replicated batch: %w", err)
 	}
 	if pb.Empty() {
 		return nil

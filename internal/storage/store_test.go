@@ -230,3 +230,37 @@ func TestMetrics(t *testing.T) {
 		t.Fatalf("metrics after flush: %s", m)
 	}
 }
+
+// Ensure that ApplyReplicated neither keeps nor changes the batch
+// representations it is given: a replica set member applies raft's cached
+// log entries, which the leader goes on sending to other members.
+func TestApplyReplicatedLeavesItsInputAlone(t *testing.T) {
+	s := openMem(t)
+	repr := func(k, v string) []byte {
+		b := s.NewBatch()
+		defer b.Close()
+		b.Set([]byte(k), []byte(v))
+		return slices.Clone(b.Repr())
+	}
+	reprs := [][]byte{repr("a", "1"), repr("b", "2"), repr("c", "3")}
+	given := make([][]byte, len(reprs))
+	for i, r := range reprs {
+		given[i] = slices.Clone(r)
+	}
+	if err := s.ApplyReplicated(reprs...); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		commit(t, s, func(b *storage.Batch) { b.Set([]byte{'z', byte(i)}, bytes.Repeat([]byte("x"), 64)) })
+	}
+	for i := range reprs {
+		if !bytes.Equal(reprs[i], given[i]) {
+			t.Fatalf("representation %d changed: %x, was %x", i, reprs[i], given[i])
+		}
+	}
+	for k, want := range map[string]string{"a": "1", "b": "2", "c": "3"} {
+		if v, err := s.Get([]byte(k)); err != nil || string(v) != want {
+			t.Fatalf("Get(%q) = %q, %v; want %q", k, v, err, want)
+		}
+	}
+}
