@@ -107,6 +107,11 @@ type Node struct {
 	proposals   proposer // group commit (group.go)
 }
 
+// logCacheEntries is how many of the newest raft entries a member keeps in
+// memory besides its log store, so the leader sends a follower what was
+// just appended without reading it back from Pebble.
+const logCacheEntries = 16
+
 // ErrNotPrimary is storage.ErrNotPrimary, the error of a write on a
 // member that is not the primary.
 var ErrNotPrimary = storage.ErrNotPrimary
@@ -214,10 +219,15 @@ func Open(cfg Config) (*Node, error) {
 		}
 		cfg.Logger.Info("replica set bootstrapped", "set", cfg.SetName, "peers", cfg.Peers)
 	}
+	cached, err := raft.NewLogCache(logCacheEntries, logs)
+	if err != nil {
+		n.closeAll()
+		return nil, fmt.Errorf("replica: cache the raft log: %w", err)
+	}
 	n.logsMu.Lock()
-	n.logs = logs
+	n.logs = cached
 	n.logsMu.Unlock()
-	r, err := raft.NewRaft(rc, n.fsm, logs, logs, snaps, n.trans)
+	r, err := raft.NewRaft(rc, n.fsm, cached, logs, snaps, n.trans)
 	if err != nil {
 		n.closeAll()
 		return nil, fmt.Errorf("replica: start raft: %w", err)
