@@ -14,13 +14,14 @@ var ErrNotPrimary = storage.ErrNotPrimary
 // Reload rebuilds the engine's in-memory catalog (collections, indexes,
 // counters) and its TTL sources from storage. A member of a replica set
 // calls it after batches written by another member were applied to its
-// store, which the engine did not see.
-func (e *Engine) Reload() error {
+// store, which the engine did not see. It returns the collections that
+// those batches dropped or renamed.
+func (e *Engine) Reload() ([]catalog.Gone, error) {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	fresh, err := catalog.Load(e.store)
 	if err != nil {
-		return fmt.Errorf("docdb: reload the catalog: %w", err)
+		return nil, fmt.Errorf("docdb: reload the catalog: %w", err)
 	}
 	e.unregisterAllSources()
 	e.mu.RLock()
@@ -33,11 +34,11 @@ func (e *Engine) Reload() error {
 		c.WriteMu.Lock()
 	}
 	e.mu.Lock()
-	e.cat.Replace(fresh)
+	gone := e.cat.Replace(fresh)
 	e.mu.Unlock()
 	for _, c := range colls {
 		c.WriteMu.Unlock()
 	}
 	e.registerAllTTL()
-	return nil
+	return gone, nil
 }

@@ -119,9 +119,18 @@ func (r *replicaSide) reloadLoop(ctx context.Context) {
 // reloadCatalog rebuilds the document model's catalog from storage.
 func (r *replicaSide) reloadCatalog() error {
 	if r.s.mongo != nil {
-		return errors.Join(r.s.mongo.db.Reload(), r.s.mongo.db.RefreshChangeLog(false))
+		return errors.Join(r.reloadDocuments(), r.s.mongo.db.RefreshChangeLog(false))
 	}
 	return nil
+}
+
+// reloadDocuments rebuilds the document model's catalog from storage and
+// kills the cursors of the collections another member dropped or renamed,
+// as the primary's own drops and renames kill them.
+func (r *replicaSide) reloadDocuments() error {
+	gone, err := r.s.mongo.db.Reload()
+	r.s.mongo.wire.CollectionsGone(gone)
+	return err
 }
 
 // reload rebuilds the models' in-memory state from storage.
@@ -131,7 +140,7 @@ func (r *replicaSide) reload(ctx context.Context) error {
 		errs = append(errs, r.s.redis.kv.Reload(ctx))
 	}
 	if r.s.mongo != nil {
-		errs = append(errs, r.s.mongo.db.Reload(), r.s.mongo.db.RefreshChangeLog(true))
+		errs = append(errs, r.reloadDocuments(), r.s.mongo.db.RefreshChangeLog(true))
 	}
 	return errors.Join(errs...)
 }

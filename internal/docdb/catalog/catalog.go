@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -195,13 +196,21 @@ func (c *Catalog) Databases() []string {
 	return out
 }
 
+// Gone is a collection that a Replace took away: dropped, or renamed when
+// RenamedTo is set (fresh holds its UUID under that other name).
+type Gone struct {
+	NS        Namespace
+	UUID      bson.Binary
+	RenamedTo *Namespace
+}
+
 // Replace makes c hold what fresh, a catalog just loaded, holds: the
 // collections of fresh, where one that c already has under the same name
 // and id keeps its Collection (so its WriteMu stays the one writers lock)
 // with fresh's metadata and counters, and collections fresh lacks marked
-// Dropped. The caller holds the catalog lock for writing and the WriteMu
-// of every collection of c.
-func (c *Catalog) Replace(fresh *Catalog) {
+// Dropped and returned as gone. The caller holds the catalog lock for
+// writing and the WriteMu of every collection of c.
+func (c *Catalog) Replace(fresh *Catalog) []Gone {
 	colls := make(map[Namespace]*Collection, len(fresh.Colls))
 	for ns, f := range fresh.Colls {
 		if old, ok := c.Colls[ns]; ok && old.Meta.ID == f.Meta.ID {
@@ -211,11 +220,22 @@ func (c *Catalog) Replace(fresh *Catalog) {
 		}
 		colls[ns] = f
 	}
+	var gone []Gone
 	for ns, old := range c.Colls {
-		if colls[ns] != old {
-			old.Dropped = true
+		if colls[ns] == old {
+			continue
 		}
+		old.Dropped = true
+		g := Gone{NS: ns, UUID: old.Meta.UUID}
+		for fns, f := range fresh.Colls {
+			if fns != ns && len(old.Meta.UUID.Data) > 0 && bytes.Equal(f.Meta.UUID.Data, old.Meta.UUID.Data) {
+				g.RenamedTo = &fns
+				break
+			}
+		}
+		gone = append(gone, g)
 	}
 	c.Colls = colls
 	c.nextID = fresh.nextID
+	return gone
 }

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 )
 
@@ -42,6 +43,19 @@ func (s *Server) collectionDropped(db, coll string, uuid bson.Binary) {
 func (s *Server) collectionRenamed(from, to string, uuid bson.Binary) {
 	s.cursors.invalidate(from,
 		errorf(mongoerr.QueryPlanKilled, "collection renamed from '%s' to '%s'. UUID %s", from, to, uuidText(uuid.Data)))
+}
+
+// CollectionsGone invalidates the cursors on collections that writes
+// this server did not run took away: on a replica set member, the drops
+// and renames of another member, found when its catalog is reloaded.
+func (s *Server) CollectionsGone(gone []catalog.Gone) {
+	for _, g := range gone {
+		if g.RenamedTo != nil {
+			s.collectionRenamed(g.NS.String(), g.RenamedTo.String(), g.UUID)
+			continue
+		}
+		s.collectionDropped(g.NS.DB, g.NS.Coll, g.UUID)
+	}
 }
 
 // uuidText is a UUID as MongoDB prints it in messages:

@@ -94,7 +94,8 @@
 // handed out. A cursor idle for
 // CursorTimeout (10 minutes) on the injected clock is closed, as is every
 // cursor of a session ended with endSessions or killSessions. Dropping or
-// renaming a collection marks its cursors killed (cursors_invalidate.go):
+// renaming a collection marks its cursors killed (cursors_invalidate.go),
+// on a secondary once the catalog reload finds it gone (CollectionsGone):
 // their next getMore fails with QueryPlanKilled. A getMore is refused on a
 // cursor opened in another session (cursors_session.go).
 //
