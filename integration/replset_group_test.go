@@ -127,6 +127,97 @@ func TestReplSetConcurrentUniqueInserts(t *testing.T) {
 	}
 }
 
+// Ensure that concurrent findOneAndUpdate claims of a job queue on a
+// replica set, which the primary commits in groups, hand each job to
+// exactly one client and return that client's own update, and that every
+// member ends holding each job as its claimer left it.
+func TestReplSetConcurrentJobClaims(t *testing.T) {
+	set := harness.StartSet(t, "rs0", 3)
+	waitPrimary(t, set, 20*time.Second)
+	ctx := t.Context()
+	coll := setClient(t, set).Database("app").Collection("jobs")
+	const jobs, clients = 100, 16
+	docs := make([]any, jobs)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "state", Value: "ready"}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+
+	claimedBy := make([]int, jobs)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for c := 1; c <= clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				var job struct {
+					ID    int    `bson:"_id"`
+					State string `bson:"state"`
+					By    int    `bson:"by"`
+				}
+				err := coll.FindOneAndUpdate(ctx, bson.D{{Key: "state", Value: "ready"}},
+					bson.D{{Key: "$set", Value: bson.D{{Key: "state", Value: "taken"}, {Key: "by", Value: c}}}},
+					options.FindOneAndUpdate().SetSort(bson.D{{Key: "_id", Value: 1}}).SetReturnDocument(options.After)).Decode(&job)
+				if errors.Is(err, mongo.ErrNoDocuments) {
+					return
+				}
+				if err != nil {
+					errs <- fmt.Errorf("claim by client %d: %w", c, err)
+					return
+				}
+				if job.State != "taken" || job.By != c {
+					errs <- fmt.Errorf("client %d's claim returned %+v, not its own update", c, job)
+					return
+				}
+				mu.Lock()
+				if prev := claimedBy[job.ID]; prev != 0 {
+					errs <- fmt.Errorf("job %d claimed by client %d and by client %d", job.ID, prev, c)
+				}
+				claimedBy[job.ID] = c
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for id, by := range claimedBy {
+		if by == 0 {
+			t.Fatalf("job %d was never claimed", id)
+		}
+	}
+
+	for j, m := range set.Members {
+		mc := memberClient(t, m).Database("app").Collection("jobs")
+		eventually(t, 10*time.Second, fmt.Sprintf("member %d holds every claim", j), func() bool {
+			cur, err := mc.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+			if err != nil {
+				return false
+			}
+			var got []struct {
+				ID    int    `bson:"_id"`
+				State string `bson:"state"`
+				By    int    `bson:"by"`
+			}
+			if err := cur.All(ctx, &got); err != nil || len(got) != jobs {
+				return false
+			}
+			for _, d := range got {
+				if d.State != "taken" || d.By != claimedBy[d.ID] {
+					return false
+				}
+			}
+			return true
+		})
+	}
+}
+
 // Ensure that concurrent writes to the elements of a few Redis collections
 // on a replica set, whose reads the primary serves ahead of the proposals
 // in flight where no proposal wrote the same collection, lose nothing:

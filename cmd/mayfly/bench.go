@@ -39,8 +39,8 @@ Workloads (default: all that apply to the targets given, but scale):
   kv      SET EX, GET, INCR, HSET and a mix over --clients connections, without
           and with pipelines of --pipeline commands (RESP)
   doc     insertOne, insertMany of 100 (counted in documents), findOne by _id
-          and by an indexed field, updateOne over --clients connections on a
-          collection with a TTL index (MongoDB)
+          and by an indexed field, updateOne and findOneAndUpdate over
+          --clients connections on a collection with a TTL index (MongoDB)
   storm   --storm-items items due at one instant: time until the server's own
           counters say all are physically gone, deletions per second, and
           foreground read p99 before, during and after

@@ -21,8 +21,9 @@ const docTTL = time.Hour
 
 // docOps are doc's phases, in order: inserts first so the reads and
 // updates have documents to hit. insert_many inserts docBatch documents
-// per request, and its throughput counts documents.
-var docOps = []string{"insert", "insert_many", "find_id", "find_indexed", "update"}
+// per request, and its throughput counts documents. find_and_modify is
+// update's $inc by findOneAndUpdate, returning the document after it.
+var docOps = []string{"insert", "insert_many", "find_id", "find_indexed", "update", "find_and_modify"}
 
 // docBatch is how many documents one insert_many request carries.
 const docBatch = 100
@@ -170,6 +171,14 @@ func runDoc(ctx context.Context, e *env, c *conn) Result {
 					return 1, findOne(ctx, coll, bson.D{{Key: "_id", Value: rng.Int64N(n)}}, &misses)
 				case "find_indexed":
 					return 1, findOne(ctx, coll, bson.D{{Key: "email", Value: docEmail(rng.Int64N(n))}}, &misses)
+				case "find_and_modify":
+					err := coll.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: rng.Int64N(n)}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}},
+						options.FindOneAndUpdate().SetReturnDocument(options.After)).Err()
+					if errors.Is(err, mongo.ErrNoDocuments) {
+						misses.Add(1)
+						return 1, nil
+					}
+					return 1, err
 				default:
 					_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: rng.Int64N(n)}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}})
 					return 1, err
@@ -215,7 +224,7 @@ func findOne(ctx context.Context, coll *mongo.Collection, filter bson.D, misses 
 
 // docOp is one request of a doc phase through a lean connection: the same
 // commands, with the same documents, the driver sends for insertOne,
-// findOne and updateOne.
+// findOne, updateOne and findOneAndUpdate.
 type docOp struct {
 	db       string // the database; the collection is always "doc"
 	kind     string
@@ -266,6 +275,17 @@ func (d docOp) run(c *mongoConn, misses *atomic.Int64) error {
 		b.close()
 		b.int64("limit", 1)
 		b.boolean("singleBatch", true)
+	case "find_and_modify":
+		b.string("findAndModify", "doc")
+		b.document("query")
+		b.int64("_id", d.id)
+		b.close()
+		b.document("update")
+		b.document("$inc")
+		b.int32("n", 1)
+		b.close()
+		b.close()
+		b.boolean("new", true)
 	default:
 		b.string("update", "doc")
 		b.array("updates")
@@ -303,6 +323,14 @@ func (d docOp) run(c *mongoConn, misses *atomic.Int64) error {
 			return err
 		}
 		if k == 0 {
+			misses.Add(1)
+		}
+	case "find_and_modify":
+		v, err := body.LookupErr("value")
+		if err != nil {
+			return fmt.Errorf("%w: findAndModify reply has no value", ErrMongoProtocol)
+		}
+		if v.Type == bson.TypeNull {
 			misses.Add(1)
 		}
 	}

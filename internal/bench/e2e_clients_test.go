@@ -106,7 +106,7 @@ func runThroughput(t *testing.T, targets []Target, client ClientKind) {
 	}
 	want := map[string][]string{
 		"kv":  {"set_ex", "get", "incr", "hset", "mix", "set_ex_p4", "get_p4", "incr_p4", "hset_p4", "mix_p4"},
-		"doc": {"insert", "insert_many", "find_id", "find_indexed", "update"},
+		"doc": {"insert", "insert_many", "find_id", "find_indexed", "update", "find_and_modify"},
 	}
 	seen := 0
 	for _, r := range rep.Results {

@@ -240,8 +240,8 @@ func fakeMongo(t *testing.T, conn net.Conn, replies []bson.D, got chan<- bson.Ra
 
 // Ensure that the lean connection sends hello to admin first, increments
 // its request ids, and that doc's operations check their replies: an
-// insert must say n: 1, a find that returns nothing is a miss, an error
-// reply is an error.
+// insert must say n: 1, a find or findAndModify that returns nothing is a
+// miss, an error reply is an error.
 func TestMongoConnCommands(t *testing.T) {
 	client, srv := net.Pipe()
 	replies := []bson.D{
@@ -252,6 +252,8 @@ func TestMongoConnCommands(t *testing.T) {
 		{{Key: "n", Value: int32(0)}, {Key: "ok", Value: 1.0}},
 		{{Key: "ok", Value: 0.0}, {Key: "errmsg", Value: "boom"}, {Key: "code", Value: int32(8000)}},
 		{{Key: "n", Value: int32(1)}, {Key: "nModified", Value: int32(1)}, {Key: "ok", Value: 1.0}},
+		{{Key: "lastErrorObject", Value: bson.D{{Key: "n", Value: int32(1)}, {Key: "updatedExisting", Value: true}}}, {Key: "value", Value: bson.D{{Key: "_id", Value: int64(3)}}}, {Key: "ok", Value: 1.0}},
+		{{Key: "lastErrorObject", Value: bson.D{{Key: "n", Value: int32(0)}, {Key: "updatedExisting", Value: false}}}, {Key: "value", Value: nil}, {Key: "ok", Value: 1.0}},
 	}
 	got := make(chan bson.Raw, len(replies))
 	go fakeMongo(t, srv, replies, got)
@@ -277,6 +279,8 @@ func TestMongoConnCommands(t *testing.T) {
 		{op: docOp{db: "b", kind: "insert", id: 4, payload: "p", expireAt: at}, wantErr: true},
 		{op: docOp{db: "b", kind: "find_id", id: 5}, wantErr: true},
 		{op: docOp{db: "b", kind: "update", id: 3}},
+		{op: docOp{db: "b", kind: "find_and_modify", id: 3}},
+		{op: docOp{db: "b", kind: "find_and_modify", id: 9}},
 	}
 	for i, o := range ops {
 		err := o.op.run(c, &misses)
@@ -287,8 +291,8 @@ func TestMongoConnCommands(t *testing.T) {
 	if c.broken {
 		t.Error("error replies marked the connection broken")
 	}
-	if m := misses.Load(); m != 1 {
-		t.Errorf("misses = %d, want 1", m)
+	if m := misses.Load(); m != 2 {
+		t.Errorf("misses = %d, want 2 (a find and a findAndModify)", m)
 	}
 	if c.requestID != int32(len(replies)) {
 		t.Errorf("requestID = %d, want %d", c.requestID, len(replies))

@@ -12,7 +12,7 @@ import (
 // every later write's uniqueness checks and reads see storage as the
 // commit leaves it. To keep that and still let concurrent writers share the
 // round trip, the single-statement writes of one namespace outside a
-// transaction (insertOne, updateOne, deleteOne and the like; not
+// transaction (insertOne, updateOne, deleteOne, findAndModify; not
 // updateMany or deleteMany, whose writers bound their batches) are run as
 // a group:
 //

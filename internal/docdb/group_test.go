@@ -193,3 +193,98 @@ func TestGroupedDeletesShareOneCommit(t *testing.T) {
 		t.Fatalf("%d documents stored, want 1 (u7)", len(got))
 	}
 }
+
+// Ensure that on a replicated store the findAndModifys queued while a
+// commit is in flight commit together, in one batch, each seeing the
+// writes before it, as a job queue needs: of the claims of the ready jobs
+// each job goes to exactly one claimer, and of two upserts of one unique
+// email exactly one succeeds while the other gets E11000 alone.
+func TestGroupedFindAndModifysShareOneCommit(t *testing.T) {
+	te := newTestEngine(t)
+	ctx := t.Context()
+	if _, err := te.CreateIndexes(ctx, "app", "jobs", indexSpecs(d("key", d("email", int32(1)), "name", "email_1", "unique", true, "sparse", true))); err != nil {
+		t.Fatal(err)
+	}
+	const jobs = 8
+	for i := 0; i < jobs; i++ {
+		te.mustInsert("app", "jobs", d("_id", fmt.Sprintf("j%d", i), "state", "ready"))
+	}
+	rep := &gatedReplicator{st: te.store, held: make(chan struct{}), release: make(chan struct{})}
+	te.store.SetReplicator(rep)
+	defer te.store.SetReplicator(nil)
+
+	claim := func(by int) (FindAndModifyResult, error) {
+		return te.FindAndModify(ctx, "app", "jobs", FindAndModifyRequest{
+			Query: d("state", "ready"), Sort: d("_id", int32(1)), New: true,
+			Update: d("$set", d("state", "taken", "by", int32(by))), Fields: d("_id", int32(1), "by", int32(1)),
+		})
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := claim(0)
+		first <- err
+	}()
+	<-rep.held
+
+	const claimers, writers = 18, 20
+	results := make([]FindAndModifyResult, writers)
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for i := 0; i < writers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i < claimers {
+				results[i], errs[i] = claim(1 + i)
+				return
+			}
+			results[i], errs[i] = te.FindAndModify(ctx, "app", "jobs", FindAndModifyRequest{
+				Query: d("email", "x", "state", "none"), Update: d("$set", d("state", "user")), Upsert: true,
+			})
+		}()
+	}
+	releaseQueued(t, te.writeGroupOf("app", "jobs"), rep, first, &wg, writers)
+
+	claimedBy := map[string]int32{}
+	for i := 0; i < claimers; i++ {
+		if errs[i] != nil {
+			t.Fatalf("claim %d: %v", i, errs[i])
+		}
+		if results[i].Value == nil {
+			if results[i].N != 0 {
+				t.Fatalf("claim %d: no document but n %d", i, results[i].N)
+			}
+			continue
+		}
+		id := results[i].Value.Lookup("_id").StringValue()
+		if prev, ok := claimedBy[id]; ok {
+			t.Fatalf("job %s claimed by %d and by %d", id, prev, i+1)
+		}
+		by := results[i].Value.Lookup("by").Int32()
+		if by != int32(i+1) {
+			t.Fatalf("claim %d returned job %s with by %d: not its own update", i+1, id, by)
+		}
+		claimedBy[id] = by
+	}
+	if len(claimedBy) != jobs-1 {
+		t.Fatalf("%d jobs claimed by the queued claimers, want %d", len(claimedBy), jobs-1)
+	}
+	var upserted, duplicates int
+	for i := claimers; i < writers; i++ {
+		switch {
+		case errs[i] == nil && results[i].Upserted.Type != 0:
+			upserted++
+		case errs[i] != nil:
+			wantCode(t, errs[i], mongoerr.DuplicateKey, "")
+			duplicates++
+		default:
+			t.Fatalf("upsert %d: neither upserted nor refused: %+v", i, results[i])
+		}
+	}
+	if upserted != 1 || duplicates != 1 {
+		t.Fatalf("%d upserted and %d refused, want 1 and 1", upserted, duplicates)
+	}
+	if got := te.storedDocs("app", "jobs"); len(got) != jobs+1 {
+		t.Fatalf("%d documents stored, want %d", len(got), jobs+1)
+	}
+}

@@ -345,6 +345,19 @@ func (w *writer) applyUpdate(ctx context.Context, u *update.Update, d *plan.Matc
 // upsert inserts the document an upsert builds from the filter's
 // equalities and the update.
 func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update, val *validator, env match.Env) (*stored.Doc, error) {
+	sd, err := w.upserted(ctx, filterSpec, u, val, env)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.insert(sd); err != nil {
+		return nil, err
+	}
+	return sd, nil
+}
+
+// upserted builds and validates the document an upsert inserts, without
+// writing it.
+func (w *writer) upserted(ctx context.Context, filterSpec bson.D, u *update.Update, val *validator, env match.Env) (*stored.Doc, error) {
 	seed, err := update.UpsertSeed(filterSpec, u.Kind() == update.Replacement)
 	if err != nil {
 		return nil, err
@@ -368,9 +381,6 @@ func (w *writer) upsert(ctx context.Context, filterSpec bson.D, u *update.Update
 		return nil, err
 	}
 	if err := val.check(sd, nil); err != nil {
-		return nil, err
-	}
-	if err := w.insert(sd); err != nil {
 		return nil, err
 	}
 	return sd, nil
@@ -520,6 +530,9 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	if err != nil {
 		return res, err
 	}
+	if e.groupWrites(ctx) {
+		return e.findAndModifyGrouped(ctx, db, coll, fm)
+	}
 	c, err := e.lockForWriteIn(ctx, db, coll, req.Upsert)
 	if err != nil {
 		return res, err
@@ -530,11 +543,57 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 	defer c.WriteMu.Unlock()
 	w := e.newWriterIn(ctx, c)
 	defer w.close()
-	val, err := e.newValidator(c.Meta, req.BypassDocumentValidation)
+	if res, err = fm.run(ctx, w); err != nil {
+		return res, err
+	}
+	if err := w.recordRetry(req.Retryable, res); err != nil {
+		return res, err
+	}
+	return res, w.commit()
+}
+
+// findAndModifyGrouped runs a findAndModify through the namespace's write
+// group (group.go), as updateOne and deleteOne run. Its own error (a
+// duplicate key, a failed validation) is returned to it alone, as its
+// writes are checked before they reach the batch; should one come once
+// they have, the group fails and commits nothing.
+func (e *Engine) findAndModifyGrouped(ctx context.Context, db, coll string, fm *findAndModify) (FindAndModifyResult, error) {
+	var res FindAndModifyResult
+	var own error
+	gw := &groupedWrite{create: fm.req.Upsert, waitTxns: waitsForTxns(ctx), run: func(w *writer) error {
+		if w == nil {
+			return e.recordRetryAlone(fm.req.Retryable, res)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		before := w.b.Count()
+		r, err := fm.run(ctx, w)
+		if err != nil {
+			if _, ok := mongoerr.As(err); !ok || w.b.Count() != before {
+				return err
+			}
+			own = err
+			return nil
+		}
+		res = r
+		return w.recordRetry(fm.req.Retryable, res)
+	}}
+	if err := e.runGrouped(db, coll, gw); err != nil {
+		return FindAndModifyResult{}, err
+	}
+	return res, own
+}
+
+// run finds the first document the command matches in w's collection and
+// removes, updates or upserts it into w's batch.
+func (fm *findAndModify) run(ctx context.Context, w *writer) (FindAndModifyResult, error) {
+	var res FindAndModifyResult
+	val, err := w.e.newValidator(w.meta, fm.req.BypassDocumentValidation)
 	if err != nil {
 		return res, err
 	}
-	p, err := plan.Choose(w.meta, plan.Request{Filter: fm.filter, Sort: fm.sort, Hint: req.Hint, Natural: fm.natural})
+	p, err := plan.Choose(w.meta, plan.Request{Filter: fm.filter, Sort: fm.sort, Hint: fm.req.Hint, Natural: fm.natural})
 	if err != nil {
 		return res, err
 	}
@@ -543,21 +602,15 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 		return res, err
 	}
 	switch {
-	case d == nil && req.Upsert:
+	case d == nil && fm.req.Upsert:
 		res, err = fm.upsert(ctx, w, val)
 	case d == nil:
-	case req.Remove:
+	case fm.req.Remove:
 		res, err = fm.remove(w, d)
 	default:
 		res, err = fm.update(ctx, w, val, d)
 	}
-	if err != nil {
-		return res, err
-	}
-	if err := w.recordRetry(req.Retryable, res); err != nil {
-		return res, err
-	}
-	return res, w.commit()
+	return res, err
 }
 
 // findAndModify is a findAndModify command with its query, sort,
@@ -614,62 +667,72 @@ func (fm *findAndModify) project(doc bson.D, m query.MatchResult) (bson.Raw, err
 // nothing matched.
 func (fm *findAndModify) upsert(ctx context.Context, w *writer, val *validator) (FindAndModifyResult, error) {
 	var res FindAndModifyResult
-	sd, err := w.upsert(ctx, fm.req.Query, fm.upd, val, fm.env)
+	sd, err := w.upserted(ctx, fm.req.Query, fm.upd, val, fm.env)
 	if err != nil {
 		return res, err
 	}
+	if fm.req.New {
+		if res.Value, err = fm.project(sd.Doc, query.MatchResult{ArrayIndex: -1}); err != nil {
+			return res, err
+		}
+	}
+	if err := w.insert(sd); err != nil {
+		return FindAndModifyResult{}, err
+	}
 	res.N = 1
 	res.Upserted = sd.ID
-	if fm.req.New {
-		res.Value, err = fm.project(sd.Doc, query.MatchResult{ArrayIndex: -1})
-	}
-	return res, err
+	return res, nil
 }
 
 // remove deletes the matched document d and returns it.
 func (fm *findAndModify) remove(w *writer, d *plan.Matched) (FindAndModifyResult, error) {
 	var res FindAndModifyResult
+	value, err := fm.project(d.Stored.Doc, d.Result)
+	if err != nil {
+		return res, err
+	}
 	if err := w.remove(d.Stored); err != nil {
 		return res, err
 	}
-	res.N = 1
-	var err error
-	res.Value, err = fm.project(d.Stored.Doc, d.Result)
-	return res, err
+	res.N, res.Value = 1, value
+	return res, nil
 }
 
 // update applies the update to the matched document d and returns it as
 // it was before, or after with New.
 func (fm *findAndModify) update(ctx context.Context, w *writer, val *validator, d *plan.Matched) (FindAndModifyResult, error) {
-	res := FindAndModifyResult{N: 1, UpdatedExisting: true}
+	var res FindAndModifyResult
 	out, changed, err := fm.upd.Apply(d.Stored.Doc, applyContext(fm.env, d.Result, false, ctx))
 	if err != nil {
 		return res, err
 	}
 	after := d.Stored
 	if changed {
-		next, err := w.e.updatedDoc(out)
-		if err != nil {
+		if after, err = w.e.updatedDoc(out); err != nil {
 			return res, err
 		}
-		if err := val.check(next, d.Stored); err != nil {
+		if err := val.check(after, d.Stored); err != nil {
 			return res, err
 		}
-		replaceFn := w.replace
-		if fm.upd.Kind() == update.Replacement {
-			replaceFn = w.replaceWhole
-		}
-		if err := replaceFn(d.Stored, next); err != nil {
-			return res, err
-		}
-		after = next
 	}
 	shown := d.Stored.Doc
 	if fm.req.New {
 		shown = after.Doc
 	}
-	res.Value, err = fm.project(shown, d.Result)
-	return res, err
+	value, err := fm.project(shown, d.Result)
+	if err != nil {
+		return res, err
+	}
+	if changed {
+		replaceFn := w.replace
+		if fm.upd.Kind() == update.Replacement {
+			replaceFn = w.replaceWhole
+		}
+		if err := replaceFn(d.Stored, after); err != nil {
+			return res, err
+		}
+	}
+	return FindAndModifyResult{N: 1, UpdatedExisting: true, Value: value}, nil
 }
 
 // firstMatch returns the first document of plan p in its sort order, or
