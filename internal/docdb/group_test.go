@@ -38,6 +38,15 @@ func (r *gatedReplicator) Propose(repr []byte) func() error {
 
 func (r *gatedReplicator) Writable() error { return nil }
 
+// gateReplication makes te's store replicated through a gatedReplicator
+// until the test ends.
+func gateReplication(t *testing.T, te *testEngine) *gatedReplicator {
+	rep := &gatedReplicator{st: te.store, held: make(chan struct{}), release: make(chan struct{})}
+	te.store.SetReplicator(rep)
+	t.Cleanup(func() { te.store.SetReplicator(nil) })
+	return rep
+}
+
 // Ensure that on a replicated store the single-document inserts queued
 // while a commit is in flight commit together, in one batch, and that the
 // unique index stays exact among them: of the writes of one email exactly
@@ -49,9 +58,7 @@ func TestGroupedInsertsShareOneCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	te.mustInsert("app", "users", d("_id", "seed", "email", "seed"))
-	rep := &gatedReplicator{st: te.store, held: make(chan struct{}), release: make(chan struct{})}
-	te.store.SetReplicator(rep)
-	defer te.store.SetReplicator(nil)
+	rep := gateReplication(t, te)
 
 	insert := func(id, email string) error {
 		res, err := te.Insert(ctx, "app", "users", InsertRequest{Documents: []bson.Raw{raw(t, d("_id", id, "email", email))}, Ordered: true})
@@ -147,9 +154,7 @@ func TestGroupedDeletesShareOneCommit(t *testing.T) {
 	for i := 0; i < docs; i++ {
 		te.mustInsert("app", "users", d("_id", fmt.Sprintf("u%d", i), "team", "a"))
 	}
-	rep := &gatedReplicator{st: te.store, held: make(chan struct{}), release: make(chan struct{})}
-	te.store.SetReplicator(rep)
-	defer te.store.SetReplicator(nil)
+	rep := gateReplication(t, te)
 
 	deleteOne := func(id string) (int64, error) {
 		res, err := te.Delete(ctx, "app", "users", DeleteRequest{Statements: []DeleteStatement{{Filter: d("_id", id), Limit: 1}}, Ordered: true})
@@ -209,9 +214,7 @@ func TestGroupedFindAndModifysShareOneCommit(t *testing.T) {
 	for i := 0; i < jobs; i++ {
 		te.mustInsert("app", "jobs", d("_id", fmt.Sprintf("j%d", i), "state", "ready"))
 	}
-	rep := &gatedReplicator{st: te.store, held: make(chan struct{}), release: make(chan struct{})}
-	te.store.SetReplicator(rep)
-	defer te.store.SetReplicator(nil)
+	rep := gateReplication(t, te)
 
 	claim := func(by int) (FindAndModifyResult, error) {
 		return te.FindAndModify(ctx, "app", "jobs", FindAndModifyRequest{

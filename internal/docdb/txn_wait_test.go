@@ -122,10 +122,7 @@ func TestGroupedWriteWaitsForTxnCommit(t *testing.T) {
 	waiting := notifyWaits(te)
 	te.mustInsert("bank", "acct", bson.D{{Key: "_id", Value: "a"}, {Key: "balance", Value: int32(100)}})
 	te.mustInsert("bank", "acct", bson.D{{Key: "_id", Value: "b"}, {Key: "balance", Value: int32(5)}})
-	rep := &gatedReplicator{st: te.store, held: make(chan struct{}), release: make(chan struct{})}
-	close(rep.release)
-	te.store.SetReplicator(rep)
-	defer te.store.SetReplicator(nil)
+	close(gateReplication(t, te).release)
 
 	txn := te.BeginTxn()
 	if err := te.inc(WithTxn(t.Context(), txn), "acct", "a", 10); err != nil {
