@@ -277,27 +277,13 @@ func (d docOp) run(c *mongoConn, misses *atomic.Int64) error {
 		b.boolean("singleBatch", true)
 	case "find_and_modify":
 		b.string("findAndModify", "doc")
-		b.document("query")
-		b.int64("_id", d.id)
-		b.close()
-		b.document("update")
-		b.document("$inc")
-		b.int32("n", 1)
-		b.close()
-		b.close()
+		incByID(&b, "query", "update", d.id)
 		b.boolean("new", true)
 	default:
 		b.string("update", "doc")
 		b.array("updates")
 		b.document("0")
-		b.document("q")
-		b.int64("_id", d.id)
-		b.close()
-		b.document("u")
-		b.document("$inc")
-		b.int32("n", 1)
-		b.close()
-		b.close()
+		incByID(&b, "q", "u", d.id)
 		b.close()
 		b.close()
 		b.boolean("ordered", true)
@@ -335,6 +321,20 @@ func (d docOp) run(c *mongoConn, misses *atomic.Int64) error {
 		}
 	}
 	return nil
+}
+
+// incByID adds the filter {_id: id} under filterKey and the update
+// {$inc: {n: 1}} under updateKey: the update and findAndModify phases'
+// request.
+func incByID(b *bsonBuilder, filterKey, updateKey string, id int64) {
+	b.document(filterKey)
+	b.int64("_id", id)
+	b.close()
+	b.document(updateKey)
+	b.document("$inc")
+	b.int32("n", 1)
+	b.close()
+	b.close()
 }
 
 // dialLeanMongo opens n lean connections to addr (host:port), closed by

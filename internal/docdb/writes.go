@@ -554,12 +554,10 @@ func (e *Engine) findAndModify(ctx context.Context, db, coll string, req FindAnd
 
 // findAndModifyGrouped runs a findAndModify through the namespace's write
 // group (group.go), as updateOne and deleteOne run. Its own error (a
-// duplicate key, a failed validation) is returned to it alone, as its
-// writes are checked before they reach the batch; should one come once
-// they have, the group fails and commits nothing.
+// duplicate key, a failed validation) comes before it writes into the
+// batch, so the group returns it to this write alone.
 func (e *Engine) findAndModifyGrouped(ctx context.Context, db, coll string, fm *findAndModify) (FindAndModifyResult, error) {
 	var res FindAndModifyResult
-	var own error
 	gw := &groupedWrite{create: fm.req.Upsert, waitTxns: waitsForTxns(ctx), run: func(w *writer) error {
 		if w == nil {
 			return e.recordRetryAlone(fm.req.Retryable, res)
@@ -567,22 +565,16 @@ func (e *Engine) findAndModifyGrouped(ctx context.Context, db, coll string, fm *
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		before := w.b.Count()
-		r, err := fm.run(ctx, w)
-		if err != nil {
-			if _, ok := mongoerr.As(err); !ok || w.b.Count() != before {
-				return err
-			}
-			own = err
-			return nil
+		var err error
+		if res, err = fm.run(ctx, w); err != nil {
+			return err
 		}
-		res = r
 		return w.recordRetry(fm.req.Retryable, res)
 	}}
 	if err := e.runGrouped(db, coll, gw); err != nil {
 		return FindAndModifyResult{}, err
 	}
-	return res, own
+	return res, nil
 }
 
 // run finds the first document the command matches in w's collection and

@@ -71,7 +71,11 @@ func (s *Store) ApplyReplicated(reprs ...[]byte) error {
 	// The representations are joined into a buffer of the store's own:
 	// a batch keeps the buffer it was given when it returns to Pebble's
 	// pool, and reprs belong to the caller (raft's cached log entries).
-	var joined []byte
+	size := 0
+	for _, repr := range reprs {
+		size += len(repr)
+	}
+	joined := make([]byte, 0, size)
 	for _, repr := range reprs {
 		var err error
 		if joined, err = AppendRepr(joined, repr); err != nil {
@@ -79,7 +83,7 @@ func (s *Store) ApplyReplicated(reprs ...[]byte) error {
 		}
 	}
 	if len(joined) == 0 {
-		return nil
+		return nil // no representations
 	}
 	pb := s.db.NewBatch()
 	defer pb.Close()
