@@ -7,14 +7,13 @@ import (
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 )
 
-// Group commit. On a member of a replica set a commit waits for a raft
-// round trip, and the collection's write lock is held across it, so that
-// every later write's uniqueness checks and reads see storage as the
-// commit leaves it. To keep that and still let concurrent writers share the
-// round trip, the single-statement writes of one namespace outside a
+// Group commit. The single-statement writes of one namespace outside a
 // transaction (insertOne, updateOne, deleteOne, findAndModify; not
-// updateMany or deleteMany, whose writers bound their batches) are run as
-// a group:
+// updateMany or deleteMany, whose writers bound their batches) run as a
+// group, so that concurrent writers share one commit, and on a member of a
+// replica set one raft round trip, while the collection's write lock is
+// still held across the commit (every later write's uniqueness checks and
+// reads see storage as the commit leaves it):
 //
 //   - Each write queues itself on the namespace's writeGroup. When no
 //     group runs, it leads one: it takes the queued writes, locks the
@@ -31,8 +30,8 @@ import (
 //     committed and applied to this member's store, and all get the
 //     commit's error when it fails.
 //
-// A standalone store commits locally and quickly: its writes do not
-// group.
+// A write alone in its namespace is a group of one and commits at once.
+// With the change log on, a group's records are one log entry.
 
 // groupedWrite is one write waiting in a writeGroup.
 type groupedWrite struct {
@@ -65,7 +64,7 @@ type writeGroup struct {
 
 // groupWrites reports whether writes in ctx go through a writeGroup.
 func (e *Engine) groupWrites(ctx context.Context) bool {
-	return e.store.Replicating() && txnOf(ctx) == nil
+	return txnOf(ctx) == nil
 }
 
 // runGrouped runs gw in the group of db.coll and returns once its group is
