@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mayfly/mayfly/internal/docdb/events"
 	"github.com/mayfly/mayfly/internal/docdb/mongoerr"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -112,6 +113,76 @@ func TestGroupedInsertsShareOneCommit(t *testing.T) {
 	}
 	if n := len(te.storedDocs("app", "users")); n != 1+1+emails-1 {
 		t.Fatalf("%d documents stored, want %d", n, 1+1+emails-1)
+	}
+}
+
+// Ensure that a standalone groups as a member does: the inserts queued
+// while the collection's lock is held commit as one batch, which the change
+// log records as one entry.
+func TestStandaloneGroupsInserts(t *testing.T) {
+	te := newTestEngine(t, withChangeLog)
+	ctx := t.Context()
+	te.mustInsert("app", "users", d("_id", "seed"))
+	entries := func() int {
+		lo := events.Key(0)
+		it, err := te.store.NewIter(lo, []byte{lo[0], lo[1] + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		n := 0
+		for ok := it.First(); ok; ok = it.Next() {
+			n++
+		}
+		return n
+	}
+	before := entries()
+
+	c, err := te.lockForWrite("app", "users", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writers = 20
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := te.Insert(ctx, "app", "users", InsertRequest{Documents: []bson.Raw{raw(t, d("_id", fmt.Sprintf("w%d", i)))}, Ordered: true})
+			if err == nil && res.N != 1 {
+				err = fmt.Errorf("n %d, write errors %v", res.N, res.WriteErrors)
+			}
+			errs[i] = err
+		}()
+	}
+	// One writer leads and waits for the lock; the others queue behind it.
+	g := te.writeGroupOf("app", "users")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g.mu.Lock()
+		n := len(g.queue)
+		g.mu.Unlock()
+		if n == writers-1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writers queued, want %d", n, writers-1)
+		}
+		runtime.Gosched()
+	}
+	c.WriteMu.Unlock()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("writer %d: %v", i, err)
+		}
+	}
+	if n := len(te.storedDocs("app", "users")); n != 1+writers {
+		t.Fatalf("%d documents stored, want %d", n, 1+writers)
+	}
+	if got := entries() - before; got != 2 {
+		t.Fatalf("%d change-log entries for %d inserts, want 2 (the leader's and one for the queued)", got, writers)
 	}
 }
 
