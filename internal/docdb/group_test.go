@@ -123,19 +123,7 @@ func TestStandaloneGroupsInserts(t *testing.T) {
 	te := newTestEngine(t, withChangeLog)
 	ctx := t.Context()
 	te.mustInsert("app", "users", d("_id", "seed"))
-	entries := func() int {
-		lo := events.Key(0)
-		it, err := te.store.NewIter(lo, []byte{lo[0], lo[1] + 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer it.Close()
-		n := 0
-		for ok := it.First(); ok; ok = it.Next() {
-			n++
-		}
-		return n
-	}
+	entries := func() int { return countRange(t, te.store, events.Key(0)[:2]) }
 	before := entries()
 
 	c, err := te.lockForWrite("app", "users", false)
@@ -157,20 +145,7 @@ func TestStandaloneGroupsInserts(t *testing.T) {
 		}()
 	}
 	// One writer leads and waits for the lock; the others queue behind it.
-	g := te.writeGroupOf("app", "users")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		g.mu.Lock()
-		n := len(g.queue)
-		g.mu.Unlock()
-		if n == writers-1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d writers queued, want %d", n, writers-1)
-		}
-		runtime.Gosched()
-	}
+	waitQueued(t, te.writeGroupOf("app", "users"), writers-1)
 	c.WriteMu.Unlock()
 	wg.Wait()
 	for i, err := range errs {
@@ -186,24 +161,30 @@ func TestStandaloneGroupsInserts(t *testing.T) {
 	}
 }
 
+// waitQueued waits until n writes are queued on g.
+func waitQueued(t *testing.T, g *writeGroup, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g.mu.Lock()
+		queued := len(g.queue)
+		g.mu.Unlock()
+		if queued == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes queued, want %d", queued, n)
+		}
+		runtime.Gosched()
+	}
+}
+
 // releaseQueued waits until writers writes are queued on g behind the
 // commit rep holds, releases it, waits for the held write (first) and the
 // queued ones (wg), and checks that the queued ones shared one batch.
 func releaseQueued(t *testing.T, g *writeGroup, rep *gatedReplicator, first <-chan error, wg *sync.WaitGroup, writers int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		g.mu.Lock()
-		n := len(g.queue)
-		g.mu.Unlock()
-		if n == writers {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d writers queued, want %d", n, writers)
-		}
-		runtime.Gosched()
-	}
+	waitQueued(t, g, writers)
 	close(rep.release)
 	if err := <-first; err != nil {
 		t.Fatal(err)
