@@ -111,7 +111,7 @@ func (n *Node) refuseWhileFrozen() (lost bool) {
 		if n.raft.State() != raft.Leader {
 			return true
 		}
-		if err := n.raft.LeadershipTransfer().Error(); err == nil {
+		if err := awaitFuture(n.raft.LeadershipTransfer(), n.stop); err == nil {
 			return true
 		}
 		select {

@@ -40,6 +40,9 @@ type proposer struct {
 	// false when it does not.
 	term   func() (uint64, bool)
 	origin [originLen]byte
+	// stop, once closed, ends the waits for entries raft has not answered:
+	// the node is shutting down.
+	stop <-chan struct{}
 }
 
 // maxProposalsInFlight is how many entries the primary has in raft at
@@ -108,7 +111,7 @@ func (p *proposer) start(g *proposalGroup, data []byte) {
 // await waits for g's entry, wakes its proposers and starts the next
 // waiting group.
 func (p *proposer) await(g *proposalGroup, f raft.ApplyFuture) {
-	g.err = applyResult(f)
+	g.err = applyResult(f, p.stop)
 	close(g.done)
 	p.mu.Lock()
 	p.inFlight--

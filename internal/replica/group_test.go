@@ -361,3 +361,20 @@ func TestProposerFailsANonBatchAlone(t *testing.T) {
 		t.Fatalf("k = %q, want v", got)
 	}
 }
+
+// Ensure that a node that stops answers every proposal raft left without
+// an answer, those in flight and those waiting in a group, with
+// ErrNotPrimary.
+func TestProposerAnswersUnansweredEntriesOnStop(t *testing.T) {
+	st, _, p, _ := newHeldProposer(t)
+	stop := make(chan struct{})
+	p.stop = stop
+	waits := fillInFlight(t, st, p)
+	waits = append(waits, p.propose(setRepr(t, st, "k", "1")))
+	close(stop)
+	for i, wait := range waits {
+		if err := wait(); !errors.Is(err, ErrNotPrimary) {
+			t.Fatalf("proposal %d after the stop: %v, want ErrNotPrimary", i, err)
+		}
+	}
+}

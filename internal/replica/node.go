@@ -137,6 +137,7 @@ func Open(cfg Config) (*Node, error) {
 	}
 	n.proposals = proposer{
 		origin: n.origin,
+		stop:   n.stop,
 		apply:  func(data []byte) raft.ApplyFuture { return n.raft.Apply(data, n.cfg.ApplyTimeout) },
 		term: func() (uint64, bool) {
 			return n.primaryTerm.Load(), n.writable.Load()
@@ -290,7 +291,7 @@ func (n *Node) watchLeadership() {
 func (n *Node) barrier() error {
 	var err error
 	for try := 0; try < 3 && n.raft.State() == raft.Leader; try++ {
-		if err = n.raft.Barrier(n.cfg.ApplyTimeout).Error(); err == nil {
+		if err = awaitFuture(n.raft.Barrier(n.cfg.ApplyTimeout), n.stop); err == nil {
 			return nil
 		}
 	}
@@ -324,10 +325,25 @@ func (n *Node) Replicate(repr []byte) error { return n.Propose(repr)() }
 // earlier entries are in flight travel together as one entry (group.go).
 func (n *Node) Propose(repr []byte) (wait func() error) { return n.proposals.propose(repr) }
 
-// applyResult waits for a proposal and returns its error: raft's, as
-// ErrNotPrimary when this member lost the role, or the state machine's.
-func applyResult(f raft.ApplyFuture) error {
-	if err := f.Error(); err != nil {
+// awaitFuture returns f's error, or raft.ErrRaftShutdown once stop is
+// closed: raft leaves the entries still queued or unapplied when it shuts
+// down without an answer, so a wait on one alone could last forever.
+func awaitFuture(f raft.Future, stop <-chan struct{}) error {
+	done := make(chan error, 1)
+	go func() { done <- f.Error() }()
+	select {
+	case err := <-done:
+		return err
+	case <-stop:
+		return raft.ErrRaftShutdown
+	}
+}
+
+// applyResult waits for a proposal until it is applied or stop is closed,
+// and returns its error: raft's, as ErrNotPrimary when this member lost
+// the role or stopped, or the state machine's.
+func applyResult(f raft.ApplyFuture, stop <-chan struct{}) error {
+	if err := awaitFuture(f, stop); err != nil {
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) ||
 			errors.Is(err, raft.ErrLeadershipTransferInProgress) || errors.Is(err, raft.ErrRaftShutdown) {
 			return fmt.Errorf("%w: %w", ErrNotPrimary, err)
