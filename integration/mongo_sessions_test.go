@@ -134,3 +134,58 @@ func replyFields(r bson.Raw) string {
 	b, _ := bson.Marshal(out)
 	return bson.Raw(b).String()
 }
+
+// A transaction's commitTransaction retried after a restart is answered as
+// committed, from the record the commit stored, and the transaction is not
+// run again: a driver whose commit reply was lost would otherwise get
+// NoSuchTransaction, whose TransientTransactionError label makes
+// WithTransaction run the whole transaction a second time.
+func TestCommittedTransactionAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := harness.StartDir(t, dir)
+	lsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: []byte("fedcba9876543210")}}}
+	txn := func(cmd bson.D, first bool) bson.D {
+		cmd = append(cmd, bson.E{Key: "lsid", Value: lsid}, bson.E{Key: "txnNumber", Value: int64(4)})
+		if first {
+			cmd = append(cmd, bson.E{Key: "startTransaction", Value: true})
+		}
+		return append(cmd, bson.E{Key: "autocommit", Value: false})
+	}
+	insert := txn(bson.D{
+		{Key: "insert", Value: "orders"},
+		{Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}},
+		{Key: "$db", Value: "shop"},
+	}, true)
+	commit := txn(bson.D{{Key: "commitTransaction", Value: 1}, {Key: "$db", Value: "admin"}}, false)
+	abort := txn(bson.D{{Key: "abortTransaction", Value: 1}, {Key: "$db", Value: "admin"}}, false)
+	dial := func(s *harness.Server) net.Conn {
+		nc, err := net.Dial("tcp", s.MongoAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close() })
+		return nc
+	}
+	nc := dial(s)
+	if r := opMsg(t, nc, 1, insert); r.Lookup("n").Int32() != 1 {
+		t.Fatalf("insert in the transaction: %v", r)
+	}
+	if r := opMsg(t, nc, 2, commit); r.Lookup("ok").Double() != 1 {
+		t.Fatalf("commit: %v", r)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s = harness.StartDir(t, dir)
+	nc = dial(s)
+	if r := opMsg(t, nc, 3, commit); r.Lookup("ok").Double() != 1 {
+		t.Fatalf("commit retried after a restart: %v", r)
+	}
+	if r := opMsg(t, nc, 4, abort); r.Lookup("code").Int32() != 256 {
+		t.Fatalf("abort of the committed transaction after a restart: %v, want TransactionCommitted", r)
+	}
+	r := opMsg(t, nc, 5, bson.D{{Key: "count", Value: "orders"}, {Key: "$db", Value: "shop"}})
+	if r.Lookup("n").Int32() != 1 {
+		t.Fatalf("after the retried commit: %v, want 1 document", r)
+	}
+}

@@ -222,10 +222,28 @@ func TestReplSetRetryAnsweredByNewPrimary(t *testing.T) {
 	if first.Lookup("n").Int32() != 1 {
 		t.Fatalf("first attempt: %v", first)
 	}
-	// Every secondary has the record before the primary dies.
+	// A transaction of another session commits on the old primary too.
+	txnLsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: []byte("fedcba9876543210")}}}
+	inTxn := func(cmd bson.D) bson.D {
+		return append(cmd, bson.E{Key: "lsid", Value: txnLsid}, bson.E{Key: "txnNumber", Value: int64(3)}, bson.E{Key: "autocommit", Value: false})
+	}
+	commit := inTxn(bson.D{{Key: "commitTransaction", Value: 1}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}}}})
+	nc, err := net.Dial("tcp", set.Members[p].MongoAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if r := opMsg(t, nc, 2, append(inTxn(bson.D{{Key: "insert", Value: "items"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 2}}}}}),
+		bson.E{Key: "startTransaction", Value: true}, bson.E{Key: "$db", Value: "app"})); r.Lookup("n").Int32() != 1 {
+		t.Fatalf("insert in the transaction: %v", r)
+	}
+	if r := opMsg(t, nc, 3, append(commit, bson.E{Key: "$db", Value: "admin"})); r.Lookup("ok").Double() != 1 {
+		t.Fatalf("commit: %v", r)
+	}
+	// Every secondary has the records before the primary dies.
 	for i, m := range set.Members {
 		if i != p {
-			waitCount(t, memberClient(t, m).Database("app").Collection("items"), 1)
+			waitCount(t, memberClient(t, m).Database("app").Collection("items"), 2)
 		}
 	}
 	set.Kill(p)
@@ -233,5 +251,16 @@ func TestReplSetRetryAnsweredByNewPrimary(t *testing.T) {
 	retry := run(set.Members[np], insert)
 	if replyFields(retry) != replyFields(first) {
 		t.Fatalf("retry on the new primary: %v", retry)
+	}
+	// The commit retried on the new primary is answered as committed, not
+	// with NoSuchTransaction (which would have the driver run the
+	// transaction again).
+	nc2, err := net.Dial("tcp", set.Members[np].MongoAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc2.Close()
+	if r := opMsg(t, nc2, 4, append(commit, bson.E{Key: "$db", Value: "admin"})); r.Lookup("ok").Double() != 1 {
+		t.Fatalf("commit retried on the new primary: %v", r)
 	}
 }

@@ -1,6 +1,7 @@
 package docdb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -48,9 +49,38 @@ func retryKey(session []byte, txnNumber int64) []byte {
 	return binary.BigEndian.AppendUint64(retryPrefix(session), uint64(txnNumber)^1<<63)
 }
 
+// committedTxn is the record a committed transaction leaves at its
+// session's transaction number, where a retryable write leaves its reply
+// (MongoDB's config.transactions entry in state committed): a retried
+// commitTransaction finds it after a restart or on a new primary, and it
+// replaces the session's older records as a write's does.
+var committedTxn = func() []byte {
+	b, err := bson.Marshal(bson.D{{Key: "committedTransaction", Value: true}})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
 // RetriedReply returns the stored reply of the session's write with
-// txnNumber, or nil when none was stored.
+// txnNumber, or nil when none was stored (or txnNumber is a transaction's).
 func (e *Engine) RetriedReply(session []byte, txnNumber int64) (bson.Raw, error) {
+	v, err := e.retryRecord(session, txnNumber)
+	if v == nil || bytes.Equal(v, committedTxn) {
+		return nil, err
+	}
+	return bson.Raw(v), nil
+}
+
+// TxnCommitted reports whether the session's transaction txnNumber
+// committed, by its stored record.
+func (e *Engine) TxnCommitted(session []byte, txnNumber int64) (bool, error) {
+	v, err := e.retryRecord(session, txnNumber)
+	return bytes.Equal(v, committedTxn), err
+}
+
+// retryRecord returns the session's record at txnNumber, or nil.
+func (e *Engine) retryRecord(session []byte, txnNumber int64) ([]byte, error) {
 	v, err := e.store.Get(retryKey(session, txnNumber))
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil
@@ -58,7 +88,7 @@ func (e *Engine) RetriedReply(session []byte, txnNumber int64) (bson.Raw, error)
 	if err != nil {
 		return nil, fmt.Errorf("docdb: retry record: %w", err)
 	}
-	return bson.Raw(v), nil
+	return v, nil
 }
 
 // LatestTxnNumber returns the highest transaction number the session has a

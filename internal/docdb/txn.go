@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/mayfly/mayfly/internal/docdb/catalog"
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -60,6 +62,8 @@ type Txn struct {
 	wake         int64
 	hasWake      bool
 	done         bool
+	// retry is the session record the commit leaves (RecordCommit).
+	retry *Retryable
 	// ended is closed when the transaction commits or aborts, releasing
 	// the writes waiting for its documents (txn_wait.go).
 	ended chan struct{}
@@ -190,8 +194,18 @@ func (t *Txn) absorb(w *writer) {
 	w.docs = 0
 }
 
+// RecordCommit makes the commit of a transaction that writes leave the
+// record of the session's transaction txnNumber as committed, replacing
+// its record of previous (negative for none), so that TxnCommitted
+// answers a retried commit wherever the commit replicated to.
+func (t *Txn) RecordCommit(session []byte, txnNumber, previous int64) {
+	t.retry = &Retryable{Session: session, TxnNumber: txnNumber, Previous: previous,
+		Reply: func(any) (bson.Raw, error) { return committedTxn, nil }}
+}
+
 // Commit applies the transaction's writes atomically, or fails with
 // ErrWriteConflict and applies nothing. The transaction ends either way.
+// A transaction that wrote nothing commits no record either.
 func (t *Txn) Commit() error {
 	if t.done {
 		return ErrTxnDone
@@ -199,6 +213,11 @@ func (t *Txn) Commit() error {
 	defer t.end()
 	if t.b.Empty() && len(t.created) == 0 {
 		return nil
+	}
+	if t.retry != nil {
+		if err := putRetry(t.b, t.retry, nil); err != nil {
+			return err
+		}
 	}
 	if len(t.created) > 0 {
 		t.e.ddl.Lock()

@@ -12,7 +12,8 @@
 // so that a retry never races the write it retries.
 //
 // The registry holds no storage: what must survive a restart (the replies
-// of retryable writes, the session records of config.system.sessions) is
+// of retryable writes, the marks of committed transactions, the session
+// records of config.system.sessions) is
 // kept by the document database; a session seen for the first time since
 // a restart is given its transaction number back with Resume.
 //

@@ -47,11 +47,15 @@ func (s *Session) UID() []byte { return s.uid }
 func (s *Session) Resumed() bool { return s.resumed }
 
 // Resume gives the session back the transaction number stored before a
-// restart (ok false when none was stored); the caller holds the session.
+// restart or by another primary (ok false when none was stored): a higher
+// number than the session's becomes its current one, with no transaction
+// state (the caller has ended any open transaction). The caller holds the
+// session.
 func (s *Session) Resume(txn int64, ok bool) {
 	s.resumed = true
 	if ok && txn > s.txn {
 		s.txn = txn
+		s.txnState = Txn{}
 	}
 }
 
@@ -151,6 +155,9 @@ type Txn struct {
 	// then begin the same number afresh, as a driver's retry of the first
 	// statement does.
 	Unstarted bool
+	// Previous is the session's transaction number before this
+	// transaction's, -1 for none.
+	Previous int64
 }
 
 // Txn returns the session's transaction; the caller holds the session.
@@ -160,8 +167,12 @@ func (s *Session) Txn() *Txn { return &s.txnState }
 // started with handle; the caller has ended the previous one and holds
 // the session.
 func (s *Session) StartTxn(txn int64, handle any, started time.Time) {
+	previous := s.txn
+	if txn == s.txn {
+		previous = s.txnState.Previous
+	}
 	s.txn = txn
-	s.txnState = Txn{State: TxnInProgress, Handle: handle, Started: started, Unstarted: true}
+	s.txnState = Txn{State: TxnInProgress, Handle: handle, Started: started, Unstarted: true, Previous: previous}
 }
 
 // TryLock takes the session when no command holds it.

@@ -67,3 +67,25 @@ func TestIdleSessions(t *testing.T) {
 		t.Fatalf("End: %v, %d left", ended, r.Len())
 	}
 }
+
+// Ensure that a session resumed at a higher number forgets the state of
+// its older transaction, and that a transaction restarted at its own
+// number keeps the number it replaces.
+func TestResumeForgetsOlderTransaction(t *testing.T) {
+	s := Detached([]byte("id"), []byte("uid"))
+	s.StartTxn(3, nil, time.Time{})
+	s.Txn().State = TxnAborted
+	s.Resume(4, true)
+	if s.TxnNumber() != 4 || s.Txn().State != TxnNone {
+		t.Fatalf("resumed at 4: number %d, state %v", s.TxnNumber(), s.Txn().State)
+	}
+	s.StartTxn(5, nil, time.Time{})
+	s.StartTxn(5, nil, time.Time{})
+	if s.Txn().Previous != 4 {
+		t.Fatalf("transaction 5 started twice replaces %d, want 4", s.Txn().Previous)
+	}
+	s.Resume(5, true)
+	if s.Txn().State != TxnInProgress {
+		t.Fatalf("resumed at its own number: state %v", s.Txn().State)
+	}
+}

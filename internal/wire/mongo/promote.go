@@ -24,6 +24,9 @@ func (s *Server) Promoted() error {
 		sess.Lock()
 		txn, ok, e := s.db.LatestTxnNumber([]byte(sess.Key()))
 		if e == nil {
+			if ok && txn > sess.TxnNumber() {
+				s.endTxn(sess, session.TxnAborted)
+			}
 			sess.Resume(txn, ok)
 		} else if err == nil {
 			err = fmt.Errorf("mongo: resume session after promotion: %w", e)

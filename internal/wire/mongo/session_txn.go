@@ -223,8 +223,19 @@ func (c *conn) txnStep(ctx context.Context, req *request, sess *session.Session,
 		c.s.txnMetrics.totalStarted.Add(1)
 		c.s.txnMetrics.currentOpen.Add(1)
 		tr = sess.Txn()
-	} else if n > cur || tr.State == session.TxnNone {
+	} else if n > cur {
 		return nil, false, noSuchTransaction("Given transaction number %d does not match any in-progress transactions. The active transaction number is %d", n, cur)
+	} else if tr.State == session.TxnNone {
+		// The transaction may have committed before a restart, or on the
+		// primary this member took over from: its record says so.
+		committed, err := c.s.db.TxnCommitted([]byte(sess.Key()), n)
+		if err != nil {
+			return nil, false, err
+		}
+		if !committed {
+			return nil, false, noSuchTransaction("Given transaction number %d does not match any in-progress transactions. The active transaction number is %d", n, cur)
+		}
+		tr.State = session.TxnCommitted
 	}
 	switch tr.State {
 	case session.TxnAborted:
@@ -275,6 +286,7 @@ func msgCommitTransaction(_ context.Context, c *conn, req *request) (bson.D, err
 		}
 		return nil, errorf(mongoerr.InvalidOptions, "commitTransaction must be run within a transaction")
 	}
+	req.txn.RecordCommit([]byte(req.sess.Key()), req.sess.TxnNumber(), req.sess.Txn().Previous)
 	err := req.txn.Commit()
 	switch {
 	case err == nil:
