@@ -17,20 +17,19 @@ import (
 // by reading the records committed since it last looked, when one of those
 // writes asks, so a log that only ever sees inserts never builds it.
 //
-// It indexes up to maxRecent inserts (recentInserts). Once that many
-// inserts whose content may be kept refer to their document (refCount),
-// further inserts keep a copy of their document as content at once, so the
-// index has room for nearly every insert that refers to its document;
-// those it had no room for (committed while the count was reached) are a
-// range of sequence numbers searched record by record, until they are
-// older than the content kept.
+// It indexes up to maxRecent inserts (recentInserts). Once keepAt (an
+// eighth less) inserts whose content may be kept refer to their document
+// (refCount, which counts committed ones), further inserts keep a copy of
+// their document as content at once, so the index has room for the
+// inserts still in flight when the count was reached; those it had no
+// room for even so are a range of sequence numbers searched record by record,
+// up to the range's end only, until they are older than the content kept.
 type insertIndex struct {
 	// mu is held while the index reads the log and answers.
 	mu     sync.Mutex
 	recent *recentInserts
 	// keepAt is how many inserts referring to their document the log
-	// counts before inserts keep their document as content at once
-	// (maxRecent).
+	// counts before inserts keep their document as content at once.
 	keepAt int
 	// scanned is a sequence number every record up to which the index
 	// has read; scannedLast the log's last number when it did, so that a
@@ -42,15 +41,22 @@ type insertIndex struct {
 }
 
 func newInsertIndex() *insertIndex {
-	return &insertIndex{recent: newRecentInserts(), keepAt: maxRecent}
+	return &insertIndex{recent: newRecentInserts(), keepAt: maxRecent - maxRecent/8}
 }
+
+// toEnd is the bound of eachInsert that reads to the end of the log.
+const toEnd = ^uint64(0)
 
 // eachInsert calls f with the collection id, encoded _id and content id of
 // each insert record that refers to its stored document, among the records
-// with sequence numbers after after, to the end of the log or until f
-// returns false.
-func (l *Log) eachInsert(after uint64, f func(cid uint64, idEnc []byte, x uint64) bool) error {
-	it, err := l.store.NewIter(keyPrefix, storage.PrefixEnd(keyPrefix))
+// with sequence numbers after after and up to until, or until f returns
+// false. No record past until is read.
+func (l *Log) eachInsert(after, until uint64, f func(cid uint64, idEnc []byte, x uint64) bool) error {
+	end := storage.PrefixEnd(keyPrefix)
+	if until != toEnd {
+		end = Key(until + 1)
+	}
+	it, err := l.store.NewIter(keyPrefix, end)
 	if err != nil {
 		return err
 	}
@@ -68,6 +74,9 @@ func (l *Log) eachInsert(after uint64, f func(cid uint64, idEnc []byte, x uint64
 			seq := first + uint64(i)
 			if seq <= after {
 				continue
+			}
+			if seq > until {
+				return nil
 			}
 			if isInsertRef(raw) {
 				ir, err := decodeInsertRef(raw)
@@ -113,7 +122,7 @@ func (l *Log) catchUp() error {
 	if cut := l.contentCut(); cut > 0 && cut-1 > after {
 		after = cut - 1
 	}
-	err := l.eachInsert(after, func(cid uint64, idEnc []byte, x uint64) bool {
+	err := l.eachInsert(after, toEnd, func(cid uint64, idEnc []byte, x uint64) bool {
 		if !ix.recent.add(cid, idEnc, x) {
 			if ix.unindexedTo == 0 {
 				ix.unindexedFrom = x
@@ -167,10 +176,7 @@ func (l *Log) insertOf(cid uint64, idEnc []byte) (uint64, bool, error) {
 	if !search {
 		return x, ok && x >= cut, nil
 	}
-	err := l.eachInsert(after, func(c uint64, id []byte, y uint64) bool {
-		if y > ix.unindexedTo {
-			return false
-		}
+	err := l.eachInsert(after, ix.unindexedTo, func(c uint64, id []byte, y uint64) bool {
 		if c == cid && y >= cut && bytes.Equal(id, idEnc) && (!ok || y > x) {
 			x, ok = y, true
 		}
@@ -203,10 +209,7 @@ func (l *Log) insertsIn(cid uint64) (map[string]uint64, error) {
 	if !search {
 		return out, nil
 	}
-	err := l.eachInsert(after, func(c uint64, id []byte, y uint64) bool {
-		if y > ix.unindexedTo {
-			return false
-		}
+	err := l.eachInsert(after, ix.unindexedTo, func(c uint64, id []byte, y uint64) bool {
 		if c == cid && y >= cut && y > out[string(id)] {
 			out[string(id)] = y
 		}

@@ -249,3 +249,42 @@ func TestInsertsKeepTheirDocumentPastTheIndex(t *testing.T) {
 		t.Errorf("after forgetting every second, %d inserts counted", f.l.refs.total.Load())
 	}
 }
+
+// Ensure that a search of inserts bounded by a sequence number reads no
+// record past it: the search of the inserts the index had no room for ends
+// with their range, not at the end of the log, so a write that changes a
+// document costs the range, however many records followed it.
+func TestEachInsertStopsAtItsBound(t *testing.T) {
+	f := newHookFixture(t)
+	for i := int32(1); i <= 3; i++ {
+		f.change(nil, f.doc(i, i))
+		f.commit()
+	}
+	last := f.l.Visible()
+	b := f.st.NewBatch()
+	if err := b.Set(Key(last+10), []byte("not an entry")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if err := f.l.eachInsert(0, toEnd, func(uint64, []byte, uint64) bool { return true }); err == nil {
+		t.Fatal("reading to the end of the log decoded a malformed entry")
+	}
+	var seen []uint64
+	err := f.l.eachInsert(0, last, func(_ uint64, _ []byte, x uint64) bool {
+		seen = append(seen, x)
+		return true
+	})
+	if err != nil || len(seen) != 3 || seen[2] != last {
+		t.Fatalf("bounded by the last insert %d: saw %v, err %v", last, seen, err)
+	}
+	seen = seen[:0]
+	if err := f.l.eachInsert(0, last-1, func(_ uint64, _ []byte, x uint64) bool {
+		seen = append(seen, x)
+		return true
+	}); err != nil || len(seen) != 2 {
+		t.Fatalf("bounded below the last insert: saw %v, err %v", seen, err)
+	}
+}

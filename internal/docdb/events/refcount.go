@@ -8,7 +8,7 @@ import (
 // refCount counts the committed insert records that refer to their stored
 // document by the Unix second of their sequence numbers, so that the log
 // knows how many of them an index of inserts would have to hold: those
-// whose content may still be kept. Past maxRecent the hook keeps an
+// whose content may still be kept. Past the index's keepAt the hook keeps an
 // inserted document as content at once instead (Hook.DocumentChanged).
 // Its seconds are changed under the log's mu; the total is read without.
 type refCount struct {
@@ -53,7 +53,7 @@ func (l *Log) countRefs() error {
 		after = cut - 1
 	}
 	var c refCount
-	err := l.eachInsert(after, func(_ uint64, _ []byte, x uint64) bool {
+	err := l.eachInsert(after, toEnd, func(_ uint64, _ []byte, x uint64) bool {
 		c.add(x, 1)
 		return true
 	})
