@@ -2,9 +2,12 @@ package harness
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -27,15 +30,48 @@ type Member struct {
 	args                          []string
 }
 
-// freeAddr returns a 127.0.0.1 address whose port was free a moment ago.
+// freeAddr returns a 127.0.0.1 address whose port was free a moment ago
+// and lies below the kernel's ephemeral range, so that between this check
+// and the member's bind no connection's local port (nor a listener on
+// port 0) can take it; each is handed out once per test process.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ports.Lock()
+	defer ports.Unlock()
+	if ports.next == 0 {
+		low := 32768
+		if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+			if f := strings.Fields(string(b)); len(f) == 2 {
+				if n, err := strconv.Atoi(f[0]); err == nil {
+					low = n
+				}
+			}
+		}
+		ports.low, ports.high = max(low-16000, 1024), low
+		ports.next = ports.low + rand.IntN(max(ports.high-ports.low, 1))
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	for range ports.high - ports.low {
+		port := ports.next
+		if ports.next++; ports.next >= ports.high {
+			ports.next = ports.low
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			continue
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		return addr
+	}
+	t.Fatalf("no free port in [%d, %d)", ports.low, ports.high)
+	return ""
+}
+
+// ports is where freeAddr goes on from: a random start in the range, so
+// that test processes running side by side mostly try different ports.
+var ports struct {
+	sync.Mutex
+	low, high, next int
 }
 
 // StartSet starts a replica set of n members named name, each a `mayfly
