@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/mayfly/mayfly/internal/storage"
 )
@@ -54,13 +55,7 @@ func retryKey(session []byte, txnNumber int64) []byte {
 // (MongoDB's config.transactions entry in state committed): a retried
 // commitTransaction finds it after a restart or on a new primary, and it
 // replaces the session's older records as a write's does.
-var committedTxn = func() []byte {
-	b, err := bson.Marshal(bson.D{{Key: "committedTransaction", Value: true}})
-	if err != nil {
-		panic(err)
-	}
-	return b
-}()
+var committedTxn = []byte(bsoncore.NewDocumentBuilder().AppendBoolean("committedTransaction", true).Build())
 
 // RetriedReply returns the stored reply of the session's write with
 // txnNumber, or nil when none was stored (or txnNumber is a transaction's).

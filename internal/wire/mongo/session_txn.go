@@ -223,14 +223,16 @@ func (c *conn) txnStep(ctx context.Context, req *request, sess *session.Session,
 		c.s.txnMetrics.totalStarted.Add(1)
 		c.s.txnMetrics.currentOpen.Add(1)
 		tr = sess.Txn()
-	} else if n > cur {
-		return nil, false, noSuchTransaction("Given transaction number %d does not match any in-progress transactions. The active transaction number is %d", n, cur)
-	} else if tr.State == session.TxnNone {
-		// The transaction may have committed before a restart, or on the
-		// primary this member took over from: its record says so.
-		committed, err := c.s.db.TxnCommitted([]byte(sess.Key()), n)
-		if err != nil {
-			return nil, false, err
+	} else if n > cur || tr.State == session.TxnNone {
+		// The current number's transaction may have committed before a
+		// restart, or on the primary this member took over from: its
+		// record says so.
+		committed := false
+		if n == cur {
+			var err error
+			if committed, err = c.s.db.TxnCommitted([]byte(sess.Key()), n); err != nil {
+				return nil, false, err
+			}
 		}
 		if !committed {
 			return nil, false, noSuchTransaction("Given transaction number %d does not match any in-progress transactions. The active transaction number is %d", n, cur)
